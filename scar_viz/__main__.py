@@ -1,0 +1,7 @@
+"""``python -m scar_viz``: see :mod:`scar_viz.cli`."""
+
+import sys
+
+from scar_viz.cli import main
+
+sys.exit(main())

@@ -1,0 +1,140 @@
+"""Command line: ``python -m scar_viz select DOC --query TEXT [...]``.
+
+Errors print one line on stderr and exit non-zero; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from scar_viz.chunking import ChunkingConfig
+from scar_viz.documents import DocumentError, load_path
+from scar_viz.embeddings import EmbeddingCache, EmbeddingError, make_embedder
+from scar_viz.pipeline import embed_query, prepare_document, query_inputs
+from scar_viz.policies import POLICIES, run_policy
+from scar_viz.scoring import PRESETS
+
+EXIT_USAGE = 2
+EXIT_FAILED = 1
+
+
+def add_common_options(p: argparse.ArgumentParser) -> None:
+    """Options shared by every sub-command: retrieval, gate, chunking, model."""
+    p.add_argument("--k", type=int, default=5, help="chunks the retriever returns (default 5)")
+    p.add_argument("--lam", type=float, default=PRESETS["A"]["lam"], help="λ (default 0.5)")
+    p.add_argument("--tau", type=float, default=PRESETS["A"]["tau"], help="τ (default 0.1)")
+    p.add_argument("--radius", type=int, default=1, help="r, neighbours per side (default 1)")
+    p.add_argument("--chunk-size", type=int, default=600)
+    p.add_argument("--overlap", type=int, default=60)
+    p.add_argument("--chunker", default="recursive", help="chunker name (default recursive)")
+    p.add_argument("--model", default="default",
+                   help="default | hash | static | st:NAME_OR_PATH | openai:MODEL | a folder")
+    p.add_argument("--base-url", default=None, help="base URL of an OpenAI-compatible endpoint")
+    p.add_argument("--prepend", action="store_true",
+                   help="contextual prepending: embed each chunk with its section path first")
+    p.add_argument("--cache", default=None, help="embedding cache file (default ~/.cache/...)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m scar_viz", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sel = sub.add_parser("select", help="select context for one query and explain each decision")
+    sel.add_argument("doc", help="document path (.txt, .md, .pdf, .html)")
+    sel.add_argument("--query", required=True, help="the question")
+    sel.add_argument("--policy", default="scar", help=f"one of {', '.join(sorted(POLICIES))}")
+    sel.add_argument("--w", type=int, default=1, help="window half-width for --policy window")
+    add_common_options(sel)
+    sel.set_defaults(func=cmd_select)
+    return parser
+
+
+def setup(args: argparse.Namespace):
+    """(embedder, cache, prepared document) from the common options."""
+    if args.k < 1:
+        raise ValueError("--k must be at least 1.")
+    if args.radius < 0:
+        raise ValueError("--radius must be 0 or more.")
+    config = ChunkingConfig(args.chunker, args.chunk_size, args.overlap)
+    config.validate()
+    document = load_path(args.doc)
+    embedder = make_embedder(args.model, base_url=args.base_url)
+    cache = None if args.no_cache else EmbeddingCache(args.cache)
+    prep = prepare_document(document, embedder, config, args.prepend, cache)
+    return embedder, cache, prep
+
+
+def cmd_select(args: argparse.Namespace) -> int:
+    if not args.query.strip():
+        raise ValueError("--query is empty.")
+    embedder, cache, prep = setup(args)
+    qvec = embed_query(embedder, args.query, cache)
+    inputs = query_inputs(prep, args.query, qvec, k=args.k, lam=args.lam, tau=args.tau,
+                          radius=args.radius, embedder=embedder, cache=cache)
+    params = {"w": args.w} if args.policy == "window" else {}
+    for key in ("n_candidates", "reranker", "percentile", "window_m", "adaptive"):
+        if getattr(args, key, None) is not None:
+            params[key] = getattr(args, key)
+    result = run_policy(args.policy, inputs, **params)
+    sel = result.detail if args.policy == "scar" else None
+    decisions = [d.as_row() for d in sel.decisions] if sel is not None else []
+    out = {
+        "document": prep.document.name,
+        "n_chunks": len(prep.chunks),
+        "model": prep.embedder_id,
+        "policy": result.name,
+        "params": {"k": args.k, "lam": args.lam, "tau": args.tau, "radius": args.radius,
+                   "chunker": args.chunker, "chunk_size": args.chunk_size,
+                   "overlap": args.overlap, "prepend": args.prepend, **params},
+        "retrieved": sel.retrieved if sel is not None else None,
+        "selected": list(result.chunk_ids) if result.chunk_ids is not None else None,
+        "admitted": sel.admitted if sel is not None else None,
+        "spans": [list(s) for s in result.spans],
+        "chars": result.chars,
+        "tokens": result.tokens,
+        "seconds": round(result.seconds, 6),
+        "notes": list(result.notes),
+        "decisions": decisions,
+    }
+    if args.json:
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+        return 0
+    print(f"{prep.document.name}: {len(prep.chunks)} chunks · {prep.embedder_label}")
+    print(f"policy {result.name}: {len(result.chunk_ids or ())} chunks, {result.chars} chars, "
+          f"{result.tokens} tokens, {result.seconds * 1000:.1f} ms")
+    if sel is not None:
+        print(f"retrieved (rank order): {sel.retrieved}")
+        print(f"admitted: {sel.admitted}")
+        print(f"selected: {sel.selected}")
+        header = f"{'c':>5} {'n':>5} {'side':>5} {'d':>2} {'cos(q,n)':>9} {'b(c,n)':>7} " \
+                 f"{'S':>7} {'bar':>7} {'margin':>7}  outcome"
+        print(header)
+        for d in sel.decisions:
+            blocked = f" ({d.blocked_by})" if d.blocked_by else ""
+            print(f"{d.chunk:>5} {d.neighbour:>5} {d.side:>5} {d.distance:>2} {d.cos_qn:>9.3f} "
+                  f"{d.penalty:>7.3f} {d.score:>7.3f} {d.bar:>7.3f} {d.margin:>+7.3f}  "
+                  f"{d.outcome}{blocked}")
+    else:
+        print(f"chunks: {list(result.chunk_ids) if result.chunk_ids is not None else '—'}")
+        print(f"spans: {[list(s) for s in result.spans]}")
+    for note in result.notes:
+        print(f"note: {note}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (DocumentError, EmbeddingError, ValueError, OSError) as exc:
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        print(f"error: {message}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130

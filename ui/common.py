@@ -1,0 +1,307 @@
+"""Streamlit glue shared by the pages: state, cached loaders, the sidebar controls.
+
+Pages stay short: they call these helpers and the pure ``scar_viz`` core. Every widget has an
+explicit key; shareable settings are bound to the URL (``bind="query-params"``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections import OrderedDict
+
+import numpy as np
+import streamlit as st
+
+from scar_viz import samples
+from scar_viz.chunking import Chunk, ChunkingConfig, chunk_document
+from scar_viz.documents import DEFAULT_MAX_BYTES, Document, DocumentError, read_document
+from scar_viz.embeddings import Embedder, EmbeddingCache, EmbeddingError, make_embedder
+from scar_viz.pipeline import PreparedDoc, embed_query, prepare_document
+
+UPLOAD = "upload"
+URL = "query-params"
+
+MODEL_OPTIONS: dict[str, str] = {
+    "default": "all-MiniLM-L6-v2 (embedded, offline, default)",
+    "static": "Fast static model (model2vec, distilled locally from the default)",
+    "hash": "Hashing bag-of-words (lexical, instant, no model)",
+    "st": "Other sentence-transformers model (name or local path)…",
+    "openai": "OpenAI-compatible endpoint…",
+}
+
+
+def default_model() -> str:
+    """The model picked on first load; ``SCAR_VIZ_DEFAULT_MODEL`` overrides (used by tests)."""
+    choice = os.environ.get("SCAR_VIZ_DEFAULT_MODEL", "default")
+    return choice if choice in MODEL_OPTIONS else "default"
+
+
+# --- process-wide caches (content-keyed, so users never see each other's data) ---------------
+
+
+class _LRU:
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._data: OrderedDict[tuple, object] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple):
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+                return self._data[key]
+            return None
+
+    def put(self, key: tuple, value: object) -> None:
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+
+
+@st.cache_resource(show_spinner=False)
+def _memory() -> _LRU:
+    return _LRU(48)
+
+
+@st.cache_resource(show_spinner=False)
+def disk_cache() -> EmbeddingCache:
+    return EmbeddingCache()
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _embedder(spec: str, base_url: str, key_fingerprint: str, _api_key: str) -> Embedder:
+    return make_embedder(spec, base_url=base_url or None, api_key=_api_key or None)
+
+
+@st.cache_resource(show_spinner=False)
+def _sample(key: str) -> tuple[str, Document]:
+    doc = samples.load_sample(key)
+    return text_digest(doc.text), doc
+
+
+def text_digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _chunks(doc_key: str, _doc: Document, config: ChunkingConfig) -> list[Chunk]:
+    return chunk_document(_doc, config)
+
+
+# --- settings --------------------------------------------------------------------------------
+
+
+def api_key() -> str:
+    """The OpenAI key: this session's entry, else ``st.secrets``, else the environment."""
+    entered = st.session_state.get("api_key_input") or ""
+    if entered:
+        return entered
+    try:
+        secret = st.secrets.get("OPENAI_API_KEY", "")
+    except (FileNotFoundError, KeyError, AttributeError):
+        secret = ""
+    except Exception:  # st.secrets raises its own error type when secrets.toml is malformed
+        secret = ""
+    return str(secret or os.environ.get("OPENAI_API_KEY", ""))
+
+
+def model_spec() -> tuple[str, str]:
+    """(spec for :func:`make_embedder`, base_url) from the sidebar's model widgets."""
+    choice = st.session_state.get("model", default_model())
+    if choice == "st":
+        name = (st.session_state.get("st_model") or "").strip()
+        return (f"st:{name}" if name else "default"), ""
+    if choice == "openai":
+        model = (st.session_state.get("openai_model") or "").strip() or "text-embedding-3-large"
+        return f"openai:{model}", (st.session_state.get("base_url") or "").strip()
+    return choice, ""
+
+
+def get_embedder(spec: str, base_url: str = "") -> Embedder:
+    key = api_key() if spec.startswith("openai:") else ""
+    fingerprint = hashlib.sha256(key.encode()).hexdigest()[:12] if key else ""
+    return _embedder(spec, base_url, fingerprint, key)
+
+
+# --- sidebar ---------------------------------------------------------------------------------
+
+
+def _read_upload() -> None:
+    upload = st.session_state.get("upload_file")
+    if upload is None:
+        return
+    try:
+        doc = read_document(upload.name, upload.getvalue(), max_bytes=DEFAULT_MAX_BYTES)
+    except DocumentError as exc:
+        st.session_state["upload_error"] = str(exc)
+        return
+    st.session_state["upload_error"] = ""
+    st.session_state["uploaded"] = (text_digest(doc.text), doc)
+
+
+def sidebar_document() -> tuple[str, Document] | None:
+    """Document picker (built-in sample or upload). Returns (content key, document)."""
+    options = [*samples.SAMPLES, UPLOAD]
+    labels = {k: s.title for k, s in samples.SAMPLES.items()} | {UPLOAD: "Upload a document…"}
+    choice = st.sidebar.selectbox("Document", options, format_func=labels.get, key="doc", bind=URL)
+    if choice != UPLOAD:
+        return _sample(choice)
+    st.sidebar.file_uploader(
+        "txt, md, pdf or html",
+        type=["txt", "md", "markdown", "pdf", "html", "htm"],
+        key="upload_file",
+        on_change=_read_upload,
+        help="Uploaded documents stay on this server for your session only. They cannot travel "
+        "in a shared link.",
+    )
+    if st.session_state.get("upload_error"):
+        st.sidebar.error(st.session_state["upload_error"])
+    uploaded = st.session_state.get("uploaded")
+    if uploaded is None:
+        st.info(
+            "Upload a document in the sidebar (txt, md, pdf or html), or pick the built-in sample."
+        )
+        return None
+    if uploaded[1].note:
+        st.sidebar.caption(uploaded[1].note)
+    return uploaded
+
+
+def sidebar_chunking() -> ChunkingConfig | None:
+    st.sidebar.subheader("Chunking")
+    c1, c2 = st.sidebar.columns(2)
+    size = c1.number_input("Chunk size", 50, 8000, 600, step=50, key="size", bind=URL)
+    overlap = c2.number_input("Overlap", 0, 4000, 60, step=10, key="overlap", bind=URL)
+    st.sidebar.checkbox(
+        "Contextual prepending",
+        False,
+        key="prepend",
+        bind=URL,
+        help="Prefix each chunk's section path to the text that is embedded "
+        "(not to the text shown or counted).",
+    )
+    config = ChunkingConfig(size=int(size), overlap=int(overlap))
+    try:
+        config.validate()
+    except ValueError as exc:
+        st.sidebar.error(str(exc))
+        st.error(f"Chunking settings are invalid: {exc}")
+        return None
+    return config
+
+
+def sidebar_model() -> tuple[str, str]:
+    st.sidebar.subheader("Embedding model")
+    choice = st.sidebar.selectbox(
+        "Model",
+        list(MODEL_OPTIONS),
+        format_func=MODEL_OPTIONS.get,
+        index=list(MODEL_OPTIONS).index(default_model()),
+        key="model",
+        bind=URL,
+    )
+    if choice == "st":
+        st.sidebar.text_input(
+            "Model name or local path",
+            key="st_model",
+            bind=URL,
+            placeholder="/path/to/model or BAAI/bge-small-en-v1.5",
+        )
+    elif choice == "openai":
+        st.sidebar.text_input("Model", "text-embedding-3-large", key="openai_model", bind=URL)
+        st.sidebar.text_input(
+            "Base URL (blank = OpenAI)",
+            key="base_url",
+            bind=URL,
+            placeholder="http://localhost:11434/v1",
+        )
+        st.sidebar.text_input(
+            "API key (blank = OPENAI_API_KEY / st.secrets)", type="password", key="api_key_input"
+        )
+    return model_spec()
+
+
+# --- the prepared document -------------------------------------------------------------------
+
+
+def prepare(doc_key: str, document: Document, config: ChunkingConfig, embedder: Embedder,
+            prepend: bool) -> PreparedDoc | None:
+    """Chunk and embed, with a progress bar; memoised per content in this process."""
+    memo_key = ("prepared", doc_key, config, embedder.model_id, prepend)
+    hit = _memory().get(memo_key)
+    if hit is not None:
+        return hit
+    chunks = _chunks(doc_key, document, config)
+    bar = st.progress(0.0, text=f"Embedding {len(chunks)} chunks with {embedder.label} …")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(min(1.0, done / max(total, 1)),
+                     text=f"Embedding chunks: {done}/{total} ({embedder.label})")
+
+    try:
+        prepared = prepare_document(document, embedder, config, prepend, disk_cache(), progress,
+                                    chunks=chunks)
+    except EmbeddingError as exc:
+        st.error(f"Embedding failed: {exc}")
+        return None
+    finally:
+        bar.empty()
+    _memory().put(memo_key, prepared)
+    return prepared
+
+
+def query_vector(embedder: Embedder, query: str) -> np.ndarray | None:
+    memo_key = ("query", embedder.model_id, query)
+    hit = _memory().get(memo_key)
+    if hit is not None:
+        return hit
+    try:
+        vec = embed_query(embedder, query, disk_cache())
+    except EmbeddingError as exc:
+        st.error(f"Embedding the query failed: {exc}")
+        return None
+    _memory().put(memo_key, vec)
+    return vec
+
+
+def load_model_with_spinner(embedder: Embedder) -> bool:
+    """Load a lazily loaded model under a spinner so the page shell paints first."""
+    if getattr(embedder, "_model", "n/a") is None:
+        with st.spinner(f"Loading {embedder.label} (first use in this server) …"):
+            try:
+                _ = embedder.model
+            except EmbeddingError as exc:
+                st.error(str(exc))
+                return False
+    return True
+
+
+def sidebar_setup() -> tuple[PreparedDoc, Embedder] | None:
+    """The whole sidebar, then chunk and embed. None (with a message shown) when not ready."""
+    picked = sidebar_document()
+    config = sidebar_chunking()
+    spec, base_url = sidebar_model()
+    if picked is None or config is None:
+        return None
+    try:
+        embedder = get_embedder(spec, base_url)
+    except (ValueError, EmbeddingError) as exc:
+        st.error(str(exc))
+        return None
+    if not load_model_with_spinner(embedder):
+        return None
+    prepared = prepare(
+        picked[0], picked[1], config, embedder, bool(st.session_state.get("prepend", False))
+    )
+    if prepared is None:
+        return None
+    st.sidebar.caption(
+        f"{prepared.document.name}: {len(prepared.document.text):,} characters, "
+        f"{len(prepared.document.sections)} sections, {len(prepared.chunks)} chunks · "
+        f"{prepared.embedder_label}"
+    )
+    return prepared, embedder

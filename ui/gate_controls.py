@@ -1,0 +1,102 @@
+"""The query box and the SCAR gate's sliders (k, r, λ, τ) with presets A and B."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from scar_viz import samples
+from scar_viz.scoring import PRESETS
+
+URL = "query-params"
+MAX_QUERY_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class GateParams:
+    k: int
+    radius: int
+    lam: float
+    tau: float
+
+
+def _apply_preset(name: str) -> None:
+    st.session_state["lam"] = PRESETS[name]["lam"]
+    st.session_state["tau"] = PRESETS[name]["tau"]
+    st.session_state["r"] = 1
+
+
+def _use_example() -> None:
+    picked = st.session_state.get("example")
+    if picked:
+        st.session_state["q"] = picked
+
+
+def default_query() -> str:
+    questions = samples.sample_questions()
+    return questions[0]["query"] if questions else ""
+
+
+def query_box(doc_choice: str | None) -> str | None:
+    """The question input (with example questions on a built-in sample). None if unusable."""
+    examples = []
+    if doc_choice in samples.SAMPLES:
+        examples = [q["query"] for q in samples.sample_questions(doc_choice)]
+    cols = st.columns([3, 2]) if examples else [st.container()]
+    query = cols[0].text_input(
+        "Question",
+        default_query(),
+        key="q",
+        bind=URL,
+        placeholder="Type a question about the document",
+    )
+    if examples:
+        cols[1].selectbox(
+            "…or pick an example question",
+            examples,
+            index=None,
+            key="example",
+            on_change=_use_example,
+            placeholder="Example questions on this sample",
+        )
+    query = (query or "").strip()
+    if not query:
+        st.info("Type a question to see which chunks the retriever finds and what SCAR adds.")
+        return None
+    if len(query) > MAX_QUERY_CHARS:
+        st.warning(
+            f"The question is {len(query):,} characters; only the first "
+            f"{MAX_QUERY_CHARS:,} are used (embedding models read a few hundred tokens)."
+        )
+        query = query[:MAX_QUERY_CHARS]
+    return query
+
+
+def gate_sliders(n_chunks: int, font_note: bool = False) -> GateParams:
+    """Sliders for k, r, λ, τ and the two preset buttons."""
+    c1, c2, c3, c4, c5 = st.columns([1, 1, 1.3, 1.3, 1.1])
+    k = c1.slider("k (retrieved)", 1, 20, 5, key="k", bind=URL)
+    r = c2.slider("r (radius)", 1, 3, 1, key="r", bind=URL)
+    lam = c3.slider("λ (penalty weight)", 0.0, 2.0, PRESETS["A"]["lam"], 0.01, key="lam", bind=URL)
+    tau = c4.slider("τ (relative bar)", 0.0, 1.5, PRESETS["A"]["tau"], 0.01, key="tau", bind=URL)
+    with c5:
+        st.caption("Presets")
+        b1, b2 = st.columns(2)
+        b1.button(
+            "A",
+            key="preset_a",
+            on_click=_apply_preset,
+            args=("A",),
+            help="λ = 0.5, τ = 0.1, r = 1 (the longer description)",
+        )
+        b2.button(
+            "B",
+            key="preset_b",
+            on_click=_apply_preset,
+            args=("B",),
+            help="λ = 0.1, τ = 0.8, r = 1 (the English summary)",
+        )
+    if k > n_chunks:
+        st.caption(f"k is larger than the document's {n_chunks} chunks; all are retrieved.")
+    return GateParams(int(k), int(r), float(lam), float(tau))
