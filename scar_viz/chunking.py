@@ -1,19 +1,53 @@
 """Cutting a document into chunks that keep their character offsets.
 
-The reference setting is langchain-text-splitters' ``RecursiveCharacterTextSplitter`` at
-600/60 (METHODS.md §1), used as is so chunk boundaries match the published setting exactly.
-Every chunk satisfies ``document.text[chunk.start:chunk.end] == chunk.text``.
+Every chunk satisfies ``document.text[chunk.start:chunk.end] == chunk.text``. Six chunkers sit
+behind one interface (:data:`CHUNKERS`, name -> ``fn(text, size, overlap, **options)`` returning
+sorted (start, end) spans); METHODS.md §6 names them:
+
+- ``recursive`` (the default): langchain-text-splitters' ``RecursiveCharacterTextSplitter``
+  at 600/60 (METHODS.md §1), used as is so boundaries match the published setting exactly.
+- ``fixed``: fixed-size character windows, langchain's ``CharacterTextSplitter`` with an
+  empty separator (windows of ``size`` characters that start ``size - overlap`` apart, edge
+  whitespace stripped).
+- ``tokens``: fixed-size windows of ``o200k_base`` tokens, the app's tokenizer
+  (:mod:`scar_viz.tokens`). Own code, because langchain's ``TokenTextSplitter`` needs
+  tiktoken to download its vocabulary and returns decoded strings, not offsets (a window that
+  cuts a multi-byte character decodes to U+FFFD, which is no substring of the document);
+  bpe-openai's ``decode_with_offsets`` gives each token's code-point offset instead.
+- ``sentence``: greedy sentence packing over :func:`scar_viz.sentences.sentence_spans`
+  (pysbd). Own code, because langchain's NLTK and spaCy splitters need model downloads and
+  drop offsets.
+- ``semantic``: sentence packing that also cuts wherever the cosine similarity of two
+  consecutive sentences falls below the ``percentile``-th percentile of all such
+  similarities in the document, using the embedder in use. Own code, because langchain's
+  ``SemanticChunker`` lives in langchain-experimental (not installed) and returns no offsets.
+- ``section``: never crosses a heading detected by :mod:`scar_viz.documents`; each section
+  is split recursively. Own code composed of the recursive splitter, because langchain's
+  header splitters know markdown only and drop offsets.
+
+``size`` and ``overlap`` count characters, except for ``tokens``, which counts tokens.
+Chunks are stripped of whitespace at their edges (as langchain's splitters do), so whitespace
+between chunks may belong to no chunk; whitespace-only chunks are dropped.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
-from scar_viz.documents import FRONT_MATTER, Document
+import numpy as np
+
+from scar_viz.documents import FRONT_MATTER, Document, Section, detect_sections
 
 DEFAULT_CHUNK_SIZE = 600
 DEFAULT_OVERLAP = 60
+DEFAULT_PERCENTILE = 10.0
+"""Semantic chunker: cut where consecutive-sentence similarity is below this percentile."""
+
+Span = tuple[int, int]
+Embed = Callable[[list[str]], np.ndarray]
+"""Embeds texts with the model in use: list of n texts -> (n, d) array."""
 
 
 @dataclass(frozen=True)
@@ -33,11 +67,16 @@ class Chunk:
 
 @dataclass(frozen=True)
 class ChunkingConfig:
-    """How to chunk: the chunker's name, its target size and overlap (characters)."""
+    """How to chunk: the chunker's name, its target size and overlap, and its knobs.
+
+    ``size`` and ``overlap`` are characters (tokens for the ``tokens`` chunker);
+    ``percentile`` is used by the ``semantic`` chunker only.
+    """
 
     chunker: str = "recursive"
     size: int = DEFAULT_CHUNK_SIZE
     overlap: int = DEFAULT_OVERLAP
+    percentile: float = DEFAULT_PERCENTILE
 
     def validate(self) -> None:
         if self.chunker not in CHUNKERS:
@@ -50,15 +89,27 @@ class ChunkingConfig:
             raise ValueError(
                 f"Overlap ({self.overlap}) must be smaller than chunk size ({self.size})."
             )
+        if not 0.0 <= self.percentile <= 100.0:
+            raise ValueError(f"The percentile must be between 0 and 100, not {self.percentile}.")
+
+    @property
+    def needs_embed(self) -> bool:
+        """True when chunking needs the embedding model (the semantic chunker)."""
+        return CHUNKER_INFO[self.chunker].needs_embed if self.chunker in CHUNKER_INFO else False
 
     @property
     def label(self) -> str:
-        return f"{self.chunker} {self.size}/{self.overlap}"
+        unit = " tokens" if self.chunker == "tokens" else ""
+        knob = f" p{self.percentile:g}" if self.chunker == "semantic" else ""
+        return f"{self.chunker} {self.size}/{self.overlap}{unit}{knob}"
 
 
-def _locate(text: str, pieces: list[str], overlap: int) -> list[tuple[int, int]]:
+# --- helpers -----------------------------------------------------------------------------
+
+
+def _locate(text: str, pieces: list[str], overlap: int) -> list[Span]:
     """Offsets of consecutive ``pieces`` in ``text``, searched forward like langchain does."""
-    spans: list[tuple[int, int]] = []
+    spans: list[Span] = []
     index, previous = 0, 0
     for piece in pieces:
         offset = max(0, index + previous - overlap)
@@ -72,7 +123,23 @@ def _locate(text: str, pieces: list[str], overlap: int) -> list[tuple[int, int]]
     return spans
 
 
-def split_recursive(text: str, size: int, overlap: int) -> list[tuple[int, int]]:
+def _strip(text: str, start: int, end: int) -> Span | None:
+    """(start, end) narrowed to exclude edge whitespace; None if nothing is left."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return (start, end) if end > start else None
+
+
+def _shift(spans: list[Span], offset: int) -> list[Span]:
+    return [(s + offset, e + offset) for s, e in spans]
+
+
+# --- the chunkers ------------------------------------------------------------------------
+
+
+def split_recursive(text: str, size: int, overlap: int) -> list[Span]:
     """Spans of langchain's ``RecursiveCharacterTextSplitter(size, overlap)`` over ``text``."""
     from langchain_text_splitters import RecursiveCharacterTextSplitter
 
@@ -80,23 +147,212 @@ def split_recursive(text: str, size: int, overlap: int) -> list[tuple[int, int]]
     return _locate(text, splitter.split_text(text), overlap)
 
 
-Splitter = Callable[[str, int, int], list[tuple[int, int]]]
-CHUNKERS: dict[str, Splitter] = {"recursive": split_recursive}
-"""Chunker name -> function (text, size, overlap) -> list of (start, end) spans in order."""
+def split_fixed(text: str, size: int, overlap: int) -> list[Span]:
+    """Fixed character windows: [i·(size − overlap), i·(size − overlap) + size), edges stripped.
+
+    langchain's ``CharacterTextSplitter(separator="")`` merges single characters into windows
+    of ``size`` and carries the last ``overlap`` characters into the next window.
+    """
+    from langchain_text_splitters import CharacterTextSplitter
+
+    splitter = CharacterTextSplitter(separator="", chunk_size=size, chunk_overlap=overlap)
+    return _locate(text, splitter.split_text(text), overlap)
 
 
-def chunk_document(document: Document, config: ChunkingConfig | None = None) -> list[Chunk]:
-    """Chunk ``document`` under ``config`` (default: recursive 600/60).
+@lru_cache(maxsize=4)
+def _token_starts(text: str) -> tuple[int, ...]:
+    """Code-point offset where each o200k_base token of ``text`` starts."""
+    from scar_viz.tokens import _encoding
+
+    enc = _encoding()
+    _, starts = enc.decode_with_offsets(enc.encode(text, disallowed_special=()))
+    return tuple(starts)
+
+
+def split_tokens(text: str, size: int, overlap: int) -> list[Span]:
+    """Windows of ``size`` o200k_base tokens starting every ``size − overlap`` tokens.
+
+    Window i covers tokens [i·step, i·step + size) and the characters from the first token's
+    start to the next window-external token's start, edges stripped.
+    """
+    starts = _token_starts(text) if text else ()
+    bounds = [*starts, len(text)]
+    n, step = len(starts), size - overlap
+    spans: list[Span] = []
+    for i in range(0, n, step):
+        j = min(i + size, n)
+        span = _strip(text, bounds[i], bounds[j])
+        if span and (not spans or span != spans[-1]):
+            spans.append(span)
+        if j == n:
+            break
+    return spans
+
+
+def _sentence_units(text: str) -> list[Span]:
+    from scar_viz.sentences import sentence_spans
+
+    return list(sentence_spans(text))
+
+
+def _pack(text: str, units: list[Span], breaks: set[int], size: int, overlap: int) -> list[Span]:
+    """Greedy packing of consecutive ``units`` into chunks of at most ``size`` characters.
+
+    A unit longer than ``size`` is split recursively. A new chunk always starts at a unit
+    whose index is in ``breaks`` (no overlap across it). Elsewhere, when the next unit does
+    not fit, the next chunk repeats the trailing whole units of the previous one that fit in
+    ``overlap`` characters (and leave room for the next unit).
+    """
+    pieces: list[Span] = []
+    hard: list[bool] = []
+    for i, (s, e) in enumerate(units):
+        parts = _shift(split_recursive(text[s:e], size, overlap), s) if e - s > size else [(s, e)]
+        for j, part in enumerate(parts):
+            pieces.append(part)
+            hard.append(i in breaks and j == 0)
+    spans: list[Span] = []
+    first, i = 0, 0
+    while i < len(pieces):
+        if i > first and (hard[i] or pieces[i][1] - pieces[first][0] > size):
+            spans.append((pieces[first][0], pieces[i - 1][1]))
+            nxt = i
+            while (
+                not hard[i]
+                and nxt - 1 > first
+                and pieces[i - 1][1] - pieces[nxt - 1][0] <= overlap
+                and pieces[i][1] - pieces[nxt - 1][0] <= size
+            ):
+                nxt -= 1
+            first = nxt
+        i += 1
+    if pieces:
+        spans.append((pieces[first][0], pieces[-1][1]))
+    return spans
+
+
+def split_sentences(text: str, size: int, overlap: int) -> list[Span]:
+    """Sentences (pysbd) packed greedily into chunks of at most ``size`` characters."""
+    return _pack(text, _sentence_units(text), set(), size, overlap)
+
+
+def semantic_breaks(vectors: np.ndarray, percentile: float) -> set[int]:
+    """Indices i (≥ 1) of the sentences that start a new chunk.
+
+    sim_i = cos(e_{s_{i−1}}, e_{s_i}); a break precedes sentence i iff
+    sim_i < P_percentile({sim_1, …, sim_{n−1}}).
+    """
+    v = np.asarray(vectors, dtype=float)
+    if len(v) < 2:
+        return set()
+    norms = np.linalg.norm(v, axis=1, keepdims=True)
+    v = np.divide(v, norms, out=np.zeros_like(v), where=norms > 0)
+    sims = np.einsum("ij,ij->i", v[:-1], v[1:])
+    threshold = np.percentile(sims, percentile)
+    return {int(i) + 1 for i in np.flatnonzero(sims < threshold)}
+
+
+def split_semantic(
+    text: str,
+    size: int,
+    overlap: int,
+    *,
+    embed: Embed | None = None,
+    percentile: float = DEFAULT_PERCENTILE,
+) -> list[Span]:
+    """Sentence packing with extra cuts where consecutive sentences' similarity drops.
 
     Raises:
-        ValueError: for an invalid configuration (e.g. overlap >= size).
+        ValueError: without ``embed`` (the chunker needs the embedding model in use).
     """
+    if embed is None:
+        raise ValueError("The semantic chunker needs an embedding model to compare sentences.")
+    units = _sentence_units(text)
+    if len(units) < 2:
+        return _pack(text, units, set(), size, overlap)
+    vectors = np.asarray(embed([text[s:e] for s, e in units]))
+    if vectors.shape[0] != len(units):
+        raise ValueError("The embedder returned a different number of vectors than sentences.")
+    return _pack(text, units, semantic_breaks(vectors, percentile), size, overlap)
+
+
+def split_sections(
+    text: str, size: int, overlap: int, *, sections: tuple[Section, ...] | None = None
+) -> list[Span]:
+    """Each detected section split on its own by the recursive splitter: no chunk crosses a
+    heading. ``sections`` default to :func:`scar_viz.documents.detect_sections` of ``text``."""
+    spans: list[Span] = []
+    for section in sections if sections is not None else detect_sections(text):
+        sub = text[section.start : section.end]
+        if sub.strip():
+            spans.extend(_shift(split_recursive(sub, size, overlap), section.start))
+    return spans
+
+
+Splitter = Callable[..., list[Span]]
+
+
+@dataclass(frozen=True)
+class ChunkerInfo:
+    """What the UI and the CLI say about a chunker, and which options it takes."""
+
+    label: str
+    unit: str = "characters"
+    needs_embed: bool = False
+    needs_sections: bool = False
+
+
+CHUNKERS: dict[str, Splitter] = {
+    "recursive": split_recursive,
+    "fixed": split_fixed,
+    "tokens": split_tokens,
+    "sentence": split_sentences,
+    "semantic": split_semantic,
+    "section": split_sections,
+}
+"""Chunker name -> function (text, size, overlap, **options) -> list of (start, end) spans in
+order. ``semantic`` also takes ``embed`` and ``percentile``; ``section`` takes ``sections``."""
+
+CHUNKER_INFO: dict[str, ChunkerInfo] = {
+    "recursive": ChunkerInfo("Recursive characters (langchain; the reference)"),
+    "fixed": ChunkerInfo("Fixed-size characters"),
+    "tokens": ChunkerInfo("Fixed-size tokens (o200k_base)", unit="tokens"),
+    "sentence": ChunkerInfo("Sentence packing (pysbd)"),
+    "semantic": ChunkerInfo("Semantic (similarity drop between sentences)", needs_embed=True),
+    "section": ChunkerInfo("Section-aware (never crosses a heading)", needs_sections=True),
+}
+
+
+def chunk_spans(
+    document: Document, config: ChunkingConfig | None = None, embed: Embed | None = None
+) -> list[Span]:
+    """The (start, end) spans ``config``'s chunker cuts ``document`` into, in order."""
     config = config or ChunkingConfig()
     config.validate()
+    info = CHUNKER_INFO[config.chunker]
+    options: dict[str, object] = {}
+    if info.needs_embed:
+        options.update(embed=embed, percentile=config.percentile)
+    if info.needs_sections:
+        options["sections"] = document.sections
+    return CHUNKERS[config.chunker](document.text, config.size, config.overlap, **options)
+
+
+def chunk_document(
+    document: Document, config: ChunkingConfig | None = None, embed: Embed | None = None
+) -> list[Chunk]:
+    """Chunk ``document`` under ``config`` (default: recursive 600/60).
+
+    Args:
+        embed: the embedding model in use, for chunkers that need one (``semantic``).
+
+    Raises:
+        ValueError: for an invalid configuration (e.g. overlap >= size), or a chunker that
+            needs ``embed`` without it.
+    """
     text = document.text
-    spans = CHUNKERS[config.chunker](text, config.size, config.overlap)
     return [
-        Chunk(i, s, e, text[s:e], document.section_at(s).path) for i, (s, e) in enumerate(spans)
+        Chunk(i, s, e, text[s:e], document.section_at(s).path)
+        for i, (s, e) in enumerate(chunk_spans(document, config, embed))
     ]
 
 

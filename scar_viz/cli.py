@@ -15,7 +15,7 @@ from scar_viz.documents import DocumentError, load_path
 from scar_viz.embeddings import EmbeddingCache, EmbeddingError, make_embedder
 from scar_viz.pipeline import embed_query, prepare_document, query_inputs
 from scar_viz.policies import POLICIES, run_policy
-from scar_viz.scoring import PRESETS
+from scar_viz.scoring import DEFAULT_K, PRESETS
 
 EXIT_USAGE = 2
 EXIT_FAILED = 1
@@ -23,18 +23,29 @@ EXIT_FAILED = 1
 
 def add_common_options(p: argparse.ArgumentParser) -> None:
     """Options shared by every sub-command: retrieval, gate, chunking, model."""
-    p.add_argument("--k", type=int, default=5, help="chunks the retriever returns (default 5)")
+    p.add_argument(
+        "--k",
+        type=int,
+        default=DEFAULT_K,
+        help=f"chunks the retriever returns (default {DEFAULT_K})",
+    )
     p.add_argument("--lam", type=float, default=PRESETS["A"]["lam"], help="λ (default 0.5)")
     p.add_argument("--tau", type=float, default=PRESETS["A"]["tau"], help="τ (default 0.1)")
     p.add_argument("--radius", type=int, default=1, help="r, neighbours per side (default 1)")
     p.add_argument("--chunk-size", type=int, default=600)
     p.add_argument("--overlap", type=int, default=60)
     p.add_argument("--chunker", default="recursive", help="chunker name (default recursive)")
-    p.add_argument("--model", default="default",
-                   help="default | hash | static | st:NAME_OR_PATH | openai:MODEL | a folder")
+    p.add_argument(
+        "--model",
+        default="default",
+        help="default | hash | static | st:NAME_OR_PATH | openai:MODEL | a folder",
+    )
     p.add_argument("--base-url", default=None, help="base URL of an OpenAI-compatible endpoint")
-    p.add_argument("--prepend", action="store_true",
-                   help="contextual prepending: embed each chunk with its section path first")
+    p.add_argument(
+        "--prepend",
+        action="store_true",
+        help="contextual prepending: embed each chunk with its section path first",
+    )
     p.add_argument("--cache", default=None, help="embedding cache file (default ~/.cache/...)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -48,8 +59,103 @@ def build_parser() -> argparse.ArgumentParser:
     sel.add_argument("--query", required=True, help="the question")
     sel.add_argument("--policy", default="scar", help=f"one of {', '.join(sorted(POLICIES))}")
     sel.add_argument("--w", type=int, default=1, help="window half-width for --policy window")
+    sel.add_argument(
+        "--n-candidates",
+        type=int,
+        default=None,
+        help="rerank: cosine candidates to rerank (default 4k)",
+    )
+    sel.add_argument(
+        "--reranker",
+        default=None,
+        help="rerank: CrossEncoder name in the local HF cache, or a folder "
+        "(default BAAI/bge-reranker-large)",
+    )
+    sel.add_argument(
+        "--parent-level",
+        dest="level",
+        type=int,
+        default=None,
+        help="parent: ancestor heading depth to return (default 0 = the section)",
+    )
+    sel.add_argument(
+        "--huge-chars",
+        type=int,
+        default=None,
+        help="parent: flag sections longer than this (default 8000)",
+    )
+    sel.add_argument(
+        "--percentile", type=float, default=None, help="qasc: seed percentile p (default 75)"
+    )
+    sel.add_argument(
+        "--window-m",
+        type=int,
+        default=None,
+        help="qasc: fixed window, sentences per side (default 2)",
+    )
+    sel.add_argument(
+        "--adaptive",
+        action="store_true",
+        default=None,
+        help="qasc: adaptive window instead of fixed m",
+    )
+    sel.add_argument(
+        "--expand-percentile",
+        type=float,
+        default=None,
+        help="qasc adaptive: keep expanding while score > this percentile (def. 50)",
+    )
+    sel.add_argument(
+        "--max-m",
+        type=int,
+        default=None,
+        help="qasc adaptive: at most this many sentences per side (default 5)",
+    )
+    sel.add_argument(
+        "--decay", type=float, default=None, help="qasc: λ_q in α_i = exp(-λ_q·|i-r|) (default 0.5)"
+    )
+    sel.add_argument(
+        "--keep-ratio",
+        type=float,
+        default=None,
+        help="qasc: keep a window iff its score > ratio × seed threshold (def. 0.6)",
+    )
+    sel.add_argument(
+        "--snap-chars",
+        type=int,
+        default=None,
+        help="qasc: snap to a paragraph break at most this far (default 1000; 0 off)",
+    )
+    sel.add_argument(
+        "--max-seeds",
+        type=int,
+        default=None,
+        help="qasc: keep only the best N seeds (default 0 = all)",
+    )
     add_common_options(sel)
     sel.set_defaults(func=cmd_select)
+    ev = sub.add_parser("eval", help="evaluate policies on a labelled query set (JSON Lines)")
+    ev.add_argument("doc", help="document path (.txt, .md, .pdf, .html)")
+    ev.add_argument("queries", help="labelled queries, JSON Lines (shared/corpora/README.md)")
+    ev.add_argument(
+        "--policies",
+        nargs="+",
+        default=None,
+        help="policy names, space- or comma-separated (default topk window1 "
+        "window2 scar, and parent when available; also rerank, qasc, windowN)",
+    )
+    ev.add_argument(
+        "--boot",
+        type=int,
+        default=10_000,
+        help="paired bootstrap resamples B (default 10000; 0 skips it)",
+    )
+    ev.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    ev.add_argument(
+        "--no-per-query", action="store_true", help="leave the per-query rows out of --json"
+    )
+    add_common_options(ev)
+    ev.set_defaults(func=cmd_eval)
     return parser
 
 
@@ -73,10 +179,33 @@ def cmd_select(args: argparse.Namespace) -> int:
         raise ValueError("--query is empty.")
     embedder, cache, prep = setup(args)
     qvec = embed_query(embedder, args.query, cache)
-    inputs = query_inputs(prep, args.query, qvec, k=args.k, lam=args.lam, tau=args.tau,
-                          radius=args.radius, embedder=embedder, cache=cache)
+    inputs = query_inputs(
+        prep,
+        args.query,
+        qvec,
+        k=args.k,
+        lam=args.lam,
+        tau=args.tau,
+        radius=args.radius,
+        embedder=embedder,
+        cache=cache,
+    )
     params = {"w": args.w} if args.policy == "window" else {}
-    for key in ("n_candidates", "reranker", "percentile", "window_m", "adaptive"):
+    for key in (
+        "n_candidates",
+        "reranker",
+        "level",
+        "huge_chars",
+        "percentile",
+        "window_m",
+        "adaptive",
+        "expand_percentile",
+        "max_m",
+        "decay",
+        "keep_ratio",
+        "snap_chars",
+        "max_seeds",
+    ):
         if getattr(args, key, None) is not None:
             params[key] = getattr(args, key)
     result = run_policy(args.policy, inputs, **params)
@@ -87,9 +216,17 @@ def cmd_select(args: argparse.Namespace) -> int:
         "n_chunks": len(prep.chunks),
         "model": prep.embedder_id,
         "policy": result.name,
-        "params": {"k": args.k, "lam": args.lam, "tau": args.tau, "radius": args.radius,
-                   "chunker": args.chunker, "chunk_size": args.chunk_size,
-                   "overlap": args.overlap, "prepend": args.prepend, **params},
+        "params": {
+            "k": args.k,
+            "lam": args.lam,
+            "tau": args.tau,
+            "radius": args.radius,
+            "chunker": args.chunker,
+            "chunk_size": args.chunk_size,
+            "overlap": args.overlap,
+            "prepend": args.prepend,
+            **params,
+        },
         "retrieved": sel.retrieved if sel is not None else None,
         "selected": list(result.chunk_ids) if result.chunk_ids is not None else None,
         "admitted": sel.admitted if sel is not None else None,
@@ -104,25 +241,108 @@ def cmd_select(args: argparse.Namespace) -> int:
         print(json.dumps(out, ensure_ascii=False, indent=2))
         return 0
     print(f"{prep.document.name}: {len(prep.chunks)} chunks · {prep.embedder_label}")
-    print(f"policy {result.name}: {len(result.chunk_ids or ())} chunks, {result.chars} chars, "
-          f"{result.tokens} tokens, {result.seconds * 1000:.1f} ms")
+    print(
+        f"policy {result.name}: {len(result.chunk_ids or ())} chunks, {result.chars} chars, "
+        f"{result.tokens} tokens, {result.seconds * 1000:.1f} ms"
+    )
     if sel is not None:
         print(f"retrieved (rank order): {sel.retrieved}")
         print(f"admitted: {sel.admitted}")
         print(f"selected: {sel.selected}")
-        header = f"{'c':>5} {'n':>5} {'side':>5} {'d':>2} {'cos(q,n)':>9} {'b(c,n)':>7} " \
-                 f"{'S':>7} {'bar':>7} {'margin':>7}  outcome"
+        header = (
+            f"{'c':>5} {'n':>5} {'side':>5} {'d':>2} {'cos(q,n)':>9} {'b(c,n)':>7} "
+            f"{'S':>7} {'bar':>7} {'margin':>7}  outcome"
+        )
         print(header)
         for d in sel.decisions:
             blocked = f" ({d.blocked_by})" if d.blocked_by else ""
-            print(f"{d.chunk:>5} {d.neighbour:>5} {d.side:>5} {d.distance:>2} {d.cos_qn:>9.3f} "
-                  f"{d.penalty:>7.3f} {d.score:>7.3f} {d.bar:>7.3f} {d.margin:>+7.3f}  "
-                  f"{d.outcome}{blocked}")
+            print(
+                f"{d.chunk:>5} {d.neighbour:>5} {d.side:>5} {d.distance:>2} {d.cos_qn:>9.3f} "
+                f"{d.penalty:>7.3f} {d.score:>7.3f} {d.bar:>7.3f} {d.margin:>+7.3f}  "
+                f"{d.outcome}{blocked}"
+            )
     else:
         print(f"chunks: {list(result.chunk_ids) if result.chunk_ids is not None else '—'}")
         print(f"spans: {[list(s) for s in result.spans]}")
     for note in result.notes:
         print(f"note: {note}")
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from scar_viz.embeddings import embed_cached
+    from scar_viz.evaluation import (
+        default_policies,
+        evaluate,
+        evaluation_json,
+        parse_policy_list,
+        significance,
+    )
+    from scar_viz.queries import label_queries, load_queries
+
+    policies = parse_policy_list(args.policies) if args.policies else default_policies()
+    if args.boot < 0:
+        raise ValueError("--boot must be 0 or more.")
+    embedder, cache, prep = setup(args)
+    qset = load_queries(args.queries, prep.document.text)
+    for issue in qset.issues:
+        print(f"{'warning' if issue.level == 'error' else 'note'}: {issue}", file=sys.stderr)
+    if not qset.queries:
+        raise ValueError(
+            f"'{args.queries}' holds no valid query ({len(qset.errors)} invalid lines)."
+        )
+    labelled = label_queries(qset, prep.document.text, prep.chunks)
+    vecs = embed_cached(embedder, [q.query.query for q in labelled], cache).vectors
+
+    def embed(texts: list[str]):
+        return embed_cached(embedder, texts, cache).vectors
+
+    ev = evaluate(
+        prep,
+        labelled,
+        vecs,
+        policies,
+        k=args.k,
+        lam=args.lam,
+        tau=args.tau,
+        radius=args.radius,
+        embed=embed,
+        issues=qset.issues,
+    )
+    for name, pe in ev.policies.items():
+        if pe.error:
+            print(f"warning: policy {name} did not run: {pe.error}", file=sys.stderr)
+    tests = significance(ev, n_boot=args.boot, seed=args.seed) if args.boot else ()
+    if args.json:
+        out = evaluation_json(ev, tests, per_query=not args.no_per_query)
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+        return 0
+    print(
+        f"{ev.document}: {ev.n_chunks} chunks ({ev.chunking}) · {prep.embedder_label} · "
+        f"k={ev.k} λ={ev.lam:g} τ={ev.tau:g} r={ev.radius}"
+    )
+    print(
+        f"{ev.n_queries} queries: {ev.n_fragmented} fragmented, "
+        f"{ev.n_queries - ev.n_fragmented} atomic (under this chunking)"
+    )
+    print(
+        f"{'policy':<10} {'subset':<11} {'n':>3} {'recall':>7} {'chunks':>7} "
+        f"{'effic.':>7} {'tokens':>8}"
+    )
+    for name, pe in ev.policies.items():
+        if pe.error:
+            continue
+        for subset, s in pe.summaries.items():
+            print(
+                f"{name:<10} {subset:<11} {s.n:>3} {s.recall:>7.3f} {s.mean_chunks:>7.2f} "
+                f"{s.efficiency:>7.3f} {s.mean_tokens:>8.1f}"
+            )
+    for c in tests:
+        r = c.result
+        print(
+            f"{c.target} − {c.baseline} {c.metric}: {r.mean_diff:+.3f} "
+            f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}] p={r.p_value:.4f} d={r.cohens_d:+.2f}"
+        )
     return 0
 
 

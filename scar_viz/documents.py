@@ -67,7 +67,8 @@ _MARKDOWN = re.compile(r"^(#{1,6})[ \t]+(\S.*?)[ \t#]*$")
 _NUMBERED = re.compile(r"^((?:\d+|[A-Z])(?:\.\d+)*)\.?[ \t]+([A-Z][^\n]{0,90})$")
 _KEYWORD = re.compile(
     rf"^(PART|Part|CHAPTER|Chapter|ARTICLE|Article|ITEM|Item|APPENDIX|Appendix|SECTION|Section)"
-    rf"[ \t]+(\d+[A-Z]?(?:\.\d+)*|{_ROMAN}|[A-Z])\b\.?(?:[ \t]*[-:.\u2013\u2014]?[ \t]*(.{{0,100}}))?$"
+    rf"[ \t]+(\d+[A-Z]?(?:\.\d+)*|{_ROMAN}|[A-Z])\b\.?"
+    rf"(?:[ \t]*[-:.\u2013\u2014]?[ \t]*(.{{0,100}}))?$"
 )
 
 

@@ -435,8 +435,6 @@ def embed_cached(
                 progress(n_cached + hi, len(texts))
     elif progress:
         progress(len(texts), len(texts))
-    if texts:
-        vectors = np.stack([found[k] for k in keys])
-    else:
-        vectors = np.zeros((0, 0), dtype=np.float32)
+    empty = np.zeros((0, 0), dtype=np.float32)
+    vectors = np.stack([found[k] for k in keys]) if texts else empty
     return EmbedResult(_unit_rows(vectors), len(todo), n_cached, time.perf_counter() - t0)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scar_viz.chunking import Chunk, ChunkingConfig, chunk_document, embedding_texts
+from scar_viz.chunking import Chunk, ChunkingConfig, Embed, chunk_document, embedding_texts
 from scar_viz.documents import Document
 from scar_viz.embeddings import Embedder, EmbeddingCache, Progress, embed_cached
 from scar_viz.policies import QueryInputs
@@ -33,27 +33,60 @@ class PreparedDoc:
     seconds: float
 
 
-def prepare_document(document: Document, embedder: Embedder, config: ChunkingConfig | None = None,
-                     prepend: bool = False, cache: EmbeddingCache | None = None,
-                     progress: Progress | None = None,
-                     chunks: list[Chunk] | None = None) -> PreparedDoc:
+def embed_function(embedder: Embedder, cache: EmbeddingCache | None = None) -> Embed:
+    """``embed(texts) -> (n, d)`` with ``embedder`` through ``cache`` (the semantic chunker's)."""
+
+    def embed(texts: list[str]) -> np.ndarray:
+        return embed_cached(embedder, texts, cache).vectors
+
+    return embed
+
+
+def prepare_document(
+    document: Document,
+    embedder: Embedder,
+    config: ChunkingConfig | None = None,
+    prepend: bool = False,
+    cache: EmbeddingCache | None = None,
+    progress: Progress | None = None,
+    chunks: list[Chunk] | None = None,
+) -> PreparedDoc:
     """Chunk ``document`` (unless ``chunks`` are given) and embed the chunks through ``cache``."""
     config = config or ChunkingConfig()
-    chunks = chunks if chunks is not None else chunk_document(document, config)
+    if chunks is None:
+        chunks = chunk_document(document, config, embed_function(embedder, cache))
     result = embed_cached(embedder, embedding_texts(chunks, prepend), cache, progress)
     unit = normalize(result.vectors) if len(chunks) else np.zeros((0, 1))
-    return PreparedDoc(document, config, prepend, chunks, unit, boundary_penalties(unit),
-                       embedder.model_id, embedder.label, result.n_encoded, result.seconds)
+    return PreparedDoc(
+        document,
+        config,
+        prepend,
+        chunks,
+        unit,
+        boundary_penalties(unit),
+        embedder.model_id,
+        embedder.label,
+        result.n_encoded,
+        result.seconds,
+    )
 
 
 def embed_query(embedder: Embedder, query: str, cache: EmbeddingCache | None = None) -> np.ndarray:
     return normalize(embed_cached(embedder, [query], cache).vectors[0])
 
 
-def query_inputs(prep: PreparedDoc, query: str, query_vec: np.ndarray, *, k: int = 5,
-                 lam: float = 0.5, tau: float = 0.1, radius: int = 1,
-                 embedder: Embedder | None = None,
-                 cache: EmbeddingCache | None = None) -> QueryInputs:
+def query_inputs(
+    prep: PreparedDoc,
+    query: str,
+    query_vec: np.ndarray,
+    *,
+    k: int = 5,
+    lam: float = 0.5,
+    tau: float = 0.1,
+    radius: int = 1,
+    embedder: Embedder | None = None,
+    cache: EmbeddingCache | None = None,
+) -> QueryInputs:
     """The inputs every policy takes, for one query on ``prep``."""
     if query_vec.shape[0] != prep.unit.shape[1]:
         raise ValueError(
@@ -62,8 +95,20 @@ def query_inputs(prep: PreparedDoc, query: str, query_vec: np.ndarray, *, k: int
         )
     embed = None
     if embedder is not None:
+
         def embed(texts: list[str]) -> np.ndarray:
             return embed_cached(embedder, texts, cache).vectors
 
-    return QueryInputs(prep.document, prep.chunks, prep.unit, query, query_vec,
-                       prep.unit @ query_vec, k, lam, tau, radius, embed)
+    return QueryInputs(
+        prep.document,
+        prep.chunks,
+        prep.unit,
+        query,
+        query_vec,
+        prep.unit @ query_vec,
+        k,
+        lam,
+        tau,
+        radius,
+        embed,
+    )

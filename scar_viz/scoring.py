@@ -19,6 +19,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+DEFAULT_K = 3
+"""Chunks the retriever returns by default (the sources give no k; 3 is a common RAG setting)."""
+
 PRESETS: dict[str, dict[str, float]] = {
     "A": {"lam": 0.5, "tau": 0.1},  # METHODS.md §2, the longer description
     "B": {"lam": 0.1, "tau": 0.8},  # the English summary (τ is called γ there)
@@ -43,11 +46,14 @@ def pairwise_cos_sim(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def boundary_penalties(chunk_vecs: np.ndarray) -> np.ndarray:
-    """Returns p with p[i] = b(c_i, c_{i+1}) = 1 - cos(e_{c_i}, e_{c_{i+1}}), shape (N-1,)."""
+    """Returns p with p[i] = b(c_i, c_{i+1}) = 1 - cos(e_{c_i}, e_{c_{i+1}}), shape (N-1,).
+
+    Clipped to [0, 2], the range of 1 - cos, so rounding never makes a penalty negative.
+    """
     vecs = np.asarray(chunk_vecs)
     if len(vecs) < 2:
         return np.zeros(0)
-    return 1.0 - pairwise_cos_sim(vecs[:-1], vecs[1:])
+    return np.clip(1.0 - pairwise_cos_sim(vecs[:-1], vecs[1:]), 0.0, 2.0)
 
 
 def top_k(sims: np.ndarray, k: int) -> list[int]:
@@ -133,7 +139,7 @@ class Selection:
 def gate(
     cos_qn: float, cos_qc: float, penalty: float, lam: float, tau: float
 ) -> tuple[float, float, bool]:
-    """Returns (S, bar, passes) with S = cos_qn - lam·penalty, bar = tau·cos_qc, passes = S > bar."""
+    """Returns (S, bar, passes): S = cos_qn - lam·penalty, bar = tau·cos_qc, passes = S > bar."""
     score = cos_qn - lam * penalty
     bar = tau * cos_qc
     return score, bar, bool(score > bar)
@@ -187,7 +193,7 @@ def select_from_sims(
                 j = c + step * d
                 if not 0 <= j < n:
                     break
-                penalty = float(1.0 - unit_chunks[c] @ unit_chunks[j])
+                penalty = min(2.0, max(0.0, float(1.0 - unit_chunks[c] @ unit_chunks[j])))
                 score, bar, passes = gate(float(sims[j]), float(sims[c]), penalty, lam, tau)
                 if j in is_retrieved:
                     outcome, blocked = "retrieved", ""

@@ -21,8 +21,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
     "--disable-dev-shm-usage",
 ]
 
@@ -48,19 +53,32 @@ class LiveApp:
         self.started_at = time.perf_counter()
         log = self.log_path.open("wb")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(self.port),
-             "--server.address", "127.0.0.1", "--server.headless", "true"],
-            cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "scripts/serve.py",
+                "--server.port",
+                str(self.port),
+                "--server.address",
+                "127.0.0.1",
+                "--server.headless",
+                "true",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"streamlit exited: {self.log_path.read_text()[-2000:]}")
-            with contextlib.suppress(OSError):
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=1) as r:
-                    if r.read() == b"ok":
-                        return self
+            with (
+                contextlib.suppress(OSError),
+                urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=1) as r,
+            ):
+                if r.read() == b"ok":
+                    return self
             time.sleep(0.1)
         raise TimeoutError("streamlit did not become healthy")
 
@@ -98,16 +116,20 @@ def wait_for_app_run(page, timeout_ms: int = 120_000) -> None:
     """Block until the script has finished its run (connection up, script not running)."""
     page.wait_for_timeout(250)
     page.locator("[data-testid='stApp'][data-test-connection-state='CONNECTED']").wait_for(
-        state="attached", timeout=timeout_ms)
+        state="attached", timeout=timeout_ms
+    )
     page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for(
-        state="attached", timeout=timeout_ms)
+        state="attached", timeout=timeout_ms
+    )
 
 
 def settle(page, timeout_ms: int = 30_000) -> None:
     """Wait until every plotly chart on the page has drawn (they render after the run)."""
     page.wait_for_function(
         "() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')]"
-        ".every(el => el.querySelector('.main-svg'))", timeout=timeout_ms)
+        ".every(el => el.querySelector('.main-svg'))",
+        timeout=timeout_ms,
+    )
     page.wait_for_timeout(500)
 
 
@@ -124,7 +146,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     sub = parser.add_subparsers(dest="cmd", required=True)
     shot = sub.add_parser("screenshot", help="start the app, open PATHS, save full-page PNGs")
-    shot.add_argument("paths", nargs="+", help="URL paths with query, e.g. '/explorer?k=3'")
+    shot.add_argument(
+        "paths", nargs="+", help="URL paths with query, e.g. '/?k=3' (explorer) or '/learn'"
+    )
     shot.add_argument("--out", default="artifacts")
     shot.add_argument("--width", type=int, default=1400)
     args = parser.parse_args()

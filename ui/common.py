@@ -15,7 +15,14 @@ import numpy as np
 import streamlit as st
 
 from scar_viz import samples
-from scar_viz.chunking import Chunk, ChunkingConfig, chunk_document
+from scar_viz.chunking import (
+    CHUNKER_INFO,
+    CHUNKERS,
+    DEFAULT_PERCENTILE,
+    Chunk,
+    ChunkingConfig,
+    chunk_document,
+)
 from scar_viz.documents import DEFAULT_MAX_BYTES, Document, DocumentError, read_document
 from scar_viz.embeddings import Embedder, EmbeddingCache, EmbeddingError, make_embedder
 from scar_viz.pipeline import PreparedDoc, embed_query, prepare_document
@@ -27,8 +34,8 @@ MODEL_OPTIONS: dict[str, str] = {
     "default": "all-MiniLM-L6-v2 (embedded, offline, default)",
     "static": "Fast static model (model2vec, distilled locally from the default)",
     "hash": "Hashing bag-of-words (lexical, instant, no model)",
-    "st": "Other sentence-transformers model (name or local path)…",
-    "openai": "OpenAI-compatible endpoint…",
+    "sentence-transformers": "Other sentence-transformers model (name or local path)",
+    "openai": "OpenAI-compatible embeddings endpoint",
 }
 
 
@@ -78,7 +85,7 @@ def _embedder(spec: str, base_url: str, key_fingerprint: str, _api_key: str) -> 
 
 
 @st.cache_resource(show_spinner=False)
-def _sample(key: str) -> tuple[str, Document]:
+def sample_document(key: str) -> tuple[str, Document]:
     doc = samples.load_sample(key)
     return text_digest(doc.text), doc
 
@@ -112,7 +119,7 @@ def api_key() -> str:
 def model_spec() -> tuple[str, str]:
     """(spec for :func:`make_embedder`, base_url) from the sidebar's model widgets."""
     choice = st.session_state.get("model", default_model())
-    if choice == "st":
+    if choice == "sentence-transformers":
         name = (st.session_state.get("st_model") or "").strip()
         return (f"st:{name}" if name else "default"), ""
     if choice == "openai":
@@ -147,10 +154,13 @@ def sidebar_document() -> tuple[str, Document] | None:
     """Document picker (built-in sample or upload). Returns (content key, document)."""
     options = [*samples.SAMPLES, UPLOAD]
     labels = {k: s.title for k, s in samples.SAMPLES.items()} | {UPLOAD: "Upload a document…"}
-    choice = st.sidebar.selectbox("Document", options, format_func=labels.get, key="doc", bind=URL)
+    # options are short ids (the URL carries the id); the long title is shown beneath
+    choice = st.sidebar.selectbox("Document", options, key="doc", bind=URL)
+    st.sidebar.caption(labels[choice])
+    area = st.sidebar.container()  # always present, so later widgets keep their places
     if choice != UPLOAD:
-        return _sample(choice)
-    st.sidebar.file_uploader(
+        return sample_document(choice)
+    area.file_uploader(
         "txt, md, pdf or html",
         type=["txt", "md", "markdown", "pdf", "html", "htm"],
         key="upload_file",
@@ -159,7 +169,7 @@ def sidebar_document() -> tuple[str, Document] | None:
         "in a shared link.",
     )
     if st.session_state.get("upload_error"):
-        st.sidebar.error(st.session_state["upload_error"])
+        area.error(st.session_state["upload_error"])
     uploaded = st.session_state.get("uploaded")
     if uploaded is None:
         st.info(
@@ -167,15 +177,41 @@ def sidebar_document() -> tuple[str, Document] | None:
         )
         return None
     if uploaded[1].note:
-        st.sidebar.caption(uploaded[1].note)
+        area.caption(uploaded[1].note)
     return uploaded
 
 
 def sidebar_chunking() -> ChunkingConfig | None:
     st.sidebar.subheader("Chunking")
+    chunker = st.sidebar.selectbox(
+        "Chunker",
+        list(CHUNKERS),
+        key="chunker",
+        bind=URL,
+        help="How the document is cut into chunks. Every page (and the gold chunks of a "
+        "query set) uses this chunking.",
+    )
+    st.sidebar.caption(CHUNKER_INFO[chunker].label)
     c1, c2 = st.sidebar.columns(2)
     size = c1.number_input("Chunk size", 50, 8000, 600, step=50, key="size", bind=URL)
     overlap = c2.number_input("Overlap", 0, 4000, 60, step=10, key="overlap", bind=URL)
+    extra = st.sidebar.container()  # always present, so later widgets keep their places
+    if CHUNKER_INFO[chunker].unit != "characters":
+        extra.caption(f"Size and overlap count {CHUNKER_INFO[chunker].unit} (o200k_base).")
+    percentile = DEFAULT_PERCENTILE
+    if CHUNKER_INFO[chunker].needs_embed:
+        percentile = extra.slider(
+            "Cut below similarity percentile",
+            0.0,
+            50.0,
+            DEFAULT_PERCENTILE,
+            1.0,
+            key="cpct",
+            bind=URL,
+            help="Cut between two consecutive sentences when their cosine similarity is below "
+            "this percentile of all consecutive-sentence similarities (0 = sentence packing "
+            "only). The embedding model below compares the sentences.",
+        )
     st.sidebar.checkbox(
         "Contextual prepending",
         False,
@@ -184,11 +220,12 @@ def sidebar_chunking() -> ChunkingConfig | None:
         help="Prefix each chunk's section path to the text that is embedded "
         "(not to the text shown or counted).",
     )
-    config = ChunkingConfig(size=int(size), overlap=int(overlap))
+    problem = st.sidebar.container()  # always present, so later widgets keep their places
+    config = ChunkingConfig(chunker, int(size), int(overlap), float(percentile))
     try:
         config.validate()
     except ValueError as exc:
-        st.sidebar.error(str(exc))
+        problem.error(str(exc))
         st.error(f"Chunking settings are invalid: {exc}")
         return None
     return config
@@ -196,62 +233,132 @@ def sidebar_chunking() -> ChunkingConfig | None:
 
 def sidebar_model() -> tuple[str, str]:
     st.sidebar.subheader("Embedding model")
+    # options are short ids (the URL carries the id); the long label is shown beneath
     choice = st.sidebar.selectbox(
         "Model",
         list(MODEL_OPTIONS),
-        format_func=MODEL_OPTIONS.get,
         index=list(MODEL_OPTIONS).index(default_model()),
         key="model",
         bind=URL,
     )
-    if choice == "st":
-        st.sidebar.text_input(
+    extra = st.sidebar.container()  # always present, so later widgets keep their places
+    extra.caption(MODEL_OPTIONS[choice])
+    if choice == "static":
+        from scar_viz.static_model import static_model_summary
+
+        extra.caption(static_model_summary())
+    elif choice == "sentence-transformers":
+        extra.text_input(
             "Model name or local path",
             key="st_model",
             bind=URL,
             placeholder="/path/to/model or BAAI/bge-small-en-v1.5",
         )
     elif choice == "openai":
-        st.sidebar.text_input("Model", "text-embedding-3-large", key="openai_model", bind=URL)
-        st.sidebar.text_input(
+        extra.text_input("Model", "text-embedding-3-large", key="openai_model", bind=URL)
+        extra.text_input(
             "Base URL (blank = OpenAI)",
             key="base_url",
             bind=URL,
             placeholder="http://localhost:11434/v1",
         )
-        st.sidebar.text_input(
+        extra.text_input(
             "API key (blank = OPENAI_API_KEY / st.secrets)", type="password", key="api_key_input"
         )
     return model_spec()
 
 
+def presenter_toggle() -> bool:
+    """Presenter mode (``?present=true``): large type, high contrast, charts first."""
+    on = st.sidebar.toggle(
+        "Presenter mode",
+        False,
+        key="present",
+        bind=URL,
+        help="Large type and high-contrast colours for a projector; the strip "
+        "and the decision plane come first. Shareable: ?present=true",
+    )
+    if on:
+        st.sidebar.html(PRESENTER_CSS)
+    return bool(on)
+
+
+PRESENTER_CSS = """<style>
+html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
+[data-testid="stAppViewContainer"] { background: #ffffff; color: #000000; }
+[data-testid="stHeader"], [data-testid="stToolbar"], footer { display: none; }
+h1 { font-size: 2.6rem !important; } h2, h3 { font-size: 1.9rem !important; }
+[data-testid="stMetricValue"] { font-size: 3rem !important; color: #000; }
+[data-testid="stCaptionContainer"] { color: #111 !important; font-size: 1rem; }
+.block-container { padding-top: 1rem !important; max-width: 100% !important; }
+</style>"""
+
+
+def presenting() -> bool:
+    return bool(st.session_state.get("present", False))
+
+
+def chart_config(name: str) -> dict:
+    """Plotly config: the camera button saves the chart as PNG or SVG (Share panel choice)."""
+    fmt = st.session_state.get("img_fmt", "png")
+    return {
+        "displaylogo": False,
+        "toImageButtonOptions": {"format": fmt, "filename": f"scar-viz-{name}", "scale": 2},
+    }
+
+
 # --- the prepared document -------------------------------------------------------------------
 
 
-def prepare(doc_key: str, document: Document, config: ChunkingConfig, embedder: Embedder,
-            prepend: bool) -> PreparedDoc | None:
-    """Chunk and embed, with a progress bar; memoised per content in this process."""
+def prepare(
+    doc_key: str,
+    document: Document,
+    config: ChunkingConfig,
+    embedder: Embedder,
+    prepend: bool,
+    slot=None,
+) -> PreparedDoc | None:
+    """Chunk and embed, with a progress bar in ``slot``; memoised per content in this process.
+
+    The bar lives in a placeholder that every run creates, so the page's element tree keeps
+    the same shape whether or not embedding happened (URL-bound widgets rely on that).
+    """
     memo_key = ("prepared", doc_key, config, embedder.model_id, prepend)
     hit = _memory().get(memo_key)
     if hit is not None:
         return hit
-    chunks = _chunks(doc_key, document, config)
-    bar = st.progress(0.0, text=f"Embedding {len(chunks)} chunks with {embedder.label} …")
+    chunks = None if config.needs_embed else _chunks(doc_key, document, config)
+    what = f"{len(chunks)} chunks" if chunks is not None else "sentences, then chunks,"
+    slot = slot if slot is not None else st.empty()
+    bar = slot.progress(0.0, text=f"Embedding {what} with {embedder.label} …")
 
     def progress(done: int, total: int) -> None:
-        bar.progress(min(1.0, done / max(total, 1)),
-                     text=f"Embedding chunks: {done}/{total} ({embedder.label})")
+        bar.progress(
+            min(1.0, done / max(total, 1)),
+            text=f"Embedding chunks: {done}/{total} ({embedder.label})",
+        )
 
     try:
-        prepared = prepare_document(document, embedder, config, prepend, disk_cache(), progress,
-                                    chunks=chunks)
+        prepared = prepare_document(
+            document, embedder, config, prepend, disk_cache(), progress, chunks=chunks
+        )
     except EmbeddingError as exc:
+        slot.empty()
         st.error(f"Embedding failed: {exc}")
         return None
     finally:
         bar.empty()
     _memory().put(memo_key, prepared)
     return prepared
+
+
+def memo(key: tuple, compute):
+    """Process-wide memo for derived data keyed by content (never by user)."""
+    hit = _memory().get(key)
+    if hit is None:
+        hit = compute()
+        _memory().put(key, hit)
+    return hit
 
 
 def query_vector(embedder: Embedder, query: str) -> np.ndarray | None:
@@ -268,34 +375,59 @@ def query_vector(embedder: Embedder, query: str) -> np.ndarray | None:
     return vec
 
 
-def load_model_with_spinner(embedder: Embedder) -> bool:
-    """Load a lazily loaded model under a spinner so the page shell paints first."""
+def load_model_with_spinner(embedder: Embedder, slot) -> bool:
+    """Load a lazily loaded model under a spinner in ``slot`` so the page shell paints first.
+
+    The static model's one-time distillation shows a progress bar instead.
+    """
+    if getattr(embedder, "needs_distillation", False):
+        bar = slot.progress(0.0, text="Distilling the static model from the default (once) …")
+        try:
+            embedder.load(
+                lambda done, total, stage: bar.progress(min(1.0, done / max(total, 1)), text=stage)
+            )
+        except EmbeddingError as exc:
+            slot.error(str(exc))
+            return False
+        slot.empty()
+        return True
     if getattr(embedder, "_model", "n/a") is None:
-        with st.spinner(f"Loading {embedder.label} (first use in this server) …"):
+        with slot.container(), st.spinner(f"Loading {embedder.label} (first use in this server) …"):
             try:
                 _ = embedder.model
             except EmbeddingError as exc:
-                st.error(str(exc))
+                slot.error(str(exc))
                 return False
+        slot.empty()
     return True
 
 
 def sidebar_setup() -> tuple[PreparedDoc, Embedder] | None:
     """The whole sidebar, then chunk and embed. None (with a message shown) when not ready."""
+    slot = st.empty()  # spinner, progress bar and errors of this step, always at this place
     picked = sidebar_document()
     config = sidebar_chunking()
     spec, base_url = sidebar_model()
+    presenter_toggle()
+    from ui.share import share_panel  # ui.share builds on this module
+
+    share_panel(picked[1] if picked else None)
     if picked is None or config is None:
         return None
     try:
         embedder = get_embedder(spec, base_url)
     except (ValueError, EmbeddingError) as exc:
-        st.error(str(exc))
+        slot.error(str(exc))
         return None
-    if not load_model_with_spinner(embedder):
+    if not load_model_with_spinner(embedder, slot):
         return None
     prepared = prepare(
-        picked[0], picked[1], config, embedder, bool(st.session_state.get("prepend", False))
+        picked[0],
+        picked[1],
+        config,
+        embedder,
+        bool(st.session_state.get("prepend", False)),
+        slot,
     )
     if prepared is None:
         return None

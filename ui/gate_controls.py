@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from scar_viz import samples
-from scar_viz.scoring import PRESETS
+from scar_viz.scoring import DEFAULT_K, PRESETS
 
 URL = "query-params"
 MAX_QUERY_CHARS = 2000
@@ -76,7 +76,7 @@ def query_box(doc_choice: str | None) -> str | None:
 def gate_sliders(n_chunks: int, font_note: bool = False) -> GateParams:
     """Sliders for k, r, λ, τ and the two preset buttons."""
     c1, c2, c3, c4, c5 = st.columns([1, 1, 1.3, 1.3, 1.1])
-    k = c1.slider("k (retrieved)", 1, 20, 5, key="k", bind=URL)
+    k = c1.slider("k (retrieved)", 1, 20, DEFAULT_K, key="k", bind=URL)
     r = c2.slider("r (radius)", 1, 3, 1, key="r", bind=URL)
     lam = c3.slider("λ (penalty weight)", 0.0, 2.0, PRESETS["A"]["lam"], 0.01, key="lam", bind=URL)
     tau = c4.slider("τ (relative bar)", 0.0, 1.5, PRESETS["A"]["tau"], 0.01, key="tau", bind=URL)

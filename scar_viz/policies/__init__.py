@@ -3,28 +3,50 @@
 Each policy takes a :class:`QueryInputs` and returns a :class:`PolicyResult`: its context as
 character spans over the document (so chunk-based and sentence-based policies compare on equal
 footing), its chunk indices where it has them, and its cost (characters, tokens, time).
-Policies register themselves in :data:`POLICIES` by name.
+Policies register themselves in :data:`POLICIES` by name: topk, window, parent, rerank,
+scar, qasc.
 """
 
 from __future__ import annotations
 
 from scar_viz.policies import basic as _basic  # noqa: F401  (registers topk, window, scar)
+from scar_viz.policies import parent as _parent  # noqa: F401  (registers parent)
+from scar_viz.policies import qasc as _qasc  # noqa: F401  (registers qasc)
+from scar_viz.policies import rerank as _rerank  # noqa: F401  (registers rerank)
 from scar_viz.policies.base import (
     POLICIES,
     PolicyResult,
     QueryInputs,
+    comparison_rows,
+    intersect_spans,
+    jaccard,
     merge_spans,
+    policy_knobs,
     register,
+    run_all,
     run_policy,
+    span_total,
     spans_of_chunks,
+    subtract_spans,
 )
+
+ORDER = ("topk", "window", "parent", "rerank", "scar", "qasc")
+"""The six policies in the order the compare page and the CLI list them."""
 
 __all__ = [
     "POLICIES",
     "PolicyResult",
+    "ORDER",
     "QueryInputs",
+    "comparison_rows",
+    "intersect_spans",
+    "jaccard",
     "merge_spans",
+    "policy_knobs",
     "register",
+    "run_all",
     "run_policy",
+    "span_total",
     "spans_of_chunks",
+    "subtract_spans",
 ]

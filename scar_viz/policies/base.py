@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import inspect
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from scar_viz.chunking import Chunk
 from scar_viz.documents import Document
+from scar_viz.embeddings import EmbeddingError
+from scar_viz.scoring import DEFAULT_K
 from scar_viz.tokens import count_tokens
 
 SEPARATOR = "\n\n"
+Span = tuple[int, int]
 
 
 @dataclass(frozen=True)
@@ -29,7 +33,7 @@ class QueryInputs:
     query: str
     query_vec: np.ndarray
     sims: np.ndarray
-    k: int = 5
+    k: int = DEFAULT_K
     lam: float = 0.5
     tau: float = 0.1
     radius: int = 1
@@ -62,6 +66,8 @@ POLICIES: dict[str, Policy] = {}
 
 
 def register(name: str) -> Callable[[Policy], Policy]:
+    """Decorator: add a policy ``fn(inputs, **knobs) -> PolicyResult`` to :data:`POLICIES`."""
+
     def wrap(fn: Policy) -> Policy:
         POLICIES[name] = fn
         return fn
@@ -69,10 +75,39 @@ def register(name: str) -> Callable[[Policy], Policy]:
     return wrap
 
 
+def policy_knobs(name: str) -> tuple[str, ...]:
+    """The keyword knobs policy ``name`` accepts besides its inputs (e.g. ``w`` for window)."""
+    params = list(inspect.signature(POLICIES[name]).parameters.values())[1:]
+    return tuple(p.name for p in params if p.kind is p.KEYWORD_ONLY or p.default is not p.empty)
+
+
 def run_policy(name: str, inputs: QueryInputs, **params: object) -> PolicyResult:
+    """Run policy ``name``; raises ValueError for an unknown policy or a knob it does not take."""
     if name not in POLICIES:
         raise ValueError(f"Unknown policy '{name}'; choose one of {sorted(POLICIES)}.")
+    knobs = policy_knobs(name)
+    unknown = sorted(set(params) - set(knobs))
+    if unknown:
+        takes = ", ".join(knobs) if knobs else "no options"
+        raise ValueError(f"Policy '{name}' does not take {', '.join(unknown)}; it takes {takes}.")
     return POLICIES[name](inputs, **params)
+
+
+def run_all(
+    inputs: QueryInputs, settings: Mapping[str, Mapping[str, object]]
+) -> dict[str, PolicyResult | str]:
+    """Run every policy in ``settings`` (name -> knobs) on the same inputs, in order.
+
+    A policy that fails with a user-facing error (ValueError, EmbeddingError, e.g. a reranker
+    that cannot be loaded offline) gets its message instead of a result; the others still run.
+    """
+    out: dict[str, PolicyResult | str] = {}
+    for name, knobs in settings.items():
+        try:
+            out[name] = run_policy(name, inputs, **dict(knobs))
+        except (ValueError, EmbeddingError) as exc:
+            out[name] = " ".join(str(exc).split()) or type(exc).__name__
+    return out
 
 
 def merge_spans(spans: Sequence[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
@@ -88,28 +123,148 @@ def merge_spans(spans: Sequence[tuple[int, int]]) -> tuple[tuple[int, int], ...]
     return tuple((s, e) for s, e in merged)
 
 
+def span_total(spans: Sequence[Span]) -> int:
+    """Characters covered by ``spans`` (overlaps counted once)."""
+    return sum(e - s for s, e in merge_spans(spans))
+
+
+def intersect_spans(a: Sequence[Span], b: Sequence[Span]) -> tuple[Span, ...]:
+    """Character ranges covered by both ``a`` and ``b``, merged and sorted."""
+    a, b = merge_spans(a), merge_spans(b)
+    out: list[Span] = []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        lo, hi = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if lo < hi:
+            out.append((lo, hi))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return merge_spans(out)
+
+
+def subtract_spans(a: Sequence[Span], b: Sequence[Span]) -> tuple[Span, ...]:
+    """Character ranges covered by ``a`` and not by ``b``, merged and sorted."""
+    out: list[Span] = []
+    b = merge_spans(b)
+    j = 0
+    for s, e in merge_spans(a):
+        while j < len(b) and b[j][1] <= s:
+            j += 1
+        pos, k = s, j
+        while k < len(b) and b[k][0] < e:
+            if b[k][0] > pos:
+                out.append((pos, b[k][0]))
+            pos = max(pos, b[k][1])
+            k += 1
+        if pos < e:
+            out.append((pos, e))
+    return merge_spans(out)
+
+
+def jaccard(a: Sequence[Span], b: Sequence[Span]) -> float:
+    """Jaccard overlap over characters: |A ∩ B| / |A ∪ B| (1.0 when both are empty)."""
+    union = span_total([*a, *b])
+    return 1.0 if union == 0 else span_total(intersect_spans(a, b)) / union
+
+
+def comparison_rows(
+    results: Mapping[str, PolicyResult | str], reference: str = "scar"
+) -> list[dict[str, object]]:
+    """One table row per policy: spans, chunks, characters, tokens, ms, Jaccard vs ``reference``.
+
+    ``characters`` and ``tokens`` count the assembled context (tokens: ``o200k_base``);
+    ``jaccard`` is over document characters, blank when the reference failed; a failed
+    policy's row carries its message.
+    """
+    ref = results.get(reference)
+    ref_spans = ref.spans if isinstance(ref, PolicyResult) else None
+    rows: list[dict[str, object]] = []
+    for name, res in results.items():
+        if not isinstance(res, PolicyResult):
+            rows.append(
+                {
+                    "policy": name,
+                    "spans": None,
+                    "chunks": None,
+                    "characters": None,
+                    "tokens": None,
+                    "ms": None,
+                    f"jaccard vs {reference}": None,
+                    "notes": f"not available: {res}",
+                }
+            )
+            continue
+        rows.append(
+            {
+                "policy": res.name,
+                "spans": len(res.spans),
+                "chunks": None if res.chunk_ids is None else len(res.chunk_ids),
+                "characters": res.chars,
+                "tokens": res.tokens,
+                "ms": round(res.seconds * 1000, 2),
+                f"jaccard vs {reference}": None
+                if ref_spans is None
+                else jaccard(res.spans, ref_spans),
+                "notes": " ".join(res.notes),
+            }
+        )
+    return rows
+
+
 def spans_of_chunks(chunks: Sequence[Chunk], ids: Sequence[int]) -> tuple[tuple[int, int], ...]:
     return merge_spans([(chunks[i].start, chunks[i].end) for i in ids])
 
 
-def chunk_result(name: str, inputs: QueryInputs, ids: Sequence[int], started: float,
-                 notes: Sequence[str] = (), detail: object = None) -> PolicyResult:
+def chunk_result(
+    name: str,
+    inputs: QueryInputs,
+    ids: Sequence[int],
+    started: float,
+    notes: Sequence[str] = (),
+    detail: object = None,
+) -> PolicyResult:
     """A result from chunk indices: context = chunk texts in document order."""
     ordered = tuple(sorted(set(int(i) for i in ids)))
     context = SEPARATOR.join(inputs.chunks[i].text for i in ordered)
     seconds = time.perf_counter() - started
-    return PolicyResult(name, spans_of_chunks(inputs.chunks, ordered), ordered, context,
-                        len(context), count_tokens(context), seconds, tuple(notes), detail)
+    return PolicyResult(
+        name,
+        spans_of_chunks(inputs.chunks, ordered),
+        ordered,
+        context,
+        len(context),
+        count_tokens(context),
+        seconds,
+        tuple(notes),
+        detail,
+    )
 
 
-def span_result(name: str, inputs: QueryInputs, spans: Sequence[tuple[int, int]],
-                started: float, chunk_ids: Sequence[int] | None = None,
-                notes: Sequence[str] = (), detail: object = None) -> PolicyResult:
+def span_result(
+    name: str,
+    inputs: QueryInputs,
+    spans: Sequence[tuple[int, int]],
+    started: float,
+    chunk_ids: Sequence[int] | None = None,
+    notes: Sequence[str] = (),
+    detail: object = None,
+) -> PolicyResult:
     """A result from character spans: context = span texts in document order."""
     merged = merge_spans(spans)
     text = inputs.document.text
     context = SEPARATOR.join(text[s:e] for s, e in merged)
     seconds = time.perf_counter() - started
     ids = None if chunk_ids is None else tuple(sorted(set(int(i) for i in chunk_ids)))
-    return PolicyResult(name, merged, ids, context, len(context), count_tokens(context),
-                        seconds, tuple(notes), detail)
+    return PolicyResult(
+        name,
+        merged,
+        ids,
+        context,
+        len(context),
+        count_tokens(context),
+        seconds,
+        tuple(notes),
+        detail,
+    )

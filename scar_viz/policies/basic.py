@@ -25,6 +25,7 @@ def window_policy(inputs: QueryInputs, w: int = 1) -> PolicyResult:
 @register("scar")
 def scar_policy(inputs: QueryInputs) -> PolicyResult:
     t0 = time.perf_counter()
-    sel = select_from_sims(inputs.sims, inputs.unit, inputs.k, inputs.lam, inputs.tau,
-                           inputs.radius)
+    sel = select_from_sims(
+        inputs.sims, inputs.unit, inputs.k, inputs.lam, inputs.tau, inputs.radius
+    )
     return chunk_result("scar", inputs, sel.selected, t0, detail=sel)

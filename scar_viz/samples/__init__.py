@@ -22,7 +22,12 @@ class Sample:
 
 
 SAMPLES: dict[str, Sample] = {
-    "harbor": Sample("harbor", "Harbour operations handbook (built-in sample)", "harbor_manual.md"),
+    "harbor": Sample(
+        "harbor",
+        "Harbour operations handbook (built-in sample)",
+        "harbor_manual.md",
+        demo_ids=("harbor-f-01", "harbor-f-04", "harbor-f-02", "harbor-a-03"),
+    ),
 }
 DEFAULT_SAMPLE = "harbor"
 

@@ -7,6 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from scar_viz import samples
 from scar_viz.documents import document_from_text
+from scar_viz.scoring import DEFAULT_K
 from ui.common import text_digest
 
 APP = "../../app.py"
@@ -29,7 +30,7 @@ def test_opens_on_sample_without_upload(at):
     assert at.title[0].value == "Explorer"
     assert at.selectbox(key="doc").value == samples.DEFAULT_SAMPLE
     assert at.text_input(key="q").value  # the default example question
-    assert int(metric(at, "Retrieved")) == 5
+    assert int(metric(at, "Retrieved")) == DEFAULT_K
     assert len(at.get("plotly_chart")) == 2
 
 
@@ -56,7 +57,8 @@ def test_presets_set_the_sliders(at):
 
 def test_uploaded_document_is_used(hash_model):
     text = "# Notes\n\n" + "\n\n".join(
-        f"Paragraph {i} talks about topic {i % 4} in some detail. " * 6 for i in range(30))
+        f"Paragraph {i} talks about topic {i % 4} in some detail. " * 6 for i in range(30)
+    )
     doc = document_from_text("notes.md", text)
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.session_state["uploaded"] = (text_digest(text), doc)
@@ -72,10 +74,43 @@ def test_invalid_chunking_shows_message_and_keeps_page(at):
     assert any("Overlap (700) must be smaller" in e.value for e in at.error)
     at.number_input(key="overlap").set_value(60).run()
     assert not at.error
-    assert int(metric(at, "Retrieved")) == 5
+    assert int(metric(at, "Retrieved")) == DEFAULT_K
 
 
 def test_empty_query_asks_for_one(at):
     at.text_input(key="q").set_value("   ").run()
     assert not at.exception
     assert any("Type a question" in i.value for i in at.info)
+
+
+def test_every_setting_restores_from_the_address(hash_model):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    params = {
+        "q": "Who decides a crossing in fog?",
+        "k": "4",
+        "r": "2",
+        "lam": "1.25",
+        "tau": "0.35",
+        "size": "500",
+        "overlap": "50",
+        "chunker": "section",
+        "model": "hash",
+        "prepend": "true",
+        "present": "true",
+    }
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    assert at.text_input(key="q").value == params["q"]
+    assert (at.slider(key="k").value, at.slider(key="r").value) == (4, 2)
+    assert (at.slider(key="lam").value, at.slider(key="tau").value) == (1.25, 0.35)
+    assert (at.number_input(key="size").value, at.number_input(key="overlap").value) == (500, 50)
+    assert at.selectbox(key="chunker").value == "section"
+    assert at.checkbox(key="prepend").value is True
+    assert at.toggle(key="present").value is True
+    assert int(metric(at, "Retrieved")) == 4
+
+
+def test_decision_table_download_is_offered(at):
+    assert any(b.key == "dl_decisions" for b in at.get("download_button"))

@@ -1,0 +1,256 @@
+"""Chunking lab: how the chunker, chunk size and overlap create or cure fragmentation."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from scar_viz import samples
+from scar_viz.charts import (
+    boundary_map,
+    fragmentation_curves,
+    fragmentation_heatmap,
+    passage_html,
+)
+from scar_viz.chunking import CHUNKER_INFO, CHUNKERS, ChunkingConfig, chunk_spans
+from scar_viz.documents import Document
+from scar_viz.embeddings import Embedder, EmbeddingError
+from scar_viz.fragmentation import (
+    UNIT_LABELS,
+    FragmentationGrid,
+    chars_per_token,
+    cut_mask,
+    document_units,
+    evidence_units,
+    fragmentation_grid,
+    in_characters,
+    in_own_units,
+)
+from scar_viz.pipeline import embed_function
+from ui.common import (
+    disk_cache,
+    get_embedder,
+    load_model_with_spinner,
+    sidebar_chunking,
+    sidebar_document,
+    sidebar_model,
+)
+
+URL = "query-params"
+PASSAGE_CHARS = 2500
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _spans(
+    doc_key: str, _doc: Document, config: ChunkingConfig, model_id: str, _embedder: Embedder
+) -> list[tuple[int, int]]:
+    return chunk_spans(_doc, config, embed_function(_embedder, disk_cache()))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _grid(
+    doc_key: str,
+    _doc: Document,
+    chunker: str,
+    units: tuple,
+    kind: str,
+    percentile: float,
+    model_id: str,
+    _embedder: Embedder,
+) -> FragmentationGrid:
+    return fragmentation_grid(
+        _doc,
+        chunker,
+        list(units),
+        kind,
+        embed=embed_function(_embedder, disk_cache()),
+        percentile=percentile,
+    )
+
+
+def _jump() -> None:
+    picked = st.session_state.get("cjump")
+    if picked is not None:
+        st.session_state["cpos"] = max(0, int(picked) - 300)
+
+
+st.title("Chunking lab")
+st.caption(
+    "Boundary fragmentation is made at indexing time: a chunk boundary that falls inside a "
+    "unit of evidence splits it. Pick a chunker, size and overlap in the sidebar and a second "
+    "chunker here; see where each cuts, and how often units are cut."
+)
+
+slot = st.empty()  # model-loading spinner and its errors
+picked = sidebar_document()
+config = sidebar_chunking()
+spec, base_url = sidebar_model()
+if picked is None or config is None:
+    st.stop()
+doc_key, doc = picked
+try:
+    embedder = get_embedder(spec, base_url)
+except (ValueError, EmbeddingError) as exc:
+    st.error(str(exc))
+    st.stop()
+
+names = list(CHUNKERS)
+c1, c2, c3 = st.columns([1.2, 1.2, 1.6])
+chunker_b = c1.selectbox(
+    "Second chunker (B)",
+    names,
+    index=names.index("sentence"),
+    format_func=lambda n: CHUNKER_INFO[n].label,
+    key="cb",
+    bind=URL,
+)
+queries_text = ""
+if st.session_state.get("doc") in samples.SAMPLES:
+    queries_text = samples.sample_queries_text(st.session_state["doc"])
+upload = c3.file_uploader(
+    "Query set (JSON Lines) for evidence spans",
+    type=["jsonl", "json"],
+    key="cqs",
+    help="Evidence spans of a labelled query set become the units; the built-in sample "
+    "brings its own.",
+)
+if upload is not None:
+    queries_text = upload.getvalue().decode("utf-8-sig", errors="replace")
+evidence, issues = evidence_units(queries_text, doc) if queries_text else ([], [])
+kinds = (["evidence"] if evidence else []) + ["sentence", "paragraph"]
+kind = c2.radio("Units", kinds, format_func=UNIT_LABELS.get, key="cu", horizontal=False)
+if issues:
+    st.warning(f"{len(issues)} query-set lines were skipped; first: {issues[0]}")
+
+scale = chars_per_token(doc.text)
+size_chars, overlap_chars = in_characters(config, scale)
+config_b = in_own_units(chunker_b, size_chars, overlap_chars, scale, config.percentile)
+units = evidence if kind == "evidence" else document_units(doc, kind)
+
+needs_model = config.needs_embed or config_b.needs_embed
+if needs_model and not load_model_with_spinner(embedder, slot):
+    st.stop()
+try:
+    with st.spinner("Chunking (the semantic chunker embeds every sentence once) …"):
+        spans_a = _spans(doc_key, doc, config, embedder.model_id, embedder)
+        spans_b = _spans(doc_key, doc, config_b, embedder.model_id, embedder)
+except (ValueError, EmbeddingError) as exc:
+    st.error(f"Chunking failed: {exc}")
+    st.stop()
+cut_a = cut_mask(doc.text, spans_a, units)
+cut_b = cut_mask(doc.text, spans_b, units)
+
+m = st.columns(6)
+for col, (label, cfg, spans, cut) in zip(
+    (m[:3], m[3:]), (("A", config, spans_a, cut_a), ("B", config_b, spans_b, cut_b)), strict=True
+):
+    col[0].metric(f"{label} chunks", len(spans), help=f"{label}: {cfg.label}")
+    mean = sum(e - s for s, e in spans) / max(len(spans), 1)
+    col[1].metric(f"{label} mean chars", f"{mean:.0f}")
+    col[2].metric(
+        f"{label} units cut",
+        f"{100 * cut.mean() if len(cut) else 0:.1f}%",
+        help=f"{int(cut.sum())} of {len(units)} {UNIT_LABELS[kind]}",
+    )
+
+st.subheader("Document view")
+j1, j2 = st.columns([1, 2])
+cut_units = [units[i] for i in cut_a.nonzero()[0]]
+j2.selectbox(
+    "Jump to a unit that A cuts",
+    [s for s, _ in cut_units[:200]],
+    index=None,
+    format_func=lambda s: f"at {s:,}: {' '.join(doc.text[s : s + 60].split())[:60]}",
+    key="cjump",
+    on_change=_jump,
+    placeholder=f"{len(cut_units)} units cut by A",
+)
+if st.session_state.get("cpos", 0) > len(doc.text) - 1:
+    st.session_state["cpos"] = 0
+pos = j1.number_input(
+    "Passage start (character)", 0, max(0, len(doc.text) - 1), 0, step=500, key="cpos", bind=URL
+)
+lo, hi = int(pos), min(len(doc.text), int(pos) + PASSAGE_CHARS)
+st.caption(
+    "Chunks alternate blue / green / pink; yellow text is held by two chunks (overlap); a red "
+    "bar with a number starts a chunk, a grey bar ends one; a red wavy underline marks a unit "
+    "cut by that chunking."
+)
+left, right = st.columns(2)
+for col, label, cfg, spans, cut in (
+    (left, "A", config, spans_a, cut_a),
+    (right, "B", config_b, spans_b, cut_b),
+):
+    col.markdown(f"**{label}: {cfg.label}**", help=CHUNKER_INFO[cfg.chunker].label)
+    with col:
+        st.html(passage_html(doc.text, spans, lo, hi, [units[i] for i in cut.nonzero()[0]]))
+st.plotly_chart(
+    boundary_map(
+        doc.text,
+        {f"A: {config.label}": spans_a, f"B: {config_b.label}": spans_b},
+        units,
+        {f"A: {config.label}": cut_a, f"B: {config_b.label}": cut_b},
+        window=(lo, hi),
+    ),
+    key="cmap",
+    config={"displaylogo": False},
+)
+
+st.subheader("Fragmentation statistics")
+st.caption(
+    f"Share of the {UNIT_LABELS[kind]} ({len(units)}) that a chunk boundary cuts: no single "
+    "chunk covers all of the unit's non-whitespace characters. Token chunkers are compared at "
+    f"the same length in characters ({scale:.2f} characters per o200k_base token here)."
+)
+with st.spinner("Chunking with every chunker …"):
+    rows = []
+    for name in names:
+        cfg = in_own_units(name, size_chars, overlap_chars, scale, config.percentile)
+        try:
+            spans = _spans(doc_key, doc, cfg, embedder.model_id, embedder)
+        except (ValueError, EmbeddingError) as exc:
+            st.warning(f"{name}: {exc}")
+            continue
+        cut = cut_mask(doc.text, spans, units)
+        rows.append(
+            {
+                "chunker": CHUNKER_INFO[name].label,
+                "setting": cfg.label,
+                "chunks": len(spans),
+                "mean chars": round(sum(e - s for s, e in spans) / max(len(spans), 1)),
+                "units cut": int(cut.sum()),
+                "% cut": round(100 * float(cut.mean()), 1) if len(cut) else 0.0,
+            }
+        )
+st.dataframe(pd.DataFrame(rows), hide_index=True, key="ctable")
+
+shown = st.multiselect(
+    "Chunkers in the curves",
+    names,
+    default=list(dict.fromkeys([config.chunker, chunker_b])),
+    format_func=lambda n: CHUNKER_INFO[n].label,
+    key="cc",
+)
+with st.spinner(f"Sweeping {len(shown)} chunkers over sizes and overlaps …"):
+    grids = [
+        _grid(
+            doc_key, doc, name, tuple(units), kind, config.percentile, embedder.model_id, embedder
+        )
+        for name in shown
+    ]
+g1, g2 = st.columns([3, 2])
+with g1:
+    if grids:
+        st.plotly_chart(
+            fragmentation_curves(grids, overlap_chars), key="ccurves", config={"displaylogo": False}
+        )
+        st.caption(
+            f"Each curve at the overlap nearest {overlap_chars} characters; the star is "
+            "the reference 600/60."
+        )
+    else:
+        st.info("Pick at least one chunker for the curves.")
+with g2:
+    if grids:
+        st.plotly_chart(fragmentation_heatmap(grids[0]), key="cheat", config={"displaylogo": False})
+        st.caption(f"{grids[0].chunker}: size × overlap; the outlined cell is the reference.")

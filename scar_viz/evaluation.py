@@ -1,0 +1,479 @@
+"""Run a labelled query set through retrieval policies on one prepared document.
+
+The flow: labelled queries (:mod:`scar_viz.queries`) and their query vectors → every policy
+for every query (:mod:`scar_viz.policies`) → per-query outcomes and summaries
+(:mod:`scar_viz.metrics`) → paired bootstrap of SCAR against each baseline
+(:mod:`scar_viz.bootstrap`). The page and ``python -m scar_viz eval`` share these functions;
+:func:`evaluation_json` is the CLI's ``--json`` shape.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from scar_viz.bootstrap import DEFAULT_BOOT, DEFAULT_SEED, PairedBootstrap, paired_bootstrap
+from scar_viz.embeddings import EmbeddingError, Progress
+from scar_viz.metrics import (
+    SUBSETS,
+    Miss,
+    QueryOutcome,
+    Summary,
+    chunk_equivalents,
+    chunk_recall,
+    coverage_misses,
+    coverage_recall,
+    miss_reasons,
+    summarise_subsets,
+)
+from scar_viz.pipeline import PreparedDoc
+from scar_viz.policies import POLICIES, PolicyResult, QueryInputs, run_policy
+from scar_viz.queries import GoldQuery, QueryIssue
+from scar_viz.scoring import Selection, top_k
+from scar_viz.sweep import (
+    THETAS,
+    Candidates,
+    SweepResult,
+    build_candidates,
+    match_chunks,
+    sweep,
+)
+from scar_viz.tokens import TOKENIZER_NAME
+
+BASE_POLICIES = ("topk", "window1", "window2", "scar")
+OPTIONAL_POLICIES = ("rerank", "qasc")
+METRICS = ("chunks", "recall", "tokens")
+_WINDOW = re.compile(r"^window(\d+)$")
+
+Embed = Callable[[list[str]], np.ndarray]
+
+
+def default_policies() -> tuple[str, ...]:
+    """topk, window1, window2, scar, and parent when it is registered."""
+    return BASE_POLICIES + (("parent",) if "parent" in POLICIES else ())
+
+
+def available_policies() -> tuple[str, ...]:
+    """Every name :func:`resolve_policy` accepts that is registered now, in display order."""
+    names = [*BASE_POLICIES, "parent", *OPTIONAL_POLICIES]
+    extra = sorted(n for n in POLICIES if n not in names and n != "window")
+    return tuple(n for n in [*names, *extra] if resolve_policy(n, strict=False) is not None)
+
+
+def resolve_policy(name: str, strict: bool = True) -> tuple[str, dict[str, object]] | None:
+    """(registry name, knobs) for a policy label: ``windowN`` is ``window`` with w = N.
+
+    Raises:
+        ValueError: for a name that is not registered (when ``strict``).
+    """
+    m = _WINDOW.match(name)
+    if m and "window" in POLICIES:
+        return "window", {"w": int(m.group(1))}
+    if name in POLICIES and name != "window":
+        return name, {}
+    if name == "window" and "window" in POLICIES:
+        return "window", {"w": 1}
+    if not strict:
+        return None
+    known = ", ".join(available_policies())
+    raise ValueError(f"Unknown policy '{name}'; choose from {known} (windowN for any N).")
+
+
+def parse_policy_list(text: str | Sequence[str]) -> tuple[str, ...]:
+    """Policy labels from ``"topk,scar"`` or a list of such strings, duplicates dropped.
+
+    Raises:
+        ValueError: for an unknown name or an empty list.
+    """
+    parts = [text] if isinstance(text, str) else list(text)
+    names = [n.strip() for p in parts for n in p.split(",") if n.strip()]
+    if not names:
+        raise ValueError("Give at least one policy.")
+    for n in names:
+        resolve_policy(n)
+    return tuple(dict.fromkeys(names))
+
+
+@dataclass(frozen=True)
+class PolicyEval:
+    """One policy over the query set. ``by_coverage`` is True for span policies scored by
+    character coverage; ``error`` holds the message when the policy could not run."""
+
+    name: str
+    outcomes: tuple[QueryOutcome, ...]
+    summaries: dict[str, Summary]
+    by_coverage: bool = False
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A query set evaluated under one setting."""
+
+    document: str
+    model: str
+    chunking: str
+    prepend: bool
+    n_chunks: int
+    k: int
+    lam: float
+    tau: float
+    radius: int
+    queries: tuple[GoldQuery, ...]
+    policies: dict[str, PolicyEval]
+    issues: tuple[QueryIssue, ...] = ()
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.queries)
+
+    @property
+    def n_fragmented(self) -> int:
+        return sum(q.fragmented for q in self.queries)
+
+    def values(self, policy: str, metric: str) -> np.ndarray:
+        """Per-query ``chunks``, ``recall`` or ``tokens`` of ``policy``, in query order."""
+        if metric not in METRICS:
+            raise ValueError(f"Unknown metric '{metric}'; use one of {METRICS}.")
+        return np.array([getattr(o, metric) for o in self.policies[policy].outcomes], float)
+
+
+def _outcome(gq: GoldQuery, result: PolicyResult, inputs: QueryInputs, label: str) -> QueryOutcome:
+    gold = gq.gold
+    if result.chunk_ids is None:
+        recall, per = coverage_recall(inputs.document.text, inputs.chunks, gold, result.spans)
+        return QueryOutcome(
+            gq.id,
+            gq.fragmented,
+            gold,
+            None,
+            recall,
+            chunk_equivalents(result.chars, inputs.chunks),
+            result.tokens,
+            coverage_misses(per),
+        )
+    ids = tuple(result.chunk_ids)
+    retrieved = top_k(inputs.sims, inputs.k)
+    sel = result.detail if isinstance(result.detail, Selection) else None
+    decisions = sel.decisions if sel is not None else ()
+    misses = miss_reasons(gold, ids, retrieved, decisions, inputs.radius, expands=sel is not None)
+    if _WINDOW.match(label):
+        misses = tuple(
+            m
+            if m.reason != "not expanded"
+            else Miss(
+                m.chunk,
+                "outside the window",
+                f"Chunk {m.chunk} is farther from the retrieved chunks than the window.",
+            )
+            for m in misses
+        )
+    return QueryOutcome(
+        gq.id,
+        gq.fragmented,
+        gold,
+        ids,
+        chunk_recall(gold, ids),
+        float(len(ids)),
+        result.tokens,
+        misses,
+    )
+
+
+def evaluate(
+    prep: PreparedDoc,
+    queries: Sequence[GoldQuery],
+    query_vecs: np.ndarray,
+    policies: Sequence[str] | None = None,
+    *,
+    k: int = 5,
+    lam: float = 0.5,
+    tau: float = 0.1,
+    radius: int = 1,
+    embed: Embed | None = None,
+    knobs: dict[str, dict[str, object]] | None = None,
+    issues: Sequence[QueryIssue] = (),
+    progress: Progress | None = None,
+) -> Evaluation:
+    """Every policy on every query of ``queries`` (gold chunks computed on ``prep.chunks``).
+
+    Args:
+        query_vecs: (Q, d) unit query vectors, in the order of ``queries``.
+        policies: labels as in :func:`resolve_policy` (default :func:`default_policies`).
+        embed: embeds extra texts with the same model (QASC needs it).
+        knobs: extra knobs per registry name, e.g. ``{"qasc": {"percentile": 80}}``.
+
+    Raises:
+        ValueError: for an unknown policy, k < 1, r < 0 or mismatched query vectors.
+    """
+    labels = parse_policy_list(list(policies or default_policies()))
+    if k < 1 or radius < 0:
+        raise ValueError("k must be at least 1 and r at least 0.")
+    query_vecs = np.atleast_2d(np.asarray(query_vecs, dtype=np.float64))
+    if len(queries) and query_vecs.shape != (len(queries), prep.unit.shape[1]):
+        raise ValueError(
+            f"{len(queries)} queries need {len(queries)} vectors of {prep.unit.shape[1]} "
+            f"dimensions; got shape {query_vecs.shape}."
+        )
+    resolved = {label: resolve_policy(label) for label in labels}
+    outcomes: dict[str, list[QueryOutcome]] = {label: [] for label in labels}
+    coverage: dict[str, bool] = dict.fromkeys(labels, False)
+    errors: dict[str, str] = {}
+    for qi, gq in enumerate(queries):
+        qvec = query_vecs[qi]
+        inputs = QueryInputs(
+            prep.document,
+            prep.chunks,
+            prep.unit,
+            gq.query.query,
+            qvec,
+            prep.unit @ qvec,
+            k,
+            lam,
+            tau,
+            radius,
+            embed,
+        )
+        for label, (name, params) in resolved.items():
+            if label in errors:
+                continue
+            try:
+                result = run_policy(name, inputs, **{**params, **(knobs or {}).get(name, {})})
+            except (ValueError, EmbeddingError) as exc:
+                errors[label] = " ".join(str(exc).split()) or type(exc).__name__
+                continue
+            coverage[label] = result.chunk_ids is None
+            outcomes[label].append(_outcome(gq, result, inputs, label))
+        if progress:
+            progress(qi + 1, len(queries))
+    evals = {}
+    for label in labels:
+        rows = () if label in errors else tuple(outcomes[label])
+        evals[label] = PolicyEval(
+            label, rows, summarise_subsets(rows), coverage[label], errors.get(label, "")
+        )
+    return Evaluation(
+        prep.document.name,
+        prep.embedder_id,
+        prep.config.label,
+        prep.prepend,
+        len(prep.chunks),
+        int(k),
+        float(lam),
+        float(tau),
+        int(radius),
+        tuple(queries),
+        evals,
+        tuple(issues),
+    )
+
+
+# --- significance --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """``target`` against ``baseline`` on one per-query ``metric`` (differences target − base)."""
+
+    target: str
+    baseline: str
+    metric: str
+    result: PairedBootstrap
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "target": self.target,
+            "baseline": self.baseline,
+            "metric": self.metric,
+            **self.result.as_dict(),
+        }
+
+
+def significance(
+    ev: Evaluation,
+    target: str = "scar",
+    metrics: Sequence[str] = METRICS,
+    n_boot: int = DEFAULT_BOOT,
+    seed: int = DEFAULT_SEED,
+) -> tuple[Comparison, ...]:
+    """Paired bootstrap and Cohen's d of ``target`` against every other policy that ran.
+
+    The same seed draws the same resampled query indices for every comparison.
+    """
+    mine = ev.policies.get(target)
+    if mine is None or mine.error or not mine.outcomes:
+        return ()
+    out = []
+    for name, other in ev.policies.items():
+        if name == target or other.error or not other.outcomes:
+            continue
+        for metric in metrics:
+            res = paired_bootstrap(ev.values(target, metric), ev.values(name, metric), n_boot, seed)
+            out.append(Comparison(target, name, metric, res))
+    return tuple(out)
+
+
+def reduction(ev: Evaluation, target: str, baseline: str, subset: str = "all") -> float:
+    """Relative chunk reduction of ``target`` against ``baseline`` in percent (positive = fewer)."""
+    a = ev.policies[target].summaries[subset].mean_chunks
+    b = ev.policies[baseline].summaries[subset].mean_chunks
+    return 100.0 * (b - a) / b if b else 0.0
+
+
+# --- JSON --------------------------------------------------------------------------------------
+
+
+def _round(x: float) -> float:
+    return round(float(x), 6)
+
+
+def evaluation_json(
+    ev: Evaluation, comparisons: Sequence[Comparison] = (), per_query: bool = True
+) -> dict[str, object]:
+    """The ``eval --json`` shape: ``{"n_queries", "policies": {name: {"all", "fragmented",
+    "atomic"}}}`` with recall, mean_chunks, efficiency, mean_tokens (and n) per subset, plus
+    the setting, the significance tests, the per-query rows and the query-file issues."""
+    policies: dict[str, object] = {}
+    errors: dict[str, str] = {}
+    for name, pe in ev.policies.items():
+        if pe.error:
+            errors[name] = pe.error
+            continue
+        entry: dict[str, object] = {
+            subset: {
+                k: (_round(v) if isinstance(v, float) else v)
+                for k, v in pe.summaries[subset].as_dict().items()
+            }
+            for subset in SUBSETS
+        }
+        entry["recall_by"] = "character coverage" if pe.by_coverage else "chunk ids"
+        policies[name] = entry
+    out: dict[str, object] = {
+        "n_queries": ev.n_queries,
+        "n_fragmented": ev.n_fragmented,
+        "n_atomic": ev.n_queries - ev.n_fragmented,
+        "document": ev.document,
+        "model": ev.model,
+        "chunking": ev.chunking,
+        "n_chunks": ev.n_chunks,
+        "params": {
+            "k": ev.k,
+            "lam": ev.lam,
+            "tau": ev.tau,
+            "radius": ev.radius,
+            "prepend": ev.prepend,
+        },
+        "tokenizer": TOKENIZER_NAME,
+        "policies": policies,
+        "errors": errors,
+        "significance": [c.as_dict() for c in comparisons],
+        "issues": [
+            {"line": i.line, "id": i.query_id, "level": i.level, "message": i.message}
+            for i in ev.issues
+        ],
+    }
+    if per_query:
+        rows = []
+        for qi, gq in enumerate(ev.queries):
+            per = {}
+            for name, pe in ev.policies.items():
+                if pe.error:
+                    continue
+                o = pe.outcomes[qi]
+                per[name] = {
+                    "recall": _round(o.recall),
+                    "chunks": _round(o.chunks),
+                    "tokens": o.tokens,
+                    "selected": list(o.selected) if o.selected is not None else None,
+                    "misses": [{"chunk": m.chunk, "reason": m.reason} for m in o.misses],
+                }
+            rows.append(
+                {
+                    "id": gq.id,
+                    "type": gq.type,
+                    "declared_type": gq.query.declared_type,
+                    "gold": list(gq.gold),
+                    "policies": per,
+                }
+            )
+        out["queries"] = rows
+    return out
+
+
+# --- sweep and model transfer ------------------------------------------------------------------
+
+
+def query_sims(prep: PreparedDoc, query_vecs: np.ndarray) -> np.ndarray:
+    """(Q, N) with sims[q, i] = cos(q, c_i) for unit query vectors."""
+    return np.atleast_2d(np.asarray(query_vecs, dtype=np.float64)) @ prep.unit.T
+
+
+def candidates_for(
+    prep: PreparedDoc, queries: Sequence[GoldQuery], query_vecs: np.ndarray, k: int, radius: int = 1
+) -> Candidates:
+    """The sweep's candidates for a query set on ``prep`` (see :func:`build_candidates`)."""
+    sims = np.stack([prep.unit @ v for v in np.atleast_2d(query_vecs)])
+    return build_candidates(sims, prep.unit, [q.gold for q in queries], k, max(1, radius))
+
+
+@dataclass(frozen=True)
+class BarRow:
+    model: str
+    bar: str
+    recall: float
+    mean_chunks: float
+    efficiency: float
+
+
+@dataclass(frozen=True)
+class BarTransfer:
+    """SCAR's relative bar against an absolute bar θ tuned on model 1, on both models.
+
+    θ is tuned on model 1 so that its mean chunk count at the same λ matches the relative
+    bar's; ``curves`` are the θ sweeps (one row of λ) on each model.
+    """
+
+    lam: float
+    tau: float
+    theta: float
+    rows: tuple[BarRow, ...]
+    curves: tuple[SweepResult, SweepResult] = field(repr=False)
+
+
+def bar_transfer(
+    c1: Candidates,
+    c2: Candidates,
+    lam: float,
+    tau: float,
+    labels: tuple[str, str] = ("model 1", "model 2"),
+    thetas: np.ndarray = THETAS,
+) -> BarTransfer:
+    """Relative bar τ·cos(q,c) against absolute bar θ on two models at the same λ."""
+    rel = [sweep(c, [lam], [tau]) for c in (c1, c2)]
+    curves = tuple(sweep(c, [lam], thetas, "absolute") for c in (c1, c2))
+    j = match_chunks(curves[0], 0, float(rel[0].mean_chunks[0, 0]))
+    theta = float(thetas[j])
+    rows = []
+    for label, r, curve in zip(labels, rel, curves, strict=True):
+        rows.append(
+            BarRow(
+                label,
+                f"relative τ = {tau:.2f}",
+                float(r.recall[0, 0]),
+                float(r.mean_chunks[0, 0]),
+                float(r.efficiency[0, 0]),
+            )
+        )
+        rows.append(
+            BarRow(
+                label,
+                f"absolute θ = {theta:.3f}",
+                float(curve.recall[0, j]),
+                float(curve.mean_chunks[0, j]),
+                float(curve.efficiency[0, j]),
+            )
+        )
+    return BarTransfer(float(lam), float(tau), theta, tuple(rows), curves)

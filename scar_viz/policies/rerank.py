@@ -1,0 +1,144 @@
+"""Cross-encoder reranking: widen the candidates by cosine, rerank them pointwise, keep k.
+
+The reranker is a sentence-transformers ``CrossEncoder`` loaded on first use, from a local
+folder or from the local Hugging Face cache only (this app never downloads at run time).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from scar_viz.embeddings import EmbeddingError
+from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, register
+from scar_viz.scoring import top_k
+
+DEFAULT_RERANKER = "BAAI/bge-reranker-large"
+_LOCK = threading.Lock()
+
+
+class RerankerError(EmbeddingError):
+    """The cross-encoder cannot be loaded or run; the message is meant for the user."""
+
+
+@dataclass(frozen=True)
+class RerankDetail:
+    """The cosine candidates (rank order), their cross-encoder scores, and the k kept."""
+
+    candidates: tuple[int, ...]
+    scores: tuple[float, ...]
+    kept: tuple[int, ...]
+    model: str
+
+
+@lru_cache(maxsize=2)
+def _load(name: str):
+    from sentence_transformers import CrossEncoder
+
+    local = Path(name).expanduser()
+    if local.is_dir():
+        return CrossEncoder(str(local), device="cpu", local_files_only=True)
+    return CrossEncoder(name, device="cpu", local_files_only=True)
+
+
+def load_reranker(name: str = DEFAULT_RERANKER):
+    """The ``CrossEncoder`` ``name`` (hub name in the local cache, or a folder), loaded once.
+
+    Raises:
+        RerankerError: when it cannot be loaded offline, with what to do about it.
+    """
+    name = (name or "").strip()
+    if not name:
+        raise RerankerError("Give a cross-encoder name or a local folder path.")
+    with _LOCK:
+        try:
+            return _load(name)
+        except ImportError as exc:
+            raise RerankerError("sentence-transformers is not installed.") from exc
+        except Exception as exc:  # hub, OSError, config and weight errors all land here
+            raise RerankerError(
+                f"The reranker '{name}' cannot be loaded offline ({type(exc).__name__}): it is "
+                "neither a local folder nor in the local Hugging Face cache. Download it once "
+                "on a machine with network (huggingface-cli download NAME) or give a folder."
+            ) from exc
+
+
+@register("rerank")
+def rerank_policy(
+    inputs: QueryInputs,
+    n_candidates: int | None = None,
+    reranker: str = DEFAULT_RERANKER,
+    batch_size: int = 16,
+) -> PolicyResult:
+    """Top ``n_candidates`` chunks by cos(q, c) (default 4k), reranked by the cross-encoder's
+    score of (query, chunk text); the k best are kept. Time counts the reranker's scoring, not
+    loading the model.
+
+    Raises:
+        RerankerError: when the reranker cannot be loaded or fails.
+        ValueError: when ``n_candidates`` < 1.
+    """
+    k = max(1, int(inputs.k))
+    wanted = 4 * k if n_candidates is None else int(n_candidates)
+    if wanted < 1:
+        raise ValueError("The number of reranking candidates must be at least 1.")
+    model = load_reranker(reranker)
+    t0 = time.perf_counter()
+    candidates = top_k(inputs.sims, max(wanted, k))
+    pairs = [(inputs.query, inputs.chunks[i].text) for i in candidates]
+    try:
+        scores = (
+            np.asarray(
+                model.predict(pairs, batch_size=batch_size, show_progress_bar=False), dtype=float
+            ).reshape(len(pairs), -1)[:, -1]
+            if pairs
+            else np.zeros(0)
+        )
+    except Exception as exc:  # tokenizer or model errors from a user-supplied folder
+        raise RerankerError(f"The reranker '{reranker}' failed ({type(exc).__name__}).") from exc
+    order = np.argsort(-scores, kind="stable")[:k]
+    kept = [candidates[j] for j in order]
+    detail = RerankDetail(tuple(candidates), tuple(float(s) for s in scores), tuple(kept), reranker)
+    notes = [f"reranked {len(candidates)} cosine candidates with {reranker}; kept {len(kept)}."]
+    if wanted < k:
+        notes.append(f"n_candidates ({wanted}) is below k; {k} candidates were used.")
+    return chunk_result("rerank", inputs, kept, t0, notes=notes, detail=detail)
+
+
+_TINY_VOCAB = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+
+
+def build_tiny_cross_encoder(folder: str | Path, seed: int = 0) -> Path:
+    """Write a tiny random BERT cross-encoder (one layer, 32-d) to ``folder``; never downloads.
+
+    For tests and benchmarks of the rerank path on a machine without the real reranker: its
+    scores are random but deterministic, and it loads with ``CrossEncoder(folder)``. The
+    vocabulary is single letters and digits (WordPiece splits every word into them).
+    """
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    letters = [chr(c) for c in range(ord("a"), ord("z") + 1)] + [str(d) for d in range(10)]
+    vocab = [*_TINY_VOCAB, *letters, *(f"##{ch}" for ch in letters)]
+    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
+    tokenizer = BertTokenizerFast(vocab={t: i for i, t in enumerate(vocab)}, do_lower_case=True)
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=37,
+        max_position_embeddings=512,
+        num_labels=1,
+    )
+    torch.manual_seed(seed)
+    BertForSequenceClassification(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder

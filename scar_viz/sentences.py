@@ -1,0 +1,176 @@
+"""Offline sentence splitting with exact character offsets (QASC's step 1, METHODS.md §5).
+
+The splitter is pysbd (rule-based; its rules ship inside its wheel, so nothing is downloaded).
+Every span satisfies ``text[start:end] == sentence``, is stripped of surrounding whitespace, and
+spans are sorted and disjoint. pysbd is used *without* its ``char_span`` option, because that
+option is unreliable: it re-finds each sentence with a regex over the whole text (quadratic,
+seconds on a long document), may match an earlier repeat of a short sentence, and silently drops
+a sentence its processor altered. Instead the sentences are aligned to the text here, by their
+non-whitespace characters, in one forward pass.
+
+Other quirks handled before pysbd sees the text:
+
+- pysbd ends a sentence at every line break, which shreds hard-wrapped plain text (RFCs, e-mail)
+  into line fragments. Paragraphs (split at blank lines) are unwrapped first: a single newline
+  becomes a space, which keeps every offset unchanged. A line break stays a boundary before a
+  list item and after a markdown heading.
+- A "sentence" with no terminal punctuation (a table, ASCII art, a code block) can run for
+  thousands of characters; pieces longer than ``max_chars`` are cut at line breaks, then spaces.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+Span = tuple[int, int]
+
+DEFAULT_MAX_CHARS = 1000
+"""Longest sentence kept whole; longer pieces are cut at line breaks or spaces."""
+
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n\s*")
+_HARD_LINE = re.compile(r"[ \t]*(?:[-*+\u2022]\s|\d{1,3}[.)]\s|\([a-zA-Z0-9]{1,4}\)\s|#{1,6}\s|\|)")
+_REGEX_END = re.compile(r"(?<=[.!?])([\"')\]]*)\s+(?=[\"'(\[]?[A-Z0-9])")
+
+
+def _strip(text: str, start: int, end: int) -> Span | None:
+    """(start, end) narrowed to exclude surrounding whitespace; None if nothing is left."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return (start, end) if end > start else None
+
+
+def paragraph_spans(text: str) -> list[Span]:
+    """Spans of the paragraphs of ``text``: runs separated by blank lines, whitespace-stripped."""
+    spans: list[Span] = []
+    pos = 0
+    for m in _PARAGRAPH_BREAK.finditer(text):
+        span = _strip(text, pos, m.start())
+        if span:
+            spans.append(span)
+        pos = m.end()
+    span = _strip(text, pos, len(text))
+    if span:
+        spans.append(span)
+    return spans
+
+
+def _hard_pieces(text: str, start: int, end: int) -> list[Span]:
+    """Cut a paragraph at the line breaks that stay boundaries (list items, headings, tables)."""
+    cuts = [start]
+    pos = text.find("\n", start, end)
+    while pos >= 0:
+        line_start = text.rfind("\n", start, pos) + 1
+        line_start = max(line_start, start)
+        if _HARD_LINE.match(text, pos + 1, end) or _HARD_LINE.match(text, line_start, pos):
+            cuts.append(pos + 1)
+        pos = text.find("\n", pos + 1, end)
+    cuts.append(end)
+    return [(a, b) for a, b in zip(cuts[:-1], cuts[1:], strict=True) if b > a]
+
+
+def _align(piece: str, sentences: list[str]) -> list[Span] | None:
+    """Offsets of ``sentences`` in ``piece`` by counting non-whitespace characters.
+
+    Returns None when the sentences' non-whitespace characters are not exactly the piece's
+    (pysbd altered the text), so the caller can fall back to the regex splitter.
+    """
+    spans: list[Span] = []
+    pos = 0
+    n = len(piece)
+    for sentence in sentences:
+        core = "".join(sentence.split())
+        if not core:
+            continue
+        while pos < n and piece[pos].isspace():
+            pos += 1
+        start, j = pos, 0
+        while j < len(core):
+            if pos >= n:
+                return None
+            ch = piece[pos]
+            if not ch.isspace():
+                if ch != core[j]:
+                    return None
+                j += 1
+            pos += 1
+        spans.append((start, pos))
+    rest = piece[pos:]
+    return spans if not rest.strip() else None
+
+
+@lru_cache(maxsize=1)
+def _segmenter():
+    import pysbd
+
+    return pysbd.Segmenter(language="en", clean=False, char_span=False)
+
+
+def regex_sentence_spans(piece: str) -> list[Span]:
+    """A small fallback: break after . ! ? (and closing quotes) before a capital or digit."""
+    spans: list[Span] = []
+    pos = 0
+    for m in _REGEX_END.finditer(piece):
+        spans.append((pos, m.end(1)))
+        pos = m.end()
+    spans.append((pos, len(piece)))
+    return spans
+
+
+def _cap(text: str, start: int, end: int, max_chars: int) -> list[Span]:
+    """Cut ``text[start:end]`` into pieces of at most ``max_chars`` at newlines, then spaces."""
+    out: list[Span] = []
+    while end - start > max_chars:
+        limit = start + max_chars
+        cut = text.rfind("\n", start + max_chars // 2, limit)
+        if cut < 0:
+            cut = text.rfind(" ", start + max_chars // 2, limit)
+        cut = limit if cut < 0 else cut + 1
+        span = _strip(text, start, cut)
+        if span:
+            out.append(span)
+        start = cut
+    span = _strip(text, start, end)
+    if span:
+        out.append(span)
+    return out
+
+
+def split_piece(piece: str, method: str = "pysbd") -> list[Span]:
+    """Sentence spans in one unwrapped piece (no blank lines), relative to the piece."""
+    if method == "regex":
+        return regex_sentence_spans(piece)
+    aligned = _align(piece, _segmenter().segment(piece))
+    return aligned if aligned is not None else regex_sentence_spans(piece)
+
+
+@lru_cache(maxsize=8)
+def sentence_spans(
+    text: str, method: str = "pysbd", max_chars: int = DEFAULT_MAX_CHARS
+) -> tuple[Span, ...]:
+    """Sentences of ``text`` as (start, end) spans with ``text[start:end]`` the sentence.
+
+    Sentences never cross a paragraph break; each is whitespace-stripped and at most
+    ``max_chars`` long. Results are memoised on the text (a document is split once).
+
+    Args:
+        method: ``pysbd`` (default) or ``regex`` (the fallback splitter on its own).
+        max_chars: longest sentence kept whole.
+
+    Raises:
+        ValueError: for an unknown method or a ``max_chars`` below 20.
+    """
+    if method not in ("pysbd", "regex"):
+        raise ValueError(f"Unknown sentence splitter '{method}'; use 'pysbd' or 'regex'.")
+    if max_chars < 20:
+        raise ValueError("The longest sentence must be at least 20 characters.")
+    spans: list[Span] = []
+    for p_start, p_end in paragraph_spans(text):
+        for h_start, h_end in _hard_pieces(text, p_start, p_end):
+            piece = text[h_start:h_end].replace("\n", " ")
+            for s, e in split_piece(piece, method):
+                for span in _cap(text, h_start + s, h_start + e, max_chars):
+                    spans.append(span)
+    return tuple(spans)

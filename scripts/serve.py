@@ -1,0 +1,21 @@
+"""Run the app: ``streamlit run app.py`` with the pages/ folder read as st.navigation pages.
+
+Streamlit treats a ``pages/`` folder beside the main script as a legacy (v1) multipage app until
+the main script first calls ``st.navigation``; a server whose first visitor opens a deep link
+(``/learn``) would run that page without ``app.py``. Declaring the v2 mode before the server
+starts makes every first request go through ``app.py``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.web.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+if __name__ == "__main__":
+    PagesManager.uses_pages_directory = False
+    sys.exit(main(["run", str(ROOT / "app.py"), *sys.argv[1:]], prog_name="streamlit"))

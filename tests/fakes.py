@@ -1,0 +1,188 @@
+"""Test doubles that are real things: a local HTTP server that speaks the embeddings API, and
+tiny random BERT models saved to a folder (no download)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import numpy as np
+
+WORDS = [
+    "the",
+    "a",
+    "of",
+    "to",
+    "and",
+    "in",
+    "is",
+    "it",
+    "for",
+    "on",
+    "ferry",
+    "harbour",
+    "crossing",
+    "tide",
+    "wind",
+    "gust",
+    "master",
+    "crew",
+    "vessel",
+    "cancelled",
+    "delay",
+    "rule",
+    "exception",
+    "checksum",
+    "segment",
+    "window",
+]
+
+
+class EmbeddingsServer:
+    """An OpenAI-compatible ``POST /v1/embeddings`` on 127.0.0.1 with a switchable ``mode``:
+    ok, 401, 429, slow, malformed, wrong-dims, mixed-dims. Records each request's headers."""
+
+    def __init__(self, dim: int = 8) -> None:
+        self.dim = dim
+        self.mode = "ok"
+        self.requests: list[dict] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # keep test output clean
+                pass
+
+            def do_POST(self):  # noqa: N802 (http.server's naming)
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests.append(
+                    {
+                        "path": self.path,
+                        "headers": {k.lower(): v for k, v in self.headers.items()},
+                        "body": body,
+                    }
+                )
+                mode = server.mode
+                if mode == "401":
+                    return self._send(
+                        401,
+                        {
+                            "error": {
+                                "message": "Incorrect API key provided",
+                                "type": "invalid_request_error",
+                                "code": "invalid_api_key",
+                            }
+                        },
+                    )
+                if mode == "429":
+                    return self._send(
+                        429,
+                        {
+                            "error": {
+                                "message": "Rate limit reached",
+                                "type": "requests",
+                                "code": "rate_limit",
+                            }
+                        },
+                    )
+                if mode == "slow":
+                    time.sleep(3)
+                if mode == "malformed":
+                    raw = b'{"object": "list", "data": [{"embedding": [0.1, 0.2'
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(raw)))
+                    self.end_headers()
+                    self.wfile.write(raw)
+                    return None
+                texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                data = []
+                for i, text in enumerate(texts):
+                    dim = server.dim + (1 if mode == "mixed-dims" and i % 2 else 0)
+                    dim = server.dim * 2 if mode == "wrong-dims" else dim
+                    rng = np.random.default_rng(abs(hash(text)) % 2**32)
+                    data.append(
+                        {
+                            "object": "embedding",
+                            "index": i,
+                            "embedding": rng.normal(size=dim).round(6).tolist(),
+                        }
+                    )
+                return self._send(
+                    200,
+                    {
+                        "object": "list",
+                        "data": data,
+                        "model": body["model"],
+                        "usage": {"prompt_tokens": 1, "total_tokens": 1},
+                    },
+                )
+
+            def _send(self, code, payload):
+                raw = json.dumps(payload).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> EmbeddingsServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def write_vocab(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    vocab = [
+        "[PAD]",
+        "[UNK]",
+        "[CLS]",
+        "[SEP]",
+        "[MASK]",
+        *WORDS,
+        *letters,
+        *"0123456789",
+        *[f"##{c}" for c in letters],
+    ]
+    path = folder / "vocab.txt"
+    path.write_text("\n".join(vocab) + "\n")
+    return path
+
+
+def tiny_bert(folder: Path, classifier: bool = False, seed: int = 0) -> Path:
+    """Save a random 1-layer BERT (and its WordPiece tokenizer) to ``folder``."""
+    import torch
+    from transformers import (
+        BertConfig,
+        BertForSequenceClassification,
+        BertModel,
+        BertTokenizerFast,
+    )
+
+    torch.manual_seed(seed)
+    vocab = write_vocab(folder)
+    tokenizer = BertTokenizerFast(vocab_file=str(vocab), do_lower_case=True)
+    config = BertConfig(
+        vocab_size=len(vocab.read_text().split()),
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=37,
+        max_position_embeddings=128,
+        num_labels=1,
+    )
+    model = BertForSequenceClassification(config) if classifier else BertModel(config)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder

@@ -1,0 +1,90 @@
+"""AppTest of the chunking lab: it renders, the chunkers change the view, settings reach pages."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from scar_viz.documents import load_path
+from ui.common import text_digest
+
+APP = "../../app.py"
+TIMEOUT = 90
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+@pytest.fixture
+def at(hash_model) -> AppTest:
+    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    app.run()
+    app.switch_page("pages/chunking.py")
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def test_renders_view_table_and_curves(at):
+    assert at.title[0].value == "Chunking lab"
+    assert at.radio(key="cu").value == "evidence"  # the sample brings its query set
+    assert len(at.get("plotly_chart")) == 3  # boundary map, curves, heatmap
+    table = at.dataframe[0].value
+    assert len(table) == 6 and table["% cut"].between(0, 100).all()
+    html = "".join(h.proto.body for h in at.get("html"))
+    assert 'class="sv-b"' in html and "sv-c1" in html  # boundaries drawn, chunks told apart
+
+
+def test_chunker_and_size_change_the_chunking(at):
+    before = int(metric(at, "A chunks"))
+    at.sidebar.selectbox(key="chunker").set_value("fixed").run()
+    assert not at.exception
+    at.sidebar.number_input(key="size").set_value(300).run()
+    assert not at.exception
+    after = int(metric(at, "A chunks"))
+    assert after > before
+    at.selectbox(key="cb").set_value("semantic").run()
+    assert not at.exception
+    assert not [s for s in at.sidebar.slider if s.key == "cpct"]  # the knob follows chunker A
+    at.sidebar.selectbox(key="chunker").set_value("semantic").run()
+    assert at.sidebar.slider(key="cpct").value == pytest.approx(10.0)
+
+
+def test_units_switch_to_sentences(at):
+    at.radio(key="cu").set_value("sentence").run()
+    assert not at.exception
+    assert any("sentences of the document" in c.value for c in at.caption)
+
+
+def test_chosen_chunker_reaches_the_explorer(hash_model):
+    def n_chunks(app: AppTest) -> int:
+        caption = next(c.value for c in app.sidebar.caption if " chunks" in c.value)
+        return int(re.search(r"(\d+) chunks", caption).group(1))
+
+    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    app.run()
+    recursive = n_chunks(app)
+    app.sidebar.selectbox(key="chunker").set_value("section").run()
+    assert not app.exception
+    assert app.title[0].value == "Explorer"
+    assert n_chunks(app) != recursive  # the explorer re-chunked with the chosen chunker
+    app.sidebar.selectbox(key="chunker").set_value("semantic").run()
+    assert not app.exception
+    assert int(metric(app, "Retrieved")) >= 1
+
+
+def test_fragmentation_on_the_corpus(hash_model, corpus_path):
+    doc = load_path(corpus_path)
+    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    app.session_state["uploaded"] = (text_digest(doc.text), doc)
+    app.run()
+    app.switch_page("pages/chunking.py")
+    app.run()
+    app.selectbox(key="doc").set_value("upload").run()
+    assert not app.exception, app.exception
+    assert app.radio(key="cu").value == "sentence"  # no query set uploaded
+    assert len(app.get("plotly_chart")) == 3
+    assert int(metric(app, "A chunks")) == 587

@@ -1,0 +1,106 @@
+"""AppTest of the evaluation lab on the built-in sample with the hashing embedder."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from scar_viz import samples
+
+APP = "../../app.py"
+TIMEOUT = 90
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def table(at: AppTest, column: str):
+    """The first table that has ``column``."""
+    return next(df.value for df in at.dataframe if column in df.value.columns)
+
+
+@pytest.fixture
+def at(hash_model) -> AppTest:
+    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    app.run()
+    app.switch_page("pages/evaluate.py")
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def n_sample_queries() -> int:
+    return len([x for x in samples.sample_queries_text().splitlines() if x.strip()])
+
+
+def test_runs_on_the_sample_with_its_own_queries(at):
+    assert at.title[0].value == "Evaluate"
+    assert int(metric(at, "Queries")) == n_sample_queries()
+    assert int(metric(at, "Fragmented")) + int(metric(at, "Atomic")) == n_sample_queries()
+    metrics = at.dataframe[0].value
+    assert {"topk", "window1", "window2", "scar"} <= set(metrics["policy"])
+    assert (
+        metrics[(metrics.policy == "topk") & (metrics.subset == "all")]["mean chunks"].iloc[0]
+        == at.slider(key="k").value
+    )
+    assert len(at.get("plotly_chart")) >= 4  # three heatmaps and the Pareto chart
+
+
+def test_sliders_change_scar_and_the_frontier_sets_them(at):
+    def scar_chunks():
+        m = at.dataframe[0].value
+        return m[(m.policy == "scar") & (m.subset == "all")]["mean chunks"].iloc[0]
+
+    at.slider(key="lam").set_value(0.0)
+    at.slider(key="tau").set_value(0.0).run()
+    loose = scar_chunks()
+    at.slider(key="lam").set_value(2.0)
+    at.slider(key="tau").set_value(1.5).run()
+    strict = scar_chunks()
+    assert loose > strict == at.slider(key="k").value
+    front = at.selectbox(key="front")
+    assert len(front.options) >= 2
+    i = len(front.options) // 2
+    label = front.options[i]
+    front.select_index(i).run()
+    assert not at.exception
+    lam, tau = at.slider(key="lam").value, at.slider(key="tau").value
+    assert (lam, tau) != (2.0, 1.5)
+    assert f"λ = {lam:.2f}, τ = {tau:.2f}" in label
+
+
+def test_uploaded_query_set_with_errors_and_relocation(hash_model):
+    lines = samples.sample_queries_text().splitlines()
+    first = json.loads(lines[0])
+    first["evidence"][0]["start"] = 0  # stale, the text occurs once
+    first["evidence"][0]["end"] = 5
+    data = "\n".join([json.dumps(first), "{broken", lines[1], lines[2]]).encode()
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    at.switch_page("pages/evaluate.py")
+    at.session_state["qs_data"] = ("mine.jsonl", data)
+    at.run()
+    assert not at.exception
+    assert int(metric(at, "Queries")) == 3
+    assert any("1 line(s) of 'mine.jsonl' are invalid" in e.value for e in at.error)
+    assert any("relocated" in i.value for i in at.info)
+
+
+def test_two_sets_and_model_transfer(at):
+    assert any("Gap to the check set" in m.label for m in at.metric)
+    at.text_input(key="m2").set_value("hash:64").run()
+    assert not at.exception
+    side = table(at, "recall · 1")
+    assert {"recall · 1", "recall · 2"} <= set(side.columns)
+    bars = table(at, "bar")
+    assert len(bars) == 4 and bars["bar"].str.startswith("absolute").sum() == 2
+    assert len(at.get("plotly_chart")) == 7  # 3 heatmaps, Pareto, check heatmap, scales, θ
+
+
+def test_bad_second_model_shows_an_error(at):
+    at.text_input(key="m2").set_value("nonsense-model").run()
+    assert not at.exception
+    assert any("Unknown model" in e.value for e in at.error)

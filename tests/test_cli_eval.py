@@ -1,0 +1,128 @@
+"""``python -m scar_viz eval``: the JSON shape outside checks parse, text output, errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from scar_viz import samples
+from scar_viz.cli import main
+from tests.conftest import ROOT
+
+
+@pytest.fixture
+def sample_files(tmp_path):
+    doc = tmp_path / "harbor.md"
+    doc.write_text(samples.load_sample().text, encoding="utf-8")
+    queries = tmp_path / "harbor.queries.jsonl"
+    queries.write_text(samples.sample_queries_text(), encoding="utf-8")
+    return doc, queries
+
+
+def run_json(capsys, *argv) -> dict:
+    assert main(["eval", *map(str, argv), "--model", "hash", "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_json_shape_with_default_policies(sample_files, capsys):
+    doc, queries = sample_files
+    out = run_json(capsys, doc, queries, "--boot", "300")
+    n = len([x for x in samples.sample_queries_text().splitlines() if x.strip()])
+    assert out["n_queries"] == n
+    assert {"topk", "window1", "window2", "scar"} <= set(out["policies"])
+    for entry in out["policies"].values():
+        for subset in ("all", "fragmented", "atomic"):
+            assert 0.0 <= entry[subset]["recall"] <= 1.0
+            assert entry[subset]["mean_chunks"] > 0
+            assert entry[subset]["efficiency"] == pytest.approx(
+                entry[subset]["recall"] / entry[subset]["mean_chunks"], abs=1e-5
+            )
+    assert out["n_fragmented"] + out["n_atomic"] == n
+
+
+def test_options_reach_the_evaluation(sample_files, capsys):
+    doc, queries = sample_files
+    a = run_json(capsys, doc, queries, "--policies", "topk,scar", "--k", "2", "--boot", "0")
+    b = run_json(
+        capsys,
+        doc,
+        queries,
+        "--policies",
+        "topk",
+        "scar",
+        "--k",
+        "4",
+        "--lam",
+        "0",
+        "--tau",
+        "0",
+        "--boot",
+        "0",
+    )
+    assert set(a["policies"]) == {"topk", "scar"}
+    assert a["policies"]["topk"]["all"]["mean_chunks"] == 2.0
+    assert b["policies"]["topk"]["all"]["mean_chunks"] == 4.0
+    assert b["params"] == {"k": 4, "lam": 0.0, "tau": 0.0, "radius": 1, "prepend": False}
+    assert b["policies"]["scar"]["all"]["mean_chunks"] > a["policies"]["scar"]["all"]["mean_chunks"]
+
+
+def test_bad_lines_warn_and_relocations_note(sample_files, capsys, tmp_path):
+    doc, queries = sample_files
+    lines = samples.sample_queries_text().splitlines()
+    first = json.loads(lines[0])
+    first["evidence"][0]["start"] += 3  # stale offsets, unique text
+    first["evidence"][0]["end"] += 3
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join([json.dumps(first), "{oops", *lines[1:3]]), encoding="utf-8")
+    out = run_json(capsys, doc, bad, "--boot", "0", "--no-per-query")
+    assert out["n_queries"] == 3
+    levels = {(i["line"], i["level"]) for i in out["issues"]}
+    assert (1, "note") in levels and (2, "error") in levels
+    assert "queries" not in out
+
+
+def test_text_output_and_errors(sample_files, capsys, tmp_path):
+    doc, queries = sample_files
+    assert main(["eval", str(doc), str(queries), "--model", "hash", "--boot", "200"]) == 0
+    text = capsys.readouterr().out
+    assert "fragmented" in text and "scar − window1 chunks" in text
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("{bad\n", encoding="utf-8")
+    assert main(["eval", str(doc), str(empty), "--model", "hash"]) == 1
+    err = capsys.readouterr().err
+    assert "error:" in err and "no valid query" in err
+    assert main(["eval", str(doc), str(queries), "--model", "hash", "--policies", "nope"]) == 1
+    assert "Unknown policy" in capsys.readouterr().err
+
+
+def test_module_entry_point_on_the_development_corpus(corpus_path, corpus_queries_path):
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scar_viz",
+            "eval",
+            str(corpus_path),
+            str(corpus_queries_path),
+            "--model",
+            "hash",
+            "--json",
+            "--boot",
+            "1000",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["n_queries"] == 40 and out["n_fragmented"] == 20
+    assert (
+        out["policies"]["window1"]["fragmented"]["recall"]
+        >= out["policies"]["scar"]["fragmented"]["recall"]
+    )

@@ -1,0 +1,194 @@
+"""Embedders and the disk cache, each against something real (a local HTTP endpoint, a tiny
+locally built model); the embedded default model in one marked test."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scar_viz.embeddings import (
+    EmbeddingCache,
+    EmbeddingError,
+    HashEmbedder,
+    OpenAIEmbedder,
+    embed_cached,
+    make_embedder,
+)
+from tests.fakes import EmbeddingsServer, tiny_bert
+
+SECRET = "sk-test-ABCDEF1234567890SECRET"
+
+
+class CountingEmbedder(HashEmbedder):
+    def __init__(self) -> None:
+        super().__init__(32)
+        self.seen: list[str] = []
+
+    def embed(self, texts, progress=None):
+        self.seen.extend(texts)
+        return super().embed(texts, progress)
+
+
+def test_hash_embedder_is_deterministic_normalised_and_lexical():
+    e = HashEmbedder(64)
+    a, b, c = e.embed(["ferry crossing cancelled", "ferry crossing cancelled", "tide tables"])
+    assert np.allclose(a, b) and np.linalg.norm(a) == pytest.approx(1.0, abs=1e-6)
+    assert a @ b > a @ c
+    assert e.embed([""]).shape == (1, 64) and not e.embed([""]).any()
+
+
+def test_cache_embeds_each_text_once_across_instances(tmp_path):
+    path = tmp_path / "c.sqlite"
+    first = CountingEmbedder()
+    r1 = embed_cached(first, ["one", "two", "one"], EmbeddingCache(path))
+    assert r1.n_encoded == 2 and sorted(first.seen) == ["one", "two"]
+    second = CountingEmbedder()  # a restart: new process state, same file
+    r2 = embed_cached(second, ["two", "one"], EmbeddingCache(path))
+    assert r2.n_encoded == 0 and second.seen == []
+    assert np.allclose(r2.vectors[1], r1.vectors[0])
+
+
+def test_cache_separates_models_and_exact_texts(tmp_path):
+    cache = EmbeddingCache(tmp_path / "c.sqlite")
+    embed_cached(HashEmbedder(16), ["§ 1\n\ntext"], cache)
+    r = embed_cached(HashEmbedder(16), ["text"], cache)
+    assert r.n_encoded == 1  # contextual prefix and plain text never collide
+    r = embed_cached(HashEmbedder(32), ["text"], cache)
+    assert r.n_encoded == 1 and r.vectors.shape == (1, 32)
+
+
+def test_progress_reaches_the_total(tmp_path):
+    calls = []
+    embed_cached(
+        HashEmbedder(8),
+        [f"t{i}" for i in range(100)],
+        EmbeddingCache(tmp_path / "c"),
+        progress=lambda done, total: calls.append((done, total)),
+    )
+    assert calls[-1] == (100, 100)
+    assert all(a <= b for (a, _), (b, _) in zip(calls, calls[1:], strict=False))
+
+
+@pytest.mark.parametrize(
+    "spec,expected",
+    [
+        ("hash", "hash:256"),
+        ("hash:64", "hash:64"),
+        (
+            "openai:text-embedding-3-small",
+            "openai:https://api.openai.com/v1:text-embedding-3-small",
+        ),
+    ],
+)
+def test_make_embedder_specs(spec, expected):
+    assert make_embedder(spec).model_id == expected
+
+
+@pytest.mark.parametrize("spec", ["nonsense-model", "hash:abc", "st:"])
+def test_make_embedder_rejects_unknown(spec):
+    with pytest.raises(ValueError):
+        make_embedder(spec)
+
+
+# --- OpenAI-compatible endpoint, against a real local HTTP server --------------------------
+
+
+@pytest.fixture
+def server():
+    with EmbeddingsServer(dim=8) as s:
+        yield s
+
+
+def openai_embedder(server, **kw):
+    return OpenAIEmbedder(
+        "text-embedding-3-large",
+        base_url=server.base_url,
+        api_key=SECRET,
+        timeout=kw.pop("timeout", 5),
+        max_retries=0,
+        **kw,
+    )
+
+
+def test_openai_endpoint_ok_and_key_sent_only_in_header(server):
+    vecs = openai_embedder(server, batch_size=2).embed(["a", "b", "c"])
+    assert vecs.shape == (3, 8)
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
+    assert len(server.requests) == 2  # batched
+    req = server.requests[0]
+    assert req["path"] == "/v1/embeddings"
+    assert req["headers"]["authorization"] == f"Bearer {SECRET}"
+    assert SECRET not in openai_embedder(server).model_id
+    assert SECRET not in repr(openai_embedder(server))
+
+
+@pytest.mark.parametrize(
+    "mode,match",
+    [
+        ("401", "refused the API key"),
+        ("429", "rate-limiting"),
+        ("malformed", "not valid embeddings JSON"),
+        ("mixed-dims", "mixed sizes"),
+    ],
+)
+def test_openai_endpoint_failures_are_clear_and_never_leak_the_key(server, mode, match):
+    server.mode = mode
+    with pytest.raises(EmbeddingError, match=match) as info:
+        openai_embedder(server).embed(["a", "b"])
+    assert SECRET not in str(info.value)
+
+
+def test_openai_wrong_dimensions(server):
+    server.mode = "wrong-dims"
+    with pytest.raises(EmbeddingError, match="16-d embeddings; 8-d were asked"):
+        openai_embedder(server, dimensions=8).embed(["a"])
+
+
+def test_openai_timeout(server):
+    server.mode = "slow"
+    with pytest.raises(EmbeddingError, match="did not answer within 0.5 s"):
+        openai_embedder(server, timeout=0.5).embed(["a"])
+
+
+def test_openai_without_key(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(EmbeddingError, match="No API key"):
+        OpenAIEmbedder(base_url="http://127.0.0.1:9/v1").embed(["a"])
+
+
+def test_openai_unreachable():
+    e = OpenAIEmbedder(base_url="http://127.0.0.1:9/v1", api_key=SECRET, timeout=2, max_retries=0)
+    with pytest.raises(EmbeddingError, match="connect") as info:
+        e.embed(["a"])
+    assert SECRET not in str(info.value)
+
+
+# --- sentence-transformers, with a tiny local model ----------------------------------------
+
+
+def test_sentence_transformers_local_folder(tmp_path):
+    folder = tiny_bert(tmp_path / "tiny")
+    e = make_embedder(f"st:{folder}")
+    vecs = e.embed(["the ferry is cancelled", "tide and wind", "the ferry is cancelled"])
+    assert vecs.shape == (3, 32)
+    assert np.allclose(vecs[0], vecs[2], atol=1e-5)
+    assert make_embedder(str(folder)).model_id == e.model_id
+
+
+def test_sentence_transformers_missing_model_is_a_clear_error(tmp_path):
+    with pytest.raises(EmbeddingError, match="Could not load"):
+        make_embedder(f"st:{tmp_path / 'missing'}").embed(["x"])
+
+
+@pytest.mark.model
+def test_default_model_embeds_offline():
+    e = make_embedder("default")
+    a, b, c = e.embed(
+        [
+            "The ferry crossing was cancelled.",
+            "The sailing was called off.",
+            "Checksum of the TCP header.",
+        ]
+    )
+    assert a.shape == (384,)
+    assert a @ b > a @ c

@@ -1,0 +1,62 @@
+"""Sharing a view: the address holds the settings; a session file also holds the document."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from scar_viz.documents import Document
+from scar_viz.session import SETTING_KEYS, dumps, loads
+from ui.common import UPLOAD, text_digest
+
+
+def _restore() -> None:
+    upload = st.session_state.get("session_file")
+    if upload is None:
+        return
+    try:
+        saved = loads(upload.getvalue())
+    except ValueError as exc:
+        st.session_state["session_error"] = str(exc)
+        return
+    st.session_state["session_error"] = ""
+    if saved.document is not None:
+        st.session_state["uploaded"] = (text_digest(saved.document.text), saved.document)
+    for key, value in saved.settings.items():
+        if key == "doc" and value == UPLOAD and saved.document is None:
+            continue  # an upload that the file does not carry: keep the current document
+        st.session_state[key] = value
+
+
+def share_panel(document: Document | None) -> None:
+    """Sidebar block: how to share, save-session download, restore-session upload."""
+    with st.sidebar.expander("Share this view", expanded=False):
+        st.caption(
+            "The address in your browser holds every setting of this page: copy it to "
+            "share exactly this view."
+        )
+        uploaded = st.session_state.get("doc") == UPLOAD
+        if uploaded:
+            st.warning(
+                "An uploaded document cannot travel in a link. Save a session file "
+                "(settings + document text) and send that instead."
+            )
+        settings = {k: st.session_state[k] for k in SETTING_KEYS if k in st.session_state}
+        st.download_button(
+            "Save session file (JSON)",
+            data=lambda: dumps(settings, document, uploaded),
+            file_name="scar-viz-session.json",
+            mime="application/json",
+            key="save_session",
+            on_click="ignore",
+        )
+        st.selectbox(
+            "Chart download format (camera icon on each chart)",
+            ["png", "svg"],
+            key="img_fmt",
+            bind="query-params",
+        )
+        st.file_uploader(
+            "Restore a session file", type=["json"], key="session_file", on_change=_restore
+        )
+        if st.session_state.get("session_error"):
+            st.error(st.session_state["session_error"])
