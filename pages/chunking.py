@@ -28,6 +28,8 @@ from scar_viz.fragmentation import (
 )
 from scar_viz.pipeline import embed_function
 from ui.common import (
+    alert,
+    chart_config,
     disk_cache,
     get_embedder,
     load_model_with_spinner,
@@ -91,7 +93,7 @@ doc_key, doc = picked
 try:
     embedder = get_embedder(spec, base_url)
 except (ValueError, EmbeddingError) as exc:
-    st.error(str(exc))
+    alert(str(exc))
     st.stop()
 
 names = list(CHUNKERS)
@@ -120,7 +122,7 @@ evidence, issues = evidence_units(queries_text, doc) if queries_text else ([], [
 kinds = (["evidence"] if evidence else []) + ["sentence", "paragraph"]
 kind = c2.radio("Units", kinds, format_func=UNIT_LABELS.get, key="cu", horizontal=False)
 if issues:
-    st.warning(f"{len(issues)} query-set lines were skipped; first: {issues[0]}")
+    alert(f"{len(issues)} query-set lines were skipped; first: {issues[0]}", "warning")
 
 scale = chars_per_token(doc.text)
 size_chars, overlap_chars = in_characters(config, scale)
@@ -135,7 +137,7 @@ try:
         spans_a = _spans(doc_key, doc, config, embedder.model_id, embedder)
         spans_b = _spans(doc_key, doc, config_b, embedder.model_id, embedder)
 except (ValueError, EmbeddingError) as exc:
-    st.error(f"Chunking failed: {exc}")
+    alert(f"Chunking failed: {exc}")
     st.stop()
 cut_a = cut_mask(doc.text, spans_a, units)
 cut_b = cut_mask(doc.text, spans_b, units)
@@ -193,7 +195,7 @@ st.plotly_chart(
         window=(lo, hi),
     ),
     key="cmap",
-    config={"displaylogo": False},
+    config=chart_config("chunking-1"),
 )
 
 st.subheader("Fragmentation statistics")
@@ -209,7 +211,7 @@ with st.spinner("Chunking with every chunker …"):
         try:
             spans = _spans(doc_key, doc, cfg, embedder.model_id, embedder)
         except (ValueError, EmbeddingError) as exc:
-            st.warning(f"{name}: {exc}")
+            alert(f"{name}: {exc}", "warning")
             continue
         cut = cut_mask(doc.text, spans, units)
         rows.append(
@@ -242,7 +244,9 @@ g1, g2 = st.columns([3, 2])
 with g1:
     if grids:
         st.plotly_chart(
-            fragmentation_curves(grids, overlap_chars), key="ccurves", config={"displaylogo": False}
+            fragmentation_curves(grids, overlap_chars),
+            key="ccurves",
+            config=chart_config("chunking-2"),
         )
         st.caption(
             f"Each curve at the overlap nearest {overlap_chars} characters; the star is "
@@ -252,5 +256,7 @@ with g1:
         st.info("Pick at least one chunker for the curves.")
 with g2:
     if grids:
-        st.plotly_chart(fragmentation_heatmap(grids[0]), key="cheat", config={"displaylogo": False})
+        st.plotly_chart(
+            fragmentation_heatmap(grids[0]), key="cheat", config=chart_config("chunking-3")
+        )
         st.caption(f"{grids[0].chunker}: size × overlap; the outlined cell is the reference.")

@@ -15,7 +15,7 @@ from scar_viz.policies import ORDER, PolicyResult, comparison_rows, run_all, sub
 from scar_viz.policies.rerank import DEFAULT_RERANKER
 from scar_viz.sentences import sentence_spans
 from scar_viz.tokens import TOKENIZER_NAME
-from ui.common import disk_cache, query_vector, sidebar_setup
+from ui.common import alert, chart_config, disk_cache, query_vector, sidebar_setup
 from ui.gate_controls import gate_sliders, query_box
 
 URL = "query-params"
@@ -93,7 +93,7 @@ try:
         cache=disk_cache(),
     )
 except ValueError as exc:
-    st.error(str(exc))
+    alert(str(exc))
     st.stop()
 
 settings = {
@@ -127,7 +127,7 @@ try:
         ),
     )
 except EmbeddingError as exc:
-    st.warning(f"Embedding the sentences for QASC failed: {exc}")
+    alert(f"Embedding the sentences for QASC failed: {exc}", "warning")
 finally:
     bar.empty()
 with st.spinner("Running the six policies …"):
@@ -135,7 +135,7 @@ with st.spinner("Running the six policies …"):
 
 for name, res in results.items():
     if not isinstance(res, PolicyResult):
-        st.warning(f"Policy '{name}' is not available: {res} The other policies are shown.")
+        alert(f"Policy '{name}' is not available: {res} The other policies are shown.", "warning")
 
 labels = {
     "topk": f"topk (k={gate.k})",
@@ -164,7 +164,7 @@ rows = [
 st.plotly_chart(
     policy_strips(doc.text, rows, doc.sections, view),
     key="cmp_strips",
-    config={"displaylogo": False},
+    config=chart_config("compare-1"),
 )
 st.caption("Top row: the detected sections (alternating shades). Hover a bar for its text.")
 

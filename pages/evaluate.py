@@ -4,8 +4,6 @@ a held-out check and model transfer, over a labelled query set."""
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 
 import numpy as np
 import pandas as pd
@@ -31,9 +29,12 @@ from scar_viz.scoring import PRESETS, top_k
 from scar_viz.sweep import LAMS, TAUS, THETAS, pareto_frontier, sweep
 from scar_viz.tokens import TOKENIZER_NAME
 from ui.common import (
+    alert,
+    chart_config,
     disk_cache,
     get_embedder,
     load_model_with_spinner,
+    memo,
     prepare,
     sidebar_setup,
     text_digest,
@@ -96,32 +97,12 @@ def _query_vecs(key: tuple, _embedder, texts: tuple[str, ...]) -> np.ndarray:
     return embed_cached(_embedder, list(texts), disk_cache()).vectors
 
 
-@st.cache_resource(show_spinner=False)
-def _results() -> tuple[OrderedDict, threading.Lock]:
-    """Process-wide memo of evaluations and sweeps, keyed by content (never by user)."""
-    return OrderedDict(), threading.Lock()
-
-
-def memo(key: tuple, compute):
-    store, lock = _results()
-    with lock:
-        if key in store:
-            store.move_to_end(key)
-            return store[key]
-    value = compute()
-    with lock:
-        store[key] = value
-        while len(store) > 32:
-            store.popitem(last=False)
-    return value
-
-
 def query_vectors(embedder, labelled) -> np.ndarray | None:
     texts = tuple(q.query.query for q in labelled)
     try:
         return _query_vecs((embedder.model_id, texts), embedder, texts)
     except EmbeddingError as exc:
-        st.error(f"Embedding the queries failed: {exc}")
+        alert(f"Embedding the queries failed: {exc}")
         return None
 
 
@@ -198,9 +179,9 @@ def run_sweep(prep, labelled, vecs, params, tag: str):
 
 def issues_block(qset) -> None:
     if qset.errors:
-        st.error(f"{len(qset.errors)} line(s) of '{qset.name}' are invalid and were skipped.")
+        alert(f"{len(qset.errors)} line(s) of '{qset.name}' are invalid and were skipped.")
     if qset.notes:
-        st.info(f"{len(qset.notes)} note(s) on '{qset.name}': e.g. {qset.notes[0]}")
+        alert(f"{len(qset.notes)} note(s) on '{qset.name}': e.g. {qset.notes[0]}", "info")
     if qset.issues:
         with st.expander(f"All {len(qset.issues)} messages on the query file"):
             st.dataframe(
@@ -270,7 +251,7 @@ if stashed:
     try:
         qset = decode_queries(stashed[1], prep.document.text, stashed[0])
     except ValueError as exc:
-        st.error(str(exc))
+        alert(str(exc))
         st.stop()
 elif doc_choice in samples.SAMPLES and samples.sample_queries_text(doc_choice):
     qset = parse_queries(
@@ -289,7 +270,7 @@ if not qset.queries:
 try:
     labelled = label_queries(qset, prep.document.text, prep.chunks)
 except ValueError as exc:
-    st.error(f"The evidence cannot be mapped to chunks: {exc}")
+    alert(f"The evidence cannot be mapped to chunks: {exc}")
     st.stop()
 n_frag = sum(q.fragmented for q in labelled)
 c = st.columns(4)
@@ -379,11 +360,20 @@ with tabs[1]:
                     "missed → why": "; ".join(f"{m.chunk}: {m.reason}" for m in o.misses),
                 }
             )
+        per_query = pd.DataFrame(rows)
         st.dataframe(
-            pd.DataFrame(rows),
+            per_query,
             hide_index=True,
             key="per_query_table",
             column_config={"recall": NUM3, "chunks": NUM2},
+        )
+        st.download_button(
+            "Download per-query results (CSV)",
+            data=lambda: per_query.to_csv(index=False),
+            file_name=f"per-query-{pick}.csv",
+            mime="text/csv",
+            key="dl_per_query",
+            on_click="ignore",
         )
         counts = pd.DataFrame(
             [
@@ -479,7 +469,7 @@ with tabs[3]:
         col.plotly_chart(
             sweep_heatmap(grid.lams, grid.bars, z, title, point, marks),
             key=f"heat_{title.replace(' ', '_')}",
-            config={"displaylogo": False},
+            config=chart_config("evaluate-1"),
         )
     st.caption(
         f"{len(grid.lams)}×{len(grid.bars)} grid at k = {params.k}, r = {params.radius}; "
@@ -512,7 +502,7 @@ with tabs[3]:
         key="pareto_chart",
         on_select=_apply_chart_pick,
         selection_mode="points",
-        config={"displaylogo": False},
+        config=chart_config("evaluate-2"),
     )
     flat_l, flat_t = np.meshgrid(grid.lams, grid.bars, indexing="ij")
     options = [
@@ -569,7 +559,7 @@ with tabs[4]:
             on_change=_stash_check_doc,
         )
         if st.session_state.get("chk_doc_error"):
-            st.error(st.session_state["chk_doc_error"])
+            alert(st.session_state["chk_doc_error"])
         tune_set, check_set, tune_name, check_name = labelled, (), qset.name, ""
         chk_data, chk_doc = st.session_state.get("chk_data"), st.session_state.get("chk_doc")
         if chk_data:
@@ -582,7 +572,7 @@ with tabs[4]:
                     check_set = label_queries(qset2, check_prep.document.text, check_prep.chunks)
                     check_name = qset2.name
                 except ValueError as exc:
-                    st.error(str(exc))
+                    alert(str(exc))
     if not tune_set or not check_set:
         st.info("Give a check set with at least one valid query (and a tune set of one or more).")
     else:
@@ -649,7 +639,7 @@ with tabs[4]:
                     },
                 ),
                 key="heat_check",
-                config={"displaylogo": False},
+                config=chart_config("evaluate-3"),
             )
             st.caption(
                 "A setting tuned on one set (or corpus) is only as good as it is on the "
@@ -676,7 +666,7 @@ with tabs[5]:
         try:
             embedder2 = get_embedder(spec2, (url2 or "").strip())
         except (ValueError, EmbeddingError) as exc:
-            st.error(str(exc))
+            alert(str(exc))
             embedder2 = None
         if embedder2 is not None and load_model_with_spinner(embedder2, st.empty()):
             prep2 = prepare(
@@ -733,7 +723,7 @@ with tabs[5]:
                     "cos(c, c+1), adjacent chunks": 1.0 - p.penalties,
                 }
             st.plotly_chart(
-                similarity_histograms(hist), key="scales_chart", config={"displaylogo": False}
+                similarity_histograms(hist), key="scales_chart", config=chart_config("evaluate-4")
             )
             c_1 = candidates_for(prep, labelled, vecs, params.k, params.radius)
             c_2 = candidates_for(prep2, labelled, vecs2, params.k, params.radius)
@@ -756,7 +746,7 @@ with tabs[5]:
                     {names[0]: bars.rows[0].mean_chunks, names[1]: bars.rows[2].mean_chunks},
                 ),
                 key="bar_chart",
-                config={"displaylogo": False},
+                config=chart_config("evaluate-5"),
             )
             st.caption(
                 f"θ = {bars.theta:.3f} is the absolute bar that, on {names[0]} at λ = "

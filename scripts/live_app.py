@@ -48,14 +48,19 @@ class LiveApp:
         self.proc: subprocess.Popen | None = None
         self.log_path = Path(self.env.get("SCAR_VIZ_LOG", f"/tmp/scar-viz-{self.port}.log"))
         self.started_at = 0.0
+        self.script: str | None = None  # another script to serve instead of the app
+
+    def _command(self) -> list[str]:
+        if self.script is None:
+            return [sys.executable, "scripts/serve.py"]
+        return [sys.executable, "-m", "streamlit", "run", self.script]
 
     def start(self, timeout: float = 90) -> LiveApp:
         self.started_at = time.perf_counter()
         log = self.log_path.open("wb")
         self.proc = subprocess.Popen(
             [
-                sys.executable,
-                "scripts/serve.py",
+                *self._command(),
                 "--server.port",
                 str(self.port),
                 "--server.address",

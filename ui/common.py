@@ -7,6 +7,7 @@ explicit key; shareable settings are bound to the URL (``bind="query-params"``).
 from __future__ import annotations
 
 import hashlib
+import html
 import os
 import threading
 from collections import OrderedDict
@@ -43,6 +44,30 @@ def default_model() -> str:
     """The model picked on first load; ``SCAR_VIZ_DEFAULT_MODEL`` overrides (used by tests)."""
     choice = os.environ.get("SCAR_VIZ_DEFAULT_MODEL", "default")
     return choice if choice in MODEL_OPTIONS else "default"
+
+
+# --- messages that quote untrusted text ---------------------------------------------------------
+
+_ALERT_STYLE = {
+    "error": ("#fdecea", "#7d1f1a", "#e0a39e"),
+    "warning": ("#fff6e0", "#6b4e00", "#e8cf8c"),
+    "info": ("#e8f1fb", "#0f3d6e", "#a9c8ea"),
+    "caption": ("transparent", "#555", "transparent"),
+}
+
+
+def alert(text: str, kind: str = "error", where=None) -> None:
+    """Show a message that quotes untrusted text (a file name, a line of a query file, an
+    endpoint's answer): HTML-escaped inside ``st.html``, so no markdown, directive, link or
+    markup in it is ever interpreted."""
+    bg, fg, border = _ALERT_STYLE[kind]
+    size = "0.85rem" if kind == "caption" else "0.95rem"
+    pad = "0" if kind == "caption" else "10px 14px"
+    (where or st).html(
+        f'<div data-testid="sv-alert-{kind}" style="background:{bg};color:{fg};'
+        f"border:1px solid {border};border-radius:8px;padding:{pad};"
+        f'font-size:{size};white-space:pre-wrap;overflow-wrap:anywhere">{html.escape(str(text))}</div>'
+    )
 
 
 # --- process-wide caches (content-keyed, so users never see each other's data) ---------------
@@ -169,7 +194,7 @@ def sidebar_document() -> tuple[str, Document] | None:
         "in a shared link.",
     )
     if st.session_state.get("upload_error"):
-        area.error(st.session_state["upload_error"])
+        alert(st.session_state["upload_error"], "error", area)
     uploaded = st.session_state.get("uploaded")
     if uploaded is None:
         st.info(
@@ -326,6 +351,7 @@ def prepare(
     memo_key = ("prepared", doc_key, config, embedder.model_id, prepend)
     hit = _memory().get(memo_key)
     if hit is not None:
+        st.session_state["encoded_now"] = 0
         return hit
     chunks = None if config.needs_embed else _chunks(doc_key, document, config)
     what = f"{len(chunks)} chunks" if chunks is not None else "sentences, then chunks,"
@@ -344,11 +370,12 @@ def prepare(
         )
     except EmbeddingError as exc:
         slot.empty()
-        st.error(f"Embedding failed: {exc}")
+        alert(f"Embedding failed: {exc}")
         return None
     finally:
         bar.empty()
     _memory().put(memo_key, prepared)
+    st.session_state["encoded_now"] = prepared.n_encoded
     return prepared
 
 
@@ -369,7 +396,7 @@ def query_vector(embedder: Embedder, query: str) -> np.ndarray | None:
     try:
         vec = embed_query(embedder, query, disk_cache())
     except EmbeddingError as exc:
-        st.error(f"Embedding the query failed: {exc}")
+        alert(f"Embedding the query failed: {exc}")
         return None
     _memory().put(memo_key, vec)
     return vec
@@ -387,7 +414,8 @@ def load_model_with_spinner(embedder: Embedder, slot) -> bool:
                 lambda done, total, stage: bar.progress(min(1.0, done / max(total, 1)), text=stage)
             )
         except EmbeddingError as exc:
-            slot.error(str(exc))
+            with slot.container():
+                alert(str(exc))
             return False
         slot.empty()
         return True
@@ -396,7 +424,8 @@ def load_model_with_spinner(embedder: Embedder, slot) -> bool:
             try:
                 _ = embedder.model
             except EmbeddingError as exc:
-                slot.error(str(exc))
+                with slot.container():
+                    alert(str(exc))
                 return False
         slot.empty()
     return True
@@ -417,7 +446,8 @@ def sidebar_setup() -> tuple[PreparedDoc, Embedder] | None:
     try:
         embedder = get_embedder(spec, base_url)
     except (ValueError, EmbeddingError) as exc:
-        slot.error(str(exc))
+        with slot.container():
+            alert(str(exc))
         return None
     if not load_model_with_spinner(embedder, slot):
         return None
@@ -431,9 +461,12 @@ def sidebar_setup() -> tuple[PreparedDoc, Embedder] | None:
     )
     if prepared is None:
         return None
-    st.sidebar.caption(
+    alert(
         f"{prepared.document.name}: {len(prepared.document.text):,} characters, "
         f"{len(prepared.document.sections)} sections, {len(prepared.chunks)} chunks · "
-        f"{prepared.embedder_label}"
+        f"{prepared.embedder_label} · embedded now: {st.session_state.get('encoded_now', 0)} "
+        "chunks (the rest from the cache)",
+        "caption",
+        st.sidebar,
     )
     return prepared, embedder

@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from scar_viz.documents import load_path
+from tests.pages.helpers import alerts
 from ui.common import text_digest
 
 APP = "../../app.py"
@@ -61,7 +62,7 @@ def test_units_switch_to_sentences(at):
 
 def test_chosen_chunker_reaches_the_explorer(hash_model):
     def n_chunks(app: AppTest) -> int:
-        caption = next(c.value for c in app.sidebar.caption if " chunks" in c.value)
+        caption = next(t for t in alerts(app.sidebar) if " chunks" in t)
         return int(re.search(r"(\d+) chunks", caption).group(1))
 
     app = AppTest.from_file(APP, default_timeout=TIMEOUT)

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 from scar_viz.documents import document_from_text
 from scar_viz.policies import ORDER
 from scar_viz.policies.rerank import build_tiny_cross_encoder
+from tests.pages.helpers import alerts
 from ui.common import text_digest
 
 APP = "../../app.py"
@@ -55,8 +56,7 @@ def test_six_policies_render_and_the_reranker_failure_is_a_message(at):
         "qasc",
     ]
     assert any(
-        "bge-reranker-large" in w.value and "cannot be loaded offline" in w.value
-        for w in at.warning
+        "bge-reranker-large" in w and "cannot be loaded offline" in w for w in alerts(at, "warning")
     )
     assert pd.isna(row(at, "rerank")["tokens"])
     others = frame.drop(index="rerank")
@@ -69,7 +69,7 @@ def test_six_policies_render_and_the_reranker_failure_is_a_message(at):
 def test_a_local_reranker_makes_the_sixth_policy_work(at, tiny_reranker):
     at.text_input(key="rr").set_value(tiny_reranker).run()
     assert not at.exception
-    assert not any("not available" in w.value for w in at.warning)
+    assert not any("not available" in w for w in alerts(at, "warning"))
     rerank = row(at, "rerank")
     assert rerank["chunks"] == at.slider(key="k").value and rerank["tokens"] > 0
 
@@ -137,7 +137,7 @@ def test_uploaded_document_runs_every_policy(hash_model):
     app.selectbox(key="doc").set_value("upload").run()
     app.text_input(key="q").set_value("What does paragraph 7 say about topic 3?").run()
     assert not app.exception
-    assert any("notes.md" in c.value for c in app.sidebar.caption)
+    assert any("notes.md" in t for t in alerts(app.sidebar))
     frame = table(app)
     assert (frame.drop(index="rerank")["characters"] > 0).all()
     assert frame["characters"].max() <= len(text) + 200

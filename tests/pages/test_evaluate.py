@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from scar_viz import samples
+from tests.pages.helpers import alerts
 
 APP = "../../app.py"
 TIMEOUT = 90
@@ -85,8 +86,8 @@ def test_uploaded_query_set_with_errors_and_relocation(hash_model):
     at.run()
     assert not at.exception
     assert int(metric(at, "Queries")) == 3
-    assert any("1 line(s) of 'mine.jsonl' are invalid" in e.value for e in at.error)
-    assert any("relocated" in i.value for i in at.info)
+    assert any("1 line(s) of 'mine.jsonl' are invalid" in e for e in alerts(at, "error"))
+    assert any("relocated" in i for i in alerts(at, "info"))
 
 
 def test_two_sets_and_model_transfer(at):
@@ -103,4 +104,4 @@ def test_two_sets_and_model_transfer(at):
 def test_bad_second_model_shows_an_error(at):
     at.text_input(key="m2").set_value("nonsense-model").run()
     assert not at.exception
-    assert any("Unknown model" in e.value for e in at.error)
+    assert any("Unknown model" in e for e in alerts(at, "error"))

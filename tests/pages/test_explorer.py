@@ -65,7 +65,7 @@ def test_uploaded_document_is_used(hash_model):
     at.run()
     at.selectbox(key="doc").set_value("upload").run()
     assert not at.exception
-    assert any("notes.md" in c.value for c in at.sidebar.caption)
+    assert any("notes.md" in h.proto.body for h in at.sidebar.get("html"))
 
 
 def test_invalid_chunking_shows_message_and_keeps_page(at):
