@@ -39,6 +39,7 @@ from functools import lru_cache
 import numpy as np
 
 from scar_viz.documents import FRONT_MATTER, Document, Section, detect_sections
+from scar_viz.sentences import strip_span
 
 DEFAULT_CHUNK_SIZE = 600
 DEFAULT_OVERLAP = 60
@@ -123,15 +124,6 @@ def _locate(text: str, pieces: list[str], overlap: int) -> list[Span]:
     return spans
 
 
-def _strip(text: str, start: int, end: int) -> Span | None:
-    """(start, end) narrowed to exclude edge whitespace; None if nothing is left."""
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return (start, end) if end > start else None
-
-
 def _shift(spans: list[Span], offset: int) -> list[Span]:
     return [(s + offset, e + offset) for s, e in spans]
 
@@ -181,7 +173,7 @@ def split_tokens(text: str, size: int, overlap: int) -> list[Span]:
     spans: list[Span] = []
     for i in range(0, n, step):
         j = min(i + size, n)
-        span = _strip(text, bounds[i], bounds[j])
+        span = strip_span(text, bounds[i], bounds[j])
         if span and (not spans or span != spans[-1]):
             spans.append(span)
         if j == n:

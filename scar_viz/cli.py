@@ -34,7 +34,18 @@ def add_common_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--radius", type=int, default=1, help="r, neighbours per side (default 1)")
     p.add_argument("--chunk-size", type=int, default=600)
     p.add_argument("--overlap", type=int, default=60)
-    p.add_argument("--chunker", default="recursive", help="chunker name (default recursive)")
+    p.add_argument(
+        "--chunker",
+        default="recursive",
+        help="recursive (default), fixed, tokens, sentence, semantic or section",
+    )
+    p.add_argument(
+        "--chunk-percentile",
+        type=float,
+        default=None,
+        help="semantic chunker: cut below this percentile of consecutive-sentence "
+        "similarity (default 10)",
+    )
     p.add_argument(
         "--model",
         default="default",
@@ -166,6 +177,8 @@ def setup(args: argparse.Namespace):
     if args.radius < 0:
         raise ValueError("--radius must be 0 or more.")
     config = ChunkingConfig(args.chunker, args.chunk_size, args.overlap)
+    if args.chunk_percentile is not None:
+        config = ChunkingConfig(args.chunker, args.chunk_size, args.overlap, args.chunk_percentile)
     config.validate()
     document = load_path(args.doc)
     embedder = make_embedder(args.model, base_url=args.base_url)

@@ -10,6 +10,7 @@ Heavy imports happen inside the adapters, on first use.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import sqlite3
@@ -21,6 +22,8 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+
+_log = logging.getLogger("scar_viz")
 
 Progress = Callable[[int, int], None]
 """Called as progress(done, total) while embedding."""
@@ -131,6 +134,7 @@ class SentenceTransformerEmbedder:
                     raise EmbeddingError("sentence-transformers is not installed.") from exc
                 try:
                     self._model = SentenceTransformer(self.name_or_path, device="cpu")
+                    _log.info("loaded model %s", self.model_id)
                 except Exception as exc:  # many loader errors (OSError, HF hub, ValueError)
                     raise EmbeddingError(
                         f"Could not load the sentence-transformers model '{self.name_or_path}'"
@@ -415,6 +419,9 @@ def embed_cached(
     todo = list(dict.fromkeys(k for k in keys if k not in found))
     text_of = dict(zip(keys, texts, strict=True))
     n_cached = len(texts) - sum(1 for k in keys if k not in found)
+    # longest first, as SentenceTransformer.encode orders one call: batches of similar length
+    # pad least, so encoding in steps costs no more than one bare encode of everything
+    todo.sort(key=lambda k: -len(text_of[k]))
     if todo:
         step = max(32, len(todo) // 20)
         for lo, hi in _batches(len(todo), step):

@@ -477,3 +477,28 @@ def bar_transfer(
             )
         )
     return BarTransfer(float(lam), float(tau), theta, tuple(rows), curves)
+
+
+def chunker_rows(evals: dict[str, Evaluation]) -> list[dict[str, object]]:
+    """One row per chunking of the same queries: how much fragmentation it leaves, and how
+    much of it SCAR repairs over top-k (recall gained) at what cost (chunks added).
+
+    ``evals`` maps a chunking label to its evaluation (same queries, same policies).
+    """
+    rows = []
+    for label, ev in evals.items():
+        row: dict[str, object] = {
+            "chunking": label,
+            "chunks in document": ev.n_chunks,
+            "fragmented queries": sum(q.fragmented for q in ev.queries),
+        }
+        ran = {n: pe for n, pe in ev.policies.items() if not pe.error}
+        for name, pe in ran.items():
+            row[f"recall {name}"] = pe.summaries["all"].recall
+            row[f"chunks {name}"] = pe.summaries["all"].mean_chunks
+        if "scar" in ran and "topk" in ran:
+            scar, top = ran["scar"].summaries["all"], ran["topk"].summaries["all"]
+            row["SCAR recall gain over top-k"] = scar.recall - top.recall
+            row["SCAR chunks added"] = scar.mean_chunks - top.mean_chunks
+        rows.append(row)
+    return rows

@@ -33,7 +33,7 @@ _HARD_LINE = re.compile(r"[ \t]*(?:[-*+\u2022]\s|\d{1,3}[.)]\s|\([a-zA-Z0-9]{1,4
 _REGEX_END = re.compile(r"(?<=[.!?])([\"')\]]*)\s+(?=[\"'(\[]?[A-Z0-9])")
 
 
-def _strip(text: str, start: int, end: int) -> Span | None:
+def strip_span(text: str, start: int, end: int) -> Span | None:
     """(start, end) narrowed to exclude surrounding whitespace; None if nothing is left."""
     while start < end and text[start].isspace():
         start += 1
@@ -47,11 +47,11 @@ def paragraph_spans(text: str) -> list[Span]:
     spans: list[Span] = []
     pos = 0
     for m in _PARAGRAPH_BREAK.finditer(text):
-        span = _strip(text, pos, m.start())
+        span = strip_span(text, pos, m.start())
         if span:
             spans.append(span)
         pos = m.end()
-    span = _strip(text, pos, len(text))
+    span = strip_span(text, pos, len(text))
     if span:
         spans.append(span)
     return spans
@@ -128,11 +128,11 @@ def _cap(text: str, start: int, end: int, max_chars: int) -> list[Span]:
         if cut < 0:
             cut = text.rfind(" ", start + max_chars // 2, limit)
         cut = limit if cut < 0 else cut + 1
-        span = _strip(text, start, cut)
+        span = strip_span(text, start, cut)
         if span:
             out.append(span)
         start = cut
-    span = _strip(text, start, end)
+    span = strip_span(text, start, end)
     if span:
         out.append(span)
     return out

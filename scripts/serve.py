@@ -8,6 +8,7 @@ starts makes every first request go through ``app.py``.
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 
@@ -17,5 +18,7 @@ from streamlit.web.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 
 if __name__ == "__main__":
+    logging.basicConfig(format="%(asctime)s %(name)s: %(message)s")
+    logging.getLogger("scar_viz").setLevel(logging.INFO)  # e.g. "loaded model …", once each
     PagesManager.uses_pages_directory = False
     sys.exit(main(["run", str(ROOT / "app.py"), *sys.argv[1:]], prog_name="streamlit"))

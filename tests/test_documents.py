@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import io
-
 import pytest
 
 from scar_viz.documents import (
@@ -13,6 +11,7 @@ from scar_viz.documents import (
     load_path,
     read_document,
 )
+from tests.fakes import make_pdf
 
 
 def titles(text: str) -> list[str]:
@@ -121,45 +120,18 @@ def test_over_the_limit():
         read_document("big.txt", b"a" * 2048, max_bytes=1024)
 
 
-def _pdf(text: str | None, password: str | None = None) -> bytes:
-    from pypdf import PdfWriter
-    from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
-
-    writer = PdfWriter()
-    page = writer.add_blank_page(width=300, height=300)
-    if text is not None:
-        font = DictionaryObject(
-            {
-                NameObject("/Type"): NameObject("/Font"),
-                NameObject("/Subtype"): NameObject("/Type1"),
-                NameObject("/BaseFont"): NameObject("/Helvetica"),
-            }
-        )
-        page[NameObject("/Resources")] = DictionaryObject(
-            {NameObject("/Font"): DictionaryObject({NameObject("/F1"): writer._add_object(font)})}
-        )
-        stream = DecodedStreamObject()
-        stream.set_data(f"BT /F1 12 Tf 20 250 Td ({text}) Tj ET".encode())
-        page[NameObject("/Contents")] = writer._add_object(stream)
-    if password:
-        writer.encrypt(password, algorithm="RC4-128")
-    buf = io.BytesIO()
-    writer.write(buf)
-    return buf.getvalue()
-
-
 def test_pdf_text_layer_is_read():
-    assert "Hello harbour" in read_document("ok.pdf", _pdf("Hello harbour")).text
+    assert "Hello harbour" in read_document("ok.pdf", make_pdf("Hello harbour")).text
 
 
 def test_pdf_without_text_layer():
     with pytest.raises(DocumentError, match="no text layer"):
-        read_document("scan.pdf", _pdf(None))
+        read_document("scan.pdf", make_pdf(None))
 
 
-def test_encrypted_pdf():
+def test_encryptedmake_pdf():
     with pytest.raises(DocumentError, match="password|encrypted"):
-        read_document("secret.pdf", _pdf("Hidden", password="s3cret"))
+        read_document("secret.pdf", make_pdf("Hidden", password="s3cret"))
 
 
 def test_html_keeps_visible_text_and_headings_only():

@@ -352,6 +352,7 @@ def prepare(
     hit = _memory().get(memo_key)
     if hit is not None:
         st.session_state["encoded_now"] = 0
+        st.session_state["encoded_seconds"] = 0.0
         return hit
     chunks = None if config.needs_embed else _chunks(doc_key, document, config)
     what = f"{len(chunks)} chunks" if chunks is not None else "sentences, then chunks,"
@@ -376,6 +377,7 @@ def prepare(
         bar.empty()
     _memory().put(memo_key, prepared)
     st.session_state["encoded_now"] = prepared.n_encoded
+    st.session_state["encoded_seconds"] = prepared.seconds
     return prepared
 
 
@@ -465,7 +467,8 @@ def sidebar_setup() -> tuple[PreparedDoc, Embedder] | None:
         f"{prepared.document.name}: {len(prepared.document.text):,} characters, "
         f"{len(prepared.document.sections)} sections, {len(prepared.chunks)} chunks · "
         f"{prepared.embedder_label} · embedded now: {st.session_state.get('encoded_now', 0)} "
-        "chunks (the rest from the cache)",
+        f"chunks in {st.session_state.get('encoded_seconds', 0.0):.1f} s (the rest from the "
+        "cache)",
         "caption",
         st.sidebar,
     )

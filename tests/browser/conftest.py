@@ -25,18 +25,30 @@ def _require_chromium() -> None:
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="module")
-def live_app(tmp_path_factory):
-    """The app on the embedded default model, with its own empty embedding cache."""
+def start_app(tmp_path_factory, **env: str) -> LiveApp:
+    """A live server with its own empty embedding cache and log."""
     _require_chromium()
     cache = tmp_path_factory.mktemp("live-cache")
-    env = {
+    base = {
         "SCAR_VIZ_CACHE_DIR": str(cache),
         "HF_HUB_OFFLINE": "1",
         "SCAR_VIZ_LOG": str(cache / "server.log"),
     }
-    env.update(getattr(live_app, "extra_env", {}))
-    app = LiveApp(env=env).start()
+    return LiveApp(env={**base, **env}).start()
+
+
+@pytest.fixture(scope="module")
+def live_app(tmp_path_factory):
+    """The app on the embedded default model."""
+    app = start_app(tmp_path_factory)
+    yield app
+    app.stop()
+
+
+@pytest.fixture(scope="module")
+def hash_app(tmp_path_factory):
+    """The app starting on the instant hashing embedder (for input handling, not models)."""
+    app = start_app(tmp_path_factory, SCAR_VIZ_DEFAULT_MODEL="hash")
     yield app
     app.stop()
 

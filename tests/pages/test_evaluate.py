@@ -105,3 +105,17 @@ def test_bad_second_model_shows_an_error(at):
     at.text_input(key="m2").set_value("nonsense-model").run()
     assert not at.exception
     assert any("Unknown model" in e for e in alerts(at, "error"))
+
+
+def test_two_chunkers_on_the_same_queries(hash_model):
+    at = AppTest.from_file("../../app.py", default_timeout=120)
+    at.query_params["ev_chunker2"] = "section"
+    at.run()
+    at.switch_page("pages/evaluate.py").run()
+    assert not at.exception, at.exception
+    (tab,) = [t for t in at.tabs if t.label == "Two chunkers"]
+    table = tab.dataframe[0].value
+    assert list(table["chunking"]) == ["recursive 600/60", "section 600/60"]
+    assert (table["fragmented queries"] >= 0).all()
+    assert table["chunks in document"].iloc[0] != table["chunks in document"].iloc[1]
+    assert "SCAR recall gain over top-k" in table.columns

@@ -1,0 +1,61 @@
+"""What a person does in the app, as Playwright steps that wait on the app's run state."""
+
+from __future__ import annotations
+
+import re
+
+from scripts.live_app import settle, wait_for_app_run
+
+DOCUMENT_UPLOADER = "[data-testid='stFileUploaderDropzoneInput'][accept*='.txt']"
+"""The sidebar's document uploader (the session-file uploader takes .json only)."""
+
+
+def choose(page, label: str, option: str) -> None:
+    """Pick ``option`` in the selectbox labelled ``label``."""
+    page.get_by_test_id("stSelectbox").filter(has_text=label).first.click()
+    page.get_by_role("option", name=option, exact=True).click()
+    wait_for_app_run(page)
+
+
+def upload(page, name: str, data: bytes, mime: str = "text/plain") -> None:
+    """Upload a file in the sidebar's document uploader (switching to "upload" first)."""
+    uploader = page.locator(DOCUMENT_UPLOADER)
+    if not uploader.count():
+        choose(page, "Document", "upload")
+    uploader.set_input_files(files=[{"name": name, "mimeType": mime, "buffer": data}])
+    wait_for_app_run(page)
+
+
+def ask(page, question: str) -> None:
+    box = page.get_by_test_id("stTextInput").filter(has_text="Question").locator("input")
+    box.fill(question)
+    box.press("Enter")
+    wait_for_app_run(page)
+
+
+def go(page, title: str) -> None:
+    """Follow the sidebar navigation to another page in the same session."""
+    page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True).click()
+    wait_for_app_run(page)
+    settle(page)
+
+
+def alerts(page, kind: str = "error") -> list[str]:
+    return page.locator(f"[data-testid='sv-alert-{kind}']").all_inner_texts()
+
+
+def document_caption(page) -> str:
+    return " ".join(
+        page.get_by_test_id("stSidebar")
+        .locator("[data-testid='sv-alert-caption']")
+        .all_inner_texts()
+    )
+
+
+def context_chunks(page) -> dict[int, str]:
+    """{chunk index: 'retrieved · rank r' | 'admitted neighbour'} from the context view."""
+    text = page.locator(".sv-ctx").inner_text()
+    return {
+        int(m.group(1)): m.group(2)
+        for m in re.finditer(r"chunk (\d+) · (retrieved · rank \d+|admitted neighbour)", text)
+    }

@@ -1,0 +1,82 @@
+"""An API key, configured or typed, never reaches the page source, the URL, logs, messages or
+exports. The endpoint is a real local HTTP server speaking the embeddings API."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+
+from scripts.live_app import wait_for_app_run
+from tests.browser.actions import alerts
+from tests.browser.conftest import start_app
+from tests.fakes import EmbeddingsServer
+
+CONFIGURED = "sk-configured-SECRET-0123456789abcdef"
+TYPED = "sk-typed-SECRET-fedcba9876543210"
+
+
+@pytest.fixture(scope="module")
+def endpoint():
+    with EmbeddingsServer(dim=16) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def keyed_app(tmp_path_factory):
+    app = start_app(tmp_path_factory, OPENAI_API_KEY=CONFIGURED, SCAR_VIZ_DEFAULT_MODEL="hash")
+    yield app
+    app.stop()
+
+
+def download_text(page, button: str) -> str:
+    with page.expect_download() as info:
+        page.get_by_role("button", name=button).click()
+    return open(info.value.path(), encoding="utf-8").read()
+
+
+def assert_nowhere(page, app, *texts: str) -> None:
+    page_source = page.content()
+    for secret in texts:
+        assert secret not in page_source
+        assert secret not in page.url
+        assert secret not in app.log()
+
+
+def test_configured_key_is_used_but_never_shown(keyed_app, endpoint, page):
+    endpoint.mode = "401"
+    page.goto(f"{keyed_app.url}/?model=openai&base_url={quote(endpoint.base_url, safe='')}")
+    wait_for_app_run(page)
+    assert any("refused the API key (401" in a for a in alerts(page))
+    assert endpoint.requests[-1]["headers"]["authorization"] == f"Bearer {CONFIGURED}"
+    assert_nowhere(page, keyed_app, CONFIGURED)
+
+    endpoint.mode = "ok"
+    page.reload()
+    wait_for_app_run(page)
+    assert page.get_by_test_id("stMetric").count() == 5  # the endpoint's vectors are in use
+    page.get_by_text("Share this view").click()
+    session = download_text(page, "Save session file (JSON)")
+    decisions = download_text(page, "Download decisions (CSV)")
+    assert "openai" in session and endpoint.base_url in session
+    for export in (session, decisions):
+        assert CONFIGURED not in export
+    assert_nowhere(page, keyed_app, CONFIGURED)
+
+
+def test_typed_key_never_leaves_the_field(keyed_app, endpoint, page):
+    endpoint.mode = "429"
+    query = quote("A question never embedded before: who signs the log?")
+    page.goto(f"{keyed_app.url}/?model=openai&q={query}"
+              f"&base_url={quote(endpoint.base_url, safe='')}")
+    wait_for_app_run(page)
+    field = page.get_by_label("API key (blank = OPENAI_API_KEY / st.secrets)")
+    field.fill(TYPED)
+    field.press("Enter")
+    wait_for_app_run(page)
+    assert endpoint.requests[-1]["headers"]["authorization"] == f"Bearer {TYPED}"
+    assert any("rate-limiting" in a for a in alerts(page))
+    assert TYPED not in page.url and TYPED not in keyed_app.log()
+    assert all(TYPED not in a for a in alerts(page))
+    page.get_by_text("Share this view").click()
+    assert TYPED not in download_text(page, "Save session file (JSON)")

@@ -1,0 +1,63 @@
+"""A link copied from the browser reproduces the view in a fresh browser."""
+
+from __future__ import annotations
+
+from scripts.live_app import wait_for_app_run
+from tests.browser.actions import ask, choose, context_chunks, go
+
+
+def slider_value(page, label: str) -> str:
+    slider = page.get_by_test_id("stSlider").filter(has_text=label).first
+    return slider.get_by_test_id("stSliderThumbValue").inner_text()
+
+
+def nudge(page, label: str, presses: int) -> None:
+    handle = page.get_by_test_id("stSlider").filter(has_text=label).get_by_role("slider")
+    handle.focus()
+    for _ in range(presses):
+        page.keyboard.press("ArrowRight")
+    wait_for_app_run(page)
+
+
+def test_copied_address_reproduces_the_explorer(hash_app, chromium):
+    teacher = chromium.new_context().new_page()
+    teacher.goto(hash_app.url + "/")
+    wait_for_app_run(teacher)
+    ask(teacher, "When may the master refuse to sail in strong wind?")
+    nudge(teacher, "λ (penalty weight)", 37)
+    nudge(teacher, "τ (relative bar)", 12)
+    nudge(teacher, "k (retrieved)", 2)
+    choose(teacher, "Chunker", "section")
+    wait_for_app_run(teacher)
+    link = teacher.url
+    seen = {label: slider_value(teacher, label)
+            for label in ("λ (penalty weight)", "τ (relative bar)", "k (retrieved)")}
+    chosen = context_chunks(teacher)
+    assert seen["λ (penalty weight)"] == "0.87" and seen["k (retrieved)"] == "5"
+
+    student = chromium.new_context().new_page()  # a fresh browser: no shared session
+    student.goto(link)
+    wait_for_app_run(student)
+    assert {label: slider_value(student, label) for label in seen} == seen
+    assert context_chunks(student) == chosen
+    assert "section" in student.get_by_test_id("stSidebar").inner_text()
+    teacher.context.close()
+    student.context.close()
+
+
+def test_copied_address_reproduces_a_lesson_round(hash_app, chromium):
+    teacher = chromium.new_context().new_page()
+    teacher.goto(hash_app.url + "/")
+    wait_for_app_run(teacher)
+    go(teacher, "Learn")
+    nudge(teacher, "λ", 20)
+    teacher.get_by_text("Round 3: λ = 1.5, τ = 0.1").click()
+    wait_for_app_run(teacher)
+    link = teacher.url
+    student = chromium.new_context().new_page()
+    student.goto(link)
+    wait_for_app_run(student)
+    assert slider_value(student, "λ") == slider_value(teacher, "λ") == "0.70"
+    assert student.get_by_role("radio", name="Round 3: λ = 1.5, τ = 0.1").is_checked()
+    teacher.context.close()
+    student.context.close()
