@@ -24,16 +24,19 @@ def documents() -> list[tuple[str, str, str]]:
     text = samples.load_sample().text
     parts = [p for p in text.split("\n## ") if len(p) > 1500]
     questions = [q["query"] for q in samples.sample_questions()]
-    return [(f"part-{i}.md", "## " + parts[i % len(parts)] + f"\n\nSession {i}.\n",
-             questions[i]) for i in range(SESSIONS)]
+    return [
+        (f"part-{i}.md", "## " + parts[i % len(parts)] + f"\n\nSession {i}.\n", questions[i])
+        for i in range(SESSIONS)
+    ]
 
 
 def expected(text: str, question: str) -> dict[int, str]:
     embedder = default_embedder()
     chunks = chunk_document(document_from_text("x.md", text))
     vecs = embedder.embed([c.text for c in chunks])
-    sel = scar_select(embedder.embed([question])[0], vecs, DEFAULT_K, PRESETS["A"]["lam"],
-                      PRESETS["A"]["tau"])
+    sel = scar_select(
+        embedder.embed([question])[0], vecs, DEFAULT_K, PRESETS["A"]["lam"], PRESETS["A"]["tau"]
+    )
     out = {c: f"retrieved · rank {r + 1}" for r, c in enumerate(sel.retrieved)}
     out.update({c: "admitted neighbour" for c in sel.admitted})
     return out
@@ -46,8 +49,9 @@ def rss_mib(pid: int) -> float:
 
 def test_six_sessions_at_once(live_app, chromium, artifacts):
     docs = documents()
-    contexts = [chromium.new_context(viewport={"width": 1300, "height": 1400})
-                for _ in range(SESSIONS)]
+    contexts = [
+        chromium.new_context(viewport={"width": 1300, "height": 1400}) for _ in range(SESSIONS)
+    ]
     pages = [c.new_page() for c in contexts]
     try:
         pages[0].goto(live_app.url + "/")
@@ -78,7 +82,15 @@ def test_six_sessions_at_once(live_app, chromium, artifacts):
             c.close()
     loads = live_app.log().count("scar_viz: loaded model")
     assert loads == 1, live_app.log()[-3000:]
-    (artifacts / "concurrency.json").write_text(json.dumps(
-        {"sessions": SESSIONS, "rss_mib_one_session": round(one_session, 1),
-         "rss_mib_six_sessions": round(six_sessions, 1), "model_loads": loads}, indent=1))
+    (artifacts / "concurrency.json").write_text(
+        json.dumps(
+            {
+                "sessions": SESSIONS,
+                "rss_mib_one_session": round(one_session, 1),
+                "rss_mib_six_sessions": round(six_sessions, 1),
+                "model_loads": loads,
+            },
+            indent=1,
+        )
+    )
     assert six_sessions < one_session + 600  # sessions share the model and caches

@@ -17,9 +17,11 @@ from tests.browser.actions import (
 )
 from tests.fakes import make_pdf
 
-GOOD = ("# Field notes\n\n" + "\n\n".join(
+GOOD = "# Field notes\n\n" + "\n\n".join(
     f"Note {i}. The ferry crossing {i} depends on wind, tide and the master's judgement; "
-    f"a delay of {i} minutes is logged and passengers are told why. " * 3 for i in range(12)))
+    f"a delay of {i} minutes is logged and passengers are told why. " * 3
+    for i in range(12)
+)
 
 BAD_FILES = [
     ("empty.txt", b"", "is empty"),
@@ -28,8 +30,12 @@ BAD_FILES = [
     ("broken.pdf", b"%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF", "malformed|no text"),
     ("secret.pdf", make_pdf("Hidden text", password="s3cret"), "password|encrypted"),
     ("scan.pdf", make_pdf(None), "no text layer"),
-    ("scripts.html", b"<html><head><script>window.x=1</script><style>p{}</style></head>"
-                     b"<body><script>alert(1)</script></body></html>", "no visible text"),
+    (
+        "scripts.html",
+        b"<html><head><script>window.x=1</script><style>p{}</style></head>"
+        b"<body><script>alert(1)</script></body></html>",
+        "no visible text",
+    ),
 ]
 
 
@@ -74,8 +80,9 @@ def test_degenerate_documents_and_queries(hash_app, page):
     upload(page, "tiny.txt", b"One short sentence about the ferry.")
     assert "1 chunks" in document_caption(page)
     expect(page.get_by_text("No candidates")).to_be_visible()
-    upload(page, "same.txt", ("Identical paragraph about tides and wind. " * 14 + "\n\n").encode()
-           * 12)
+    upload(
+        page, "same.txt", ("Identical paragraph about tides and wind. " * 14 + "\n\n").encode() * 12
+    )
     assert page.get_by_test_id("stMetric").count() == 5
     ask(page, "   ")
     expect(page.get_by_text("Type a question to see which chunks")).to_be_visible()
@@ -97,8 +104,9 @@ PAYLOAD = """# Report <img src=x onerror="window.__pwned=1"> :red[RED] **bold**
 
 
 def test_untrusted_text_is_shown_as_text_and_never_runs(hash_app, page):
-    filler = "\n\n".join(f"Section {i} of the tide tables, with wind limits and crossings."
-                         * 6 for i in range(6))
+    filler = "\n\n".join(
+        f"Section {i} of the tide tables, with wind limits and crossings." * 6 for i in range(6)
+    )
     doc = (PAYLOAD + "\n\n" + filler + "\n\n" + PAYLOAD).encode()
     page.goto(hash_app.url + "/")
     wait_for_app_run(page)
@@ -109,8 +117,12 @@ def test_untrusted_text_is_shown_as_text_and_never_runs(hash_app, page):
     strip.hover(position={"x": 200, "y": 150})  # draw a hover label with chunk text
     page.wait_for_timeout(300)
     assert context_chunks(page), "the payload chunks are in the context view"
-    views = {"explorer": None, "compare": "Compare policies", "chunking": "Chunking lab",
-             "evaluate": "Evaluation lab"}
+    views = {
+        "explorer": None,
+        "compare": "Compare policies",
+        "chunking": "Chunking lab",
+        "evaluate": "Evaluation lab",
+    }
     for view, title in views.items():
         if title:
             go(page, title)

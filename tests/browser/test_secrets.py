@@ -67,8 +67,9 @@ def test_configured_key_is_used_but_never_shown(keyed_app, endpoint, page):
 def test_typed_key_never_leaves_the_field(keyed_app, endpoint, page):
     endpoint.mode = "429"
     query = quote("A question never embedded before: who signs the log?")
-    page.goto(f"{keyed_app.url}/?model=openai&q={query}"
-              f"&base_url={quote(endpoint.base_url, safe='')}")
+    page.goto(
+        f"{keyed_app.url}/?model=openai&q={query}&base_url={quote(endpoint.base_url, safe='')}"
+    )
     wait_for_app_run(page)
     field = page.get_by_label("API key (blank = OPENAI_API_KEY / st.secrets)")
     field.fill(TYPED)

@@ -30,8 +30,10 @@ def test_copied_address_reproduces_the_explorer(hash_app, chromium):
     choose(teacher, "Chunker", "section")
     wait_for_app_run(teacher)
     link = teacher.url
-    seen = {label: slider_value(teacher, label)
-            for label in ("λ (penalty weight)", "τ (relative bar)", "k (retrieved)")}
+    seen = {
+        label: slider_value(teacher, label)
+        for label in ("λ (penalty weight)", "τ (relative bar)", "k (retrieved)")
+    }
     chosen = context_chunks(teacher)
     assert seen["λ (penalty weight)"] == "0.87" and seen["k (retrieved)"] == "5"
 
