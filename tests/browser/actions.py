@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from scripts.live_app import settle, wait_for_app_run
 
@@ -23,6 +26,9 @@ def upload(page, name: str, data: bytes, mime: str = "text/plain") -> None:
     if not uploader.count():
         choose(page, "Document", "upload")
     uploader.set_input_files(files=[{"name": name, "mimeType": mime, "buffer": data}])
+    listed = page.get_by_test_id("stFileUploader").filter(has_text=name)
+    with contextlib.suppress(PlaywrightTimeout):  # the uploader lists the file once it is sent
+        listed.first.wait_for(timeout=10_000)
     wait_for_app_run(page)
 
 

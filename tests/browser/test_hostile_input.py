@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 
 from playwright.sync_api import expect
 
 from scripts.live_app import settle, wait_for_app_run
 from tests.browser.actions import (
-    alerts,
     ask,
     context_chunks,
     document_caption,
@@ -47,8 +47,9 @@ def test_bad_files_get_a_message_and_keep_the_previous_document(hash_app, page):
     ask(page, "What is logged when a crossing is delayed?")
     for name, data, expected in BAD_FILES:
         upload(page, name, data, "application/pdf" if name.endswith(".pdf") else "text/plain")
-        messages = " ".join(alerts(page, "error"))
-        assert any(word in messages for word in expected.split("|")), (name, messages)
+        expect(page.locator("[data-testid='sv-alert-error']").first).to_contain_text(
+            re.compile(expected), timeout=30_000
+        )
         assert "field-notes.md" in document_caption(page), name  # previous document kept
         assert page.get_by_test_id("stMetric").count() == 5, name  # the explorer still works
         assert "Traceback" not in page.content()
