@@ -129,7 +129,12 @@ def wait_for_app_run(page, timeout_ms: int = 120_000) -> None:
 
 
 def settle(page, timeout_ms: int = 30_000) -> None:
-    """Wait until every plotly chart on the page has drawn (they render after the run)."""
+    """Wait until no element is a loading skeleton and every plotly chart has drawn."""
+    page.wait_for_function(
+        "() => !document.querySelector("
+        "'[data-testid=stSkeleton], [data-testid=stSkeletonElement]')",
+        timeout=timeout_ms,
+    )
     page.wait_for_function(
         "() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')]"
         ".every(el => el.querySelector('.main-svg'))",
