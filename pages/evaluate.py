@@ -117,14 +117,22 @@ def progress_bar(text: str):
     return bar, update
 
 
-def run_evaluation(prep, embedder, labelled, vecs, policies, params, tag: str) -> Evaluation:
-    key = (
+def _content_key(prep, labelled, tag: str) -> tuple:
+    """What an evaluation or a sweep depends on besides the gate: document, chunking, model,
+    prepending and the queries (content, never the user)."""
+    return (
         tag,
         text_digest(prep.document.text),
         prep.config,
         prep.embedder_id,
         prep.prepend,
         tuple(q.id for q in labelled),
+    )
+
+
+def run_evaluation(prep, embedder, labelled, vecs, policies, params, tag: str) -> Evaluation:
+    key = (
+        *_content_key(prep, labelled, tag),
         tuple(policies),
         params.k,
         params.lam,
@@ -157,16 +165,7 @@ def run_evaluation(prep, embedder, labelled, vecs, policies, params, tag: str) -
 
 
 def run_sweep(prep, labelled, vecs, params, tag: str):
-    key = (
-        tag,
-        text_digest(prep.document.text),
-        prep.config,
-        prep.embedder_id,
-        prep.prepend,
-        tuple(q.id for q in labelled),
-        params.k,
-        params.radius,
-    )
+    key = (*_content_key(prep, labelled, tag), params.k, params.radius)
 
     def compute():
         bar, update = progress_bar(f"Sweeping {len(LAMS)}×{len(TAUS)} (λ, τ) …")
