@@ -6,6 +6,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 import pytest
+from playwright.sync_api import expect
 
 from scripts.live_app import wait_for_app_run
 from tests.browser.actions import alerts
@@ -54,7 +55,7 @@ def test_configured_key_is_used_but_never_shown(keyed_app, endpoint, page):
     endpoint.mode = "ok"
     page.reload()
     wait_for_app_run(page)
-    assert page.get_by_test_id("stMetric").count() == 5  # the endpoint's vectors are in use
+    expect(page.get_by_test_id("stMetric")).to_have_count(5, timeout=60_000)  # vectors in use
     page.get_by_text("Share this view").click()
     session = download_text(page, "Save session file (JSON)")
     decisions = download_text(page, "Download decisions (CSV)")
