@@ -19,13 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-DEFAULT_K = 3
-"""Chunks the retriever returns by default (the sources give no k; 3 is a common RAG setting)."""
-
-PRESETS: dict[str, dict[str, float]] = {
-    "A": {"lam": 0.5, "tau": 0.1},  # METHODS.md §2, the longer description
-    "B": {"lam": 0.1, "tau": 0.8},  # the English summary (τ is called γ there)
-}
+from scar_viz.gate import DEFAULT_K, PRESETS  # noqa: F401  (re-exported)
 
 
 def normalize(x: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ import numpy as np
 from scar_viz.chunking import Chunk
 from scar_viz.documents import Document
 from scar_viz.embeddings import EmbeddingError
-from scar_viz.scoring import DEFAULT_K
+from scar_viz.gate import DEFAULT_K, GateParams
 from scar_viz.tokens import count_tokens
 
 SEPARATOR = "\n\n"
@@ -38,6 +38,11 @@ class QueryInputs:
     tau: float = 0.1
     radius: int = 1
     embed: Callable[[list[str]], np.ndarray] | None = field(default=None, repr=False)
+
+    @property
+    def params(self) -> GateParams:
+        """k, λ, τ and r as one :class:`~scar_viz.gate.GateParams`."""
+        return GateParams(k=self.k, lam=self.lam, tau=self.tau, radius=self.radius)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,42 @@
+"""The gate's parameters and every default of the project, in one place (METHODS.md §2).
+
+``GateParams`` travels through the pages, the CLI and the policies as one frozen object:
+k (chunks the retriever returns), λ (weight of the boundary penalty), τ (the bar relative to
+cos(q, c)) and r (the radius). Defaults and presets live here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+DEFAULT_K = 3
+"""Chunks the retriever returns by default (the sources give no k; 3 is a common RAG setting)."""
+
+PRESETS: dict[str, dict[str, float]] = {
+    "A": {"lam": 0.5, "tau": 0.1},  # METHODS.md §2, the longer description
+    "B": {"lam": 0.1, "tau": 0.8},  # the English summary (τ is called γ there)
+}
+DEFAULT_PRESET = "A"
+DEFAULT_LAM = PRESETS[DEFAULT_PRESET]["lam"]
+DEFAULT_TAU = PRESETS[DEFAULT_PRESET]["tau"]
+DEFAULT_RADIUS = 1
+
+
+@dataclass(frozen=True)
+class GateParams:
+    """k, λ, τ and r: the retrieval and gate settings that travel together."""
+
+    k: int = DEFAULT_K
+    lam: float = DEFAULT_LAM
+    tau: float = DEFAULT_TAU
+    radius: int = DEFAULT_RADIUS
+
+    def with_(self, **changes: object) -> GateParams:
+        """A copy with ``changes`` applied (``params.with_(lam=0.2)``)."""
+        return replace(self, **changes)
+
+    @classmethod
+    def preset(cls, name: str, k: int = DEFAULT_K, radius: int = DEFAULT_RADIUS) -> GateParams:
+        """Preset ``A`` or ``B`` (METHODS.md §2) at the given k and r."""
+        p = PRESETS[name]
+        return cls(k=k, lam=p["lam"], tau=p["tau"], radius=radius)
