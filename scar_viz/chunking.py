@@ -313,6 +313,17 @@ CHUNKER_INFO: dict[str, ChunkerInfo] = {
     "section": ChunkerInfo("Section-aware (never crosses a heading)", needs_sections=True),
 }
 
+CHUNKER_NAMES: dict[str, str] = {
+    "recursive": "Recursive (langchain)",
+    "fixed": "Fixed characters",
+    "tokens": "Fixed tokens",
+    "sentence": "Sentence packing",
+    "semantic": "Semantic",
+    "section": "Section-aware",
+}
+"""Chunker id -> the short human name a select shows (the long description is in
+:data:`CHUNKER_INFO`)."""
+
 
 def chunk_spans(
     document: Document, config: ChunkingConfig | None = None, embed: Embed | None = None

@@ -30,6 +30,17 @@ SAMPLES: dict[str, Sample] = {
     ),
 }
 DEFAULT_SAMPLE = "harbor"
+UPLOAD = "upload"
+"""The document id of an uploaded document (the sidebar's and the URL's ``doc``)."""
+
+
+def document_name(key: str) -> str:
+    """The human name of a document id: a sample's title, or "Uploaded document" for
+    :data:`UPLOAD`; an unknown id is returned as is."""
+    if key == UPLOAD:
+        return "Uploaded document"
+    sample = SAMPLES.get(key)
+    return sample.title if sample else key
 
 
 def _read(filename: str) -> str:

@@ -1,0 +1,63 @@
+"""Numbers and lists written for sentences: signed percentages without "-0%", and "15 and 18"
+instead of Python's ``[15, 18]``. Pure string formatting; escaping is left to the view."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+EMPTY_CELL = "—"
+"""What a table cell shows when a value is missing (never Python's ``None``)."""
+
+
+def percent(fraction: float, digits: int = 0, signed: bool = False) -> str:
+    """``fraction`` as a percentage: ``percent(0.123) == "12%"``.
+
+    A value that rounds to zero prints as ``0%`` (never ``-0%``); with ``signed`` a positive
+    value gets ``+`` and a negative one a true minus sign ``−``. NaN prints as :data:`EMPTY_CELL`.
+    """
+    if fraction is None or math.isnan(fraction):
+        return EMPTY_CELL
+    value = round(100.0 * fraction, digits)
+    if value == 0:
+        return f"{0:.{digits}f}%"
+    body = f"{abs(value):.{digits}f}%"
+    if value < 0:
+        return f"−{body}"
+    return f"+{body}" if signed else body
+
+
+def change(ours: float, theirs: float, digits: int = 0) -> str:
+    """The signed relative change of ``ours`` against ``theirs``: ``change(7, 10) == "−30%"``.
+
+    ``theirs == 0`` gives :data:`EMPTY_CELL` (no meaningful ratio).
+    """
+    if not theirs:
+        return EMPTY_CELL
+    return percent((ours - theirs) / theirs, digits, signed=True)
+
+
+def join_words(items: Iterable[object], conjunction: str = "and") -> str:
+    """Items as an English list: ``"15"``, ``"15 and 18"``, ``"15, 17 and 18"`` ("" when empty)."""
+    words = [str(i) for i in items]
+    if len(words) <= 1:
+        return "".join(words)
+    return f"{', '.join(words[:-1])} {conjunction} {words[-1]}"
+
+
+def chunk_list(ids: Iterable[int]) -> str:
+    """``"chunk 15"`` or ``"chunks 15, 17 and 18"`` (sorted); "no chunk" when empty."""
+    ordered = sorted(int(i) for i in ids)
+    if not ordered:
+        return "no chunk"
+    return f"chunk{'s' if len(ordered) > 1 else ''} {join_words(ordered)}"
+
+
+def cell(value: object, digits: int | None = None) -> str | object:
+    """A table cell: ``None`` and NaN become :data:`EMPTY_CELL`; floats are rounded to ``digits``
+    when given; anything else is returned unchanged."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return EMPTY_CELL
+    if digits is not None and isinstance(value, float):
+        return round(value, digits)
+    return value

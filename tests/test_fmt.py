@@ -1,0 +1,78 @@
+"""Wording helpers: signed percentages without "-0%", lists in sentences, human names for ids."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from scar_viz import samples
+from scar_viz.chunking import CHUNKER_NAMES, CHUNKERS
+from scar_viz.fmt import EMPTY_CELL, cell, change, chunk_list, join_words, percent
+
+
+@pytest.mark.parametrize(
+    ("value", "digits", "signed", "expected"),
+    [
+        (-0.0001, 0, False, "0%"),
+        (-0.0001, 1, True, "0.0%"),
+        (-0.0, 0, True, "0%"),
+        (0.0004, 1, True, "0.0%"),
+        (0.123, 0, False, "12%"),
+        (0.123, 0, True, "+12%"),
+        (-0.229, 1, True, "−22.9%"),
+        (-0.56, 0, False, "−56%"),
+        (1.0, 0, False, "100%"),
+    ],
+)
+def test_percent(value, digits, signed, expected):
+    assert percent(value, digits, signed) == expected
+
+
+def test_percent_never_prints_minus_zero_on_a_grid():
+    for i in range(-1000, 1001):
+        for digits in (0, 1):
+            text = percent(i / 1e5, digits, signed=True)
+            if float(text.lstrip("+−").rstrip("%")) == 0:
+                assert text in ("0%", "0.0%"), (i, text)
+            else:
+                assert text[0] == ("+" if i > 0 else "−"), (i, text)
+
+
+def test_change_signs_and_zero():
+    assert change(7, 10) == "−30%"
+    assert change(13, 10) == "+30%"
+    assert change(10, 10) == "0%"
+    assert change(9.99999, 10, digits=1) == "0.0%"
+    assert change(5, 0) == EMPTY_CELL
+
+
+def test_join_words():
+    assert join_words([]) == ""
+    assert join_words([15]) == "15"
+    assert join_words([15, 18]) == "15 and 18"
+    assert join_words([15, 17, 18]) == "15, 17 and 18"
+    assert join_words(["a", "b"], "or") == "a or b"
+    assert "[" not in join_words((15, 18))
+
+
+def test_chunk_list():
+    assert chunk_list([]) == "no chunk"
+    assert chunk_list({18, 15}) == "chunks 15 and 18"
+    assert chunk_list((7,)) == "chunk 7"
+
+
+def test_cell_never_shows_none():
+    assert cell(None) == EMPTY_CELL
+    assert cell(math.nan) == EMPTY_CELL
+    assert cell(0.123456, 3) == 0.123
+    assert cell(0) == 0 and cell("x") == "x"
+
+
+def test_human_names_for_ids():
+    assert samples.document_name("harbor") == samples.SAMPLES["harbor"].title
+    assert samples.document_name(samples.UPLOAD) == "Uploaded document"
+    assert samples.document_name("nope") == "nope"
+    assert CHUNKER_NAMES["recursive"] == "Recursive (langchain)"
+    assert set(CHUNKER_NAMES) == set(CHUNKERS)
+    assert all(name != key for key, name in CHUNKER_NAMES.items())
