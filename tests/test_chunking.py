@@ -127,17 +127,23 @@ def test_semantic_with_percentile_zero_is_sentence_packing():
 
 
 def test_semantic_cuts_where_the_topic_changes():
+    # one topic a line: the semantic chunker cuts only between lines (issue 17)
     text = (
-        "Cats purr. Cats nap. Cats hunt mice. Cats groom fur. "
-        "Ships sail seas. Ships carry cargo. Ships dock ports. Ships need crews."
+        "Cats purr in the sun. Cats nap all afternoon.\n"
+        "Cats hunt mice at night. Cats groom their fur.\n"
+        "Ships sail the seas. Ships carry cargo.\n"
+        "Ships dock in ports. Ships need crews."
     )
+    cut = text.index("Ships")
 
     def topic(texts: list[str]) -> np.ndarray:  # a fake embedder: one axis per topic
         return np.array([[1.0, 0.1] if "Cats" in t else [0.1, 1.0] for t in texts])
 
     spans = chunk_spans(_doc(text), ChunkingConfig("semantic", 2000, 0, 20.0), topic)
-    assert [text[s:e] for s, e in spans] == [text[:52], text[53:]]
+    assert [text[s:e] for s, e in spans] == [text[: cut - 1], text[cut:]]
     assert len(CHUNKERS["sentence"](text, 2000, 0)) == 1
+    one_line = text.replace("\n", " ")  # the same topics on one line: no cut inside it
+    assert len(chunk_spans(_doc(one_line), ChunkingConfig("semantic", 2000, 0, 20.0), topic)) == 1
 
 
 def test_semantic_without_an_embedder_says_so():
