@@ -302,3 +302,9 @@ def round_questions(
         RoundQuestion(g.id, g.query.query, unit[i], tuple(g.gold))
         for i, g in enumerate(gold_queries)
     )
+
+
+def candidate_label(d: Decision) -> str:
+    """A short checkbox label with the numbers a student needs, b included:
+    ``"chunk 15 (next to 16) · cos(q,n) 0.42 · b 0.31"``."""
+    return f"chunk {d.neighbour} (next to {d.chunk}) · cos(q,n) {d.cos_qn:.2f} · b {d.penalty:.2f}"

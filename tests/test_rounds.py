@@ -12,6 +12,7 @@ from scar_viz.rounds import (
     KINDS,
     Answers,
     LessonRound,
+    candidate_label,
     pick_rounds,
     round_questions,
     score_rounds,
@@ -106,3 +107,11 @@ def test_pick_rounds_is_deterministic_and_handles_no_questions(sample_rounds):
     prep, questions, rounds = sample_rounds
     assert pick_rounds(prep.unit, questions, lesson_id="harbor-f-01") == rounds
     assert pick_rounds(prep.unit, ()) == ()
+
+
+def test_candidate_label_shows_cos_and_b(sample_rounds):
+    _, _, rounds = sample_rounds
+    d = rounds[1].focus
+    label = candidate_label(d)
+    assert f"chunk {d.neighbour}" in label and f"{d.cos_qn:.2f}" in label
+    assert f"b {d.penalty:.2f}" in label and len(label) <= 50
