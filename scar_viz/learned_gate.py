@@ -69,6 +69,10 @@ class GateFileError(UserError, ValueError):
     """A gate file (or gate dict) that cannot be read: one sentence for the user."""
 
 
+class FitError(UserError, ValueError):
+    """A query set a gate cannot be fitted on (e.g. no gold neighbour among the candidates)."""
+
+
 def threshold_logit(p: float) -> float:
     """log(p / (1 − p)), the score bar equivalent to σ(score) > p.
 
@@ -479,7 +483,8 @@ def fit_gate(
     prior-corrected by logit(π) (module docstring).
 
     Raises:
-        ValueError: when there are no candidates, or only one class.
+        FitError: when there are no candidates, or only one class.
+        ValueError: when ``radius`` exceeds the table's.
     """
     radius = max(1, int(radius))
     if radius > table.radius:
@@ -487,10 +492,31 @@ def fit_gate(
     rows = table.training_rows(radius)
     names = FEATURES if radius > 1 else BASE_FEATURES
     x = table.features[rows][:, [FEATURES.index(f) for f in names]]
-    y = table.gold[rows].astype(np.float64)
+    meta = {**dict(fitted_on or {}), "k": table.k, "radius": radius, "n_queries": table.n_queries}
+    return fit_arrays(x, table.gold[rows], names, l2=l2, fitted_on=meta)
+
+
+def fit_arrays(
+    x: np.ndarray,
+    y: np.ndarray,
+    feature_names: Sequence[str] = BASE_FEATURES,
+    *,
+    l2: float = DEFAULT_L2,
+    fitted_on: Mapping[str, object] | None = None,
+) -> LearnedGate:
+    """Fit a gate on raw feature rows ``x`` (M, n) in ``feature_names`` order, labels ``y``.
+
+    Standardises ``x`` (a constant column keeps std 1), fits with balanced class weights, then
+    shifts the intercept by logit(π), π the share of positives.
+
+    Raises:
+        FitError: when there are no rows, or only one class.
+    """
+    x = np.atleast_2d(np.asarray(x, dtype=np.float64))
+    y = np.asarray(y, dtype=np.float64).reshape(-1)
     n_pos, n = int(y.sum()), len(y)
     if n == 0 or n_pos == 0 or n_pos == n:
-        raise ValueError(
+        raise FitError(
             f"Fitting needs gold and non-gold candidates; got {n} candidates of which "
             f"{n_pos} gold. Use more labelled queries or a larger k."
         )
@@ -504,9 +530,6 @@ def fit_gate(
     b_corrected = b + math.log(prior) - math.log1p(-prior)
     meta = {
         **dict(fitted_on or {}),
-        "k": table.k,
-        "radius": radius,
-        "n_queries": table.n_queries,
         "n_candidates": n,
         "n_gold": n_pos,
         "gold_share": round(prior, 6),
@@ -515,7 +538,7 @@ def fit_gate(
         "intercept_before_prior_correction": float(b),
     }
     return LearnedGate(
-        tuple(names),
+        tuple(feature_names),
         tuple(float(v) for v in w),
         float(b_corrected),
         tuple(float(v) for v in mean),
