@@ -123,6 +123,7 @@ def test_json_round_trips_exactly(tmp_path):
     assert back == gate
     assert back.to_dict() == gate.to_dict()
     assert back.weights == gate.weights  # bit for bit, not approximately
+    assert hash(back) == hash(gate)  # usable as a cache key
     path = gate.save(tmp_path / "g.json")
     loaded = LearnedGate.load(path)
     assert loaded.to_dict() == gate.to_dict()
@@ -306,3 +307,30 @@ def test_gate_json_is_plain_json():
     assert data["feature_names"] == list(BASE_FEATURES)
     assert data["weights"] == [1.0, -0.1, 0.5, 0.0, 0.0]
     assert data["intercept"] == -0.5
+
+
+# --- charts ----------------------------------------------------------------------------------
+
+
+def test_charts_for_the_pages():
+    import plotly.graph_objects as go
+
+    from scar_viz.charts.learned import add_p_curve, contributions_chart, gate_weights_chart
+
+    rng = np.random.default_rng(50)
+    unit = drifting_doc(rng)
+    sims, golds = random_queries(rng, unit, 20)
+    table = build_table(sims, unit, golds, 4)
+    gate = fit_gate(table)
+    curve = p_curve(table, gate, [0.01, 0.05, 0.2])
+    fig = add_p_curve(go.Figure(), curve, current_p=0.05)
+    line, star = fig.data
+    assert sorted(line.customdata[:, 0]) == [0.01, 0.05, 0.2]
+    assert list(line.x) == sorted(curve.mean_chunks)
+    assert star.x[0] == curve.mean_chunks[1] and star.y[0] == curve.recall[1]
+    bars = gate_weights_chart(gate).data[0]
+    assert list(bars.x) == list(gate.weights) and list(bars.y) == list(gate.feature_names)
+    decision = learned_select(sims[0], unit, 4, gate, p=0.05).decisions[0]
+    water = contributions_chart(decision).data[0]
+    assert list(water.x) == [*gate.feature_names, "intercept", "score"]
+    assert water.y[-1] == pytest.approx(sum(water.y[:-1]))

@@ -22,5 +22,6 @@ def learned_policy(
     """Admit neighbour n iff σ(w·z(f) + b) > p, outward to radius r as SCAR does."""
     resolved = resolve_gate(gate)
     t0 = time.perf_counter()
-    sel = learned_select(inputs.sims, inputs.unit, inputs.k, resolved, float(p), inputs.radius)
+    params = inputs.params
+    sel = learned_select(inputs.sims, inputs.unit, params.k, resolved, float(p), params.radius)
     return chunk_result("learned", inputs, sel.selected, t0, detail=sel)
