@@ -254,11 +254,7 @@ class LearnedGate:
         Raises:
             GateFileError: when the file is missing, unreadable or not a gate.
         """
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "unreadable"
-            raise GateFileError(f"Cannot read gate file '{path}': {reason}.") from None
+        text = _read_gate_text(path)
         try:
             return cls.from_json(text)
         except GateFileError as exc:
@@ -285,20 +281,25 @@ def resolve_gate(gate: LearnedGate | str | Path | None) -> LearnedGate:
     if isinstance(gate, LearnedGate):
         return gate
     if isinstance(gate, str | Path):
-        return _load_cached(str(gate), _mtime(gate))
+        return _parse_cached(_read_gate_text(gate), str(gate))
     raise GateFileError(f"Expected a gate or a gate file path, got {type(gate).__name__}.")
 
 
-def _mtime(path: str | Path) -> float:
+def _read_gate_text(path: str | Path) -> str:
     try:
-        return Path(path).stat().st_mtime
-    except OSError:
-        return -1.0
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "unreadable"
+        raise GateFileError(f"Cannot read gate file '{path}': {reason}.") from None
 
 
 @lru_cache(maxsize=16)
-def _load_cached(path: str, mtime: float) -> LearnedGate:
-    return LearnedGate.load(path)
+def _parse_cached(text: str, name: str) -> LearnedGate:
+    """A parsed gate, cached by the file's content (the name only labels errors)."""
+    try:
+        return LearnedGate.from_json(text)
+    except GateFileError as exc:
+        raise GateFileError(f"'{name}': {exc}") from None
 
 
 # --- candidates and features -------------------------------------------------------------------
