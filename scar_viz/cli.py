@@ -196,6 +196,7 @@ def cmd_select(args: argparse.Namespace) -> int:
         raise ValueError("--query is empty.")
     gate_knobs = cli_gate.gate_knobs(args) if args.policy == "learned" else {}
     embedder, cache, prep = setup(args)
+    cli_gate.print_setting_notes(gate_knobs, prep, args.k)
     qvec = embed_query(embedder, args.query, cache)
     inputs = query_inputs(
         prep,
@@ -307,6 +308,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise ValueError("--boot must be 0 or more.")
     knobs = cli_gate.eval_knobs(args, policies)
     embedder, cache, prep = setup(args)
+    cli_gate.print_setting_notes((knobs or {}).get("learned", {}), prep, args.k)
     qset = load_queries(args.queries, prep.document.text)
     for issue in qset.issues:
         print(f"{'warning' if issue.level == 'error' else 'note'}: {issue}", file=sys.stderr)
@@ -339,6 +341,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     tests = significance(ev, n_boot=args.boot, seed=args.seed) if args.boot else ()
     if args.json:
         out = evaluation_json(ev, tests, per_query=not args.no_per_query)
+        out.update(cli_gate.eval_json(args, knobs))
         print(json.dumps(out, ensure_ascii=False, indent=2))
         return 0
     print(
@@ -349,6 +352,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         f"{ev.n_queries} queries: {ev.n_fragmented} fragmented, "
         f"{ev.n_queries - ev.n_fragmented} atomic (under this chunking)"
     )
+    cli_gate.print_eval_gate(args, knobs)
     print(
         f"{'policy':<10} {'subset':<11} {'n':>3} {'recall':>7} {'chunks':>7} "
         f"{'effic.':>7} {'tokens':>8}"

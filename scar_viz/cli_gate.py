@@ -23,6 +23,7 @@ from scar_viz.learned_gate import (
     p_curve,
     query_table,
     resolve_gate,
+    setting_notes,
     threshold_logit,
 )
 
@@ -59,6 +60,28 @@ def gate_label(args: argparse.Namespace) -> str:
 def eval_knobs(args: argparse.Namespace, policies: Sequence[str]) -> dict[str, dict] | None:
     """``evaluate``'s knobs: the learned gate and p when ``learned`` is among ``policies``."""
     return {"learned": gate_knobs(args)} if "learned" in policies else None
+
+
+def eval_json(args: argparse.Namespace, knobs: dict[str, dict] | None) -> dict[str, object]:
+    """``{"learned": {"gate", "p", "weights"}}`` for eval's JSON when ``learned`` ran, else {}."""
+    if not knobs or "learned" not in knobs:
+        return {}
+    gate = knobs["learned"]["gate"]
+    return {"learned": {"gate": gate_label(args), "p": args.p, "weights": gate.to_dict()}}
+
+
+def print_eval_gate(args: argparse.Namespace, knobs: dict[str, dict] | None) -> None:
+    """One line naming the learned gate and p, when ``learned`` ran."""
+    if knobs and "learned" in knobs:
+        print(f"learned: gate {gate_label(args)}, p = {args.p:g}")
+
+
+def print_setting_notes(knobs: dict[str, object], prep, k: int) -> None:
+    """A ``note:`` line on stderr per difference between the gate's fitting and this run."""
+    gate = knobs.get("gate")
+    if isinstance(gate, LearnedGate):
+        for note in setting_notes(gate, prep.embedder_id, prep.config.label, k):
+            print(f"note: {note}", file=sys.stderr)
 
 
 def print_decisions(sel: LearnedSelection) -> None:

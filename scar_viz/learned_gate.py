@@ -302,6 +302,21 @@ def _parse_cached(text: str, name: str) -> LearnedGate:
         raise GateFileError(f"'{name}': {exc}") from None
 
 
+def setting_notes(gate: LearnedGate, model: str, chunking: str, k: int) -> tuple[str, ...]:
+    """Sentences saying where the current setting differs from the one ``gate`` was fitted in.
+
+    The gate still runs; its features are similarities of another model or chunking, so its
+    probabilities are less trustworthy (the pages and the CLI show these as notes).
+    """
+    meta = gate.fitted_on
+    notes = []
+    for key, now in (("model", model), ("chunking", chunking), ("k", k)):
+        then = meta.get(key)
+        if then is not None and str(then) != str(now):
+            notes.append(f"The gate was fitted with {key} {then}; it is used with {now}.")
+    return tuple(notes)
+
+
 # --- candidates and features -------------------------------------------------------------------
 
 

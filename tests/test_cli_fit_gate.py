@@ -109,6 +109,9 @@ def test_eval_with_learned_gate_and_p(sample_files, hash_gate, capsys):
         assert main(argv) == 0
         out = json.loads(capsys.readouterr().out)
         assert set(out["policies"]) == {"topk", "learned"}
+        assert out["learned"]["gate"] == str(hash_gate)
+        assert out["learned"]["p"] == float(p)
+        assert out["learned"]["weights"] == LearnedGate.load(hash_gate).to_dict()
         results[p] = out["policies"]["learned"]["all"]
     # a lower bar admits strictly more here, and never loses recall
     assert results["0.01"]["mean_chunks"] > results["0.3"]["mean_chunks"]
@@ -166,3 +169,11 @@ def test_fit_gate_in_a_subprocess_has_no_traceback(tmp_path):
     )
     assert proc.returncode == 1
     assert proc.stderr.startswith("error: ") and "Traceback" not in proc.stderr
+
+
+def test_a_gate_from_another_setting_gets_a_note(sample_files, capsys):
+    doc, _ = sample_files
+    argv = ["select", str(doc), "--query", QUERY, "--policy", "learned", "--model", "hash"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "note: The gate was fitted with model" in err and "hash" in err

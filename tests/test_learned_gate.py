@@ -24,6 +24,7 @@ from scar_viz.learned_gate import (
     learned_select,
     p_curve,
     resolve_gate,
+    setting_notes,
     sigmoid,
     threshold_logit,
 )
@@ -334,3 +335,14 @@ def test_charts_for_the_pages():
     water = contributions_chart(decision).data[0]
     assert list(water.x) == [*gate.feature_names, "intercept", "score"]
     assert water.y[-1] == pytest.approx(sum(water.y[:-1]))
+
+
+def test_setting_notes_name_each_difference():
+    gate = default_gate()
+    meta = gate.fitted_on
+    assert setting_notes(gate, meta["model"], meta["chunking"], meta["k"]) == ()
+    notes = setting_notes(gate, "hash-256", meta["chunking"], 3)
+    assert len(notes) == 2
+    assert "model" in notes[0] and "hash-256" in notes[0]
+    assert "k 4" in notes[1] and "3" in notes[1]
+    assert setting_notes(LearnedGate.scar(0.5, 0.1), "x", "y", 9) == ()
