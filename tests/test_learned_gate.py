@@ -346,3 +346,26 @@ def test_setting_notes_name_each_difference():
     assert "model" in notes[0] and "hash-256" in notes[0]
     assert "k 4" in notes[1] and "3" in notes[1]
     assert setting_notes(LearnedGate.scar(0.5, 0.1), "x", "y", 9) == ()
+
+
+@pytest.mark.model
+def test_the_shipped_default_gate_is_reproduced_by_its_script(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    out = tmp_path / "gate.json"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "fit_default_gate.py"), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    fresh, shipped = LearnedGate.load(out), default_gate()
+    assert fresh.feature_names == shipped.feature_names
+    assert fresh.weights == pytest.approx(shipped.weights, abs=1e-6)
+    assert fresh.intercept == pytest.approx(shipped.intercept, abs=1e-6)
+    assert fresh.fitted_on["n_candidates"] == shipped.fitted_on["n_candidates"]
