@@ -10,12 +10,13 @@ import json
 import sys
 from collections.abc import Sequence
 
+from scar_viz import cli_gate
 from scar_viz.chunking import ChunkingConfig
 from scar_viz.documents import DocumentError, load_path
 from scar_viz.embeddings import EmbeddingCache, EmbeddingError, make_embedder
 from scar_viz.pipeline import embed_query, prepare_document, query_inputs
 from scar_viz.policies import POLICIES, run_policy
-from scar_viz.scoring import DEFAULT_K, PRESETS
+from scar_viz.scoring import DEFAULT_K, PRESETS, Selection
 
 EXIT_USAGE = 2
 EXIT_FAILED = 1
@@ -143,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="qasc: keep only the best N seeds (default 0 = all)",
     )
+    cli_gate.add_gate_options(sel)
     add_common_options(sel)
     sel.set_defaults(func=cmd_select)
     ev = sub.add_parser("eval", help="evaluate policies on a labelled query set (JSON Lines)")
@@ -165,8 +167,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--no-per-query", action="store_true", help="leave the per-query rows out of --json"
     )
+    cli_gate.add_gate_options(ev)
     add_common_options(ev)
     ev.set_defaults(func=cmd_eval)
+    cli_gate.register(sub, add_common_options)
     return parser
 
 
@@ -190,7 +194,9 @@ def setup(args: argparse.Namespace):
 def cmd_select(args: argparse.Namespace) -> int:
     if not args.query.strip():
         raise ValueError("--query is empty.")
+    gate_knobs = cli_gate.gate_knobs(args) if args.policy == "learned" else {}
     embedder, cache, prep = setup(args)
+    cli_gate.print_setting_notes(gate_knobs, prep, args.k)
     qvec = embed_query(embedder, args.query, cache)
     inputs = query_inputs(
         prep,
@@ -221,8 +227,10 @@ def cmd_select(args: argparse.Namespace) -> int:
     ):
         if getattr(args, key, None) is not None:
             params[key] = getattr(args, key)
-    result = run_policy(args.policy, inputs, **params)
-    sel = result.detail if args.policy == "scar" else None
+    result = run_policy(args.policy, inputs, **params, **gate_knobs)
+    if gate_knobs:
+        params.update(gate=cli_gate.gate_label(args), p=args.p)
+    sel = result.detail if isinstance(result.detail, Selection) else None
     decisions = [d.as_row() for d in sel.decisions] if sel is not None else []
     out = {
         "document": prep.document.name,
@@ -258,7 +266,9 @@ def cmd_select(args: argparse.Namespace) -> int:
         f"policy {result.name}: {len(result.chunk_ids or ())} chunks, {result.chars} chars, "
         f"{result.tokens} tokens, {result.seconds * 1000:.1f} ms"
     )
-    if sel is not None:
+    if gate_knobs:
+        cli_gate.print_decisions(sel)
+    elif sel is not None:
         print(f"retrieved (rank order): {sel.retrieved}")
         print(f"admitted: {sel.admitted}")
         print(f"selected: {sel.selected}")
@@ -296,7 +306,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     policies = parse_policy_list(args.policies) if args.policies else default_policies()
     if args.boot < 0:
         raise ValueError("--boot must be 0 or more.")
+    knobs = cli_gate.eval_knobs(args, policies)
     embedder, cache, prep = setup(args)
+    cli_gate.print_setting_notes((knobs or {}).get("learned", {}), prep, args.k)
     qset = load_queries(args.queries, prep.document.text)
     for issue in qset.issues:
         print(f"{'warning' if issue.level == 'error' else 'note'}: {issue}", file=sys.stderr)
@@ -320,6 +332,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         tau=args.tau,
         radius=args.radius,
         embed=embed,
+        knobs=knobs,
         issues=qset.issues,
     )
     for name, pe in ev.policies.items():
@@ -328,6 +341,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     tests = significance(ev, n_boot=args.boot, seed=args.seed) if args.boot else ()
     if args.json:
         out = evaluation_json(ev, tests, per_query=not args.no_per_query)
+        out.update(cli_gate.eval_json(args, knobs))
         print(json.dumps(out, ensure_ascii=False, indent=2))
         return 0
     print(
@@ -338,6 +352,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         f"{ev.n_queries} queries: {ev.n_fragmented} fragmented, "
         f"{ev.n_queries - ev.n_fragmented} atomic (under this chunking)"
     )
+    cli_gate.print_eval_gate(args, knobs)
     print(
         f"{'policy':<10} {'subset':<11} {'n':>3} {'recall':>7} {'chunks':>7} "
         f"{'effic.':>7} {'tokens':>8}"

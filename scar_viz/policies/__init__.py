@@ -10,6 +10,7 @@ scar, qasc.
 from __future__ import annotations
 
 from scar_viz.policies import basic as _basic  # noqa: F401  (registers topk, window, scar)
+from scar_viz.policies import learned as _learned  # noqa: F401  (registers learned)
 from scar_viz.policies import parent as _parent  # noqa: F401  (registers parent)
 from scar_viz.policies import qasc as _qasc  # noqa: F401  (registers qasc)
 from scar_viz.policies import rerank as _rerank  # noqa: F401  (registers rerank)

@@ -1,0 +1,73 @@
+"""Fit the default learned gate shipped with the package (issue 16), reproducibly.
+
+Fits on the built-in sample's labelled queries (``scar_viz/samples/harbor_manual.md`` and
+``harbor_manual.queries.jsonl``) with the default model (all-MiniLM-L6-v2), recursive
+chunking 600/60, k = 4, radius-1 candidates, L2 = 1, and writes
+``scar_viz/data/default_gate.json``. Deterministic: Newton's method from zero, no sampling.
+
+    HF_HUB_OFFLINE=1 python benchmarks/fit_default_gate.py [--out PATH] [--model default]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from scar_viz import samples  # noqa: E402
+from scar_viz.chunking import ChunkingConfig  # noqa: E402
+from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
+from scar_viz.learned_gate import DEFAULT_L2, fit_gate_on  # noqa: E402
+from scar_viz.pipeline import prepare_document  # noqa: E402
+from scar_viz.queries import label_queries, parse_queries  # noqa: E402
+
+K = 4
+OUT = ROOT / "scar_viz" / "data" / "default_gate.json"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--model", default="default")
+    ap.add_argument("--l2", type=float, default=DEFAULT_L2)
+    args = ap.parse_args()
+    doc = samples.load_sample()
+    qset = parse_queries(samples.sample_queries_text(), doc.text, "harbor_manual.queries.jsonl")
+    embedder = make_embedder(args.model)
+    cache = EmbeddingCache()
+    prep = prepare_document(doc, embedder, ChunkingConfig("recursive", 600, 60), False, cache)
+    labelled = label_queries(qset, doc.text, prep.chunks)
+    vecs = embed_cached(embedder, [q.query.query for q in labelled], cache).vectors
+    gate = fit_gate_on(
+        prep, labelled, vecs, K, l2=args.l2, source="scar_viz/samples/harbor_manual.md"
+    )
+    gate = type(gate)(
+        gate.feature_names,
+        gate.weights,
+        gate.intercept,
+        gate.mean,
+        gate.std,
+        {
+            **gate.fitted_on,
+            "queries": "scar_viz/samples/harbor_manual.queries.jsonl",
+            "script": "benchmarks/fit_default_gate.py",
+        },
+    )
+    gate.save(args.out)
+    print(f"wrote {args.out}")
+    for row in gate.describe():
+        print(f"  {row['feature']:<9} w = {row['weight']:+.3f}   ({row['meaning']})")
+    print(f"  intercept b = {gate.intercept:+.3f}")
+    meta = gate.fitted_on
+    print(
+        f"  {meta['n_queries']} queries, {meta['n_candidates']} candidates, "
+        f"{meta['n_gold']} gold ({meta['gold_share']:.1%})"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Data shipped with the package: the default learned gate (``default_gate.json``)."""

@@ -1,0 +1,27 @@
+"""The ``learned`` policy: top-k plus the neighbours a fitted logistic gate admits (issue 16).
+
+Knobs: ``gate`` (a :class:`~scar_viz.learned_gate.LearnedGate`, a path to a gate file, or None
+for the gate shipped with the package) and ``p`` (the probability bar). The result's
+``detail`` is a :class:`~scar_viz.learned_gate.LearnedSelection` whose decisions carry each
+feature's contribution, the score and the probability against p (the "why?" box).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from scar_viz.learned_gate import DEFAULT_P, LearnedGate, learned_select, resolve_gate
+from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, register
+
+
+@register("learned")
+def learned_policy(
+    inputs: QueryInputs, gate: LearnedGate | str | Path | None = None, p: float = DEFAULT_P
+) -> PolicyResult:
+    """Admit neighbour n iff σ(w·z(f) + b) > p, outward to radius r as SCAR does."""
+    resolved = resolve_gate(gate)
+    t0 = time.perf_counter()
+    params = inputs.params
+    sel = learned_select(inputs.sims, inputs.unit, params.k, resolved, float(p), params.radius)
+    return chunk_result("learned", inputs, sel.selected, t0, detail=sel)
