@@ -214,9 +214,18 @@ def test_qasc_policy_is_the_qasc_steps_on_the_documents_sentences():
         sentences,
         scores,
         paragraph_spans(QASC_TEXT),
-        QascParams(percentile=90, window_m=0, snap_chars=0),
+        QascParams(percentile=90, window_m=0, snap_chars=0, top_k=inputs.k),
     )
     assert res.spans == ref.spans
+    every = run_policy("qasc", inputs, percentile=90, window_m=0, snap_chars=0, all_windows=True)
+    literal = qasc_select(
+        sentences,
+        scores,
+        paragraph_spans(QASC_TEXT),
+        QascParams(percentile=90, window_m=0, snap_chars=0),
+    )
+    assert every.spans == literal.spans
+    assert len(res.spans) == inputs.k < len(every.spans)  # top k of the QASC chunks
     assert res.chunk_ids is None
     inspected = QASC_TEXT.index("The crane is inspected")
     assert any(s <= inspected < e for s, e in res.spans)
