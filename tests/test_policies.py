@@ -11,6 +11,7 @@ from scar_viz.chunking import Chunk
 from scar_viz.documents import Document, Section, document_from_text
 from scar_viz.embeddings import HashEmbedder
 from scar_viz.policies import (
+    ALL_ORDER,
     ORDER,
     POLICIES,
     PolicyResult,
@@ -263,8 +264,9 @@ def test_run_policy_rejects_a_knob_the_policy_does_not_take():
         run_policy("nope", _inputs())
 
 
-def test_all_six_policies_are_registered():
-    assert set(ORDER) == set(POLICIES)
+def test_every_policy_is_registered_and_listed_once():
+    assert set(ALL_ORDER) == set(POLICIES) and len(ALL_ORDER) == len(POLICIES)
+    assert ALL_ORDER[: len(ORDER)] == ORDER
 
 
 # --- span arithmetic against a boolean-mask reference -----------------------------------------
