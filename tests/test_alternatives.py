@@ -192,3 +192,16 @@ def test_sentence_range_by_hand():
     assert sentence_range(SENTENCES, 0, 25) == (0, 2)
     assert sentence_range(SENTENCES, 10, 11) is None  # only the gap between two sentences
     assert sentence_range(SENTENCES, 12, 200) == (1, 9)
+
+
+def test_rse_with_a_cross_encoder_uses_sigmoid_scores_of_the_candidates(tmp_path):
+    from scar_viz.policies.rerank import build_tiny_cross_encoder
+
+    folder = str(build_tiny_cross_encoder(tmp_path / "ce"))
+    inputs = _line_inputs([0.0, 0.9, 1.0, 0.1, 0.8, 0.0])
+    res = run_policy("rse", inputs, reranker=folder, n_candidates=2, minimum_value=-1.0)
+    rel = np.array(res.detail.relevance)
+    # only the 2 best chunks by cosine (2 and 1) are scored; σ puts them strictly in (0, 1)
+    assert rel[[0, 3, 4, 5]].tolist() == [0.0] * 4
+    assert np.all((rel[[1, 2]] > 0) & (rel[[1, 2]] < 1))
+    assert "σ(cross-encoder logit)" in res.notes[0]
