@@ -5,7 +5,9 @@ is not better if it sends the whole document; both are judged together on one pl
 (policy, k) is one point (mean context tokens, Recall@K) of :func:`scar_viz.evaluation.evaluate`
 over a labelled query set (gold chunks from the queries); the Pareto front is the set of
 points that no other point beats on both (fewer or equal tokens and higher or equal recall,
-one strictly). Policies that do not use k (RSE) give the same point at every k.
+one strictly). Policies that do not use k (RSE) give the same point at every k. Recall is
+Recall@K over gold chunks for chunk policies and character coverage of the gold chunks for
+span policies (qasc, qasc-hybrid, sentence-window), as in the evaluation.
 """
 
 from __future__ import annotations

@@ -160,7 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         default=None,
         help="policy names, space- or comma-separated (default topk window1 "
-        "window2 scar, and parent when available; also rerank, qasc, windowN)",
+        "window2 scar, and parent when available; also rerank, qasc, qasc-hybrid, "
+        "rse, automerge, sentence-window, windowN)",
     )
     ev.add_argument(
         "--boot",

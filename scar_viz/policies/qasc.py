@@ -59,18 +59,19 @@ def sentence_range(sentences: Sequence[Span], start: int, end: int) -> Window | 
     return (lo, hi) if lo <= hi else None
 
 
-def _params(**knobs: object) -> QascParams:
+def _params(knobs: dict[str, object], max_seeds: int, top_k: int) -> QascParams:
+    """A validated :class:`QascParams` from a policy's keyword knobs."""
     params = QascParams(
-        float(knobs["percentile"]),
-        bool(knobs["adaptive"]),
-        int(knobs["window_m"]),
-        float(knobs["expand_percentile"]),
-        int(knobs["max_m"]),
-        float(knobs["decay"]),
-        float(knobs["keep_ratio"]),
-        int(knobs["snap_chars"]),
-        int(knobs["max_seeds"]),
-        int(knobs["top_k"]),
+        percentile=float(knobs["percentile"]),
+        adaptive=bool(knobs["adaptive"]),
+        window_m=int(knobs["window_m"]),
+        expand_percentile=float(knobs["expand_percentile"]),
+        max_m=int(knobs["max_m"]),
+        decay=float(knobs["decay"]),
+        keep_ratio=float(knobs["keep_ratio"]),
+        snap_chars=int(knobs["snap_chars"]),
+        max_seeds=int(max_seeds),
+        top_k=int(top_k),
     )
     params.validate()
     return params
@@ -131,7 +132,7 @@ def qasc_policy(
     """
     t0 = time.perf_counter()
     k = 0 if all_windows else max(1, int(inputs.params.k))
-    params = _params(**{**locals(), "top_k": k})
+    params = _params(locals(), max_seeds, k)
     sentences, scores = document_sentences(inputs, splitter)
     text = inputs.document.text
     res = qasc_select(sentences, scores, paragraph_spans(text), params)
@@ -163,7 +164,7 @@ def qasc_hybrid_policy(
     t0 = time.perf_counter()
     if margin < 0:
         raise ValueError("The sentence margin around the candidates must be 0 or more.")
-    params = _params(**{**locals(), "max_seeds": 0, "top_k": 0})
+    params = _params(locals(), 0, 0)
     sentences, scores = document_sentences(inputs, splitter)
     candidates = top_k(inputs.sims, max(1, int(inputs.params.k)))
     regions = []
