@@ -205,3 +205,41 @@ def test_rse_with_a_cross_encoder_uses_sigmoid_scores_of_the_candidates(tmp_path
     assert rel[[0, 3, 4, 5]].tolist() == [0.0] * 4
     assert np.all((rel[[1, 2]] > 0) & (rel[[1, 2]] < 1))
     assert "σ(cross-encoder logit)" in res.notes[0]
+
+
+def _reference_segments(v, max_length, overall, minimum):
+    """dsRAG's loop as published, written plainly: scan every (start, end), keep the first best."""
+    segs, total = [], 0
+    while total < overall:
+        best, best_value = None, -1000.0
+        for start in range(len(v)):
+            if v[start] < 0:
+                continue
+            for end in range(start + 1, min(start + max_length, len(v)) + 1):
+                if v[end - 1] < 0:
+                    continue
+                if any(start < e and end > s for s, e, _ in segs):
+                    continue
+                if total + end - start > overall:
+                    continue
+                value = float(sum(v[start:end]))
+                if value > best_value:
+                    best, best_value = (start, end), value
+        if best is None or best_value < minimum:
+            break
+        segs.append((*best, best_value))
+        total += best[1] - best[0]
+    return segs
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_best_segments_match_the_plain_loop_on_random_values(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 40))
+    v = np.round(rng.normal(0.0, 0.4, n) * 8) / 8  # eighths: exact sums, and ties happen
+    max_length, overall = int(rng.integers(1, 8)), int(rng.integers(1, 20))
+    minimum = float(rng.choice([0.0, 0.2, 0.5]))
+    got = best_segments(v, max_length, overall, minimum)
+    ref = _reference_segments(v, max_length, overall, minimum)
+    assert [(s.start, s.end) for s in got] == [(s, e) for s, e, _ in ref]
+    assert [s.value for s in got] == pytest.approx([x for _, _, x in ref])

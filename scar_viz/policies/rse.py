@@ -45,6 +45,8 @@ PRESETS: dict[str, dict[str, float]] = {
 """dsRAG's "balanced" RSE preset."""
 
 DEFAULT_RERANK_CANDIDATES = 50
+_TIE = 1e-9
+"""Segment values closer than this are ties (prefix sums differ from direct sums by ulps)."""
 
 
 @dataclass(frozen=True)
@@ -125,9 +127,13 @@ def best_segments(
             if not valid.any():
                 continue
             cand = np.where(valid, sums, -np.inf)
-            j = int(np.argmax(cand))
-            key = (float(cand[j]), -int(s[j]), -length)
-            if best is None or key > (best[0], -best[1], -(best[2] - best[1])):
+            top = float(cand.max())
+            j = int(np.flatnonzero(cand >= top - _TIE)[0])  # ties: the earliest start
+            if (
+                best is None
+                or top > best[0] + _TIE
+                or (abs(top - best[0]) <= _TIE and int(s[j]) < best[1])
+            ):
                 best = (float(cand[j]), int(s[j]), int(e[j]))
         if best is None or best[0] < minimum_value:
             break
