@@ -41,7 +41,10 @@ def document_sentences(
         ValueError: when ``inputs.embed`` is missing or the document has no sentences.
     """
     if inputs.embed is None:
-        raise ValueError("QASC needs the embedding model to embed the document's sentences.")
+        raise ValueError(
+            "QASC and the sentence window need the embedding model to embed the document's "
+            "sentences."
+        )
     text = inputs.document.text
     sentences = sentence_spans(text, splitter)
     if not sentences:

@@ -219,7 +219,7 @@ def rse_policy(
         f"relevance: {source}; {len(segments)} segment(s) "
         + ", ".join(f"{s.start}–{s.end - 1} (Σv = {s.value:.2f})" for s in segments)
         + f"; max {int(knobs['max_length'])} each, {int(knobs['overall_max_length'])} in all, "
-        f"Σv ≥ {knobs['minimum_value']:g}."
+        f"Σv ≥ {knobs['minimum_value']:g} (RSE does not use k)."
     ]
     if not segments:
         notes.append("No segment reaches the minimum value: RSE sends nothing for this query.")
