@@ -16,6 +16,7 @@ from scar_viz.documents import DocumentError, load_path
 from scar_viz.embeddings import EmbeddingCache, EmbeddingError, make_embedder
 from scar_viz.pipeline import embed_query, prepare_document, query_inputs
 from scar_viz.policies import POLICIES, run_policy
+from scar_viz.policy_options import KNOBS, W_POLICIES, add_policy_options
 from scar_viz.scoring import DEFAULT_K, PRESETS, Selection
 
 EXIT_USAGE = 2
@@ -70,7 +71,12 @@ def build_parser() -> argparse.ArgumentParser:
     sel.add_argument("doc", help="document path (.txt, .md, .pdf, .html)")
     sel.add_argument("--query", required=True, help="the question")
     sel.add_argument("--policy", default="scar", help=f"one of {', '.join(sorted(POLICIES))}")
-    sel.add_argument("--w", type=int, default=1, help="window half-width for --policy window")
+    sel.add_argument(
+        "--w",
+        type=int,
+        default=None,
+        help="window: half-width in chunks (default 1); sentence-window: in sentences (default 3)",
+    )
     sel.add_argument(
         "--n-candidates",
         type=int,
@@ -145,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="qasc: keep only the best N seeds (default 0 = all)",
     )
     cli_gate.add_gate_options(sel)
+    add_policy_options(sel)
     add_common_options(sel)
     sel.set_defaults(func=cmd_select)
     ev = sub.add_parser("eval", help="evaluate policies on a labelled query set (JSON Lines)")
@@ -155,7 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         default=None,
         help="policy names, space- or comma-separated (default topk window1 "
-        "window2 scar, and parent when available; also rerank, qasc, windowN)",
+        "window2 scar, and parent when available; also rerank, qasc, qasc-hybrid, "
+        "rse, automerge, sentence-window, windowN)",
     )
     ev.add_argument(
         "--boot",
@@ -209,7 +217,7 @@ def cmd_select(args: argparse.Namespace) -> int:
         embedder=embedder,
         cache=cache,
     )
-    params = {"w": args.w} if args.policy == "window" else {}
+    params = {"w": args.w} if args.w is not None and args.policy in W_POLICIES else {}
     for key in (
         "n_candidates",
         "reranker",
@@ -224,6 +232,7 @@ def cmd_select(args: argparse.Namespace) -> int:
         "keep_ratio",
         "snap_chars",
         "max_seeds",
+        *KNOBS,
     ):
         if getattr(args, key, None) is not None:
             params[key] = getattr(args, key)

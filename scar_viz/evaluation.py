@@ -44,7 +44,7 @@ from scar_viz.sweep import (
 from scar_viz.tokens import TOKENIZER_NAME
 
 BASE_POLICIES = ("topk", "window1", "window2", "scar")
-OPTIONAL_POLICIES = ("rerank", "qasc")
+OPTIONAL_POLICIES = ("rerank", "qasc", "qasc-hybrid", "rse", "automerge", "sentence-window")
 METRICS = ("chunks", "recall", "tokens")
 _WINDOW = re.compile(r"^window(\d+)$")
 
@@ -56,11 +56,18 @@ def default_policies() -> tuple[str, ...]:
     return BASE_POLICIES + (("parent",) if "parent" in POLICIES else ())
 
 
-def available_policies() -> tuple[str, ...]:
-    """Every name :func:`resolve_policy` accepts that is registered now, in display order."""
+def available_policies(reranker: str | None = None) -> tuple[str, ...]:
+    """Every name :func:`resolve_policy` accepts that is registered now, in display order;
+    rerank only when the cross-encoder ``reranker`` (default ``DEFAULT_RERANKER``) is
+    available offline (:func:`~scar_viz.policies.rerank.reranker_status`, a cheap check)."""
+    from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
+
     names = [*BASE_POLICIES, "parent", *OPTIONAL_POLICIES]
     extra = sorted(n for n in POLICIES if n not in names and n != "window")
-    return tuple(n for n in [*names, *extra] if resolve_policy(n, strict=False) is not None)
+    out = [n for n in [*names, *extra] if resolve_policy(n, strict=False) is not None]
+    if "rerank" in out and not reranker_status(reranker or DEFAULT_RERANKER).available:
+        out.remove("rerank")
+    return tuple(out)
 
 
 def resolve_policy(name: str, strict: bool = True) -> tuple[str, dict[str, object]] | None:

@@ -13,6 +13,14 @@ function each:
    kept iff W > ρ · θ (ρ = 0.6, the "0.6 × the seed threshold" of the method).
 5. :func:`merge_windows` joins overlapping or adjacent windows (sentence index ranges);
    :func:`snap_to_paragraphs` moves each boundary outward to the paragraph break around it.
+6. Retrieval over the QASC chunks (the source's retriever ranks these "pre-selected needles"):
+   each merged chunk C scores A(C) = max W over the kept seed windows inside it, and
+   :func:`rank_chunks` keeps the ``top_k`` best by A (``top_k`` = 0 keeps every window, the
+   literal reading of steps 1–5).
+
+The hybrid the source proposes for production restricts seeds and windows to ``regions``
+(sentence ranges around pre-chunked top-k candidates): θ is still the percentile over every
+sentence of the document, but seeds are taken, and windows grown, only inside a region.
 
 The source gives no value for λ_q, m or θ_x; the defaults here (λ_q = 0.5, m = 2, θ_x at the
 50th percentile, snapping at most 1,000 characters per side) are the app's and are exposed.
@@ -46,6 +54,7 @@ class QascParams:
     keep_ratio: float = 0.6
     snap_chars: int = 1000
     max_seeds: int = 0
+    top_k: int = 0
 
     def validate(self) -> None:
         if not 0.0 <= self.percentile <= 100.0:
@@ -60,6 +69,8 @@ class QascParams:
             raise ValueError("The snapping distance cannot be negative.")
         if self.max_seeds < 0:
             raise ValueError("The seed cap must be 0 (no cap) or more.")
+        if self.top_k < 0:
+            raise ValueError("The number of QASC chunks kept must be 0 (all) or more.")
 
 
 @dataclass(frozen=True)
@@ -86,6 +97,8 @@ class QascResult:
     merged: tuple[Window, ...]
     spans: tuple[Span, ...]
     unsnapped: int
+    chunk_scores: tuple[float, ...] = ()
+    chosen: tuple[Window, ...] = ()
 
     @property
     def kept(self) -> tuple[ScoredWindow, ...]:
@@ -196,6 +209,30 @@ def snap_to_paragraphs(
     return tuple(out), left
 
 
+def chunk_score(windows: Sequence[ScoredWindow], lo: int, hi: int) -> float:
+    """A(C) = max W over the kept seed windows lying inside the merged chunk lo..hi."""
+    inside = [w.score for w in windows if w.kept and lo <= w.lo and w.hi <= hi]
+    return max(inside) if inside else float("-inf")
+
+
+def rank_chunks(
+    merged: Sequence[Window], scores: Sequence[float], top_k: int
+) -> tuple[Window, ...]:
+    """The ``top_k`` merged chunks with the highest A(C) (ties: document order), in document
+    order; ``top_k`` = 0 keeps them all."""
+    if top_k <= 0 or len(merged) <= top_k:
+        return tuple(merged)
+    best = np.argsort(-np.asarray(scores, dtype=float), kind="stable")[:top_k]
+    return tuple(merged[i] for i in sorted(int(i) for i in best))
+
+
+def _region_of(regions: Sequence[Window], i: int) -> Window | None:
+    for lo, hi in regions:
+        if lo <= i <= hi:
+            return lo, hi
+    return None
+
+
 def _merge_chars(spans: Sequence[Span]) -> tuple[Span, ...]:
     merged: list[list[int]] = []
     for s, e in sorted(spans):
@@ -211,8 +248,12 @@ def qasc_select(
     scores: np.ndarray,
     paragraphs: Sequence[Span] = (),
     params: QascParams | None = None,
+    regions: Sequence[Window] | None = None,
 ) -> QascResult:
-    """Run steps 2–5 of QASC on sentence spans (document order) and their scores s_i.
+    """Run steps 2–6 of QASC on sentence spans (document order) and their scores s_i.
+
+    ``regions`` (inclusive sentence ranges, the hybrid's) confine seeds and windows; None
+    means the whole document.
 
     Raises:
         ValueError: for invalid knobs, no sentences, or scores that do not match the sentences.
@@ -223,22 +264,34 @@ def qasc_select(
     if len(sentences) != len(scores):
         raise ValueError(f"{len(sentences)} sentences but {len(scores)} sentence scores.")
     theta = seed_threshold(scores, params.percentile)
-    seeds = select_seeds(scores, theta, params.max_seeds)
     n = len(scores)
+    areas = merge_windows(
+        [(max(0, lo), min(n - 1, hi)) for lo, hi in regions if lo <= hi and hi >= 0 and lo < n]
+        if regions is not None
+        else [(0, n - 1)]
+    )
+    masked = np.full(n, -np.inf)
+    for lo, hi in areas:
+        masked[lo : hi + 1] = scores[lo : hi + 1]
+    seeds = select_seeds(masked, theta, params.max_seeds)
     expand = None
     if params.adaptive:
         expand = float(np.percentile(scores, params.expand_percentile))
     bar = params.keep_ratio * theta
     windows: list[ScoredWindow] = []
     for r in seeds:
+        a_lo, a_hi = _region_of(areas, r) or (0, n - 1)
         if expand is None:
             lo, hi = fixed_window(r, n, params.window_m)
         else:
-            lo, hi = adaptive_window(scores, r, expand, params.max_m)
+            lo, hi = adaptive_window(masked, r, expand, params.max_m)
+        lo, hi = max(lo, a_lo), min(hi, a_hi)
         w = window_score(scores, lo, hi, r, params.decay)
         windows.append(ScoredWindow(r, lo, hi, w, w > bar))
     merged = merge_windows([(w.lo, w.hi) for w in windows if w.kept])
-    char_spans = [(sentences[lo][0], sentences[hi][1]) for lo, hi in merged]
+    agg = tuple(chunk_score(windows, lo, hi) for lo, hi in merged)
+    chosen = rank_chunks(merged, agg, params.top_k)
+    char_spans = [(sentences[lo][0], sentences[hi][1]) for lo, hi in chosen]
     snapped, unsnapped = snap_to_paragraphs(char_spans, paragraphs, params.snap_chars)
     return QascResult(
         scores=scores,
@@ -250,4 +303,6 @@ def qasc_select(
         merged=merged,
         spans=_merge_chars(snapped),
         unsnapped=unsnapped,
+        chunk_scores=agg,
+        chosen=chosen,
     )

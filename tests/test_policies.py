@@ -11,6 +11,7 @@ from scar_viz.chunking import Chunk
 from scar_viz.documents import Document, Section, document_from_text
 from scar_viz.embeddings import HashEmbedder
 from scar_viz.policies import (
+    ALL_ORDER,
     ORDER,
     POLICIES,
     PolicyResult,
@@ -214,9 +215,18 @@ def test_qasc_policy_is_the_qasc_steps_on_the_documents_sentences():
         sentences,
         scores,
         paragraph_spans(QASC_TEXT),
-        QascParams(percentile=90, window_m=0, snap_chars=0),
+        QascParams(percentile=90, window_m=0, snap_chars=0, top_k=inputs.k),
     )
     assert res.spans == ref.spans
+    every = run_policy("qasc", inputs, percentile=90, window_m=0, snap_chars=0, all_windows=True)
+    literal = qasc_select(
+        sentences,
+        scores,
+        paragraph_spans(QASC_TEXT),
+        QascParams(percentile=90, window_m=0, snap_chars=0),
+    )
+    assert every.spans == literal.spans
+    assert len(res.spans) == inputs.k < len(every.spans)  # top k of the QASC chunks
     assert res.chunk_ids is None
     inspected = QASC_TEXT.index("The crane is inspected")
     assert any(s <= inspected < e for s, e in res.spans)
@@ -254,9 +264,9 @@ def test_run_policy_rejects_a_knob_the_policy_does_not_take():
         run_policy("nope", _inputs())
 
 
-def test_all_six_policies_are_registered():
-    # "learned" (issue 16) is registered but joins ORDER with its page integration
-    assert set(ORDER) | {"learned"} == set(POLICIES)
+def test_every_policy_is_registered_and_listed_once():
+    assert set(ALL_ORDER) == set(POLICIES) and len(ALL_ORDER) == len(POLICIES)
+    assert ALL_ORDER[: len(ORDER)] == ORDER
 
 
 # --- span arithmetic against a boolean-mask reference -----------------------------------------

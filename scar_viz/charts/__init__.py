@@ -1,6 +1,7 @@
 """Chart builders: plain data in, ``plotly.graph_objects.Figure`` out (no Streamlit here)."""
 
 from scar_viz.charts.boundaries import boundary_map, passage_html
+from scar_viz.charts.budget import budget_chart as budget_chart
 from scar_viz.charts.fragmentation import fragmentation_curves, fragmentation_heatmap
 from scar_viz.charts.heatmap import sweep_heatmap as sweep_heatmap
 from scar_viz.charts.pareto import pareto_chart as pareto_chart

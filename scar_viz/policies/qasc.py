@@ -1,4 +1,15 @@
-"""The QASC policy: sentences of the document, embedded with the query's model, then QASC.
+"""The QASC policies: sentences of the document, embedded with the query's model, then QASC.
+
+``qasc`` runs QASC as its source does (METHODS.md §5): query-adaptive chunks are formed from
+sentences, then the retriever ranks these chunks by their aggregated score A(C) = max W over
+the seed windows inside them and keeps the top k (the same k as every other policy);
+``all_windows=True`` sends every surviving window instead (steps 1–5 alone).
+
+``qasc-hybrid``, the source's production proposal: the pre-chunked top-k by cos(q, c) are the
+candidates; their sentences, widened by ``margin`` sentences on each side, are re-chunked by
+QASC (seed threshold θ over every sentence of the document, seeds and windows confined to the
+candidates' sentence ranges). Notation: C_k = top-k chunks; R = ∪_{c ∈ C_k} [first(c) − margin,
+last(c) + margin] (sentence indices); context = QASC(s | R).
 
 Sentence embeddings come from ``inputs.embed``, which goes through the on-disk embedding cache,
 so a document's sentences are encoded once per model; later queries only look them up.
@@ -7,10 +18,95 @@ so a document's sentences are encoded once per model; later queries only look th
 from __future__ import annotations
 
 import time
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+
+import numpy as np
 
 from scar_viz.policies.base import PolicyResult, QueryInputs, register, span_result
-from scar_viz.qasc import QascParams, qasc_select, sentence_scores
+from scar_viz.qasc import QascParams, QascResult, Window, qasc_select, sentence_scores
+from scar_viz.scoring import top_k
 from scar_viz.sentences import paragraph_spans, sentence_spans
+
+Span = tuple[int, int]
+
+
+def document_sentences(
+    inputs: QueryInputs, splitter: str = "pysbd"
+) -> tuple[tuple[Span, ...], np.ndarray]:
+    """The document's sentence spans and s_i = cos(q, s_i), shape (n,): the split and the
+    sentence vectors every sentence-based policy shares (cached on disk by ``inputs.embed``).
+
+    Raises:
+        ValueError: when ``inputs.embed`` is missing or the document has no sentences.
+    """
+    if inputs.embed is None:
+        raise ValueError(
+            "QASC and the sentence window need the embedding model to embed the document's "
+            "sentences."
+        )
+    text = inputs.document.text
+    sentences = sentence_spans(text, splitter)
+    if not sentences:
+        raise ValueError("The document has no sentences to chunk.")
+    vecs = inputs.embed([text[s:e] for s, e in sentences])
+    return sentences, sentence_scores(vecs, inputs.query_vec)
+
+
+def sentence_range(sentences: Sequence[Span], start: int, end: int) -> Window | None:
+    """Inclusive index range of the sentences overlapping characters [start, end), or None."""
+    ends = [e for _, e in sentences]
+    starts = [s for s, _ in sentences]
+    lo = bisect_right(ends, start)
+    hi = bisect_left(starts, end) - 1
+    return (lo, hi) if lo <= hi else None
+
+
+def _params(knobs: dict[str, object], max_seeds: int, top_k: int) -> QascParams:
+    """A validated :class:`QascParams` from a policy's keyword knobs."""
+    params = QascParams(
+        percentile=float(knobs["percentile"]),
+        adaptive=bool(knobs["adaptive"]),
+        window_m=int(knobs["window_m"]),
+        expand_percentile=float(knobs["expand_percentile"]),
+        max_m=int(knobs["max_m"]),
+        decay=float(knobs["decay"]),
+        keep_ratio=float(knobs["keep_ratio"]),
+        snap_chars=int(knobs["snap_chars"]),
+        max_seeds=int(max_seeds),
+        top_k=int(top_k),
+    )
+    params.validate()
+    return params
+
+
+def _notes(res: QascResult, params: QascParams, n_sentences: int) -> list[str]:
+    mode = (
+        f"adaptive (θ_x = {res.expand_threshold:.3f}, ≤ {params.max_m}/side)"
+        if params.adaptive
+        else f"fixed m = {params.window_m}"
+    )
+    kept = (
+        f"top {len(res.chosen)} of {len(res.merged)} by A = max W"
+        if params.top_k and len(res.chosen) < len(res.merged)
+        else f"all {len(res.merged)}"
+    )
+    notes = [
+        f"{n_sentences} sentences; {len(res.seeds)} seeds at s ≥ θ = {res.threshold:.3f} "
+        f"(p{params.percentile:g}); window {mode}; {len(res.kept)}/{len(res.windows)} windows "
+        f"with W > {params.keep_ratio:g}·θ = {res.keep_bar:.3f}; {len(res.merged)} after "
+        f"merging; sent {kept}."
+    ]
+    if res.unsnapped:
+        notes.append(
+            f"{res.unsnapped} boundaries stayed at a sentence: the paragraph break is "
+            f"more than {params.snap_chars} characters away."
+        )
+    if not res.spans:
+        notes.append("No window scored above the keep bar: QASC sends nothing for this query.")
+    if res.threshold <= 0:
+        notes.append("θ ≤ 0: the keep bar 0.6·θ is then above θ itself.")
+    return notes
 
 
 @register("qasc")
@@ -26,8 +122,10 @@ def qasc_policy(
     snap_chars: int = 1000,
     max_seeds: int = 0,
     splitter: str = "pysbd",
+    all_windows: bool = False,
 ) -> PolicyResult:
-    """QASC (METHODS.md §5) on ``inputs.document``; knobs as in :class:`QascParams`.
+    """QASC (METHODS.md §5) on ``inputs.document``: the top k QASC chunks by A(C), or every
+    window with ``all_windows``; other knobs as in :class:`QascParams`.
 
     Its time covers the sentence split (memoised per text), the sentence vectors (a cache
     look-up after the first query, an encoding before) and every QASC step.
@@ -36,44 +134,52 @@ def qasc_policy(
         ValueError: when ``inputs.embed`` is missing or a knob is out of range.
     """
     t0 = time.perf_counter()
-    if inputs.embed is None:
-        raise ValueError("QASC needs the embedding model to embed the document's sentences.")
-    params = QascParams(
-        float(percentile),
-        bool(adaptive),
-        int(window_m),
-        float(expand_percentile),
-        int(max_m),
-        float(decay),
-        float(keep_ratio),
-        int(snap_chars),
-        int(max_seeds),
-    )
-    params.validate()
+    k = 0 if all_windows else max(1, int(inputs.params.k))
+    params = _params(locals(), max_seeds, k)
+    sentences, scores = document_sentences(inputs, splitter)
     text = inputs.document.text
-    sentences = sentence_spans(text, splitter)
-    if not sentences:
-        raise ValueError("The document has no sentences to chunk.")
-    vecs = inputs.embed([text[s:e] for s, e in sentences])
-    scores = sentence_scores(vecs, inputs.query_vec)
     res = qasc_select(sentences, scores, paragraph_spans(text), params)
-    mode = (
-        f"adaptive (θ_x = {res.expand_threshold:.3f}, ≤ {params.max_m}/side)"
-        if params.adaptive
-        else f"fixed m = {params.window_m}"
-    )
-    notes = [
-        f"{len(sentences)} sentences; {len(res.seeds)} seeds at s ≥ θ = {res.threshold:.3f} "
-        f"(p{params.percentile:g}); window {mode}; {len(res.kept)}/{len(res.windows)} windows "
-        f"with W > {params.keep_ratio:g}·θ = {res.keep_bar:.3f}; {len(res.merged)} after merging."
-    ]
-    if res.unsnapped:
-        notes.append(
-            f"{res.unsnapped} boundaries stayed at a sentence: the paragraph break is "
-            f"more than {params.snap_chars} characters away."
-        )
-    if not res.spans:
-        notes.append("No window scored above the keep bar: QASC sends nothing for this query.")
-    if res.threshold <= 0:
-        notes.append("θ ≤ 0: the keep bar 0.6·θ is then above θ itself.")
+    notes = _notes(res, params, len(sentences))
     return span_result("qasc", inputs, res.spans, t0, notes=notes, detail=res)
+
+
+@register("qasc-hybrid")
+def qasc_hybrid_policy(
+    inputs: QueryInputs,
+    margin: int = 2,
+    percentile: float = 75.0,
+    adaptive: bool = False,
+    window_m: int = 2,
+    expand_percentile: float = 50.0,
+    max_m: int = 5,
+    decay: float = 0.5,
+    keep_ratio: float = 0.6,
+    snap_chars: int = 1000,
+    splitter: str = "pysbd",
+) -> PolicyResult:
+    """Pre-chunked top-k, then QASC re-chunking of the sentences around the candidates.
+
+    ``chunk_ids`` stay None (the context is sentence spans); ``detail`` is the QASC result.
+
+    Raises:
+        ValueError: when ``inputs.embed`` is missing or a knob is out of range.
+    """
+    t0 = time.perf_counter()
+    if margin < 0:
+        raise ValueError("The sentence margin around the candidates must be 0 or more.")
+    params = _params(locals(), 0, 0)
+    sentences, scores = document_sentences(inputs, splitter)
+    candidates = top_k(inputs.sims, max(1, int(inputs.params.k)))
+    regions = []
+    for c in candidates:
+        rng = sentence_range(sentences, inputs.chunks[c].start, inputs.chunks[c].end)
+        if rng is not None:
+            regions.append((rng[0] - margin, rng[1] + margin))
+    text = inputs.document.text
+    res = qasc_select(sentences, scores, paragraph_spans(text), params, regions=regions)
+    notes = [
+        f"candidates: top {len(candidates)} chunks {sorted(candidates)}, their sentences "
+        f"± {margin}; then QASC: " + _notes(res, params, len(sentences))[0],
+        *_notes(res, params, len(sentences))[1:],
+    ]
+    return span_result("qasc-hybrid", inputs, res.spans, t0, notes=notes, detail=res)

@@ -20,6 +20,13 @@ from scar_viz.scoring import top_k
 
 DEFAULT_RERANKER = "BAAI/bge-reranker-large"
 _LOCK = threading.Lock()
+_WEIGHTS = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json")
+
+RERANK_HINT = (
+    "To add a cross-encoder, run `hf download BAAI/bge-reranker-large` once on a "
+    "machine with network (or copy any CrossEncoder folder here) and give its name or folder."
+)
+"""One line on how to make the rerank policy available."""
 
 
 class RerankerError(EmbeddingError):
@@ -34,6 +41,51 @@ class RerankDetail:
     scores: tuple[float, ...]
     kept: tuple[int, ...]
     model: str
+
+
+@dataclass(frozen=True)
+class RerankerStatus:
+    """Whether cross-encoder ``name`` can be used offline; ``message`` says why (not)."""
+
+    name: str
+    available: bool
+    message: str
+    hint: str = RERANK_HINT
+
+
+def _has_files(name: str) -> bool:
+    local = Path(name).expanduser()
+    if local.is_dir():
+        return (local / "config.json").is_file() and any((local / w).is_file() for w in _WEIGHTS)
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        def cached(filename: str) -> bool:
+            return isinstance(try_to_load_from_cache(name, filename), str)
+
+        return cached("config.json") and any(cached(w) for w in _WEIGHTS)
+    except Exception:  # not a valid repo id, or huggingface_hub missing: not available
+        return False
+
+
+def reranker_status(name: str = DEFAULT_RERANKER, load: bool = False) -> RerankerStatus:
+    """Whether the cross-encoder ``name`` (hub name or folder) can be loaded offline.
+
+    Cheap by default: it only looks for the config and weights in the folder or the local
+    Hugging Face cache (no import of torch); ``load=True`` also loads it (once per process).
+    Never raises.
+    """
+    name = (name or "").strip()
+    if not name:
+        return RerankerStatus(name, False, "No cross-encoder is configured.")
+    if not _has_files(name):
+        return RerankerStatus(name, False, f"The cross-encoder '{name}' is not available offline.")
+    if load:
+        try:
+            load_reranker(name)
+        except RerankerError as exc:
+            return RerankerStatus(name, False, " ".join(str(exc).split()))
+    return RerankerStatus(name, True, f"The cross-encoder '{name}' is available.")
 
 
 @lru_cache(maxsize=2)
