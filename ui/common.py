@@ -116,7 +116,7 @@ def sample_document(key: str) -> tuple[str, Document]:
     return text_digest(doc.text), doc
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=4)
 def text_digest(text: str) -> str:
     """SHA-256 of ``text``; remembered for the last few texts, so a page that keys its memos
     on the document's content on every rerun hashes a large document once."""
