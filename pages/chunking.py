@@ -27,6 +27,7 @@ from scar_viz.fragmentation import (
     in_own_units,
 )
 from scar_viz.pipeline import embed_function
+from scar_viz.queries import label_queries, parse_queries, type_counts
 from ui.common import (
     alert,
     chart_config,
@@ -153,6 +154,23 @@ for col, (label, cfg, spans, cut) in zip(
         f"{label} units cut",
         f"{100 * cut.mean() if len(cut) else 0:.1f}%",
         help=f"{int(cut.sum())} of {len(units)} {UNIT_LABELS[kind]}",
+    )
+
+if kind == "evidence":
+    type_rows = []
+    qset = parse_queries(queries_text, doc.text)
+    for label, cfg, spans in (("A", config, spans_a), ("B", config_b, spans_b)):
+        try:
+            counts = type_counts(label_queries(qset, doc.text, spans))
+        except ValueError as exc:
+            alert(f"{label}: the evidence cannot be mapped to chunks: {exc}", "warning")
+            continue
+        type_rows.append({"chunking": f"{label}: {cfg.label}", **counts})
+    st.dataframe(pd.DataFrame(type_rows), hide_index=True, key="ctypes")
+    st.caption(
+        "Query types under each chunking: fragmented, two gold chunks are consecutive (the "
+        "evidence crosses a boundary); atomic, one gold chunk; scattered, two or more gold "
+        "chunks, none consecutive."
     )
 
 st.subheader("Document view")

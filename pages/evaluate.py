@@ -26,7 +26,14 @@ from scar_viz.evaluation import (
     reduction,
     significance,
 )
-from scar_viz.queries import decode_queries, label_queries, parse_queries, split_alternate
+from scar_viz.queries import (
+    decode_queries,
+    label_queries,
+    parse_queries,
+    query_set_key,
+    split_alternate,
+    type_counts,
+)
 from scar_viz.scoring import PRESETS, top_k
 from scar_viz.sweep import LAMS, TAUS, THETAS, pareto_frontier, sweep
 from scar_viz.tokens import TOKENIZER_NAME
@@ -119,14 +126,15 @@ def progress_bar(text: str):
 
 def _content_key(prep, labelled, tag: str) -> tuple:
     """What an evaluation or a sweep depends on besides the gate: document, chunking, model,
-    prepending and the queries (content, never the user)."""
+    prepending and the queries' content (text and evidence of each, never ids alone or the
+    user)."""
     return (
         tag,
         text_digest(prep.document.text),
         prep.config,
         prep.embedder_id,
         prep.prepend,
-        tuple(q.id for q in labelled),
+        query_set_key(labelled),
     )
 
 
@@ -204,6 +212,8 @@ def summary_rows(ev: Evaluation, model: str | None = None) -> list[dict[str, obj
             rows.append({"policy": name, "subset": "—", "note": f"did not run: {pe.error}"})
             continue
         for subset, s in pe.summaries.items():
+            if subset == "scattered" and not s.n:
+                continue
             row = {
                 "policy": name,
                 "subset": subset,
@@ -273,16 +283,18 @@ try:
 except ValueError as exc:
     alert(f"The evidence cannot be mapped to chunks: {exc}")
     st.stop()
-n_frag = sum(q.fragmented for q in labelled)
-c = st.columns(4)
+counts = type_counts(labelled)
+c = st.columns(5)
 c[0].metric("Queries", len(labelled))
-c[1].metric("Fragmented", n_frag)
-c[2].metric("Atomic", len(labelled) - n_frag)
-c[3].metric("Type differs from the file", sum(q.type_changed for q in labelled))
+c[1].metric("Fragmented", counts["fragmented"])
+c[2].metric("Atomic", counts["atomic"])
+c[3].metric("Scattered", counts["scattered"])
+c[4].metric("Type differs from the file", sum(q.type_changed for q in labelled))
 st.caption(
-    f"Gold chunks and types are recomputed under {prep.config.label}: a query is fragmented "
-    "when its evidence needs two or more chunks (the minimal run covering every non-whitespace "
-    "character of each span)."
+    f"Gold chunks and types are recomputed under {prep.config.label} (gold: the minimal run "
+    "covering every non-whitespace character of each span). Fragmented: two gold chunks are "
+    "consecutive, the evidence crosses a boundary; atomic: one gold chunk; scattered: two or "
+    "more gold chunks, none consecutive (no neighbour policy can join them)."
 )
 
 params = gate_sliders(len(prep.chunks))
@@ -416,7 +428,7 @@ with tabs[2]:
             ev.tau,
             ev.radius,
             tuple(ev.policies),
-            tuple(q.id for q in ev.queries),
+            query_set_key(ev.queries),
         ),
         lambda: significance(ev),
     )

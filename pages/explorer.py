@@ -11,7 +11,14 @@ from scar_viz.context import context_cost, context_html, saving
 from scar_viz.explain import edge_notes, explain_decision
 from scar_viz.scoring import select_from_sims, window
 from scar_viz.tokens import TOKENIZER_NAME
-from ui.common import chart_config, memo, presenting, query_vector, sidebar_setup
+from ui.common import (
+    chart_config,
+    memo,
+    prepared_key,
+    presenting,
+    query_vector,
+    sidebar_setup,
+)
 from ui.gate_controls import gate_sliders, query_box
 
 STRIP_MAX = 400
@@ -89,7 +96,7 @@ def strip() -> None:
             key="strip_view",
         )
     hover = memo(
-        ("hover", prep.document.name, id(prep), query, view),
+        ("hover", *prepared_key(prep), query, view),
         lambda: strip_hover(chunks, sims, prep.penalties, view),
     )
     fig = chunk_strip(

@@ -12,6 +12,7 @@ from scar_viz.charts import decision_plane
 from scar_viz.chunking import ChunkingConfig
 from scar_viz.explain import explain_decision
 from scar_viz.lesson import ROUNDS, candidates, fragment_pair, scale_comparison, score_predictions
+from scar_viz.queries import label_queries, parse_queries
 from scar_viz.scoring import DEFAULT_K, select_from_sims
 from ui.common import (
     chart_config,
@@ -51,9 +52,18 @@ sims = prep.unit @ qvec
 # --- 1 ----------------------------------------------------------------------------------------
 st.header("1 · Boundary fragmentation")
 pair = fragment_pair(chunks, evidence["start"], evidence["end"])
+lesson_type = label_queries(
+    [
+        q
+        for q in parse_queries(samples.sample_queries_text(), document.text).queries
+        if q.id == LESSON_QUERY
+    ],
+    document.text,
+    chunks,
+)[0].type
 st.markdown(f"**Question:** {html.escape(lesson['query'])}")
-if pair is None:
-    st.info("Under the current chunking this evidence sits in one chunk.")
+if lesson_type != "fragmented" or pair is None:
+    st.info(f"Under the current chunking this query is {lesson_type}: no boundary cuts it.")
 else:
     rank = {int(c): r + 1 for r, c in enumerate(sims.argsort()[::-1])}
     st.write(

@@ -357,9 +357,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         f"{ev.document}: {ev.n_chunks} chunks ({ev.chunking}) · {prep.embedder_label} · "
         f"k={ev.k} λ={ev.lam:g} τ={ev.tau:g} r={ev.radius}"
     )
+    counts = ev.type_counts
     print(
-        f"{ev.n_queries} queries: {ev.n_fragmented} fragmented, "
-        f"{ev.n_queries - ev.n_fragmented} atomic (under this chunking)"
+        f"{ev.n_queries} queries: {counts['fragmented']} fragmented, {counts['atomic']} atomic, "
+        f"{counts['scattered']} scattered (under this chunking)"
     )
     cli_gate.print_eval_gate(args, knobs)
     print(
@@ -370,6 +371,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if pe.error:
             continue
         for subset, s in pe.summaries.items():
+            if subset == "scattered" and not s.n:
+                continue
             print(
                 f"{name:<10} {subset:<11} {s.n:>3} {s.recall:>7.3f} {s.mean_chunks:>7.2f} "
                 f"{s.efficiency:>7.3f} {s.mean_tokens:>8.1f}"

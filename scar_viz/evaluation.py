@@ -31,7 +31,7 @@ from scar_viz.metrics import (
 )
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.policies import POLICIES, PolicyResult, QueryInputs, run_policy
-from scar_viz.queries import GoldQuery, QueryIssue
+from scar_viz.queries import GoldQuery, QueryIssue, type_counts
 from scar_viz.scoring import Selection, top_k
 from scar_viz.sweep import (
     THETAS,
@@ -139,7 +139,12 @@ class Evaluation:
 
     @property
     def n_fragmented(self) -> int:
-        return sum(q.fragmented for q in self.queries)
+        return self.type_counts["fragmented"]
+
+    @property
+    def type_counts(self) -> dict[str, int]:
+        """Queries per type (fragmented, atomic, scattered) under this chunking."""
+        return type_counts(self.queries)
 
     def values(self, policy: str, metric: str) -> np.ndarray:
         """Per-query ``chunks``, ``recall`` or ``tokens`` of ``policy``, in query order."""
@@ -154,7 +159,7 @@ def _outcome(gq: GoldQuery, result: PolicyResult, inputs: QueryInputs, label: st
         recall, per = coverage_recall(inputs.document.text, inputs.chunks, gold, result.spans)
         return QueryOutcome(
             gq.id,
-            gq.fragmented,
+            gq.type,
             gold,
             None,
             recall,
@@ -180,7 +185,7 @@ def _outcome(gq: GoldQuery, result: PolicyResult, inputs: QueryInputs, label: st
         )
     return QueryOutcome(
         gq.id,
-        gq.fragmented,
+        gq.type,
         gold,
         ids,
         chunk_recall(gold, ids),
@@ -341,8 +346,11 @@ def evaluation_json(
     ev: Evaluation, comparisons: Sequence[Comparison] = (), per_query: bool = True
 ) -> dict[str, object]:
     """The ``eval --json`` shape: ``{"n_queries", "policies": {name: {"all", "fragmented",
-    "atomic"}}}`` with recall, mean_chunks, efficiency, mean_tokens (and n) per subset, plus
-    the setting, the significance tests, the per-query rows and the query-file issues."""
+    "atomic", "scattered"}}}`` with recall, mean_chunks, efficiency, mean_tokens (and n) per
+    subset (``scattered`` only when such queries exist), plus the setting, the significance
+    tests, the per-query rows and the query-file issues."""
+    counts = ev.type_counts
+    subsets = [s for s in SUBSETS if s != "scattered" or counts["scattered"]]
     policies: dict[str, object] = {}
     errors: dict[str, str] = {}
     for name, pe in ev.policies.items():
@@ -354,14 +362,15 @@ def evaluation_json(
                 k: (_round(v) if isinstance(v, float) else v)
                 for k, v in pe.summaries[subset].as_dict().items()
             }
-            for subset in SUBSETS
+            for subset in subsets
         }
         entry["recall_by"] = "character coverage" if pe.by_coverage else "chunk ids"
         policies[name] = entry
     out: dict[str, object] = {
         "n_queries": ev.n_queries,
-        "n_fragmented": ev.n_fragmented,
-        "n_atomic": ev.n_queries - ev.n_fragmented,
+        "n_fragmented": counts["fragmented"],
+        "n_atomic": counts["atomic"],
+        "n_scattered": counts["scattered"],
         "document": ev.document,
         "model": ev.model,
         "chunking": ev.chunking,
@@ -497,7 +506,8 @@ def chunker_rows(evals: dict[str, Evaluation]) -> list[dict[str, object]]:
         row: dict[str, object] = {
             "chunking": label,
             "chunks in document": ev.n_chunks,
-            "fragmented queries": sum(q.fragmented for q in ev.queries),
+            "fragmented queries": ev.type_counts["fragmented"],
+            "scattered queries": ev.type_counts["scattered"],
         }
         ran = {n: pe for n, pe in ev.policies.items() if not pe.error}
         for name, pe in ran.items():

@@ -21,7 +21,8 @@ from scar_viz.chunking import Chunk
 from scar_viz.scoring import Decision
 
 NEVER_REACHED = "never reached"
-SUBSETS = ("all", "fragmented", "atomic")
+SUBSETS = ("all", "fragmented", "atomic", "scattered")
+"""``all`` and the three query types of :func:`scar_viz.queries.query_type`."""
 
 
 @dataclass(frozen=True)
@@ -35,16 +36,21 @@ class Miss:
 
 @dataclass(frozen=True)
 class QueryOutcome:
-    """One policy on one query. ``chunks`` is |selected| (chunk equivalents for spans)."""
+    """One policy on one query. ``chunks`` is |selected| (chunk equivalents for spans);
+    ``type`` is the query's type (fragmented, atomic or scattered) under the chunking."""
 
     query_id: str
-    fragmented: bool
+    type: str
     gold: tuple[int, ...]
     selected: tuple[int, ...] | None
     recall: float
     chunks: float
     tokens: int
     misses: tuple[Miss, ...]
+
+    @property
+    def fragmented(self) -> bool:
+        return self.type == "fragmented"
 
 
 @dataclass(frozen=True)
@@ -193,9 +199,9 @@ def summarise(outcomes: Sequence[QueryOutcome]) -> Summary:
 
 
 def summarise_subsets(outcomes: Sequence[QueryOutcome]) -> dict[str, Summary]:
-    """``all``, ``fragmented`` and ``atomic`` summaries."""
-    return {
-        "all": summarise(outcomes),
-        "fragmented": summarise([o for o in outcomes if o.fragmented]),
-        "atomic": summarise([o for o in outcomes if not o.fragmented]),
-    }
+    """``all``, ``fragmented``, ``atomic`` and ``scattered`` summaries (every key, even when
+    a subset is empty: its ``n`` is 0)."""
+    out = {"all": summarise(outcomes)}
+    for kind in SUBSETS[1:]:
+        out[kind] = summarise([o for o in outcomes if o.type == kind])
+    return out

@@ -9,14 +9,16 @@ Every line is checked against the document: ``doc[start:end] == text``. When the
 missing or stale but the text occurs exactly once in the document, the span is relocated and
 the relocation is reported; anything else is a per-line error and the line is skipped.
 
-Gold chunks and the fragmented/atomic type are a property of the chunking, so they are
-recomputed for the current chunks rather than taken from the file.
+Gold chunks and the query type (:func:`query_type`: fragmented, atomic or scattered) are a
+property of the chunking, so they are recomputed for the current chunks rather than taken from
+the file.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +26,8 @@ import numpy as np
 
 from scar_viz.chunking import Chunk
 
-TYPES = ("fragmented", "atomic")
+QUERY_TYPES = ("fragmented", "atomic", "scattered")
+TYPES = QUERY_TYPES
 MAX_QUERY_BYTES = 20 * 1024 * 1024
 
 
@@ -84,24 +87,22 @@ class GoldQuery:
     """A query with its gold chunks under one chunking.
 
     ``runs`` holds, per evidence span, the (first, last) chunk index of its minimal covering
-    run; ``gold`` is the sorted union of the runs. ``fragmented`` is True when the evidence
-    needs two or more chunks, |gold| ≥ 2: a span cut by a boundary, or (corpus README) spans
-    that each fit one chunk but lie in different chunks. For one-span queries this is
-    METHODS.md §4's "some span needs two or more chunks".
+    run; ``gold`` is the sorted union of the runs; ``type`` is :func:`query_type` of ``gold``.
     """
 
     query: LabelledQuery
     gold: tuple[int, ...]
     runs: tuple[tuple[int, int], ...]
-    fragmented: bool
+    type: str
 
     @property
     def id(self) -> str:
         return self.query.id
 
     @property
-    def type(self) -> str:
-        return "fragmented" if self.fragmented else "atomic"
+    def fragmented(self) -> bool:
+        """The evidence crosses a chunk boundary (two consecutive gold chunks)."""
+        return self.type == "fragmented"
 
     @property
     def type_changed(self) -> bool:
@@ -174,7 +175,7 @@ def _query(obj: object, text: str) -> tuple[str, str, tuple[Evidence, ...], str 
     declared = obj.get("type")
     notes = []
     if declared is not None and declared not in TYPES:
-        notes.append(f"'type' {declared!r} is neither 'fragmented' nor 'atomic'; ignored.")
+        notes.append(f"'type' {declared!r} is not one of {', '.join(TYPES)}; ignored.")
         declared = None
     evidence = []
     for j, item in enumerate(items):
@@ -248,16 +249,54 @@ def load_queries(path: str | Path, document_text: str) -> QuerySet:
     return decode_queries(data, document_text, p.name)
 
 
+def query_set_key(queries: Iterable[LabelledQuery | GoldQuery]) -> str:
+    """A digest of a query set's content: each query's id, text, evidence offsets and declared
+    type, in order. Caches key on this (with the document digest), never on ids alone: two
+    files with the same ids and different evidence get different keys.
+    """
+    h = hashlib.sha256()
+    for q in queries:
+        lq = q.query if isinstance(q, GoldQuery) else q
+        row = [lq.id, lq.query, [[ev.start, ev.end, ev.text] for ev in lq.evidence]]
+        h.update(json.dumps([*row, lq.declared_type], ensure_ascii=False).encode("utf-8"))
+        h.update(b"\n")
+    return h.hexdigest()
+
+
 # --- gold chunks ---------------------------------------------------------------------------
 
 
-def covering_run(text: str, chunks: Sequence[Chunk], start: int, end: int) -> tuple[int, int]:
+def query_type(gold: Iterable[int]) -> str:
+    """The type of a query from its gold chunk indices (METHODS.md §4).
+
+    ``fragmented`` when two gold chunks are consecutive (i and i+1: the evidence crosses a
+    boundary, one span cut or two spans on either side of it); ``atomic`` when the gold set is
+    one chunk; ``scattered`` when it holds two or more chunks and no two are consecutive
+    (evidence in distant places, which no neighbour policy can join).
+
+    Raises:
+        ValueError: when ``gold`` is empty.
+    """
+    g = sorted(set(gold))
+    if not g:
+        raise ValueError("A query needs at least one gold chunk to have a type.")
+    if len(g) == 1:
+        return "atomic"
+    if any(b - a == 1 for a, b in zip(g, g[1:], strict=False)):
+        return "fragmented"
+    return "scattered"
+
+
+def covering_run(
+    text: str, chunks: Sequence[Chunk] | Sequence[tuple[int, int]], start: int, end: int
+) -> tuple[int, int]:
     """The minimal run of consecutive chunks covering every non-whitespace character of
     ``text[start:end]``, as (first, last) chunk indices.
 
     A run [a, b] covers the span iff every non-whitespace position p in it lies in some chunk
     c_a … c_b (start ≤ p < end). Runs are tried shortest first, then by lowest a, among the
     chunks that overlap the span, so with overlap a span inside two chunks gets the first.
+    ``chunks`` are :class:`Chunk` objects or (start, end) spans.
 
     Raises:
         ValueError: when the span has no non-whitespace character, or one that no chunk holds.
@@ -267,8 +306,9 @@ def covering_run(text: str, chunks: Sequence[Chunk], start: int, end: int) -> tu
     )
     if not len(positions):
         raise ValueError(f"The span {start}–{end} holds only whitespace.")
-    starts = np.array([c.start for c in chunks], dtype=np.int64)
-    ends = np.array([c.end for c in chunks], dtype=np.int64)
+    bounds = [(c.start, c.end) if isinstance(c, Chunk) else c for c in chunks]
+    starts = np.array([b[0] for b in bounds], dtype=np.int64)
+    ends = np.array([b[1] for b in bounds], dtype=np.int64)
     near = np.flatnonzero((starts < end) & (ends > start))
     cover = (positions[:, None] >= starts[near][None, :]) & (
         positions[:, None] < ends[near][None, :]
@@ -287,9 +327,11 @@ def covering_run(text: str, chunks: Sequence[Chunk], start: int, end: int) -> tu
 
 
 def label_queries(
-    query_set: QuerySet | Sequence[LabelledQuery], text: str, chunks: Sequence[Chunk]
+    query_set: QuerySet | Sequence[LabelledQuery],
+    text: str,
+    chunks: Sequence[Chunk] | Sequence[tuple[int, int]],
 ) -> tuple[GoldQuery, ...]:
-    """Gold chunks and the fragmented/atomic type of each query under ``chunks``.
+    """Gold chunks and the type (:func:`query_type`) of each query under ``chunks``.
 
     Raises:
         ValueError: when a span cannot be covered by the chunks (see :func:`covering_run`).
@@ -299,14 +341,22 @@ def label_queries(
     for q in queries:
         runs = tuple(covering_run(text, chunks, ev.start, ev.end) for ev in q.evidence)
         gold = sorted({i for a, b in runs for i in range(a, b + 1)})
-        out.append(GoldQuery(q, tuple(gold), runs, len(gold) >= 2))
+        out.append(GoldQuery(q, tuple(gold), runs, query_type(gold)))
     return tuple(out)
+
+
+def type_counts(queries: Iterable[GoldQuery]) -> dict[str, int]:
+    """How many queries of each type, in :data:`QUERY_TYPES` order (zeros included)."""
+    counts = dict.fromkeys(QUERY_TYPES, 0)
+    for q in queries:
+        counts[q.type] += 1
+    return counts
 
 
 def split_alternate(queries: Sequence[GoldQuery]) -> tuple[tuple[GoldQuery, ...], ...]:
     """Two halves of a labelled set, alternating within each type (a tune / check split)."""
     halves: tuple[list[GoldQuery], list[GoldQuery]] = ([], [])
-    for kind in (True, False):
-        for i, q in enumerate(q for q in queries if q.fragmented is kind):
+    for kind in QUERY_TYPES:
+        for i, q in enumerate(q for q in queries if q.type == kind):
             halves[i % 2].append(q)
     return tuple(halves[0]), tuple(halves[1])

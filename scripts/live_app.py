@@ -32,6 +32,12 @@ CHROMIUM_ARGS = [
 ]
 
 
+try:  # the browser extras are optional for serving
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+except ImportError:  # pragma: no cover
+    PlaywrightTimeout = TimeoutError  # noqa: N816
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -117,15 +123,56 @@ def browser() -> Iterator[object]:
             b.close()
 
 
-def wait_for_app_run(page, timeout_ms: int = 120_000) -> None:
-    """Block until the script has finished its run (connection up, script not running)."""
-    page.wait_for_timeout(250)
+_WATCH_RUNS = """() => {
+  const app = document.querySelector("[data-testid='stApp']");
+  if (!app) return null;
+  if (!window.__svRuns) {
+    const runs = {started: 0, seen: 0, active: false};
+    const note = () => {
+      const state = app.getAttribute("data-test-script-state");
+      const busy = state === "running" || state === "rerunRequested";
+      if (busy && !runs.active) runs.started += 1;
+      runs.active = busy;
+    };
+    new MutationObserver(note).observe(app, {
+      attributes: true, attributeFilter: ["data-test-script-state"],
+    });
+    note();
+    window.__svRuns = runs;
+  }
+  window.__svRuns.seen = window.__svRuns.started;
+  return window.__svRuns.seen;
+}"""
+"""Install (once per document) an observer that counts the runs the page has started, and
+mark every run so far as seen."""
+
+_NOT_RUNNING = "[data-testid='stApp'][data-test-script-state='notRunning']"
+
+
+def wait_for_app_run(page, timeout_ms: int = 120_000, start_timeout_ms: int = 10_000) -> None:
+    """Block until the run started by the last action has finished.
+
+    The page counts its runs (a ``MutationObserver`` on ``stApp``'s script state, installed by
+    the first call on each document). A call waits for a run that began after the previous call
+    returned, then for the script state ``notRunning``; so it never returns on the
+    ``notRunning`` left over from before the action, however late the new run starts. Right
+    after ``page.goto`` (a fresh document, state ``initial``) it waits for the first run. If
+    the action starts no run within ``start_timeout_ms``, it returns once nothing runs.
+    """
     page.locator("[data-testid='stApp'][data-test-connection-state='CONNECTED']").wait_for(
         state="attached", timeout=timeout_ms
     )
-    page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for(
-        state="attached", timeout=timeout_ms
-    )
+    mark = page.evaluate("() => window.__svRuns ? window.__svRuns.seen : null")
+    if mark is not None:
+        with contextlib.suppress(PlaywrightTimeout):
+            page.wait_for_function(
+                "m => window.__svRuns && window.__svRuns.started > m",
+                arg=mark,
+                timeout=start_timeout_ms,
+            )
+    page.locator(_NOT_RUNNING).wait_for(state="attached", timeout=timeout_ms)
+    page.wait_for_function("() => !window.__svRuns || !window.__svRuns.active", timeout=timeout_ms)
+    page.evaluate(_WATCH_RUNS)
 
 
 def settle(page, timeout_ms: int = 30_000) -> None:

@@ -25,18 +25,25 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
 
 
+def require_file(path: Path, what: str) -> Path:
+    """``path`` when it exists; otherwise skip, saying why, or fail in CI (``CI=true``), where
+    the development corpus (``../shared``) is checked out and a missing file is a broken run."""
+    if path.exists():
+        return path
+    reason = f"{what} not present at {path} (only in the project workspace)"
+    if in_ci():
+        pytest.fail(f"corpus tests are mandatory in CI: {reason}")
+    pytest.skip(reason)
+
+
 @pytest.fixture
 def corpus_path() -> Path:
-    if not CORPUS.exists():
-        pytest.skip(f"development corpus not present at {CORPUS} (only in the project workspace)")
-    return CORPUS
+    return require_file(CORPUS, "development corpus")
 
 
 @pytest.fixture
 def corpus_queries_path() -> Path:
-    if not CORPUS_QUERIES.exists():
-        pytest.skip(f"development queries not present at {CORPUS_QUERIES}")
-    return CORPUS_QUERIES
+    return require_file(CORPUS_QUERIES, "development queries")
 
 
 @pytest.fixture

@@ -73,6 +73,37 @@ def test_recursive_equals_langchain_start_index(corpus_path):
     assert len(expected) == 587  # corpus README
 
 
+def _langchain_spans(text: str, size: int, overlap: int) -> list[tuple[int, int]]:
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    splitter = RecursiveCharacterTextSplitter(
+        chunk_size=size, chunk_overlap=overlap, add_start_index=True
+    )
+    return [
+        (d.metadata["start_index"], d.metadata["start_index"] + len(d.page_content))
+        for d in splitter.create_documents([text])
+    ]
+
+
+REPEATED = "\n\n".join(
+    # the same sentences again and again, so a chunk's text occurs many times and only a
+    # forward search from the right place finds its offsets
+    "\n".join(["The peer sends ACK.", "The peer sends ACK.", f"Then segment {i % 3} waits."] * 4)
+    for i in range(25)
+)
+
+
+@pytest.mark.parametrize(("size", "overlap"), [(600, 60), (200, 0), (120, 40), (50, 10)])
+@pytest.mark.parametrize("which", ["sample", "repeated"])
+def test_recursive_equals_langchain_without_the_corpus(which, size, overlap):
+    from scar_viz import samples
+
+    text = samples.load_sample().text if which == "sample" else REPEATED
+    expected = _langchain_spans(text, size, overlap)
+    assert len(expected) > 5
+    assert split_recursive(text, size, overlap) == expected
+
+
 def test_fixed_windows_step_by_size_minus_overlap():
     text = "abcdefghij" * 10
     spans = CHUNKERS["fixed"](text, 30, 10)

@@ -9,7 +9,9 @@ import sys
 import pytest
 
 from scar_viz import samples
+from scar_viz.chunking import chunk_document
 from scar_viz.cli import main
+from scar_viz.queries import label_queries, parse_queries, type_counts
 from tests.conftest import ROOT
 
 
@@ -126,3 +128,48 @@ def test_module_entry_point_on_the_development_corpus(corpus_path, corpus_querie
         out["policies"]["window1"]["fragmented"]["recall"]
         >= out["policies"]["scar"]["fragmented"]["recall"]
     )
+
+
+def _scattered_line() -> str:
+    """A query whose two spans are the evidence of two atomic sample queries far apart."""
+    rows = {q["id"]: q for q in map(json.loads, samples.sample_queries_text().splitlines())}
+    spans = rows["harbor-a-01"]["evidence"] + rows["harbor-a-08"]["evidence"]
+    return json.dumps({"id": "far", "query": "Two distant rules?", "evidence": spans})
+
+
+def test_json_reports_scattered_only_when_such_queries_exist(sample_files, capsys):
+    doc, queries = sample_files
+    plain = run_json(capsys, doc, queries, "--policies", "topk,scar", "--boot", "0")
+    assert plain["n_scattered"] == 0
+    assert all("scattered" not in entry for entry in plain["policies"].values())
+    queries.write_text(samples.sample_queries_text() + _scattered_line() + "\n", encoding="utf-8")
+    out = run_json(capsys, doc, queries, "--policies", "topk,scar", "--boot", "0")
+    assert (out["n_fragmented"], out["n_atomic"], out["n_scattered"]) == (
+        plain["n_fragmented"],
+        plain["n_atomic"],
+        1,
+    )
+    (row,) = [q for q in out["queries"] if q["id"] == "far"]
+    assert row["type"] == "scattered" and len(row["gold"]) == 2
+    for name, entry in out["policies"].items():
+        assert set(entry) >= {"all", "fragmented", "atomic", "scattered"}
+        assert entry["scattered"]["n"] == 1
+        assert entry["scattered"]["recall"] == pytest.approx(row["policies"][name]["recall"])
+        assert entry["fragmented"] == plain["policies"][name]["fragmented"]
+
+
+def test_text_output_counts_three_types(sample_files, capsys):
+    doc, queries = sample_files
+    queries.write_text(samples.sample_queries_text() + _scattered_line() + "\n", encoding="utf-8")
+    assert main(["eval", str(doc), str(queries), "--model", "hash", "--boot", "0"]) == 0
+    text = capsys.readouterr().out
+    sample = samples.load_sample()
+    counts = type_counts(
+        label_queries(
+            parse_queries(samples.sample_queries_text(), sample.text),
+            sample.text,
+            chunk_document(sample),
+        )
+    )
+    assert f"{counts['fragmented']} fragmented, {counts['atomic']} atomic, 1 scattered" in text
+    assert any(line.split()[1:2] == ["scattered"] for line in text.splitlines() if line.strip())

@@ -21,7 +21,8 @@ from scar_viz.scoring import scar_select
 
 
 def outcome(recall, chunks, tokens=10, fragmented=False):
-    return QueryOutcome("q", fragmented, (1,), (1,), recall, chunks, tokens, ())
+    kind = "fragmented" if fragmented else "atomic"
+    return QueryOutcome("q", kind, (1,), (1,), recall, chunks, tokens, ())
 
 
 def test_chunk_recall_hand_computed():

@@ -16,7 +16,10 @@ from scar_viz.queries import (
     label_queries,
     load_queries,
     parse_queries,
+    query_set_key,
+    query_type,
     split_alternate,
+    type_counts,
 )
 
 DOC = "Alpha rule one. Beta exception two. Gamma note three. Alpha rule one."
@@ -103,7 +106,7 @@ def test_duplicate_ids_and_unknown_type():
     assert len(qs.queries) == 1
     assert qs.queries[0].declared_type is None
     assert any("duplicate id" in e.message for e in qs.errors)
-    assert any("neither" in n.message for n in qs.notes)
+    assert any("is not one of fragmented, atomic, scattered" in n.message for n in qs.notes)
 
 
 def test_decode_rejects_non_utf8_and_loads_from_disk(tmp_path):
@@ -221,3 +224,94 @@ def test_development_corpus_types_match_the_file(corpus_path, corpus_queries_pat
     assert not any(q.type_changed for q in labelled)
     sizes = sorted(len(q.gold) for q in labelled if q.fragmented)
     assert sizes.count(2) == 17 and sizes.count(3) == 3
+
+
+# --- the three query types (METHODS.md §4), on hand-built chunks ---------------------------
+
+# Ten 40-character "sentences", one chunk each (no overlap): chunk i is TYPES_DOC[40i:40i+40].
+TYPES_DOC = "".join(f"Sentence {i:02d} says a thing about it, ok. "[:39] + " " for i in range(10))
+TYPES_CHUNKS = [Chunk(i, 40 * i, 40 * i + 39, TYPES_DOC[40 * i : 40 * i + 39]) for i in range(10)]
+
+
+def typed(*spans: tuple[int, int]):
+    """The one labelled query whose evidence is ``spans``, typed under TYPES_CHUNKS."""
+    evidence = [ev(TYPES_DOC[s:e], s, e) for s, e in spans]
+    qs = parse_queries(line(id="q", query="?", evidence=evidence), TYPES_DOC)
+    assert not qs.errors, qs.errors
+    (gq,) = label_queries(qs, TYPES_DOC, TYPES_CHUNKS)
+    return gq
+
+
+def test_a_cut_span_is_fragmented():
+    gq = typed((40 * 3 + 20, 40 * 4 + 15))  # starts in chunk 3, ends in chunk 4
+    assert gq.gold == (3, 4) and gq.type == "fragmented" and gq.fragmented
+
+
+def test_two_spans_in_adjacent_chunks_are_fragmented():
+    gq = typed((40 * 5 + 2, 40 * 5 + 20), (40 * 6 + 2, 40 * 6 + 20))
+    assert gq.runs == ((5, 5), (6, 6))
+    assert gq.gold == (5, 6) and gq.type == "fragmented"
+
+
+def test_two_distant_spans_are_scattered():
+    gq = typed((40 * 1 + 2, 40 * 1 + 20), (40 * 7 + 2, 40 * 7 + 20))
+    assert gq.gold == (1, 7) and gq.type == "scattered" and not gq.fragmented
+
+
+def test_two_spans_in_one_chunk_are_atomic():
+    gq = typed((40 * 2 + 0, 40 * 2 + 10), (40 * 2 + 20, 40 * 2 + 35))
+    assert gq.gold == (2,) and gq.type == "atomic"
+
+
+def test_spans_as_tuples_type_like_chunks():
+    spans = [(c.start, c.end) for c in TYPES_CHUNKS]
+    qs = parse_queries(
+        line(id="q", query="?", evidence=[ev(TYPES_DOC[42:60], 42, 60), ev(TYPES_DOC[322:340])]),
+        TYPES_DOC,
+    )
+    assert label_queries(qs, TYPES_DOC, spans) == label_queries(qs, TYPES_DOC, TYPES_CHUNKS)
+    assert label_queries(qs, TYPES_DOC, spans)[0].type == "scattered"
+
+
+@pytest.mark.parametrize(
+    ("gold", "kind"),
+    [
+        ([4], "atomic"),
+        ([4, 5], "fragmented"),
+        ([1, 5, 6], "fragmented"),  # one consecutive pair is enough
+        ([1, 3], "scattered"),
+        ([0, 2, 9], "scattered"),
+        ([3, 3], "atomic"),
+    ],
+)
+def test_query_type_rule(gold, kind):
+    assert query_type(gold) == kind
+
+
+def test_query_type_needs_a_gold_chunk():
+    with pytest.raises(ValueError):
+        query_type([])
+
+
+def test_type_counts_and_split_keep_scattered():
+    rows = [
+        line(id=f"s{i}", query="?", evidence=[ev(TYPES_DOC[2:20], 2, 20), ev(TYPES_DOC[362:380])])
+        for i in range(2)
+    ] + [line(id="a", query="?", evidence=[ev(TYPES_DOC[82:100], 82, 100)])]
+    labelled = label_queries(parse_queries("\n".join(rows), TYPES_DOC), TYPES_DOC, TYPES_CHUNKS)
+    assert type_counts(labelled) == {"fragmented": 0, "atomic": 1, "scattered": 2}
+    a, b = split_alternate(labelled)
+    assert [q.type for q in a].count("scattered") == 1
+    assert [q.type for q in b].count("scattered") == 1
+
+
+def test_query_set_key_changes_with_evidence_not_only_ids():
+    one = parse_queries(line(id="q1", query="?", evidence=[ev(TYPES_DOC[2:20], 2, 20)]), TYPES_DOC)
+    two = parse_queries(
+        line(id="q1", query="?", evidence=[ev(TYPES_DOC[82:100], 82, 100)]), TYPES_DOC
+    )
+    same = parse_queries(line(id="q1", query="?", evidence=[ev(TYPES_DOC[2:20], 2, 20)]), TYPES_DOC)
+    assert query_set_key(one.queries) != query_set_key(two.queries)
+    assert query_set_key(one.queries) == query_set_key(same.queries)
+    labelled = label_queries(one, TYPES_DOC, TYPES_CHUNKS)
+    assert query_set_key(labelled) == query_set_key(one.queries)

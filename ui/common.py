@@ -6,6 +6,7 @@ explicit key; shareable settings are bound to the URL (``bind="query-params"``).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import html
 import os
@@ -115,8 +116,17 @@ def sample_document(key: str) -> tuple[str, Document]:
     return text_digest(doc.text), doc
 
 
+@functools.lru_cache(maxsize=4)
 def text_digest(text: str) -> str:
+    """SHA-256 of ``text``; remembered for the last few texts, so a page that keys its memos
+    on the document's content on every rerun hashes a large document once."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def prepared_key(prep: PreparedDoc) -> tuple:
+    """The content a prepared document stands for: document digest, chunking, model and
+    prepending (memo keys use this, never ``id(prep)``, which CPython reuses)."""
+    return (text_digest(prep.document.text), prep.config, prep.embedder_id, prep.prepend)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

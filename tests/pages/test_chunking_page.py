@@ -33,7 +33,7 @@ def test_renders_view_table_and_curves(at):
     assert at.title[0].value == "Chunking lab"
     assert at.radio(key="cu").value == "evidence"  # the sample brings its query set
     assert len(at.get("plotly_chart")) == 3  # boundary map, curves, heatmap
-    table = at.dataframe[0].value
+    table = next(df.value for df in at.dataframe if "% cut" in df.value.columns)
     assert len(table) == 6 and table["% cut"].between(0, 100).all()
     html = "".join(h.proto.body for h in at.get("html"))
     assert 'class="sv-b"' in html and "sv-c1" in html  # boundaries drawn, chunks told apart
@@ -89,3 +89,29 @@ def test_fragmentation_on_the_corpus(hash_model, corpus_path):
     assert app.radio(key="cu").value == "sentence"  # no query set uploaded
     assert len(app.get("plotly_chart")) == 3
     assert int(metric(app, "A chunks")) == 587
+
+
+def test_query_types_under_both_chunkings(at):
+    """With the sample's query set, the lab counts fragmented / atomic / scattered queries
+    under chunkings A and B by the shared rule (``scar_viz.queries.query_type``)."""
+    from scar_viz import samples
+    from scar_viz.chunking import ChunkingConfig, chunk_spans
+    from scar_viz.fragmentation import chars_per_token, in_characters, in_own_units
+    from scar_viz.queries import label_queries, parse_queries, type_counts
+
+    table = next(df.value for df in at.dataframe if "scattered" in df.value.columns)
+    doc = samples.load_sample()
+    qset = parse_queries(samples.sample_queries_text(), doc.text)
+    config = ChunkingConfig()
+    scale = chars_per_token(doc.text)
+    size, overlap = in_characters(config, scale)
+    config_b = in_own_units(at.selectbox(key="cb").value, size, overlap, scale, config.percentile)
+    for row, cfg in enumerate((config, config_b)):
+        counts = type_counts(label_queries(qset, doc.text, chunk_spans(doc, cfg)))
+        assert table["chunking"].iloc[row].endswith(cfg.label)
+        assert [int(table[k].iloc[row]) for k in ("fragmented", "atomic", "scattered")] == [
+            counts["fragmented"],
+            counts["atomic"],
+            counts["scattered"],
+        ]
+    assert int(table["fragmented"].sum()) > 0

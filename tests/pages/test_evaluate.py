@@ -8,6 +8,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from scar_viz import samples
+from scar_viz.chunking import ChunkingConfig, chunk_document
+from scar_viz.queries import label_queries, parse_queries, type_counts
 from tests.pages.helpers import alerts
 
 APP = "../../app.py"
@@ -116,6 +118,84 @@ def test_two_chunkers_on_the_same_queries(hash_model):
     (tab,) = [t for t in at.tabs if t.label == "Two chunkers"]
     table = tab.dataframe[0].value
     assert list(table["chunking"]) == ["recursive 600/60", "section 600/60"]
-    assert (table["fragmented queries"] >= 0).all()
+    sample = samples.load_sample()
+    qset = parse_queries(samples.sample_queries_text(), sample.text)
+    for row, config in enumerate((ChunkingConfig(), ChunkingConfig("section", 600, 60))):
+        counts = type_counts(label_queries(qset, sample.text, chunk_document(sample, config)))
+        assert table["fragmented queries"].iloc[row] == counts["fragmented"]
+        assert table["scattered queries"].iloc[row] == counts["scattered"]
     assert table["chunks in document"].iloc[0] != table["chunks in document"].iloc[1]
     assert "SCAR recall gain over top-k" in table.columns
+
+
+def _sample_rows() -> dict[str, dict]:
+    return {q["id"]: q for q in map(json.loads, samples.sample_queries_text().splitlines())}
+
+
+def _evaluate_page() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    at.switch_page("pages/evaluate.py")
+    return at
+
+
+def _gold_by_id(at: AppTest) -> dict[str, str]:
+    per_query = table(at, "missed → why")
+    return dict(zip(per_query["id"], per_query["gold"], strict=True))
+
+
+def test_same_ids_with_other_evidence_get_their_own_results(hash_model):
+    """Two files with the same ids and different evidence: the per-query gold, the query text
+    and the metrics follow the file, not a memo keyed on ids."""
+    rows = _sample_rows()
+    first = [rows["harbor-a-01"], rows["harbor-a-08"]]
+    second = [
+        {**rows["harbor-f-01"], "id": "harbor-a-01"},
+        {**rows["harbor-a-08"], "evidence": rows["harbor-a-03"]["evidence"], "query": "Other?"},
+    ]
+    at = _evaluate_page()
+    at.session_state["qs_data"] = ("mine.jsonl", "\n".join(map(json.dumps, first)).encode())
+    at.run()
+    assert not at.exception, at.exception
+    gold_1 = _gold_by_id(at)
+    at.session_state["qs_data"] = ("mine.jsonl", "\n".join(map(json.dumps, second)).encode())
+    at.run()
+    assert not at.exception, at.exception
+    gold_2 = _gold_by_id(at)
+    sample = samples.load_sample()
+    chunks = chunk_document(sample)
+    for data, seen in ((first, gold_1), (second, gold_2)):
+        expected = label_queries(
+            parse_queries("\n".join(map(json.dumps, data)), sample.text), sample.text, chunks
+        )
+        assert seen == {q.id: ", ".join(map(str, q.gold)) for q in expected}
+    assert gold_1 != gold_2
+    assert int(metric(at, "Fragmented")) == 1
+    per_query = table(at, "missed → why")
+    assert "Other?" in set(per_query["query"])
+    assert set(per_query["type"]) == {"fragmented", "atomic"}
+
+
+def test_scattered_queries_are_a_third_subset(hash_model):
+    rows = _sample_rows()
+    far = {
+        "id": "far",
+        "query": "Two distant rules?",
+        "evidence": rows["harbor-a-01"]["evidence"] + rows["harbor-a-08"]["evidence"],
+    }
+    data = [rows["harbor-f-01"], rows["harbor-a-02"], far]
+    at = _evaluate_page()
+    at.session_state["qs_data"] = ("far.jsonl", "\n".join(map(json.dumps, data)).encode())
+    at.run()
+    assert not at.exception, at.exception
+    assert [metric(at, k) for k in ("Fragmented", "Atomic", "Scattered")] == ["1", "1", "1"]
+    metrics = at.dataframe[0].value
+    scattered = metrics[(metrics.policy == "scar") & (metrics.subset == "scattered")]
+    assert len(scattered) == 1 and scattered["n"].iloc[0] == 1
+    per_query = table(at, "missed → why")
+    assert per_query.set_index("id").loc["far", "type"] == "scattered"
+
+
+def test_no_scattered_row_without_scattered_queries(at):
+    assert metric(at, "Scattered") == "0"
+    assert "scattered" not in set(at.dataframe[0].value["subset"])

@@ -114,3 +114,20 @@ def test_every_setting_restores_from_the_address(hash_model):
 
 def test_decision_table_download_is_offered(at):
     assert any(b.key == "dl_decisions" for b in at.get("download_button"))
+
+
+def test_hover_memo_is_keyed_on_content_not_object_identity(at):
+    """The strip's hover text is memoised under the document's digest, the chunking, the model,
+    prepending, the query and the view: never ``id(prep)``, which CPython reuses."""
+    from scar_viz.chunking import ChunkingConfig
+    from ui.common import _memory
+
+    query = at.text_input(key="q").value
+    keys = [k for k in list(_memory()._data) if k[0] == "hover" and query in k]
+    assert keys, "the explorer memoised its hover text"
+    digest = text_digest(samples.load_sample().text)
+    assert any(key[1] == digest for key in keys)
+    for key in keys:
+        assert len(key[1]) == 64 and int(key[1], 16) >= 0  # a SHA-256 of the text
+        assert isinstance(key[2], ChunkingConfig) and key[3].startswith("hash:")
+        assert not any(isinstance(part, int) and part > 2**20 for part in key)

@@ -1,0 +1,73 @@
+"""Two sessions on one server, the same document, different query files under the same ids:
+each session's Evaluation lab shows its own gold chunks and results (the memos are keyed on
+the queries' content, not their ids)."""
+
+from __future__ import annotations
+
+import json
+
+from scar_viz import samples
+from scar_viz.chunking import chunk_document
+from scar_viz.queries import label_queries, parse_queries
+from scripts.live_app import wait_for_app_run
+
+QUERY_UPLOADER = "[data-testid='stFileUploaderDropzoneInput'][accept*='.jsonl']"
+
+
+def query_files() -> tuple[str, str]:
+    """Two files with ids q1, q2: same ids, different questions and evidence."""
+    rows = {q["id"]: q for q in map(json.loads, samples.sample_queries_text().splitlines())}
+
+    def file(*picks: tuple[str, str]) -> str:
+        return "\n".join(
+            json.dumps({"id": qid, "query": rows[src]["query"], "evidence": rows[src]["evidence"]})
+            for qid, src in picks
+        )
+
+    return (
+        file(("q1", "harbor-a-01"), ("q2", "harbor-a-08")),
+        file(("q1", "harbor-f-01"), ("q2", "harbor-a-03")),
+    )
+
+
+def expected_gold(data: str) -> dict[str, list[int]]:
+    doc = samples.load_sample()
+    labelled = label_queries(parse_queries(data, doc.text), doc.text, chunk_document(doc))
+    return {q.id: list(q.gold) for q in labelled}
+
+
+def upload_queries(page, name: str, data: str) -> None:
+    page.locator(QUERY_UPLOADER).first.set_input_files(
+        files=[{"name": name, "mimeType": "application/jsonl", "buffer": data.encode()}]
+    )
+    page.get_by_test_id("stFileUploader").filter(has_text=name).first.wait_for(timeout=10_000)
+    wait_for_app_run(page)
+
+
+def evaluation(page) -> dict:
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Download as JSON").click()
+    wait_for_app_run(page)  # the download button reruns the script
+    return json.loads(open(info.value.path(), encoding="utf-8").read())
+
+
+def test_same_ids_in_two_sessions_stay_apart(hash_app, chromium):
+    files = query_files()
+    contexts = [chromium.new_context(viewport={"width": 1400, "height": 1600}) for _ in files]
+    pages = [c.new_page() for c in contexts]
+    try:
+        for page in pages:
+            page.goto(hash_app.url + "/evaluate")
+            wait_for_app_run(page)
+        for i, (page, data) in enumerate(zip(pages, files, strict=True)):
+            upload_queries(page, f"set-{i}.jsonl", data)
+        for _ in range(2):  # and again, after the other session has run
+            for page, data in zip(pages, files, strict=True):
+                out = evaluation(page)
+                got = {q["id"]: q["gold"] for q in out["queries"]}
+                assert got == expected_gold(data)
+                assert "Traceback" not in page.content()
+        assert expected_gold(files[0]) != expected_gold(files[1])
+    finally:
+        for c in contexts:
+            c.close()

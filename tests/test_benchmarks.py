@@ -1,0 +1,90 @@
+"""The benchmarks measure fairly and leave their figures in files the README cites."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import numpy as np
+import pytest
+
+from tests.conftest import ROOT
+
+
+def load(name: str):
+    spec = importlib.util.spec_from_file_location(
+        f"bench_{name}", ROOT / "benchmarks" / f"{name}.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def sweep_bench():
+    return load("sweep_bench")
+
+
+def tiny(bench):
+    chunks, queries, golds = bench.synthesise(60, 6, 16, 0)
+    lams, taus = np.linspace(0, 2, 4), np.linspace(0, 1.5, 3)
+    return chunks, queries, golds, 3, lams, taus, 1
+
+
+def test_fair_loop_normalises_once_and_never_calls_scar_select(sweep_bench, monkeypatch):
+    calls = []
+    real = sweep_bench.normalize
+    monkeypatch.setattr(sweep_bench, "normalize", lambda x: calls.append(x.shape) or real(x))
+
+    def forbidden(*_a, **_k):
+        raise AssertionError("the fair loop must not re-normalise through scar_select")
+
+    monkeypatch.setattr(sweep_bench, "scar_select", forbidden)
+    inputs = tiny(sweep_bench)
+    recall, chunks = sweep_bench.fair_loop(*inputs)
+    assert calls == [(60, 16), (6, 16)]  # chunks once, queries once
+    result, _ = sweep_bench.vectorised(*inputs)
+    assert np.array_equal(recall, result.recall)
+    assert np.array_equal(chunks, result.mean_chunks)
+
+
+def test_naive_loop_agrees_with_the_fair_one(sweep_bench):
+    inputs = tiny(sweep_bench)
+    fair, naive = sweep_bench.fair_loop(*inputs), sweep_bench.naive_loop(*inputs)
+    assert np.array_equal(fair[0], naive[0]) and np.array_equal(fair[1], naive[1])
+
+
+def test_sweep_bench_writes_its_figures(sweep_bench, tmp_path, capsys):
+    out = tmp_path / "sweep.json"
+    returned = sweep_bench.main(
+        ["--chunks", "60", "--queries", "6", "--dim", "16", "--grid", "3", "--out", str(out)]
+    )
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["benchmark"] == "benchmarks/sweep_bench.py"
+    assert data["identical"] is True and data["fair_loop_calls"] == 9 * 6
+    assert data["ratio_vs_fair_loop"] == returned["ratio_vs_fair_loop"] > 0
+    assert data["setting"]["chunks"] == 60 and "cpus" in data["machine"]
+    assert f"{data['fair_loop_s']:.1f} s" in capsys.readouterr().out
+
+
+def test_perf_results_are_merged_part_by_part(tmp_path):
+    perf = load("perf")
+    path = tmp_path / "perf.json"
+    perf.save_results({"a_cold_start": {"app_s": 2.5, "met": True}}, path)
+    perf.save_results({"c_upload": {"ratio": 1.2, "met": False}}, path)
+    data = perf.save_results({"a_cold_start": {"app_s": 2.9, "met": True}}, path)
+    assert json.loads(path.read_text(encoding="utf-8")) == data
+    assert set(data["parts"]) == {"a_cold_start", "c_upload"}
+    assert data["parts"]["a_cold_start"]["app_s"] == 2.9
+    assert data["parts"]["c_upload"]["ratio"] == 1.2
+    assert all("measured_at" in part for part in data["parts"].values())
+    assert perf.RESULTS == ROOT / "benchmarks" / "results" / "perf.json"
+
+
+def test_readme_cites_the_result_files():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for name in ("perf.json", "sweep_bench.json"):
+        assert f"benchmarks/results/{name}" in readme
+    sweep = json.loads((ROOT / "benchmarks/results/sweep_bench.json").read_text(encoding="utf-8"))
+    assert f"{sweep['vectorised_s']:.2f} s" in readme
+    assert f"{sweep['ratio_vs_fair_loop']:,.0f}×" in readme
