@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 class UserError(Exception):
     """An error whose message is a plain sentence meant for the user (no traceback)."""
@@ -10,3 +12,10 @@ class UserError(Exception):
 def user_message(exc: BaseException) -> str:
     """One line for the user: the exception's message with whitespace collapsed."""
     return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def scrub_secret(message: str, secret: str | None) -> str:
+    """``message`` with ``secret`` and anything shaped like an API key replaced by ``***``."""
+    if secret:
+        message = message.replace(secret, "***")
+    return re.sub(r"(sk-|Bearer\s+)[A-Za-z0-9_\-]{6,}", r"\1***", message)
