@@ -46,7 +46,10 @@ def _section(text: str, name: str, following: tuple[str, ...] = ()) -> str:
 
 
 def _lines(text: str) -> list[str]:
-    return [ln.strip() for ln in text.splitlines() if len(ln.strip()) >= 12]
+    """Lines of 12 characters or more (else the whole text), stripped: document substrings."""
+    return [ln.strip() for ln in text.splitlines() if len(ln.strip()) >= 12] or [
+        text.strip() or "nothing"
+    ]
 
 
 def _words(text: str) -> list[str]:
