@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from scar_viz.chunking import ChunkingConfig
 from scar_viz.documents import DocumentError, load_path
 from scar_viz.embeddings import EmbeddingCache, EmbeddingError, make_embedder
+from scar_viz.errors import UserError
 from scar_viz.pipeline import embed_query, prepare_document, query_inputs
 from scar_viz.policies import POLICIES, run_policy
 from scar_viz.scoring import DEFAULT_K, PRESETS
@@ -167,6 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_common_options(ev)
     ev.set_defaults(func=cmd_eval)
+    from scar_viz.cli_llm import add_llm_commands  # imports this module: registered late
+
+    add_llm_commands(sub)
     return parser
 
 
@@ -364,7 +368,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (DocumentError, EmbeddingError, ValueError, OSError) as exc:
+    except (DocumentError, EmbeddingError, UserError, ValueError, OSError) as exc:
         message = " ".join(str(exc).split()) or type(exc).__name__
         print(f"error: {message}", file=sys.stderr)
         return EXIT_FAILED

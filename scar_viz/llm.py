@@ -10,8 +10,9 @@ messages and parameters, never the key, so a rerun never calls again. Token usag
 the response's ``usage``) is accumulated per model; :meth:`ChatModel.complete_many` runs a
 batch on a small thread pool with a progress callback.
 
-The API key comes from the caller or ``OPENAI_API_KEY``; it is sent only in the request
-header and is never part of ``model_id``, ``label``, ``repr``, the cache or an error message.
+The API key comes from the caller, ``SCAR_VIZ_LLM_API_KEY`` or ``OPENAI_API_KEY``; it is sent
+only in the request header and is never part of ``model_id``, ``label``, ``repr``, the cache or
+an error message.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ MAX_WAIT = 30.0
 """Longest single wait: a larger ``Retry-After`` is not honoured (the call fails instead)."""
 DEFAULT_CONCURRENCY = 4
 OPENAI_BASE_URL = "https://api.openai.com/v1"
+KEY_ENV = ("SCAR_VIZ_LLM_API_KEY", "OPENAI_API_KEY")
+"""Where the key is read when none is given: a key for the LLM alone, else OpenAI's."""
 NO_KEY = "no-key"
 """Sent to a local server (Ollama, vLLM, llama.cpp) when no key is given: they ignore it."""
 
@@ -192,7 +195,8 @@ class ChatModel:
     Args:
         model: the model name the endpoint knows (``gpt-4o-mini``, ``llama3.1:8b``, …).
         base_url: the endpoint (None: OpenAI). Credentials in it are never shown or stored.
-        api_key: the key (default ``OPENAI_API_KEY``); a local server needs none.
+        api_key: the key (default ``SCAR_VIZ_LLM_API_KEY``, else ``OPENAI_API_KEY``); a
+            local server needs none.
         timeout: seconds per request.
         max_retries: retries after a 429 or 5xx answer (then the call fails).
         backoff: first wait before a retry, doubled each time; a ``Retry-After`` header of at
@@ -225,7 +229,7 @@ class ChatModel:
             )
         self.model = model
         self.base_url = (base_url or "").strip() or None
-        self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or ""
+        self._api_key = api_key or next((os.environ[k] for k in KEY_ENV if os.environ.get(k)), "")
         self.timeout = float(timeout)
         self.max_retries = int(max_retries)
         self.backoff = float(backoff)
