@@ -307,6 +307,7 @@ class ChatModel:
         if self.max_tokens:
             kwargs["max_tokens"] = self.max_tokens
         attempt = 0
+        dropped_format = False
         while True:
             use_format = json_reply and self._json_mode
             try:
@@ -329,11 +330,15 @@ class ChatModel:
                     "completions (404); check the model name and the base URL."
                 ) from exc
             except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
-                if use_format:  # the server does not take response_format: ask without it
+                if use_format:  # perhaps the server does not take response_format: ask without
                     self._json_mode = False
+                    dropped_format = True
                     continue
+                if dropped_format:  # the format was not the cause: keep asking for it
+                    self._json_mode = True
                 raise self._error(
-                    f"The LLM endpoint rejected the request (HTTP {exc.status_code})."
+                    f"The LLM endpoint rejected the request (HTTP {exc.status_code}); the "
+                    "prompt may be longer than the model accepts, or a setting unsupported."
                 ) from exc
             except (openai.RateLimitError, openai.InternalServerError) as exc:
                 attempt += 1

@@ -6,8 +6,8 @@ read from the system prompt's first line (``Task: <name>.``) and the inputs from
 user message's labelled sections, so a test can predict every reply. ``mode`` switches
 failures on: 401, 429 (the first ``fail_times`` requests, then success), 500, slow,
 malformed (the HTTP body is not JSON), garbage (the content is not JSON), fenced (the JSON
-comes in a ```json block), no-format (400 whenever ``response_format`` is sent), html (the
-answer holds markup and a script), bad-evidence (evidence that is in no document), copy
+comes in a ```json block), 400 (always), no-format (400 whenever ``response_format`` is
+sent), html (the answer holds markup and a script), bad-evidence (evidence that is in no document), copy
 (the question repeats its evidence). Every request is recorded with its headers.
 
 The replies are made from string rules, not language: never read answer quality from them.
@@ -62,6 +62,16 @@ def _supported(piece: str, context: str) -> bool:
     return bool(probe) and probe in norm
 
 
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):  # a client that gave up (the timeout test)
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class ChatServer:
     """The fake server on 127.0.0.1 (a free port); use as a context manager."""
 
@@ -96,6 +106,8 @@ class ChatServer:
                     )
                 if mode == "500":
                     return self._send(500, {"error": {"message": "boom"}}, {"Retry-After": "0"})
+                if mode == "400":
+                    return self._send(400, {"error": {"message": "context length exceeded"}})
                 if mode == "no-format" and "response_format" in body:
                     return self._send(400, {"error": {"message": "response_format unsupported"}})
                 if mode == "slow":
@@ -138,7 +150,7 @@ class ChatServer:
                 self.end_headers()
                 self.wfile.write(raw)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
         self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 

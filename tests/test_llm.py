@@ -139,6 +139,17 @@ def test_server_rejecting_response_format_gets_asked_without_it(llm_server):
     assert llm_server.calls == 3
 
 
+def test_a_400_that_is_not_about_the_format_is_reported(llm_server):
+    llm_server.mode = "400"
+    model = chat(llm_server)
+    with pytest.raises(LLMError, match=r"rejected the request \(HTTP 400\)"):
+        model.complete(ASK)
+    assert [("response_format" in r["body"]) for r in llm_server.requests] == [True, False]
+    llm_server.mode = "ok"
+    model.complete(ASK)
+    assert "response_format" in llm_server.requests[-1]["body"]  # JSON mode kept
+
+
 def test_html_answer_comes_back_verbatim(llm_server):
     llm_server.mode = "html"
     ask = [
