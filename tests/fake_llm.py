@@ -7,8 +7,8 @@ user message's labelled sections, so a test can predict every reply. ``mode`` sw
 failures on: 401, 429 (the first ``fail_times`` requests, then success), 500, slow,
 malformed (the HTTP body is not JSON), garbage (the content is not JSON), fenced (the JSON
 comes in a ```json block), 400 (always), no-format (400 whenever ``response_format`` is
-sent), html (the answer holds markup and a script), bad-evidence (evidence that is in no document), copy
-(the question repeats its evidence). Every request is recorded with its headers.
+sent), html (the answer holds markup and a script), bad-evidence (evidence that is in no
+document), copy (the question repeats its evidence). Every request is recorded with its headers.
 
 The replies are made from string rules, not language: never read answer quality from them.
 """
