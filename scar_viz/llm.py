@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -420,18 +420,23 @@ class ChatModel:
     ) -> list[Reply]:
         """:meth:`complete` for every message list, ``concurrency`` at a time, in order.
 
+        Identical requests in one batch are sent once; the repeats count as cache hits.
+
         Raises:
             LLMError: the first failure; the calls still pending are cancelled, and every
                 reply already received stays in the cache, so a rerun resumes.
         """
         total = len(batch)
-        out: list[Reply | None] = [None] * total
+        first: dict[str, int] = {}
+        owner = [first.setdefault(self.cache_key(m, json_reply), i) for i, m in enumerate(batch)]
+        unique = sorted(first.values())
+        out: dict[int, Reply] = {}
         done = 0
         if progress:
             progress(0, total)
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
             futures = {
-                pool.submit(self.complete, m, json_reply=json_reply): i for i, m in enumerate(batch)
+                pool.submit(self.complete, batch[i], json_reply=json_reply): i for i in unique
             }
             pending = set(futures)
             while pending:
@@ -442,10 +447,15 @@ class ChatModel:
                         pool.shutdown(wait=True, cancel_futures=True)
                         raise exc
                     out[futures[f]] = f.result()
-                    done += 1
+                    done += owner.count(futures[f])
                 if progress:
                     progress(done, total)
-        return [r for r in out if r is not None]
+        repeats = total - len(unique)
+        if repeats:
+            self._add_usage(Usage(cached=repeats))
+        return [
+            out[i] if owner[i] == i else replace(out[owner[i]], cached=True) for i in range(total)
+        ]
 
 
 def _reply(text: str, prompt: int, completion: int, json_reply: bool, cached: bool) -> Reply:

@@ -181,6 +181,17 @@ def test_batch_in_order_with_progress_and_stops_on_error(llm_server):
         chat(llm_server, concurrency=2, max_retries=0).complete_many(more)
 
 
+def test_identical_requests_in_a_batch_are_sent_once(llm_server):
+    a = [ASK[0], {"role": "user", "content": "PASSAGE:\nThe same passage every time."}]
+    b = [ASK[0], {"role": "user", "content": "PASSAGE:\nA different passage this time."}]
+    model = chat(llm_server)
+    replies = model.complete_many([a, b, a, a, b])
+    assert llm_server.calls == 2
+    assert [r.cached for r in replies] == [False, False, True, True, True]
+    assert replies[2].data == replies[0].data and replies[4].data == replies[1].data
+    assert model.usage.calls == 2 and model.usage.cached == 3
+
+
 def test_key_from_the_environment_is_in_no_cache_file_or_error(llm_server, monkeypatch, tmp_path):
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     model = ChatModel("fake-model", base_url=llm_server.base_url, timeout=5)
