@@ -448,12 +448,7 @@ def check_answers(
         mine = tuple(r for r in rows if r.policy == label)
         out[label] = PolicyAnswers(label, mine, errors.get(label, ""))
     after = chat.usage + (judge.usage if judge is not chat else Usage())
-    used = Usage(
-        after.prompt_tokens - before.prompt_tokens,
-        after.completion_tokens - before.completion_tokens,
-        after.calls - before.calls,
-        after.cached - before.cached,
-    )
+    used = after - before
     return AnswerCheck(
         prep.document.name,
         prep.config.label,

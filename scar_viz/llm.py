@@ -77,6 +77,14 @@ class Usage:
             self.cached + other.cached,
         )
 
+    def __sub__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens - other.prompt_tokens,
+            self.completion_tokens - other.completion_tokens,
+            self.calls - other.calls,
+            self.cached - other.cached,
+        )
+
     def as_dict(self) -> dict[str, int]:
         return {
             "prompt_tokens": self.prompt_tokens,

@@ -10,7 +10,8 @@ come from single chunks. A generated query is kept only when
   (the true offsets are recorded, so ``text[start:end]`` is the document's own text);
 - the question does not copy its evidence: at most ``max_copy`` of the question's word
   bigrams occur in the evidence (see :func:`copy_overlap`);
-- it is not a duplicate (same question after normalisation, or the same evidence spans).
+- it is not a duplicate (same question after normalisation, or the same evidence spans);
+- a query made at a boundary crosses it: its type under the chunking is fragmented.
 
 Each kept query's type (fragmented / atomic …) is then computed under the current chunking
 with :func:`scar_viz.queries.label_queries`, as for any query file. The output is the corpus
@@ -48,6 +49,7 @@ DROP_REASONS = {
     "copies its evidence": "the question repeats its evidence word for word",
     "duplicate": "the same question or evidence as a query already kept",
     "evidence outside the chunks": "the evidence lies where no chunk reaches",
+    "does not cross the boundary": "a query made at a boundary whose evidence sits on one side",
 }
 
 FRAGMENTED_PROMPT = """Task: fragmented-query. You write test questions for a retrieval system.
@@ -364,7 +366,7 @@ def generate_queries(
             f"{want['fragmented']} fragmented queries were asked for: other boundaries "
             "(paragraphs on either side) are used too"
         )
-    kept: list[tuple[str, tuple[Evidence, ...], str, Source]] = []
+    kept: list[tuple[str, tuple[Evidence, ...], str, Source, str]] = []
     drops: list[Drop] = []
     seen_q: set[str] = set()
     seen_ev: set[tuple[tuple[int, int], ...]] = set()
@@ -397,32 +399,32 @@ def generate_queries(
             if _normal_question(question) in seen_q or spans in seen_ev:
                 drops.append(Drop(source, "duplicate", question, ""))
                 continue
+            typed = _typed(document.text, chunks, question, evidence, source)
+            if isinstance(typed, Drop):
+                drops.append(typed)
+                continue
             seen_q.add(_normal_question(question))
             seen_ev.add(spans)
-            kept.append((question, evidence, answer, source))
+            kept.append((question, evidence, answer, source, typed))
             got[source.kind] += 1
-    return _label(document, chunks, kept, drops, len(cuts), requested, model, usage_before, notes)
-
-
-def _label(document, chunks, kept, drops, n_cuts, requested, model, usage_before, notes):
-    """Type each kept query under ``chunks``; spans no chunk covers become drops."""
-    out: list[GeneratedQuery] = []
-    counters = Counter()
-    for question, evidence, answer, source in kept:
-        prefix = "f" if source.kind == "fragmented" else "a"
-        counters[prefix] += 1
-        lq = LabelledQuery(f"gen-{prefix}-{counters[prefix]:02d}", question, evidence, None, 0)
-        try:
-            (gq,) = label_queries([lq], document.text, chunks)
-        except ValueError as exc:
-            drops.append(Drop(source, "evidence outside the chunks", question, str(exc)))
-            continue
-        out.append(GeneratedQuery(lq, gq.type, answer, source))
-    after = model.usage
-    usage = Usage(
-        after.prompt_tokens - usage_before.prompt_tokens,
-        after.completion_tokens - usage_before.completion_tokens,
-        after.calls - usage_before.calls,
-        after.cached - usage_before.cached,
+    out = []
+    for number, (question, evidence, answer, source, typed) in enumerate(kept, start=1):
+        lq = LabelledQuery(f"gen-{number:02d}", question, evidence, None, 0)
+        out.append(GeneratedQuery(lq, typed, answer, source))
+    return GeneratedSet(
+        tuple(out), tuple(drops), len(cuts), requested, model.usage - usage_before, tuple(notes)
     )
-    return GeneratedSet(tuple(out), tuple(drops), n_cuts, requested, usage, tuple(notes))
+
+
+def _typed(
+    text: str, chunks: Sequence[Chunk], question: str, evidence: tuple[Evidence, ...], source
+) -> str | Drop:
+    """The query's type under ``chunks`` (:func:`label_queries`), or a :class:`Drop` when no
+    chunk covers the evidence or a query made at a boundary does not cross it."""
+    try:
+        (gq,) = label_queries([LabelledQuery("", question, evidence, None, 0)], text, chunks)
+    except ValueError as exc:
+        return Drop(source, "evidence outside the chunks", question, str(exc))
+    if source.kind == "fragmented" and gq.type != "fragmented":
+        return Drop(source, "does not cross the boundary", question, f"{gq.type} here")
+    return gq.type

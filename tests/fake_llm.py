@@ -8,7 +8,8 @@ failures on: 401, 429 (the first ``fail_times`` requests, then success), 500, sl
 malformed (the HTTP body is not JSON), garbage (the content is not JSON), fenced (the JSON
 comes in a ```json block), 400 (always), no-format (400 whenever ``response_format`` is
 sent), html (the answer holds markup and a script), bad-evidence (evidence that is in no
-document), copy (the question repeats its evidence). Every request is recorded with its headers.
+document), copy (the question repeats its evidence), one-side (a boundary query's evidence
+stays before the cut). Every request is recorded with its headers.
 
 The replies are made from string rules, not language: never read answer quality from them.
 """
@@ -184,6 +185,8 @@ class ChatServer:
             evidence = [a, NOT_IN_DOCUMENT]
         if self.mode == "copy":
             question = f"{a} {b}?"
+        if self.mode == "one-side":
+            evidence = [a]
         return {"question": question, "evidence": evidence, "answer": f"{a} {b}"}
 
     def _atomic_query(self, user: str) -> dict:

@@ -89,6 +89,15 @@ def test_questions_copying_their_evidence_are_dropped(llm_server, sample):
     assert not out.queries and set(out.drop_counts) == {"copies its evidence"}
 
 
+def test_a_boundary_query_that_does_not_cross_it_is_dropped(llm_server, sample):
+    doc, chunks = sample
+    llm_server.mode = "one-side"
+    out = generate_queries(doc, chunks, model(llm_server), n=4, fragmented_share=0.5, seed=0)
+    assert out.type_counts == {"atomic": 2}
+    assert out.drop_counts == {"does not cross the boundary": 6}  # 2 asked, 3 rounds
+    assert all(d.source.kind == "fragmented" for d in out.drops)
+
+
 def test_unparseable_replies_are_counted(llm_server, sample):
     doc, chunks = sample
     llm_server.mode = "garbage"
