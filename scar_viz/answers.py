@@ -38,7 +38,7 @@ from scar_viz.pipeline import PreparedDoc
 from scar_viz.policies import PolicyResult, QueryInputs, run_policy
 from scar_viz.queries import GoldQuery
 from scar_viz.sentences import paragraph_spans, split_piece
-from scar_viz.tokens import TOKENIZER_NAME
+from scar_viz.tokens import TOKENIZER_NAME, count_tokens
 
 Embed = Callable[[list[str]], np.ndarray]
 """Embeds texts with the current embedder: n texts -> (n, d) unit rows."""
@@ -240,28 +240,36 @@ def _cos(embed: Embed, a: str, others: list[str]) -> float:
 
 @dataclass
 class _Job:
-    """One (query, policy) on its way through the answer and judge calls."""
+    """One (question, policy) on its way through the answer and judge calls."""
 
-    gq: GoldQuery
+    query_id: str
+    question: str
     policy: str
-    result: PolicyResult
+    context: str
+    context_tokens: int
+    chunk_ids: tuple[int, ...] | None
+    facts: tuple[str, ...]
     reference: str
     answer: Reply | None = None
 
+    @property
+    def n_judge_calls(self) -> int:
+        return 2 + bool(self.facts) + bool(self.reference)
+
 
 def _judge_requests(job: _Job, n_questions: int) -> dict[str, list[dict[str, str]]]:
-    q, ctx, ans = job.gq.query.query, job.result.context, job.answer.text.strip()
-    facts = [s for ev in job.gq.query.evidence for s in statements(ev.text)]
+    q, ctx, ans = job.question, job.context, job.answer.text.strip()
     out = {
         "faithfulness": _messages(FAITHFULNESS_PROMPT, f"CONTEXT:\n{ctx}\n\nANSWER:\n{ans}"),
         "answer_relevancy": _messages(
             RELEVANCY_PROMPT, f"NUMBER OF QUESTIONS: {n_questions}\n\nANSWER:\n{ans}"
         ),
-        "context_recall": _messages(
-            RECALL_PROMPT,
-            f"CONTEXT:\n{ctx}\n\nSTATEMENTS:\n{json.dumps(facts, ensure_ascii=False)}",
-        ),
     }
+    if job.facts:
+        out["context_recall"] = _messages(
+            RECALL_PROMPT,
+            f"CONTEXT:\n{ctx}\n\nSTATEMENTS:\n{json.dumps(list(job.facts), ensure_ascii=False)}",
+        )
     if job.reference:
         out["answer_correctness"] = _messages(
             CORRECTNESS_PROMPT, f"QUESTION: {q}\n\nANSWER:\n{ans}\n\nREFERENCE:\n{job.reference}"
@@ -272,10 +280,10 @@ def _judge_requests(job: _Job, n_questions: int) -> dict[str, list[dict[str, str
 def _score_row(
     job: _Job, replies: dict[str, Reply], embed: Embed, bad: list[Unparseable]
 ) -> AnswerRow:
-    q, answer = job.gq.query.query, job.answer.text.strip()
+    q, answer = job.question, job.answer.text.strip()
 
     def unreadable(step: str) -> None:
-        bad.append(Unparseable(job.gq.id, job.policy, step, replies[step].text[:300]))
+        bad.append(Unparseable(job.query_id, job.policy, step, replies[step].text[:300]))
 
     claims = _verdicts(replies["faithfulness"].data, "claims", "claim")
     if claims is None:
@@ -287,11 +295,14 @@ def _score_row(
         unreadable("answer_relevancy")
     relevancy = _cos(embed, q, generated) if generated else None
 
-    n_facts = sum(len(statements(ev.text)) for ev in job.gq.query.evidence)
-    found = _verdicts(replies["context_recall"].data, "statements", "statement")
-    if found is None:
-        unreadable("context_recall")
-    recall = min(sum(v.supported for v in found), n_facts) / n_facts if found and n_facts else None
+    found, recall = None, None
+    if "context_recall" in replies:
+        n_facts = len(job.facts)
+        found = _verdicts(replies["context_recall"].data, "statements", "statement")
+        if found is None:
+            unreadable("context_recall")
+        elif found:
+            recall = min(sum(v.supported for v in found), n_facts) / n_facts
 
     correctness = None
     if "answer_correctness" in replies:
@@ -306,12 +317,12 @@ def _score_row(
                 correctness = 0.75 * f1 + 0.25 * _cos(embed, answer or " ", [job.reference])
     judge = sum((_usage(r) for r in replies.values()), Usage())
     return AnswerRow(
-        job.gq.id,
+        job.query_id,
         job.policy,
         q,
-        job.result.context,
-        job.result.tokens,
-        job.result.chunk_ids,
+        job.context,
+        job.context_tokens,
+        job.chunk_ids,
         job.answer.text,
         faith,
         relevancy,
@@ -323,6 +334,40 @@ def _score_row(
         _usage(job.answer),
         judge,
     )
+
+
+def _run(
+    jobs: list[_Job],
+    chat: ChatModel,
+    judge: ChatModel,
+    embed: Embed,
+    n_questions: int,
+    progress: Progress | None,
+) -> tuple[list[AnswerRow], list[Unparseable], Usage]:
+    """Answers (one batch on ``chat``), then the judge's calls (one batch), then the scores."""
+    if n_questions < 1:
+        raise ValueError("Answer relevancy needs at least one generated question.")
+    total = len(jobs) + sum(j.n_judge_calls for j in jobs)
+    before = chat.usage + (judge.usage if judge is not chat else Usage())
+    answers = chat.complete_many(
+        [answer_messages(j.question, j.context) for j in jobs],
+        json_reply=False,
+        progress=_stage(progress, 0, total),
+    )
+    for job, reply in zip(jobs, answers, strict=True):
+        job.answer = reply
+    asks = [_judge_requests(j, n_questions) for j in jobs]
+    flat = [(i, step, m) for i, ask in enumerate(asks) for step, m in ask.items()]
+    judged = judge.complete_many(
+        [m for _, _, m in flat], progress=_stage(progress, len(jobs), total)
+    )
+    by_job: list[dict[str, Reply]] = [{} for _ in jobs]
+    for (i, step, _), reply in zip(flat, judged, strict=True):
+        by_job[i][step] = reply
+    bad: list[Unparseable] = []
+    rows = [_score_row(j, r, embed, bad) for j, r in zip(jobs, by_job, strict=True)]
+    after = chat.usage + (judge.usage if judge is not chat else Usage())
+    return rows, bad, after - before
 
 
 # --- the check -------------------------------------------------------------------------------
@@ -411,44 +456,28 @@ def check_answers(
     params = params or GateParams()
     judge = judge or chat
     references = references or {}
-    if n_questions < 1:
-        raise ValueError("Answer relevancy needs at least one generated question.")
     query_vecs = np.atleast_2d(np.asarray(query_vecs, dtype=np.float64))
     if len(queries) and query_vecs.shape[0] != len(queries):
         raise ValueError(f"{len(queries)} queries need {len(queries)} query vectors.")
     results, errors = _contexts(prep, queries, query_vecs, labels, params, embed, knobs or {})
-    jobs = [
-        _Job(gq, label, results[label][qi], (references.get(gq.id) or "").strip())
-        for qi, gq in enumerate(queries)
-        for label in labels
-        if label not in errors
-    ]
-    per_job = [3 + bool(j.reference) for j in jobs]
-    total = len(jobs) + sum(per_job)
-    before = chat.usage + (judge.usage if judge is not chat else Usage())
-    answers = chat.complete_many(
-        [answer_messages(j.gq.query.query, j.result.context) for j in jobs],
-        json_reply=False,
-        progress=_stage(progress, 0, total),
-    )
-    for job, reply in zip(jobs, answers, strict=True):
-        job.answer = reply
-    asks = [_judge_requests(j, n_questions) for j in jobs]
-    flat = [(i, step, m) for i, ask in enumerate(asks) for step, m in ask.items()]
-    judged = judge.complete_many(
-        [m for _, _, m in flat], progress=_stage(progress, len(jobs), total)
-    )
-    by_job: list[dict[str, Reply]] = [{} for _ in jobs]
-    for (i, step, _), reply in zip(flat, judged, strict=True):
-        by_job[i][step] = reply
-    bad: list[Unparseable] = []
-    rows = [_score_row(j, r, embed, bad) for j, r in zip(jobs, by_job, strict=True)]
+    jobs = []
+    for qi, gq in enumerate(queries):
+        facts = tuple(s for ev in gq.query.evidence for s in statements(ev.text))
+        reference = (references.get(gq.id) or "").strip()
+        for label in labels:
+            if label in errors:
+                continue
+            r = results[label][qi]
+            jobs.append(
+                _Job(
+                    gq.id, gq.query.query, label, r.context, r.tokens, r.chunk_ids, facts, reference
+                )
+            )
+    rows, bad, used = _run(jobs, chat, judge, embed, n_questions, progress)
     out: dict[str, PolicyAnswers] = {}
     for label in labels:
         mine = tuple(r for r in rows if r.policy == label)
         out[label] = PolicyAnswers(label, mine, errors.get(label, ""))
-    after = chat.usage + (judge.usage if judge is not chat else Usage())
-    used = after - before
     return AnswerCheck(
         prep.document.name,
         prep.config.label,
@@ -508,6 +537,43 @@ def answer_contexts(
         [answer_messages(question, contexts[n]) for n in names], json_reply=False, progress=progress
     )
     return dict(zip(names, replies, strict=True))
+
+
+@dataclass(frozen=True)
+class QuestionCheck:
+    """One question answered from several contexts and scored (the Explorer's view)."""
+
+    rows: dict[str, AnswerRow]
+    unparseable: tuple[Unparseable, ...]
+    usage: Usage
+
+
+def check_question(
+    chat: ChatModel,
+    embed: Embed,
+    question: str,
+    contexts: Mapping[str, str],
+    *,
+    judge: ChatModel | None = None,
+    evidence: Sequence[str] = (),
+    reference: str = "",
+    n_questions: int = DEFAULT_QUESTIONS,
+    progress: Progress | None = None,
+) -> QuestionCheck:
+    """Answer ``question`` from each of ``contexts`` (name -> context text) and score each
+    answer: faithfulness and answer relevancy always, context recall when ``evidence`` texts
+    are given (a labelled question), answer correctness with a ``reference`` answer.
+
+    Raises:
+        LLMError: when an endpoint fails.
+    """
+    facts = tuple(s for text in evidence for s in statements(text))
+    jobs = [
+        _Job("", question, name, text, count_tokens(text), None, facts, reference.strip())
+        for name, text in contexts.items()
+    ]
+    rows, bad, used = _run(jobs, chat, judge or chat, embed, n_questions, progress)
+    return QuestionCheck({r.policy: r for r in rows}, tuple(bad), used)
 
 
 # --- reference answers and JSON --------------------------------------------------------------

@@ -17,6 +17,7 @@ from scar_viz.answers import (
     answer_contexts,
     answer_json,
     check_answers,
+    check_question,
     reference_answers,
     statements,
 )
@@ -173,6 +174,28 @@ def test_answer_contexts_for_the_explorer(llm_server):
         "topk": "First line here.",
         "scar": "Other line.",
     }
+
+
+def test_check_question_for_the_explorer(llm_server, setting):
+    *_, embed = setting
+    contexts = {"topk": "The gate shuts at dusk.", "scar": "The gate shuts at dusk.\n\nThen more."}
+    free = check_question(chat(llm_server), embed, "When does the gate shut?", contexts)
+    # 2 answers + 2 faithfulness; both answers are the same line, so 1 relevancy call
+    assert llm_server.calls == 5
+    assert set(free.rows) == {"topk", "scar"} and not free.unparseable
+    assert free.rows["scar"].faithfulness == 1.0 and free.rows["scar"].context_recall is None
+    assert free.rows["topk"].context_tokens < free.rows["scar"].context_tokens
+    labelled = check_question(
+        chat(llm_server),
+        embed,
+        "When does the gate shut?",
+        {"topk": "Nothing relevant here at all.", "scar": contexts["scar"]},
+        evidence=["The gate shuts at dusk."],
+        reference="At dusk.",
+    )
+    assert labelled.rows["scar"].context_recall == 1.0
+    assert labelled.rows["topk"].context_recall == 0.0
+    assert labelled.rows["scar"].answer_correctness is not None
 
 
 def test_reference_answers_and_statements():
