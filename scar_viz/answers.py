@@ -18,7 +18,8 @@ A reply that cannot be parsed leaves that score empty for that query and is list
 :attr:`AnswerCheck.unparseable`; an answer with no claims has no faithfulness. Means are over
 the queries scored; the paired bootstrap (B = 10,000) and Cohen's d compare ``scar`` with each
 other policy over the queries both have a score for. Calls per query and policy: 1 answer +
-3 judge calls (+1 with a reference answer); identical contexts share their cached calls.
+3 judge calls (+1 with a reference answer; −1 for a question without evidence, which has no
+context recall); identical requests are sent once and cached on disk.
 """
 
 from __future__ import annotations
