@@ -14,8 +14,12 @@ def user_message(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
+MIN_SECRET_CHARS = 8
+"""Shorter keys (``ollama``, ``x``) are not searched for: they would match ordinary words."""
+
+
 def scrub_secret(message: str, secret: str | None) -> str:
     """``message`` with ``secret`` and anything shaped like an API key replaced by ``***``."""
-    if secret:
+    if secret and len(secret) >= MIN_SECRET_CHARS:
         message = message.replace(secret, "***")
     return re.sub(r"(sk-|Bearer\s+)[A-Za-z0-9_\-]{6,}", r"\1***", message)

@@ -208,6 +208,12 @@ def test_key_from_the_environment_is_in_no_cache_file_or_error(llm_server, monke
     assert SECRET not in str(info.value) and SECRET not in repr(info.value)
 
 
+def test_a_short_local_key_does_not_mangle_replies(llm_server):
+    model = chat(llm_server, api_key="x")
+    reply = model.complete([ASK[0], {"role": "user", "content": "PASSAGE:\nexact text, xx."}])
+    assert reply.data["evidence"] == ["exact text, xx."]
+
+
 def test_no_key_for_openai_itself(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(LLMError, match="No API key"):
