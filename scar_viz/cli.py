@@ -10,6 +10,7 @@ import json
 import sys
 from collections.abc import Sequence
 
+from scar_viz import cli_llm
 from scar_viz.chunking import ChunkingConfig
 from scar_viz.documents import DocumentError, load_path
 from scar_viz.embeddings import EmbeddingCache, EmbeddingError, make_embedder
@@ -168,9 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_common_options(ev)
     ev.set_defaults(func=cmd_eval)
-    from scar_viz.cli_llm import add_llm_commands  # imports this module: registered late
-
-    add_llm_commands(sub)
+    cli_llm.register(sub, add_common_options)
     return parser
 
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 
 from scar_viz.chunking import ChunkingConfig, chunk_document
-from scar_viz.cli import EXIT_FAILED, add_common_options, setup
 from scar_viz.llm import (
     DEFAULT_BACKOFF,
     DEFAULT_CONCURRENCY,
@@ -98,8 +98,10 @@ def _progress(label: str):
     return show
 
 
-def add_llm_commands(sub: argparse._SubParsersAction) -> None:
-    """Register ``make-queries`` and ``answer`` on the main parser's sub-commands."""
+def register(
+    sub: argparse._SubParsersAction, add_common_options: Callable[[argparse.ArgumentParser], None]
+) -> None:
+    """Add the ``make-queries`` and ``answer`` sub-commands to ``python -m scar_viz``."""
     mq = sub.add_parser(
         "make-queries",
         help="generate labelled queries for a document with a language model (JSON Lines)",
@@ -169,6 +171,7 @@ def add_llm_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_make_queries(args: argparse.Namespace) -> int:
+    from scar_viz.cli import EXIT_FAILED
     from scar_viz.documents import load_path
     from scar_viz.querygen import generate_queries
 
@@ -206,6 +209,7 @@ def cmd_make_queries(args: argparse.Namespace) -> int:
 
 def cmd_answer(args: argparse.Namespace) -> int:
     from scar_viz.answers import SCORES, answer_json, check_answers, reference_answers
+    from scar_viz.cli import setup
     from scar_viz.embeddings import embed_cached
     from scar_viz.evaluation import default_policies, parse_policy_list
     from scar_viz.gate import GateParams
