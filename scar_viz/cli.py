@@ -10,8 +10,8 @@ import json
 import sys
 from collections.abc import Sequence
 
-from scar_viz import cli_llm
 from scar_viz.chunking import ChunkingConfig
+from scar_viz.cli_llm import register as register_llm_commands
 from scar_viz.documents import DocumentError, load_path
 from scar_viz.embeddings import EmbeddingCache, EmbeddingError, make_embedder
 from scar_viz.errors import UserError
@@ -67,6 +67,7 @@ def add_common_options(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m scar_viz", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
+    register_llm_commands(sub, add_common_options)  # make-queries, answer
     sel = sub.add_parser("select", help="select context for one query and explain each decision")
     sel.add_argument("doc", help="document path (.txt, .md, .pdf, .html)")
     sel.add_argument("--query", required=True, help="the question")
@@ -169,7 +170,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_common_options(ev)
     ev.set_defaults(func=cmd_eval)
-    cli_llm.register(sub, add_common_options)
     return parser
 
 
