@@ -417,7 +417,11 @@ def generate_queries(
 
 
 def _typed(
-    text: str, chunks: Sequence[Chunk], question: str, evidence: tuple[Evidence, ...], source
+    text: str,
+    chunks: Sequence[Chunk],
+    question: str,
+    evidence: tuple[Evidence, ...],
+    source: Source,
 ) -> str | Drop:
     """The query's type under ``chunks`` (:func:`label_queries`), or a :class:`Drop` when no
     chunk covers the evidence or a query made at a boundary does not cross it."""
