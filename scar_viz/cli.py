@@ -12,8 +12,10 @@ from collections.abc import Sequence
 
 from scar_viz import cli_gate
 from scar_viz.chunking import ChunkingConfig
+from scar_viz.cli_llm import register as register_llm_commands
 from scar_viz.documents import DocumentError, load_path
 from scar_viz.embeddings import EmbeddingCache, EmbeddingError, make_embedder
+from scar_viz.errors import UserError
 from scar_viz.pipeline import embed_query, prepare_document, query_inputs
 from scar_viz.policies import POLICIES, run_policy
 from scar_viz.policy_options import KNOBS, W_POLICIES, add_policy_options
@@ -67,6 +69,7 @@ def add_common_options(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m scar_viz", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
+    register_llm_commands(sub, add_common_options)  # make-queries, answer
     sel = sub.add_parser("select", help="select context for one query and explain each decision")
     sel.add_argument("doc", help="document path (.txt, .md, .pdf, .html)")
     sel.add_argument("--query", required=True, help="the question")
@@ -391,7 +394,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (DocumentError, EmbeddingError, ValueError, OSError) as exc:
+    except (DocumentError, EmbeddingError, UserError, ValueError, OSError) as exc:
         message = " ".join(str(exc).split()) or type(exc).__name__
         print(f"error: {message}", file=sys.stderr)
         return EXIT_FAILED

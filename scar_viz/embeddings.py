@@ -23,6 +23,8 @@ from typing import Protocol
 
 import numpy as np
 
+from scar_viz.errors import scrub_secret
+
 _log = logging.getLogger("scar_viz")
 
 Progress = Callable[[int, int], None]
@@ -176,10 +178,7 @@ def default_embedder() -> SentenceTransformerEmbedder:
 # --- OpenAI-compatible endpoint ----------------------------------------------------------------
 
 
-def _scrub(message: str, secret: str | None) -> str:
-    if secret:
-        message = message.replace(secret, "***")
-    return re.sub(r"(sk-|Bearer\s+)[A-Za-z0-9_\-]{6,}", r"\1***", message)
+_scrub = scrub_secret  # one scrubber for every client (scar_viz.errors)
 
 
 class OpenAIEmbedder:

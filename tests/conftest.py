@@ -54,3 +54,12 @@ def hash_model(monkeypatch):
 
 def in_ci() -> bool:
     return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+@pytest.fixture
+def llm_server():
+    """A loopback fake OpenAI-compatible chat server (tests/fake_llm.py), stopped after."""
+    from tests.fake_llm import ChatServer
+
+    with ChatServer() as server:
+        yield server

@@ -1,0 +1,487 @@
+"""A chat model behind any OpenAI-compatible ``/chat/completions`` endpoint.
+
+One class, :class:`ChatModel`, over the ``openai`` client with a base URL: OpenAI, Azure,
+Ollama (``http://localhost:11434/v1``), vLLM, llama.cpp's server, LM Studio. Every call is
+made at temperature 0, asks for a JSON object when the caller wants JSON (falling back to a
+fenced block or the first ``{...}`` when a server ignores or rejects ``response_format``),
+has a timeout, and is retried with exponential backoff on 429 and 5xx. Every reply is cached
+on disk (SQLite under ``$SCAR_VIZ_CACHE_DIR``), keyed by a digest of the base URL, model,
+messages and parameters, never the key, so a rerun never calls again. Token usage (from
+the response's ``usage``) is accumulated per model; :meth:`ChatModel.complete_many` runs a
+batch on a small thread pool with a progress callback.
+
+The API key comes from the caller, ``SCAR_VIZ_LLM_API_KEY`` or ``OPENAI_API_KEY``; it is sent
+only in the request header and is never part of ``model_id``, ``label``, ``repr``, the cache or
+an error message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass, replace
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+from scar_viz.embeddings import default_cache_dir
+from scar_viz.errors import UserError, scrub_secret
+
+DEFAULT_LLM_MODEL = "gpt-4o-mini"
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_RETRIES = 3
+DEFAULT_BACKOFF = 1.0
+"""First wait before a retry, in seconds; the n-th retry waits backoff · 2^(n−1)."""
+MAX_WAIT = 30.0
+"""Longest single wait: a larger ``Retry-After`` is not honoured (the call fails instead)."""
+DEFAULT_CONCURRENCY = 4
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+KEY_ENV = ("SCAR_VIZ_LLM_API_KEY", "OPENAI_API_KEY")
+"""Where the key is read when none is given: a key for the LLM alone, else OpenAI's."""
+NO_KEY = "no-key"
+"""Sent to a local server (Ollama, vLLM, llama.cpp) when no key is given: they ignore it."""
+
+Message = dict[str, str]
+Progress = Callable[[int, int], None]
+"""Called as progress(done, total) during batch work."""
+
+
+class LLMError(UserError, RuntimeError):
+    """A chat call failed; the message is one plain sentence and never holds the key."""
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens reported by the endpoint, and calls made over HTTP or answered by the cache."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls: int = 0
+    cached: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.calls + other.calls,
+            self.cached + other.cached,
+        )
+
+    def __sub__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens - other.prompt_tokens,
+            self.completion_tokens - other.completion_tokens,
+            self.calls - other.calls,
+            self.cached - other.cached,
+        )
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+            "calls": self.calls,
+            "cached": self.cached,
+        }
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One chat reply: the text, its JSON object when one was asked for and could be parsed
+    (else ``data`` is None and ``parse_error`` says why), the usage of the call that made it
+    (the stored usage when ``cached``)."""
+
+    text: str
+    data: dict | None
+    parse_error: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached: bool
+
+    @property
+    def ok(self) -> bool:
+        return not self.parse_error
+
+
+# --- JSON replies --------------------------------------------------------------------------
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
+
+
+def parse_json_object(text: str) -> dict:
+    """The JSON object in a reply: the whole text, a fenced ```json block, or the first {...}.
+
+    Raises:
+        ValueError: when no JSON object can be read from ``text``.
+    """
+    candidates = [text.strip(), *(m.group(1).strip() for m in _FENCE.finditer(text))]
+    for candidate in candidates:
+        try:
+            value = json.loads(candidate)
+        except (json.JSONDecodeError, ValueError):
+            continue
+        if isinstance(value, dict):
+            return value
+    decoder = json.JSONDecoder()
+    for m in re.finditer(r"\{", text):
+        try:
+            value, _ = decoder.raw_decode(text, m.start())
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            return value
+    raise ValueError("the reply holds no JSON object")
+
+
+# --- the disk cache ------------------------------------------------------------------------
+
+
+def public_url(base_url: str | None) -> str:
+    """``base_url`` without credentials, query or fragment (what may be shown and stored)."""
+    if not base_url:
+        return OPENAI_BASE_URL
+    parts = urlsplit(base_url.strip())
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+
+
+class LLMCache:
+    """Replies on disk (SQLite): the digest of (base URL, model, messages, parameters) →
+    reply text and its usage. Neither the key nor the base URL's credentials are stored."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path else default_cache_dir() / "llm.sqlite"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._connect() as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, model TEXT NOT NULL, "
+                "text TEXT NOT NULL, prompt_tokens INTEGER NOT NULL, "
+                "completion_tokens INTEGER NOT NULL)"
+            )
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(self.path, timeout=30)
+
+    def get(self, key: str) -> tuple[str, int, int] | None:
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT text, prompt_tokens, completion_tokens FROM replies WHERE key = ?", [key]
+            ).fetchone()
+        return (row[0], int(row[1]), int(row[2])) if row else None
+
+    def put(self, key: str, model: str, text: str, prompt: int, completion: int) -> None:
+        with self._connect() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?)",
+                [key, model, text, prompt, completion],
+            )
+
+    def count(self) -> int:
+        with self._connect() as db:
+            return db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
+
+
+# --- the model -----------------------------------------------------------------------------
+
+
+class ChatModel:
+    """Chat completions at temperature 0 from an OpenAI-compatible endpoint.
+
+    Args:
+        model: the model name the endpoint knows (``gpt-4o-mini``, ``llama3.1:8b``, …).
+        base_url: the endpoint (None: OpenAI). Credentials in it are never shown or stored.
+        api_key: the key (default ``SCAR_VIZ_LLM_API_KEY``, else ``OPENAI_API_KEY``); a
+            local server needs none.
+        timeout: seconds per request.
+        max_retries: retries after a 429 or 5xx answer (then the call fails).
+        backoff: first wait before a retry, doubled each time; a ``Retry-After`` header of at
+            most :data:`MAX_WAIT` seconds is honoured instead.
+        concurrency: parallel requests in :meth:`complete_many`.
+        cache: an :class:`LLMCache` (default: the one under ``$SCAR_VIZ_CACHE_DIR``), or
+            ``False`` for none.
+        max_tokens: the completion limit sent with every request (None: the server's).
+    """
+
+    def __init__(
+        self,
+        model: str = DEFAULT_LLM_MODEL,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_RETRIES,
+        backoff: float = DEFAULT_BACKOFF,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        cache: LLMCache | None | bool = None,
+        max_tokens: int | None = None,
+    ) -> None:
+        model = (model or "").strip()
+        if not model:
+            raise LLMError("Give the name of a chat model (e.g. gpt-4o-mini or llama3.1:8b).")
+        if timeout <= 0 or max_retries < 0 or backoff < 0 or concurrency < 1:
+            raise LLMError(
+                "The timeout must be positive, retries and backoff 0 or more, concurrency ≥ 1."
+            )
+        self.model = model
+        self.base_url = (base_url or "").strip() or None
+        self._api_key = api_key or next((os.environ[k] for k in KEY_ENV if os.environ.get(k)), "")
+        self.timeout = float(timeout)
+        self.max_retries = int(max_retries)
+        self.backoff = float(backoff)
+        self.concurrency = int(concurrency)
+        self.max_tokens = max_tokens
+        self.cache = LLMCache() if cache is None or cache is True else (cache or None)
+        self.host = public_url(self.base_url)
+        self.model_id = f"{self.host}|{model}"
+        self.label = f"{model} @ {self.host}"
+        self._json_mode = True  # cleared when the server rejects response_format
+        self._client = None
+        self._lock = threading.Lock()
+        self._usage = Usage()
+
+    def __repr__(self) -> str:
+        return f"ChatModel(model={self.model!r}, base_url={self.host!r})"
+
+    @property
+    def usage(self) -> Usage:
+        """Tokens and calls so far (cache hits count in ``cached``, their tokens not at all)."""
+        with self._lock:
+            return self._usage
+
+    def _add_usage(self, usage: Usage) -> None:
+        with self._lock:
+            self._usage = self._usage + usage
+
+    # -- the client --------------------------------------------------------------------------
+
+    def _openai(self):
+        with self._lock:
+            if self._client is None:
+                try:
+                    import openai
+                except ImportError as exc:
+                    raise LLMError("The openai package is not installed.") from exc
+                if not self._api_key and self.base_url is None:
+                    raise LLMError(
+                        "No API key: set OPENAI_API_KEY in the environment or in "
+                        ".streamlit/secrets.toml, or give the base URL of a local server."
+                    )
+                self._client = openai.OpenAI(
+                    api_key=self._api_key or NO_KEY,
+                    base_url=self.base_url,
+                    timeout=self.timeout,
+                    max_retries=0,
+                )
+            return self._client
+
+    def _error(self, message: str) -> LLMError:
+        return LLMError(scrub_secret(message, self._api_key))
+
+    def _wait(self, attempt: int, exc: Exception) -> float | None:
+        """Seconds to wait before retry ``attempt`` (1-based), or None to give up."""
+        if attempt > self.max_retries:
+            return None
+        header = None
+        response = getattr(exc, "response", None)
+        if response is not None:
+            header = response.headers.get("retry-after")
+        if header is not None:
+            try:
+                asked = float(header)
+            except ValueError:
+                asked = None
+            if asked is not None:
+                return asked if 0 <= asked <= MAX_WAIT else None
+        return min(MAX_WAIT, self.backoff * 2 ** (attempt - 1))
+
+    def _request(self, messages: list[Message], json_reply: bool):
+        import openai
+
+        client = self._openai()
+        kwargs: dict[str, object] = {"model": self.model, "messages": messages, "temperature": 0}
+        if self.max_tokens:
+            kwargs["max_tokens"] = self.max_tokens
+        attempt = 0
+        dropped_format = False
+        while True:
+            use_format = json_reply and self._json_mode
+            try:
+                if use_format:
+                    return client.chat.completions.create(
+                        **kwargs, response_format={"type": "json_object"}
+                    )
+                return client.chat.completions.create(**kwargs)
+            except openai.AuthenticationError as exc:
+                raise self._error(
+                    "The LLM endpoint refused the API key (401 Unauthorized)."
+                ) from exc
+            except openai.PermissionDeniedError as exc:
+                raise self._error(
+                    f"The LLM endpoint denied access to the model '{self.model}' (403)."
+                ) from exc
+            except openai.NotFoundError as exc:
+                raise self._error(
+                    f"The LLM endpoint at {self.host} has no model '{self.model}' or no chat "
+                    "completions (404); check the model name and the base URL."
+                ) from exc
+            except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
+                if use_format:  # perhaps the server does not take response_format: ask without
+                    self._json_mode = False
+                    dropped_format = True
+                    continue
+                if dropped_format:  # the format was not the cause: keep asking for it
+                    self._json_mode = True
+                raise self._error(
+                    f"The LLM endpoint rejected the request (HTTP {exc.status_code}); the "
+                    "prompt may be longer than the model accepts, or a setting unsupported."
+                ) from exc
+            except (openai.RateLimitError, openai.InternalServerError) as exc:
+                attempt += 1
+                pause = self._wait(attempt, exc)
+                if pause is None:
+                    what = (
+                        "is rate-limiting requests (429)"
+                        if isinstance(exc, openai.RateLimitError)
+                        else f"failed with HTTP {exc.status_code}"
+                    )
+                    raise self._error(
+                        f"The LLM endpoint {what} after {attempt} attempt(s); wait and try again."
+                    ) from exc
+                time.sleep(pause)
+            except openai.APITimeoutError as exc:
+                raise self._error(
+                    f"The LLM endpoint did not answer within {self.timeout:g} s."
+                ) from exc
+            except openai.APIConnectionError as exc:
+                raise self._error(
+                    f"Could not connect to the LLM endpoint at {self.host}; check the base URL "
+                    "and that the server is running."
+                ) from exc
+            except openai.APIStatusError as exc:
+                raise self._error(f"The LLM endpoint answered HTTP {exc.status_code}.") from exc
+            except (openai.APIResponseValidationError, ValueError, TypeError, KeyError) as exc:
+                raise self._error(
+                    "The LLM endpoint's answer is not a valid chat completion."
+                ) from exc
+
+    def cache_key(self, messages: Sequence[Message], json_reply: bool) -> str:
+        """Digest of base URL, model, messages and parameters (never the key)."""
+        payload = {
+            "base_url": self.host,
+            "model": self.model,
+            "messages": list(messages),
+            "temperature": 0,
+            "json": bool(json_reply),
+            "max_tokens": self.max_tokens,
+        }
+        raw = json.dumps(payload, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+    def complete(self, messages: Sequence[Message], *, json_reply: bool = True) -> Reply:
+        """One chat call (or its cached reply).
+
+        Raises:
+            LLMError: for any failure of the endpoint, in one sentence without the key.
+        """
+        messages = [{"role": m["role"], "content": m["content"]} for m in messages]
+        key = self.cache_key(messages, json_reply)
+        hit = self.cache.get(key) if self.cache else None
+        if hit is not None:
+            text, prompt, completion = hit
+            self._add_usage(Usage(cached=1))
+            return _reply(text, prompt, completion, json_reply, cached=True)
+        response = self._request(messages, json_reply)
+        try:
+            text = response.choices[0].message.content or ""
+        except (AttributeError, IndexError, TypeError) as exc:
+            raise self._error("The LLM endpoint's answer holds no message.") from exc
+        if not isinstance(text, str):
+            raise self._error("The LLM endpoint's answer is not a valid chat completion.")
+        text = scrub_secret(text, self._api_key)
+        usage = getattr(response, "usage", None)
+        prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
+        completion = int(getattr(usage, "completion_tokens", 0) or 0)
+        self._add_usage(Usage(prompt, completion, calls=1))
+        if self.cache:
+            self.cache.put(key, self.model_id, text, prompt, completion)
+        return _reply(text, prompt, completion, json_reply, cached=False)
+
+    def complete_many(
+        self,
+        batch: Sequence[Sequence[Message]],
+        *,
+        json_reply: bool = True,
+        progress: Progress | None = None,
+    ) -> list[Reply]:
+        """:meth:`complete` for every message list, ``concurrency`` at a time, in order.
+
+        Identical requests in one batch are sent once; the repeats count as cache hits.
+
+        Raises:
+            LLMError: the first failure; the calls still pending are cancelled, and every
+                reply already received stays in the cache, so a rerun resumes.
+        """
+        total = len(batch)
+        first: dict[str, int] = {}
+        owner = [first.setdefault(self.cache_key(m, json_reply), i) for i, m in enumerate(batch)]
+        unique = sorted(first.values())
+        out: dict[int, Reply] = {}
+        done = 0
+        if progress:
+            progress(0, total)
+        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+            futures = {
+                pool.submit(self.complete, batch[i], json_reply=json_reply): i for i in unique
+            }
+            pending = set(futures)
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    exc = f.exception()
+                    if exc is not None:
+                        pool.shutdown(wait=True, cancel_futures=True)
+                        raise exc
+                    out[futures[f]] = f.result()
+                    done += owner.count(futures[f])
+                if progress:
+                    progress(done, total)
+        repeats = total - len(unique)
+        if repeats:
+            self._add_usage(Usage(cached=repeats))
+        return [
+            out[i] if owner[i] == i else replace(out[owner[i]], cached=True) for i in range(total)
+        ]
+
+
+def _reply(text: str, prompt: int, completion: int, json_reply: bool, cached: bool) -> Reply:
+    data, error = None, ""
+    if json_reply:
+        try:
+            data = parse_json_object(text)
+        except ValueError as exc:
+            error = str(exc)
+    return Reply(text, data, error, prompt, completion, cached)
+
+
+def make_chat_model(
+    model: str | None = None,
+    *,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    **options: object,
+) -> ChatModel:
+    """A :class:`ChatModel` from user-facing settings (model default :data:`DEFAULT_LLM_MODEL`)."""
+    return ChatModel(model or DEFAULT_LLM_MODEL, base_url=base_url, api_key=api_key, **options)

@@ -1,0 +1,238 @@
+"""A loopback fake of an OpenAI-compatible ``POST /v1/chat/completions`` for the LLM tests.
+
+It stands in for a language model only: the code under test talks to it through the real
+``openai`` client over HTTP. Replies are deterministic functions of the prompt: the task is
+read from the system prompt's first line (``Task: <name>.``) and the inputs from the
+user message's labelled sections, so a test can predict every reply. ``mode`` switches
+failures on: 401, 429 (the first ``fail_times`` requests, then success), 500, slow,
+malformed (the HTTP body is not JSON), garbage (the content is not JSON), fenced (the JSON
+comes in a ```json block), 400 (always), no-format (400 whenever ``response_format`` is
+sent), html (the answer holds markup and a script), bad-evidence (evidence that is in no
+document), copy (the question repeats its evidence), one-side (a boundary query's evidence
+stays before the cut). Every request is recorded with its headers.
+
+The replies are made from string rules, not language: never read answer quality from them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+HTML_ANSWER = '<b>bold</b> <img src=x onerror="alert(1)"><script>alert("pwned")</script>'
+NOT_IN_DOCUMENT = "The harbour master keeps a purple giraffe in the lighthouse basement."
+
+
+def _task(messages: list[dict]) -> str:
+    system = next((m["content"] for m in messages if m["role"] == "system"), "")
+    m = re.match(r"Task: ([a-z\-]+)\.", system)
+    return m.group(1) if m else ""
+
+
+def _section(text: str, name: str, following: tuple[str, ...] = ()) -> str:
+    """The text after ``NAME:`` up to the next of ``following`` (or the end)."""
+    start = text.find(name + ":")
+    if start < 0:
+        return ""
+    start += len(name) + 1
+    end = len(text)
+    for nxt in following:
+        j = text.find("\n\n" + nxt + ":", start)
+        if j >= 0:
+            end = min(end, j)
+    return text[start:end].strip("\n")
+
+
+def _lines(text: str) -> list[str]:
+    """Lines of 12 characters or more (else the whole text), stripped: document substrings."""
+    return [ln.strip() for ln in text.splitlines() if len(ln.strip()) >= 12] or [
+        text.strip() or "nothing"
+    ]
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in re.findall(r"[A-Za-z]{4,}", text)]
+
+
+def _supported(piece: str, context: str) -> bool:
+    norm = " ".join(context.split())
+    probe = " ".join(piece.split())[:40]
+    return bool(probe) and probe in norm
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):  # a client that gave up (the timeout test)
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+class ChatServer:
+    """The fake server on 127.0.0.1 (a free port); use as a context manager."""
+
+    def __init__(self) -> None:
+        self.mode = "ok"
+        self.fail_times = 1
+        self.requests: list[dict] = []
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # keep test output clean
+                pass
+
+            def do_POST(self):  # noqa: N802 (http.server's naming)
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with server._lock:
+                    server.requests.append(
+                        {
+                            "path": self.path,
+                            "headers": {k.lower(): v for k, v in self.headers.items()},
+                            "body": body,
+                        }
+                    )
+                    n = len(server.requests)
+                mode = server.mode
+                if mode == "401":
+                    return self._send(401, {"error": {"message": "Incorrect API key provided"}})
+                if mode == "429" and n <= server.fail_times:
+                    return self._send(
+                        429, {"error": {"message": "Rate limit reached"}}, {"Retry-After": "0"}
+                    )
+                if mode == "500":
+                    return self._send(500, {"error": {"message": "boom"}}, {"Retry-After": "0"})
+                if mode == "400":
+                    return self._send(400, {"error": {"message": "context length exceeded"}})
+                if mode == "no-format" and "response_format" in body:
+                    return self._send(400, {"error": {"message": "response_format unsupported"}})
+                if mode == "slow":
+                    time.sleep(3)
+                if mode == "malformed":
+                    raw = b'{"id": "x", "choices": [{"message": {"content": "'
+                    return self._raw(200, raw)
+                content = server.reply(body["messages"])
+                return self._send(
+                    200,
+                    {
+                        "id": f"chatcmpl-{n}",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": body["model"],
+                        "choices": [
+                            {
+                                "index": 0,
+                                "finish_reason": "stop",
+                                "message": {"role": "assistant", "content": content},
+                            }
+                        ],
+                        "usage": {
+                            "prompt_tokens": 10,
+                            "completion_tokens": 5,
+                            "total_tokens": 15,
+                        },
+                    },
+                )
+
+            def _send(self, code, payload, headers=None):
+                self._raw(code, json.dumps(payload).encode(), headers)
+
+            def _raw(self, code, raw, headers=None):
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+        self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def calls(self) -> int:
+        return len(self.requests)
+
+    # -- the "model" --------------------------------------------------------------------------
+
+    def reply(self, messages: list[dict]) -> str:
+        task = _task(messages)
+        user = next((m["content"] for m in messages if m["role"] == "user"), "")
+        if self.mode == "garbage" and task != "answer":
+            return "Sorry, I cannot produce JSON today."
+        if task == "answer":
+            return self._answer(user)
+        payload = getattr(self, "_" + task.replace("-", "_"), lambda _: {})(user)
+        text = json.dumps(payload)
+        if self.mode == "fenced":
+            return f"Here you are:\n```json\n{text}\n```\nHope this helps."
+        return text
+
+    def _fragmented_query(self, user: str) -> dict:
+        left = _section(user, "PASSAGE 1 (ends at the cut)", ("PASSAGE 2 (starts at the cut)",))
+        right = _section(user, "PASSAGE 2 (starts at the cut)")
+        a, b = _lines(left)[-1], _lines(right)[0]
+        wa, wb = (_words(a) or ["this"])[-1], (_words(b) or ["that"])[0]
+        evidence = [a, b]
+        question = f"How does {wa.lower()} connect with {wb.lower()} in this part?"
+        if self.mode == "bad-evidence":
+            evidence = [a, NOT_IN_DOCUMENT]
+        if self.mode == "copy":
+            question = f"{a} {b}?"
+        if self.mode == "one-side":
+            evidence = [a]
+        return {"question": question, "evidence": evidence, "answer": f"{a} {b}"}
+
+    def _atomic_query(self, user: str) -> dict:
+        lines = _lines(_section(user, "PASSAGE"))
+        a = lines[len(lines) // 2]
+        word = (_words(a) or ["it"])[0].lower()
+        return {"question": f"What is said about {word} here?", "evidence": [a], "answer": a}
+
+    def _answer(self, user: str) -> str:
+        context = _section(user, "CONTEXT", ("QUESTION",))
+        first = (_lines(context) or ["nothing"])[0]
+        if self.mode == "html":
+            return f"{HTML_ANSWER} {first}"
+        return first
+
+    def _faithfulness(self, user: str) -> dict:
+        context = _section(user, "CONTEXT", ("ANSWER",))
+        answer = _section(user, "ANSWER")
+        claims = [c for c in re.split(r"(?<=[.!?])\s+", answer) if c.strip()]
+        return {"claims": [{"claim": c, "supported": _supported(c, context)} for c in claims]}
+
+    def _relevancy(self, user: str) -> dict:
+        n = int(re.search(r"NUMBER OF QUESTIONS: (\d+)", user).group(1))
+        words = _words(_section(user, "ANSWER"))
+        return {"questions": [f"What about {' '.join(words[i : i + 3])}?" for i in range(n)]}
+
+    def _context_recall(self, user: str) -> dict:
+        context = _section(user, "CONTEXT", ("STATEMENTS",))
+        statements = json.loads(_section(user, "STATEMENTS"))
+        return {
+            "statements": [
+                {"statement": s, "supported": _supported(s, context)} for s in statements
+            ]
+        }
+
+    def _correctness(self, user: str) -> dict:
+        answer = _section(user, "ANSWER", ("REFERENCE",))
+        reference = _section(user, "REFERENCE")
+        if _supported(answer, reference) or _supported(reference, answer):
+            return {"TP": [answer], "FP": [], "FN": []}
+        return {"TP": [], "FP": [answer], "FN": [reference]}
+
+    def __enter__(self) -> ChatServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
