@@ -20,13 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from scar_viz.gate import DEFAULT_K, PRESETS  # noqa: F401  (re-exported)
-
-
-def normalize(x: np.ndarray) -> np.ndarray:
-    """Rows of ``x`` scaled to unit L2 norm (zero rows stay zero)."""
-    x = np.asarray(x, dtype=np.float64)
-    norms = np.linalg.norm(x, axis=-1, keepdims=True)
-    return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
+from scar_viz.vectors import normalize
 
 
 def query_similarities(query_vec: np.ndarray, chunk_vecs: np.ndarray) -> np.ndarray:

@@ -269,7 +269,7 @@ def sidebar_model() -> tuple[str, str]:
     extra = st.sidebar.container()  # always present, so later widgets keep their places
     extra.caption(MODEL_OPTIONS[choice])
     if choice == "static":
-        from scar_viz.static_model import static_model_summary
+        from scar_viz.embeddings.static import static_model_summary
 
         extra.caption(static_model_summary())
     elif choice == "sentence-transformers":
@@ -409,7 +409,7 @@ def load_model_with_spinner(embedder: Embedder, slot) -> bool:
 
     The static model's one-time distillation shows a progress bar instead.
     """
-    if getattr(embedder, "needs_distillation", False):
+    if embedder.needs_distillation:
         bar = slot.progress(0.0, text="Distilling the static model from the default (once) …")
         try:
             embedder.load(
@@ -421,10 +421,10 @@ def load_model_with_spinner(embedder: Embedder, slot) -> bool:
             return False
         slot.empty()
         return True
-    if getattr(embedder, "_model", "n/a") is None:
+    if embedder.needs_loading:
         with slot.container(), st.spinner(f"Loading {embedder.label} (first use in this server) …"):
             try:
-                _ = embedder.model
+                embedder.load()
             except EmbeddingError as exc:
                 with slot.container():
                     alert(str(exc))
