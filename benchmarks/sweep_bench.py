@@ -19,6 +19,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from scar_viz.gate import GateParams  # noqa: E402
 from scar_viz.scoring import normalize, scar_select  # noqa: E402
 from scar_viz.sweep import build_candidates, sweep  # noqa: E402
 
@@ -43,7 +44,7 @@ def loop_sweep(chunks, queries, golds, k, lams, taus, radius):
         for j, tau in enumerate(taus):
             rs, cs = [], []
             for q, gold in zip(queries, golds, strict=True):
-                sel = scar_select(q, chunks, k, float(lam), float(tau), radius)
+                sel = scar_select(q, chunks, GateParams(k, float(lam), float(tau), radius))
                 rs.append(len(set(sel.selected) & set(gold)) / len(gold))
                 cs.append(len(sel.selected))
             recall[i, j], mean_chunks[i, j] = np.mean(rs), np.mean(cs)

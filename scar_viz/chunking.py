@@ -39,6 +39,7 @@ from functools import lru_cache
 import numpy as np
 
 from scar_viz.documents import FRONT_MATTER, Document, Section, detect_sections
+from scar_viz.errors import SettingsError
 from scar_viz.sentences import strip_span
 
 DEFAULT_CHUNK_SIZE = 600
@@ -81,17 +82,19 @@ class ChunkingConfig:
 
     def validate(self) -> None:
         if self.chunker not in CHUNKERS:
-            raise ValueError(f"Unknown chunker '{self.chunker}'; choose one of {sorted(CHUNKERS)}.")
+            raise SettingsError(
+                f"Unknown chunker '{self.chunker}'; choose one of {sorted(CHUNKERS)}."
+            )
         if self.size < 1:
-            raise ValueError("Chunk size must be at least 1 character.")
+            raise SettingsError("Chunk size must be at least 1 character.")
         if self.overlap < 0:
-            raise ValueError("Overlap cannot be negative.")
+            raise SettingsError("Overlap cannot be negative.")
         if self.overlap >= self.size:
-            raise ValueError(
+            raise SettingsError(
                 f"Overlap ({self.overlap}) must be smaller than chunk size ({self.size})."
             )
         if not 0.0 <= self.percentile <= 100.0:
-            raise ValueError(f"The percentile must be between 0 and 100, not {self.percentile}.")
+            raise SettingsError(f"The percentile must be between 0 and 100, not {self.percentile}.")
 
     @property
     def needs_embed(self) -> bool:
@@ -257,13 +260,13 @@ def split_semantic(
         ValueError: without ``embed`` (the chunker needs the embedding model in use).
     """
     if embed is None:
-        raise ValueError("The semantic chunker needs an embedding model to compare sentences.")
+        raise SettingsError("The semantic chunker needs an embedding model to compare sentences.")
     units = _sentence_units(text)
     if len(units) < 2:
         return _pack(text, units, set(), size, overlap)
     vectors = np.asarray(embed([text[s:e] for s, e in units]))
     if vectors.shape[0] != len(units):
-        raise ValueError("The embedder returned a different number of vectors than sentences.")
+        raise SettingsError("The embedder returned a different number of vectors than sentences.")
     return _pack(text, units, semantic_breaks(vectors, percentile), size, overlap)
 
 

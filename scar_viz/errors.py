@@ -10,3 +10,7 @@ class UserError(Exception):
 def user_message(exc: BaseException) -> str:
     """One line for the user: the exception's message with whitespace collapsed."""
     return " ".join(str(exc).split()) or type(exc).__name__
+
+
+class SettingsError(UserError, ValueError):
+    """A setting, option or input out of range (also a ValueError, for older ``except`` sites)."""

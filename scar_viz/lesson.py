@@ -11,7 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz.chunking import Chunk
-from scar_viz.scoring import Decision, Selection
+from scar_viz.gate import PRESETS, GateParams
+from scar_viz.scoring import Decision, Selection, gate
 
 
 @dataclass(frozen=True)
@@ -22,10 +23,18 @@ class Round:
     tau: float
     hint: str
 
+    @property
+    def params(self) -> GateParams:
+        """The round's λ and τ at the default k and r."""
+        return GateParams(lam=self.lam, tau=self.tau)
+
 
 ROUNDS: tuple[Round, ...] = (
-    Round(0.5, 0.1, "Preset A: a low bar, a moderate penalty."),
-    Round(0.1, 0.8, "Preset B: a high bar relative to the retrieved chunk, a light penalty."),
+    Round(**PRESETS["A"], hint="Preset A: a low bar, a moderate penalty."),
+    Round(
+        **PRESETS["B"],
+        hint="Preset B: a high bar relative to the retrieved chunk, a light penalty.",
+    ),
     Round(1.5, 0.1, "A heavy penalty: only neighbours that continue the same topic survive."),
     Round(0.0, 1.0, "No penalty, and the bar equals the retrieved chunk's own relevance."),
 )
@@ -97,8 +106,8 @@ def rescale_decision(d: Decision, alpha: float, beta: float) -> tuple[float, flo
     cos_qn = alpha + beta * d.cos_qn
     cos_qc = alpha + beta * d.cos_qc
     penalty = 1.0 - (alpha + beta * (1.0 - d.penalty))
-    score = cos_qn - d.lam * penalty
-    return score, d.tau * cos_qc, cos_qc
+    score, bar, _ = gate(cos_qn, cos_qc, penalty, d.lam, d.tau)
+    return float(score), float(bar), cos_qc
 
 
 def scale_comparison(

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from scar_viz.chunking import Chunk
+from scar_viz.errors import SettingsError
 from scar_viz.scoring import Decision
 
 NEVER_REACHED = "never reached"
@@ -69,7 +70,7 @@ def chunk_recall(gold: Sequence[int], selected: Iterable[int]) -> float:
     """
     gold_set = set(gold)
     if not gold_set:
-        raise ValueError("A query needs at least one gold chunk to have a recall.")
+        raise SettingsError("A query needs at least one gold chunk to have a recall.")
     return len(gold_set & set(selected)) / len(gold_set)
 
 
@@ -93,7 +94,7 @@ def coverage_recall(
 ) -> tuple[float, dict[int, float]]:
     """(mean over gold chunks of their coverage by ``spans``, coverage per gold chunk)."""
     if not gold:
-        raise ValueError("A query needs at least one gold chunk to have a recall.")
+        raise SettingsError("A query needs at least one gold chunk to have a recall.")
     per = {g: chunk_coverage(text, chunks[g], spans) for g in gold}
     return float(np.mean(list(per.values()))), per
 

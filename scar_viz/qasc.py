@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scar_viz.errors import SettingsError
+from scar_viz.knobs import knob
 from scar_viz.scoring import normalize
 
 Span = tuple[int, int]
@@ -37,29 +39,67 @@ Window = tuple[int, int]
 class QascParams:
     """QASC's knobs. ``adaptive`` picks step 3's rule; ``snap_chars`` = 0 turns snapping off."""
 
-    percentile: float = 75.0
-    adaptive: bool = False
-    window_m: int = 2
-    expand_percentile: float = 50.0
-    max_m: int = 5
-    decay: float = 0.5
-    keep_ratio: float = 0.6
-    snap_chars: int = 1000
-    max_seeds: int = 0
+    percentile: float = knob(
+        75.0, "seed percentile p", lo=0, hi=100, step=1, widget="slider", key="qp"
+    )
+    adaptive: bool = knob(False, "adaptive window instead of fixed m", widget="toggle", key="qa")
+    window_m: int = knob(
+        2, "fixed window m (sentences per side)", lo=0, hi=20, key="qm", active="!adaptive"
+    )
+    expand_percentile: float = knob(
+        50.0,
+        "adaptive: expand while the next score is above this percentile",
+        lo=0,
+        hi=100,
+        step=1,
+        widget="slider",
+        key="qx",
+        active="adaptive",
+    )
+    max_m: int = knob(
+        5, "adaptive: max sentences per side", lo=1, hi=50, key="qmax", active="adaptive"
+    )
+    decay: float = knob(
+        0.5,
+        "decay λ_q in α_i = exp(−λ_q·|i − r|)",
+        lo=0.0,
+        hi=3.0,
+        step=0.05,
+        widget="slider",
+        key="qd",
+    )
+    keep_ratio: float = knob(
+        0.6,
+        "keep a window iff W > ρ·θ, ρ =",
+        lo=0.0,
+        hi=1.5,
+        step=0.05,
+        widget="slider",
+        key="qr",
+    )
+    snap_chars: int = knob(
+        1000,
+        "snap to a paragraph break at most this many characters away (0 off)",
+        lo=0,
+        hi=20_000,
+        step=100,
+        key="qs",
+    )
+    max_seeds: int = knob(0, "keep only the best N seeds (0 = all)", lo=0, hi=5000, key="qn")
 
     def validate(self) -> None:
         if not 0.0 <= self.percentile <= 100.0:
-            raise ValueError("The seed percentile must lie between 0 and 100.")
+            raise SettingsError("The seed percentile must lie between 0 and 100.")
         if not 0.0 <= self.expand_percentile <= 100.0:
-            raise ValueError("The expansion percentile must lie between 0 and 100.")
+            raise SettingsError("The expansion percentile must lie between 0 and 100.")
         if self.window_m < 0 or self.max_m < 0:
-            raise ValueError("The window radius m must be 0 or more sentences.")
+            raise SettingsError("The window radius m must be 0 or more sentences.")
         if self.decay < 0:
-            raise ValueError("The decay λ_q cannot be negative.")
+            raise SettingsError("The decay λ_q cannot be negative.")
         if self.snap_chars < 0:
-            raise ValueError("The snapping distance cannot be negative.")
+            raise SettingsError("The snapping distance cannot be negative.")
         if self.max_seeds < 0:
-            raise ValueError("The seed cap must be 0 (no cap) or more.")
+            raise SettingsError("The seed cap must be 0 (no cap) or more.")
 
 
 @dataclass(frozen=True)
@@ -99,7 +139,7 @@ def sentence_scores(sentence_vecs: np.ndarray, query_vec: np.ndarray) -> np.ndar
         return np.zeros(0)
     query = np.asarray(query_vec, dtype=np.float64).reshape(-1)
     if vecs.shape[1] != query.shape[0]:
-        raise ValueError(
+        raise SettingsError(
             f"The query has dimension {query.shape[0]} but the sentences have {vecs.shape[1]}."
         )
     return normalize(vecs) @ normalize(query)
@@ -108,7 +148,7 @@ def sentence_scores(sentence_vecs: np.ndarray, query_vec: np.ndarray) -> np.ndar
 def seed_threshold(scores: np.ndarray, percentile: float) -> float:
     """θ = the ``percentile``-th percentile of ``scores`` (linear interpolation, numpy's)."""
     if len(scores) == 0:
-        raise ValueError("There are no sentences to score.")
+        raise SettingsError("There are no sentences to score.")
     return float(np.percentile(np.asarray(scores, dtype=float), percentile))
 
 
@@ -221,7 +261,7 @@ def qasc_select(
     params.validate()
     scores = np.asarray(scores, dtype=float)
     if len(sentences) != len(scores):
-        raise ValueError(f"{len(sentences)} sentences but {len(scores)} sentence scores.")
+        raise SettingsError(f"{len(sentences)} sentences but {len(scores)} sentence scores.")
     theta = seed_threshold(scores, params.percentile)
     seeds = select_seeds(scores, theta, params.max_seeds)
     n = len(scores)

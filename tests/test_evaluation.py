@@ -22,6 +22,7 @@ from scar_viz.evaluation import (
 from scar_viz.metrics import chunk_recall
 from scar_viz.pipeline import prepare_document
 from scar_viz.queries import label_queries, parse_queries
+from scar_viz.gate import GateParams
 from scar_viz.scoring import select_from_sims, top_k, window
 from scar_viz.sweep import sweep
 
@@ -57,7 +58,7 @@ def test_metrics_match_a_direct_computation(sample_setup):
         expected["topk"].append((chunk_recall(q.gold, ret), len(ret)))
         w = window(ret, len(prep.chunks), 1)
         expected["window1"].append((chunk_recall(q.gold, w), len(w)))
-        sel = select_from_sims(sims, prep.unit, 3, 0.5, 0.1, 1).selected
+        sel = select_from_sims(sims, prep.unit, GateParams(3, 0.5, 0.1, 1)).selected
         expected["scar"].append((chunk_recall(q.gold, sel), len(sel)))
     for name, rows in expected.items():
         s = ev.policies[name].summaries["all"]

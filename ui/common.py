@@ -26,6 +26,7 @@ from scar_viz.chunking import (
 )
 from scar_viz.documents import DEFAULT_MAX_BYTES, Document, DocumentError, read_document
 from scar_viz.embeddings import Embedder, EmbeddingCache, EmbeddingError, make_embedder
+from scar_viz.errors import UserError, user_message
 from scar_viz.pipeline import PreparedDoc, embed_query, prepare_document
 
 UPLOAD = "upload"
@@ -447,9 +448,9 @@ def sidebar_setup() -> tuple[PreparedDoc, Embedder] | None:
         return None
     try:
         embedder = get_embedder(spec, base_url)
-    except (ValueError, EmbeddingError) as exc:
+    except UserError as exc:
         with slot.container():
-            alert(str(exc))
+            alert(user_message(exc))
         return None
     if not load_model_with_spinner(embedder, slot):
         return None

@@ -8,26 +8,16 @@ from __future__ import annotations
 
 import time
 
+from scar_viz.errors import SettingsError
+from scar_viz.knobs import from_values, knob_fields
 from scar_viz.policies.base import PolicyResult, QueryInputs, register, span_result
 from scar_viz.qasc import QascParams, qasc_select, sentence_scores
 from scar_viz.sentences import paragraph_spans, sentence_spans
 
 
-@register("qasc")
-def qasc_policy(
-    inputs: QueryInputs,
-    percentile: float = 75.0,
-    adaptive: bool = False,
-    window_m: int = 2,
-    expand_percentile: float = 50.0,
-    max_m: int = 5,
-    decay: float = 0.5,
-    keep_ratio: float = 0.6,
-    snap_chars: int = 1000,
-    max_seeds: int = 0,
-    splitter: str = "pysbd",
-) -> PolicyResult:
-    """QASC (METHODS.md §5) on ``inputs.document``; knobs as in :class:`QascParams`.
+@register("qasc", knobs=tuple(f.name for f, _ in knob_fields(QascParams)))
+def qasc_policy(inputs: QueryInputs, splitter: str = "pysbd", **knobs: object) -> PolicyResult:
+    """QASC (METHODS.md §5) on ``inputs.document``; ``knobs`` are :class:`QascParams` fields.
 
     Its time covers the sentence split (memoised per text), the sentence vectors (a cache
     look-up after the first query, an encoding before) and every QASC step.
@@ -37,23 +27,13 @@ def qasc_policy(
     """
     t0 = time.perf_counter()
     if inputs.embed is None:
-        raise ValueError("QASC needs the embedding model to embed the document's sentences.")
-    params = QascParams(
-        float(percentile),
-        bool(adaptive),
-        int(window_m),
-        float(expand_percentile),
-        int(max_m),
-        float(decay),
-        float(keep_ratio),
-        int(snap_chars),
-        int(max_seeds),
-    )
+        raise SettingsError("QASC needs the embedding model to embed the document's sentences.")
+    params = from_values(QascParams, knobs)
     params.validate()
     text = inputs.document.text
     sentences = sentence_spans(text, splitter)
     if not sentences:
-        raise ValueError("The document has no sentences to chunk.")
+        raise SettingsError("The document has no sentences to chunk.")
     vecs = inputs.embed([text[s:e] for s, e in sentences])
     scores = sentence_scores(vecs, inputs.query_vec)
     res = qasc_select(sentences, scores, paragraph_spans(text), params)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scar_viz.embeddings import EmbeddingError
+from scar_viz.errors import SettingsError, UserError
 from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, register
 from scar_viz.scoring import top_k
 
@@ -22,7 +22,7 @@ DEFAULT_RERANKER = "BAAI/bge-reranker-large"
 _LOCK = threading.Lock()
 
 
-class RerankerError(EmbeddingError):
+class RerankerError(UserError, RuntimeError):
     """The cross-encoder cannot be loaded or run; the message is meant for the user."""
 
 
@@ -83,10 +83,10 @@ def rerank_policy(
         RerankerError: when the reranker cannot be loaded or fails.
         ValueError: when ``n_candidates`` < 1.
     """
-    k = max(1, int(inputs.k))
+    k = max(1, int(inputs.params.k))
     wanted = 4 * k if n_candidates is None else int(n_candidates)
     if wanted < 1:
-        raise ValueError("The number of reranking candidates must be at least 1.")
+        raise SettingsError("The number of reranking candidates must be at least 1.")
     model = load_reranker(reranker)
     t0 = time.perf_counter()
     candidates = top_k(inputs.sims, max(wanted, k))
