@@ -30,11 +30,11 @@ from scar_viz.policies import ORDER, run_policy  # noqa: E402
 from scar_viz.policies.rerank import (  # noqa: E402
     DEFAULT_RERANKER,
     RerankerError,
-    build_tiny_cross_encoder,
     load_reranker,
 )
 from scar_viz.sentences import sentence_spans  # noqa: E402
 from scar_viz.tokens import TOKENIZER_NAME  # noqa: E402
+from tests.fakes import tiny_cross_encoder  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora"
 
@@ -83,7 +83,7 @@ def main() -> int:
         load_reranker(reranker)
     except RerankerError as exc:
         print(f"reranker: {exc}")
-        tiny = build_tiny_cross_encoder(Path(tempfile.mkdtemp(prefix="tiny_ce_")))
+        tiny = tiny_cross_encoder(Path(tempfile.mkdtemp(prefix="tiny_ce_")))
         load_reranker(str(tiny))
         reranker = str(tiny)
         reranker_note = (

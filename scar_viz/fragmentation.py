@@ -28,7 +28,6 @@ from scar_viz.chunking import (
 from scar_viz.documents import Document
 from scar_viz.errors import SettingsError
 
-UNIT_KINDS = ("evidence", "sentence", "paragraph")
 UNIT_LABELS = {
     "evidence": "evidence spans of the query set",
     "sentence": "sentences of the document",

@@ -25,7 +25,3 @@ def count_tokens(text: str) -> int:
         return 0
     return len(_encoding().encode(text, disallowed_special=()))
 
-
-def count_tokens_many(texts: list[str]) -> list[int]:
-    enc = _encoding()
-    return [len(enc.encode(t, disallowed_special=())) if t else 0 for t in texts]

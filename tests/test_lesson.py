@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from scar_viz.chunking import Chunk
+from scar_viz.gate import GateParams
 from scar_viz.lesson import (
     ROUNDS,
     candidates,
@@ -14,7 +15,6 @@ from scar_viz.lesson import (
     scale_comparison,
     score_predictions,
 )
-from scar_viz.gate import GateParams
 from scar_viz.scoring import PRESETS, scar_select
 
 Q = np.array([1.0, 0.0])

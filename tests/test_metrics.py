@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scar_viz.chunking import Chunk
+from scar_viz.gate import GateParams
 from scar_viz.metrics import (
     NEVER_REACHED,
     QueryOutcome,
@@ -17,7 +18,6 @@ from scar_viz.metrics import (
     summarise,
     summarise_subsets,
 )
-from scar_viz.gate import GateParams
 from scar_viz.scoring import scar_select
 
 

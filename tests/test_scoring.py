@@ -121,7 +121,9 @@ def test_top_k_ties_go_to_the_lower_index_and_k_is_clipped():
     sims = np.array([0.5, 0.9, 0.5, 0.9, 0.1])
     assert top_k(sims, 3) == [1, 3, 0]
     assert top_k(sims, 99) == [1, 3, 0, 2, 4]
-    sel = scar_select(np.array([1.0, 0.0]), np.array([[1.0, 0.0], [1.0, 0.0]]), GateParams(1, 0.5, 0.1))
+    sel = scar_select(
+        np.array([1.0, 0.0]), np.array([[1.0, 0.0], [1.0, 0.0]]), GateParams(1, 0.5, 0.1)
+    )
     assert sel.retrieved == [0]
 
 

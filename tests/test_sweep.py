@@ -62,7 +62,9 @@ def test_agrees_exactly_with_scar_select_on_random_data(radius):
         for i, lam in enumerate(lams):
             for j, tau in enumerate(taus):
                 for q, gold in enumerate(golds):
-                    sel = scar_select(queries[q], walk, GateParams(k, float(lam), float(tau), radius))
+                    sel = scar_select(
+                        queries[q], walk, GateParams(k, float(lam), float(tau), radius)
+                    )
                     assert res.query_chunks[i, j, q] == len(sel.selected)
                     assert res.query_recall[i, j, q] == len(set(sel.selected) & set(gold)) / len(
                         set(gold)
