@@ -18,7 +18,7 @@ import numpy as np
 from scar_viz.bootstrap import DEFAULT_BOOT, DEFAULT_SEED, PairedBootstrap, paired_bootstrap
 from scar_viz.embeddings import Progress
 from scar_viz.errors import SettingsError, UserError, user_message
-from scar_viz.gate import DEFAULT_PARAMS, GateParams
+from scar_viz.gate import DEFAULT_PARAMS, DEFAULT_RADIUS, GateParams
 from scar_viz.metrics import (
     SUBSETS,
     Miss,
@@ -125,21 +125,11 @@ class Evaluation:
     policies: dict[str, PolicyEval]
     issues: tuple[QueryIssue, ...] = ()
 
-    @property
-    def k(self) -> int:
-        return self.params.k
-
-    @property
-    def lam(self) -> float:
-        return self.params.lam
-
-    @property
-    def tau(self) -> float:
-        return self.params.tau
-
-    @property
-    def radius(self) -> int:
-        return self.params.radius
+    # read-only shortcuts to ``params`` for the report and the memo keys
+    k = property(lambda self: self.params.k)
+    lam = property(lambda self: self.params.lam)
+    tau = property(lambda self: self.params.tau)
+    radius = property(lambda self: self.params.radius)
 
     @property
     def n_queries(self) -> int:
@@ -415,7 +405,11 @@ def evaluation_json(
 
 
 def candidates_for(
-    prep: PreparedDoc, queries: Sequence[GoldQuery], query_vecs: np.ndarray, k: int, radius: int = 1
+    prep: PreparedDoc,
+    queries: Sequence[GoldQuery],
+    query_vecs: np.ndarray,
+    k: int,
+    radius: int = DEFAULT_RADIUS,
 ) -> Candidates:
     """The sweep's candidates for a query set on ``prep`` (see :func:`build_candidates`)."""
     sims = np.stack([prep.unit @ v for v in np.atleast_2d(query_vecs)])

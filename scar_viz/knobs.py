@@ -28,9 +28,18 @@ class Knob:
     active: str = ""
 
 
-def knob(default: Any, label: str, **shown: Any) -> Any:
-    """A dataclass field with ``default`` whose metadata is a :class:`Knob`."""
-    return field(default=default, metadata={"knob": Knob(label, **shown)})
+def knob(
+    default: Any,
+    label: str,
+    key: str,
+    span: tuple[float, float, float | None] | None = None,
+    widget: str = "number",
+    active: str = "",
+) -> Any:
+    """A dataclass field with ``default`` whose metadata is a :class:`Knob`; ``span`` is
+    (lo, hi, step) for a number (step None: the widget's own)."""
+    lo, hi, step = span or (None, None, None)
+    return field(default=default, metadata={"knob": Knob(label, lo, hi, step, widget, key, active)})
 
 
 def knob_fields(cls: type) -> list[tuple[Field, Knob]]:

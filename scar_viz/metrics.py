@@ -19,6 +19,7 @@ import numpy as np
 
 from scar_viz.chunking import Chunk
 from scar_viz.errors import SettingsError
+from scar_viz.gate import DEFAULT_RADIUS
 from scar_viz.scoring import Decision
 
 NEVER_REACHED = "never reached"
@@ -110,7 +111,7 @@ def miss_reasons(
     selected: Iterable[int],
     retrieved: Sequence[int],
     decisions: Sequence[Decision] = (),
-    radius: int = 1,
+    radius: int = DEFAULT_RADIUS,
     expands: bool = False,
 ) -> tuple[Miss, ...]:
     """Why each gold chunk outside ``selected`` was missed.

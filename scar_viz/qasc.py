@@ -39,53 +39,25 @@ Window = tuple[int, int]
 class QascParams:
     """QASC's knobs. ``adaptive`` picks step 3's rule; ``snap_chars`` = 0 turns snapping off."""
 
-    percentile: float = knob(
-        75.0, "seed percentile p", lo=0, hi=100, step=1, widget="slider", key="qp"
-    )
-    adaptive: bool = knob(False, "adaptive window instead of fixed m", widget="toggle", key="qa")
-    window_m: int = knob(
-        2, "fixed window m (sentences per side)", lo=0, hi=20, key="qm", active="!adaptive"
-    )
+    percentile: float = knob(75.0, "seed percentile p", "qp", (0, 100, 1), "slider")
+    adaptive: bool = knob(False, "adaptive window instead of fixed m", "qa", widget="toggle")
+    window_m: int = knob(2, "fixed m (sentences per side)", "qm", (0, 20, None), active="!adaptive")
     expand_percentile: float = knob(
-        50.0,
-        "adaptive: expand while the next score is above this percentile",
-        lo=0,
-        hi=100,
-        step=1,
-        widget="slider",
-        key="qx",
-        active="adaptive",
+        50.0, "adaptive: expand while above percentile", "qx", (0, 100, 1), "slider", "adaptive"
     )
     max_m: int = knob(
-        5, "adaptive: max sentences per side", lo=1, hi=50, key="qmax", active="adaptive"
+        5, "adaptive: max sentences per side", "qmax", (1, 50, None), active="adaptive"
     )
     decay: float = knob(
-        0.5,
-        "decay λ_q in α_i = exp(−λ_q·|i − r|)",
-        lo=0.0,
-        hi=3.0,
-        step=0.05,
-        widget="slider",
-        key="qd",
+        0.5, "decay λ_q in α_i = exp(−λ_q·|i − r|)", "qd", (0.0, 3.0, 0.05), "slider"
     )
     keep_ratio: float = knob(
-        0.6,
-        "keep a window iff W > ρ·θ, ρ =",
-        lo=0.0,
-        hi=1.5,
-        step=0.05,
-        widget="slider",
-        key="qr",
+        0.6, "keep a window iff W > ρ·θ, ρ =", "qr", (0.0, 1.5, 0.05), "slider"
     )
     snap_chars: int = knob(
-        1000,
-        "snap to a paragraph break at most this many characters away (0 off)",
-        lo=0,
-        hi=20_000,
-        step=100,
-        key="qs",
+        1000, "snap to a paragraph break ≤ chars (0 off)", "qs", (0, 20_000, 100)
     )
-    max_seeds: int = knob(0, "keep only the best N seeds (0 = all)", lo=0, hi=5000, key="qn")
+    max_seeds: int = knob(0, "keep only the best N seeds (0 = all)", "qn", (0, 5000, None))
 
     def validate(self) -> None:
         if not 0.0 <= self.percentile <= 100.0:

@@ -117,18 +117,6 @@ class Selection:
     params: GateParams = DEFAULT_PARAMS
 
     @property
-    def lam(self) -> float:
-        return self.params.lam
-
-    @property
-    def tau(self) -> float:
-        return self.params.tau
-
-    @property
-    def radius(self) -> int:
-        return self.params.radius
-
-    @property
     def rejected(self) -> list[int]:
         """Candidates rejected by every gate that saw them (and not otherwise in the context)."""
         chosen = set(self.selected)

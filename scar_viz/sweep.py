@@ -22,6 +22,7 @@ import numpy as np
 
 from scar_viz.embeddings import Progress
 from scar_viz.errors import SettingsError
+from scar_viz.gate import DEFAULT_RADIUS
 from scar_viz.scoring import gate, top_k
 
 LAMS = np.round(np.linspace(0.0, 2.0, 41), 2)
@@ -62,7 +63,11 @@ class Candidates:
 
 
 def build_candidates(
-    sims: np.ndarray, unit: np.ndarray, golds: Sequence[Sequence[int]], k: int, radius: int = 1
+    sims: np.ndarray,
+    unit: np.ndarray,
+    golds: Sequence[Sequence[int]],
+    k: int,
+    radius: int = DEFAULT_RADIUS,
 ) -> Candidates:
     """List the candidates of every query.
 

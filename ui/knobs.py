@@ -11,16 +11,17 @@ from scar_viz.knobs import Knob, field_default, field_type, from_values, knob_fi
 URL = "query-params"
 
 
-def _number(x: float | None) -> float | int | None:
-    """Whole numbers as int, so a widget of whole numbers stays an int widget."""
-    return int(x) if x is not None and float(x).is_integer() else x
+def _numbers(*xs: float | None) -> list[float | int | None]:
+    """All whole numbers as ints, so a widget of whole numbers stays an int widget; else floats."""
+    whole = all(x is None or float(x).is_integer() for x in xs)
+    cast = int if whole else float
+    return [None if x is None else cast(x) for x in xs]
 
 
 def _widget(where, k: Knob, label: str, default: Any, disabled: bool) -> Any:
     if k.widget == "toggle":
         return where.toggle(label, bool(default), key=k.key, bind=URL)
-    lo, hi, value = _number(k.lo), _number(k.hi), _number(default)
-    step = _number(k.step)
+    lo, hi, value, step = _numbers(k.lo, k.hi, default, k.step)
     if k.widget == "slider":
         return where.slider(label, lo, hi, value, step, key=k.key, bind=URL, disabled=disabled)
     return where.number_input(
