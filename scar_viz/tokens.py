@@ -24,4 +24,3 @@ def count_tokens(text: str) -> int:
     if not text:
         return 0
     return len(_encoding().encode(text, disallowed_special=()))
-

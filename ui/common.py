@@ -410,27 +410,25 @@ def load_model_with_spinner(embedder: Embedder, slot) -> bool:
 
     The static model's one-time distillation shows a progress bar instead.
     """
-    if embedder.needs_distillation:
-        bar = slot.progress(0.0, text="Distilling the static model from the default (once) …")
-        try:
+    if not embedder.needs_loading:
+        return True
+    try:
+        if embedder.needs_distillation:
+            bar = slot.progress(0.0, text="Distilling the static model from the default (once) …")
             embedder.load(
                 lambda done, total, stage: bar.progress(min(1.0, done / max(total, 1)), text=stage)
             )
-        except EmbeddingError as exc:
-            with slot.container():
-                alert(str(exc))
-            return False
-        slot.empty()
-        return True
-    if embedder.needs_loading:
-        with slot.container(), st.spinner(f"Loading {embedder.label} (first use in this server) …"):
-            try:
+        else:
+            with (
+                slot.container(),
+                st.spinner(f"Loading {embedder.label} (first use in this server) …"),
+            ):
                 embedder.load()
-            except EmbeddingError as exc:
-                with slot.container():
-                    alert(str(exc))
-                return False
-        slot.empty()
+    except UserError as exc:
+        with slot.container():
+            alert(user_message(exc))
+        return False
+    slot.empty()
     return True
 
 

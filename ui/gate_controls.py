@@ -63,9 +63,7 @@ def query_box(doc_choice: str | None) -> str | None:
     return query
 
 
-def _preset_help(name: str, source: str) -> str:
-    p = PRESETS[name]
-    return f"λ = {p['lam']:g}, τ = {p['tau']:g}, r = {DEFAULT_RADIUS} ({source})"
+PRESET_SOURCES = {"A": "the longer description", "B": "the English summary"}
 
 
 def gate_sliders(n_chunks: int) -> GateParams:
@@ -78,21 +76,15 @@ def gate_sliders(n_chunks: int) -> GateParams:
     tau = c4.slider("τ (relative bar)", 0.0, 1.5, d.tau, 0.01, key="tau", bind=URL)
     with c5:
         st.caption("Presets")
-        b1, b2 = st.columns(2)
-        b1.button(
-            "A",
-            key="preset_a",
-            on_click=_apply_preset,
-            args=("A",),
-            help=_preset_help("A", "the longer description"),
-        )
-        b2.button(
-            "B",
-            key="preset_b",
-            on_click=_apply_preset,
-            args=("B",),
-            help=_preset_help("B", "the English summary"),
-        )
+        for col, (name, p) in zip(st.columns(len(PRESETS)), PRESETS.items(), strict=True):
+            col.button(
+                name,
+                key=f"preset_{name.lower()}",
+                on_click=_apply_preset,
+                args=(name,),
+                help=f"λ = {p['lam']:g}, τ = {p['tau']:g}, r = {DEFAULT_RADIUS} "
+                f"({PRESET_SOURCES.get(name, 'preset')})",
+            )
     if k > n_chunks:
         st.caption(f"k is larger than the document's {n_chunks} chunks; all are retrieved.")
     return GateParams(k=int(k), lam=float(lam), tau=float(tau), radius=int(r))

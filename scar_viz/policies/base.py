@@ -224,6 +224,22 @@ def spans_of_chunks(chunks: Sequence[Chunk], ids: Sequence[int]) -> tuple[tuple[
     return merge_spans([(chunks[i].start, chunks[i].end) for i in ids])
 
 
+def _result(
+    name: str,
+    spans: tuple[Span, ...],
+    ids: tuple[int, ...] | None,
+    context: str,
+    started: float,
+    notes: Sequence[str],
+    detail: object,
+) -> PolicyResult:
+    seconds = time.perf_counter() - started
+    tokens = count_tokens(context)
+    return PolicyResult(
+        name, spans, ids, context, len(context), tokens, seconds, tuple(notes), detail
+    )
+
+
 def chunk_result(
     name: str,
     inputs: QueryInputs,
@@ -235,18 +251,8 @@ def chunk_result(
     """A result from chunk indices: context = chunk texts in document order."""
     ordered = tuple(sorted(set(int(i) for i in ids)))
     context = SEPARATOR.join(inputs.chunks[i].text for i in ordered)
-    seconds = time.perf_counter() - started
-    return PolicyResult(
-        name,
-        spans_of_chunks(inputs.chunks, ordered),
-        ordered,
-        context,
-        len(context),
-        count_tokens(context),
-        seconds,
-        tuple(notes),
-        detail,
-    )
+    spans = spans_of_chunks(inputs.chunks, ordered)
+    return _result(name, spans, ordered, context, started, notes, detail)
 
 
 def span_result(
@@ -262,16 +268,5 @@ def span_result(
     merged = merge_spans(spans)
     text = inputs.document.text
     context = SEPARATOR.join(text[s:e] for s, e in merged)
-    seconds = time.perf_counter() - started
     ids = None if chunk_ids is None else tuple(sorted(set(int(i) for i in chunk_ids)))
-    return PolicyResult(
-        name,
-        merged,
-        ids,
-        context,
-        len(context),
-        count_tokens(context),
-        seconds,
-        tuple(notes),
-        detail,
-    )
+    return _result(name, merged, ids, context, started, notes, detail)
