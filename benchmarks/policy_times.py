@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 from scar_viz.chunking import ChunkingConfig  # noqa: E402
 from scar_viz.documents import load_path  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, make_embedder  # noqa: E402
+from scar_viz.gate import GateParams  # noqa: E402
 from scar_viz.pipeline import embed_query, prepare_document, query_inputs  # noqa: E402
 from scar_viz.policies import ORDER, run_policy  # noqa: E402
 from scar_viz.policies.rerank import (  # noqa: E402
@@ -99,10 +100,7 @@ def main() -> int:
             prep,
             queries[i]["query"],
             qvecs[i],
-            k=args.k,
-            lam=0.5,
-            tau=0.1,
-            radius=1,
+            GateParams(k=args.k),
             embedder=embedder,
             cache=cache,
         )
