@@ -41,6 +41,7 @@ import numpy as np
 from scar_viz.documents import FRONT_MATTER, Document, Section, detect_sections
 from scar_viz.errors import SettingsError
 from scar_viz.sentences import strip_span
+from scar_viz.vectors import normalize
 
 DEFAULT_CHUNK_SIZE = 600
 DEFAULT_OVERLAP = 60
@@ -157,9 +158,9 @@ def split_fixed(text: str, size: int, overlap: int) -> list[Span]:
 @lru_cache(maxsize=4)
 def _token_starts(text: str) -> tuple[int, ...]:
     """Code-point offset where each o200k_base token of ``text`` starts."""
-    from scar_viz.tokens import _encoding
+    from scar_viz.tokens import encoding
 
-    enc = _encoding()
+    enc = encoding()
     _, starts = enc.decode_with_offsets(enc.encode(text, disallowed_special=()))
     return tuple(starts)
 
@@ -236,11 +237,9 @@ def semantic_breaks(vectors: np.ndarray, percentile: float) -> set[int]:
     sim_i = cos(e_{s_{i−1}}, e_{s_i}); a break precedes sentence i iff
     sim_i < P_percentile({sim_1, …, sim_{n−1}}).
     """
-    v = np.asarray(vectors, dtype=float)
-    if len(v) < 2:
+    if len(vectors) < 2:
         return set()
-    norms = np.linalg.norm(v, axis=1, keepdims=True)
-    v = np.divide(v, norms, out=np.zeros_like(v), where=norms > 0)
+    v = normalize(vectors)
     sims = np.einsum("ij,ij->i", v[:-1], v[1:])
     threshold = np.percentile(sims, percentile)
     return {int(i) + 1 for i in np.flatnonzero(sims < threshold)}
