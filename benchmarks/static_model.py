@@ -49,17 +49,18 @@ from scar_viz.scoring import normalize, select_from_sims, top_k  # noqa: E402
 CORPORA = ROOT.parent / "shared" / "corpora"
 
 
-def throughput(embedder, texts: list[str], min_seconds: float) -> list[float]:
-    """chunks/s of full passes over ``texts``, repeated until ``min_seconds`` have passed."""
+def throughput(embedder, texts: list[str], min_seconds: float) -> tuple[list[float], np.ndarray]:
+    """chunks/s of full passes over ``texts``, repeated until ``min_seconds`` have passed, and
+    the vectors of the last pass."""
     rates: list[float] = []
     spent = 0.0
     while not rates or spent < min_seconds:
         t0 = time.perf_counter()
-        embedder.embed(texts)
+        vecs = embedder.embed(texts)
         dt = time.perf_counter() - t0
         spent += dt
         rates.append(len(texts) / dt)
-    return rates
+    return rates, vecs
 
 
 def recalls(
@@ -155,16 +156,18 @@ def run(args: argparse.Namespace) -> int:
         embedder.embed(texts[:16])  # warm-up
 
     rates: dict[str, list[float]] = {name: [] for name in models}
+    vectors: dict[str, np.ndarray] = {}
     for turn in (1, 2):  # alternate, so both models see the same machine load
         for name, embedder in models.items():
             log(f"timing the {name} model (turn {turn}) …")
-            rates[name] += throughput(embedder, texts, args.min_seconds)
+            passes, vectors[name] = throughput(embedder, texts, args.min_seconds)
+            rates[name] += passes
     rate = {name: statistics.median(r) for name, r in rates.items()}
 
     rows = {}
     for name, embedder in models.items():
         qv = normalize(embedder.embed(query_texts))
-        rows[name] = recalls(normalize(embedder.embed(texts)), qv, [g.gold for g in golds], params)
+        rows[name] = recalls(normalize(vectors[name]), qv, [g.gold for g in golds], params)
     frag = np.array([g.fragmented for g in golds])
 
     def mean(x: np.ndarray) -> float | None:
