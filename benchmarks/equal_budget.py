@@ -22,6 +22,7 @@ from scar_viz.budget import equal_budget  # noqa: E402
 from scar_viz.charts.budget import budget_chart  # noqa: E402
 from scar_viz.documents import load_path  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
+from scar_viz.gate import GateParams  # noqa: E402
 from scar_viz.pipeline import (  # noqa: E402
     embed_function,
     embed_query,
@@ -51,7 +52,7 @@ def main() -> int:
 
         question = samples.sample_questions()[0]["query"]
         qvec = embed_query(embedder, question, cache)
-        inputs = query_inputs(prep, question, qvec, k=3, embedder=embedder, cache=cache)
+        inputs = query_inputs(prep, question, qvec, GateParams(k=3), embedder=embedder, cache=cache)
         print(f"QASC on '{question}' ({len(doc.text):,} characters):")
         for label, knobs in (("every window", {"all_windows": True}), ("top k = 3", {})):
             r = run_policy("qasc", inputs, **knobs)

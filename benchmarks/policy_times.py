@@ -25,16 +25,17 @@ sys.path.insert(0, str(ROOT))
 from scar_viz.chunking import ChunkingConfig  # noqa: E402
 from scar_viz.documents import load_path  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, make_embedder  # noqa: E402
+from scar_viz.gate import GateParams  # noqa: E402
 from scar_viz.pipeline import embed_query, prepare_document, query_inputs  # noqa: E402
 from scar_viz.policies import ORDER, run_policy  # noqa: E402
 from scar_viz.policies.rerank import (  # noqa: E402
     DEFAULT_RERANKER,
     RerankerError,
-    build_tiny_cross_encoder,
     load_reranker,
 )
 from scar_viz.sentences import sentence_spans  # noqa: E402
 from scar_viz.tokens import TOKENIZER_NAME  # noqa: E402
+from tests.fakes import tiny_cross_encoder  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora"
 
@@ -83,7 +84,7 @@ def main() -> int:
         load_reranker(reranker)
     except RerankerError as exc:
         print(f"reranker: {exc}")
-        tiny = build_tiny_cross_encoder(Path(tempfile.mkdtemp(prefix="tiny_ce_")))
+        tiny = tiny_cross_encoder(Path(tempfile.mkdtemp(prefix="tiny_ce_")))
         load_reranker(str(tiny))
         reranker = str(tiny)
         reranker_note = (
@@ -99,10 +100,7 @@ def main() -> int:
             prep,
             queries[i]["query"],
             qvecs[i],
-            k=args.k,
-            lam=0.5,
-            tau=0.1,
-            radius=1,
+            GateParams(k=args.k),
             embedder=embedder,
             cache=cache,
         )

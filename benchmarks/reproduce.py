@@ -21,6 +21,7 @@ from scar_viz.chunking import ChunkingConfig  # noqa: E402
 from scar_viz.documents import load_path  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
 from scar_viz.evaluation import default_policies, evaluate, reduction, significance  # noqa: E402
+from scar_viz.gate import GateParams  # noqa: E402
 from scar_viz.pipeline import prepare_document  # noqa: E402
 from scar_viz.queries import label_queries, load_queries  # noqa: E402
 from scar_viz.scoring import PRESETS  # noqa: E402
@@ -37,8 +38,9 @@ def run(doc, qset, embedder, cache, k, prepend, lam, tau):
     def embed(texts):
         return embed_cached(embedder, texts, cache).vectors
 
-    ev = evaluate(prep, labelled, vecs, default_policies(), k=k, lam=lam, tau=tau, embed=embed)
-    ablation = evaluate(prep, labelled, vecs, ["scar"], k=k, lam=0.0, tau=tau, embed=embed)
+    params = GateParams(k=k, lam=lam, tau=tau)
+    ev = evaluate(prep, labelled, vecs, default_policies(), params, embed=embed)
+    ablation = evaluate(prep, labelled, vecs, ["scar"], params.with_(lam=0.0), embed=embed)
     return ev, ablation
 
 

@@ -2,16 +2,22 @@
 
 On the development corpus (RFC 9293, recursive 600/60 chunks, its labelled queries):
 
-- throughput in chunks/s of each model's ``embed`` over every chunk (models loaded and warmed
-  up first; the static model is timed before and after the default one, so both see the same
-  machine load), and their ratio;
-- Recall@k (k = 5) of top-k and of SCAR (λ 0.5, τ 0.1, r 1) with each model, gold chunks as in
-  METHODS.md §4 (:func:`scar_viz.queries.label_queries`), with a paired bootstrap of the
-  recall difference static − default over the queries.
+- throughput in chunks/s of each model's ``embed`` over the same chunks, both timed the same
+  way in this one run (models loaded and warmed up first; full passes repeated until
+  ``--min-seconds`` have passed; the median pass; the two models alternate, so both see the
+  same machine load), and their ratio;
+- Recall@k of top-k and of SCAR (the default gate parameters of :mod:`scar_viz.gate`) with each
+  model, gold chunks as in METHODS.md §4 (:func:`scar_viz.queries.label_queries`), with a
+  paired bootstrap of the recall difference static − default over the queries.
 
-The static model is distilled first if it is not in the cache yet (the time is printed).
+The static model is distilled first if it is not in the cache yet (the time is printed). The
+figures are written to ``benchmarks/results/static_model.json`` (``--out``), which the README
+cites and the model picker shows. ``--limit N`` keeps the first N chunks (and the queries whose
+gold chunks all lie among them) for a quick check; a limited run writes nothing unless
+``--out`` is given.
 
-    python benchmarks/static_model.py [--corpus PATH] [--queries PATH] [--k 5] [--json]
+    python benchmarks/static_model.py [--corpus PATH] [--queries PATH] [--k 5] [--limit N]
+        [--min-seconds S] [--out PATH] [--json]
 """
 
 from __future__ import annotations
@@ -32,36 +38,41 @@ sys.path.insert(0, str(ROOT))
 from scar_viz.bootstrap import paired_bootstrap  # noqa: E402
 from scar_viz.chunking import ChunkingConfig, chunk_document, embedding_texts  # noqa: E402
 from scar_viz.documents import load_path  # noqa: E402
-from scar_viz.embeddings import default_embedder  # noqa: E402
+from scar_viz.embeddings import StaticEmbedder, default_embedder  # noqa: E402
+from scar_viz.embeddings.distill import MARKER, ensure_static_model  # noqa: E402
+from scar_viz.embeddings.static import MEASURED_FIGURES  # noqa: E402
+from scar_viz.errors import UserError, user_message  # noqa: E402
+from scar_viz.gate import GateParams  # noqa: E402
 from scar_viz.queries import label_queries, load_queries  # noqa: E402
 from scar_viz.scoring import normalize, select_from_sims, top_k  # noqa: E402
-from scar_viz.static_model import StaticEmbedder, ensure_static_model  # noqa: E402
 
 CORPORA = ROOT.parent / "shared" / "corpora"
-LAM, TAU, RADIUS = 0.5, 0.1, 1
 
 
-def throughput(embedder, texts: list[str], min_seconds: float) -> list[float]:
-    """chunks/s of full passes over ``texts``, repeated until ``min_seconds`` have passed."""
+def throughput(embedder, texts: list[str], min_seconds: float) -> tuple[list[float], np.ndarray]:
+    """chunks/s of full passes over ``texts``, repeated until ``min_seconds`` have passed, and
+    the vectors of the last pass."""
     rates: list[float] = []
     spent = 0.0
     while not rates or spent < min_seconds:
         t0 = time.perf_counter()
-        embedder.embed(texts)
+        vecs = embedder.embed(texts)
         dt = time.perf_counter() - t0
         spent += dt
         rates.append(len(texts) / dt)
-    return rates
+    return rates, vecs
 
 
-def recalls(unit: np.ndarray, queries: np.ndarray, golds, k: int) -> dict[str, np.ndarray]:
+def recalls(
+    unit: np.ndarray, queries: np.ndarray, golds, params: GateParams
+) -> dict[str, np.ndarray]:
     """Per-query Recall@k of top-k and of SCAR: |selected ∩ gold| / |gold|."""
     out: dict[str, list[float]] = {"topk": [], "scar": [], "scar_chunks": []}
     for qvec, gold in zip(queries, golds, strict=True):
         sims = unit @ qvec
         gold_set = set(gold)
-        out["topk"].append(len(gold_set & set(top_k(sims, k))) / len(gold_set))
-        sel = select_from_sims(sims, unit, k, LAM, TAU, RADIUS)
+        out["topk"].append(len(gold_set & set(top_k(sims, params.k))) / len(gold_set))
+        sel = select_from_sims(sims, unit, params)
         out["scar"].append(len(gold_set & set(sel.selected)) / len(gold_set))
         out["scar_chunks"].append(len(sel.selected))
     return {name: np.asarray(values) for name, values in out.items()}
@@ -73,12 +84,21 @@ def main() -> int:
     )
     parser.add_argument("--corpus", default=str(CORPORA / "rfc9293.txt"))
     parser.add_argument("--queries", default=str(CORPORA / "rfc9293.queries.jsonl"))
-    parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--k", type=int, default=5, help="chunks retrieved (default 5)")
+    parser.add_argument(
+        "--limit", type=int, default=None, help="keep only the first N chunks (a quick check)"
+    )
     parser.add_argument(
         "--min-seconds",
         type=float,
         default=3.0,
-        help="least time spent timing the static model on each side (default 3)",
+        help="least time spent timing each model in each of its two turns (default 3)",
+    )
+    parser.add_argument(
+        "--out",
+        default=None,
+        help=f"where to write the figures (default {MEASURED_FIGURES.relative_to(ROOT)}; "
+        "a --limit run writes only when this is given)",
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
@@ -89,13 +109,29 @@ def main() -> int:
                 file=sys.stderr,
             )
             return 1
+    if args.limit is not None and args.limit < 1:
+        print("error: --limit must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        return run(args)
+    except UserError as exc:
+        print(f"error: {user_message(exc)}", file=sys.stderr)
+        return 1
 
+
+def run(args: argparse.Namespace) -> int:
+    params = GateParams(k=args.k)
     document = load_path(args.corpus)
     config = ChunkingConfig("recursive", 600, 60)
     chunks = chunk_document(document, config)
+    golds = label_queries(load_queries(args.queries, document.text), document.text, chunks)
+    if args.limit is not None:
+        chunks = chunks[: args.limit]
+        golds = [g for g in golds if g.gold and max(g.gold) < len(chunks)]
+    if not golds:
+        print("error: no labelled query has its gold chunks in the chunks kept", file=sys.stderr)
+        return 1
     texts = embedding_texts(chunks, prepend_section=False)
-    query_set = load_queries(args.queries, document.text)
-    golds = label_queries(query_set, document.text, chunks)
     query_texts = [g.query.query for g in golds]
 
     def log(message: str) -> None:
@@ -112,77 +148,80 @@ def main() -> int:
 
     folder = ensure_static_model(on_distill)
     distill_s = time.perf_counter() - t0 if distilled else None
-    marker = json.loads((folder / "scar_viz_static.json").read_text(encoding="utf-8"))
-    static, default = StaticEmbedder(), default_embedder()
+    marker = json.loads((folder / MARKER).read_text(encoding="utf-8"))
+    models = {"default": default_embedder(), "static": StaticEmbedder()}
     log(f"loading models; {len(chunks)} chunks, {len(golds)} queries")
-    static.load()
-    _ = default.model
-    static.embed(texts[:64])
-    default.embed(texts[:16])
+    for embedder in models.values():
+        embedder.load()
+        embedder.embed(texts[:16])  # warm-up
 
-    log("timing the static model …")
-    static_rates = throughput(static, texts, args.min_seconds)
-    log("timing the default model (one pass) …")
-    t1 = time.perf_counter()
-    default_vecs = default.embed(texts)
-    default_rate = len(texts) / (time.perf_counter() - t1)
-    log("timing the static model again …")
-    static_rates += throughput(static, texts, args.min_seconds)
-    static_rate = statistics.median(static_rates)
+    rates: dict[str, list[float]] = {name: [] for name in models}
+    vectors: dict[str, np.ndarray] = {}
+    for turn in (1, 2):  # alternate, so both models see the same machine load
+        for name, embedder in models.items():
+            log(f"timing the {name} model (turn {turn}) …")
+            passes, vectors[name] = throughput(embedder, texts, args.min_seconds)
+            rates[name] += passes
+    rate = {name: statistics.median(r) for name, r in rates.items()}
 
-    static_vecs = static.embed(texts)
     rows = {}
-    for name, embedder, vecs in (
-        ("default", default, default_vecs),
-        ("static", static, static_vecs),
-    ):
+    for name, embedder in models.items():
         qv = normalize(embedder.embed(query_texts))
-        rows[name] = recalls(normalize(vecs), qv, [g.gold for g in golds], args.k)
+        rows[name] = recalls(normalize(vectors[name]), qv, [g.gold for g in golds], params)
     frag = np.array([g.fragmented for g in golds])
 
-    def pct(x: np.ndarray) -> float:
-        return round(float(np.mean(x)), 3)
+    def mean(x: np.ndarray) -> float | None:
+        return round(float(np.mean(x)), 3) if len(x) else None
 
     cost = {m: paired_bootstrap(rows["static"][m], rows["default"][m]) for m in ("topk", "scar")}
-    facts = {
-        "throughput_default": round(default_rate, 1),
-        "throughput_static": round(static_rate, 0),
-        "throughput_ratio": round(static_rate / default_rate, 0),
-        "recall_top5_default": pct(rows["default"]["topk"]),
-        "recall_top5_static": pct(rows["static"]["topk"]),
-        "recall_scar_default": pct(rows["default"]["scar"]),
-        "recall_scar_static": pct(rows["static"]["scar"]),
-        "recall_scar_fragmented_default": pct(rows["default"]["scar"][frag]),
-        "recall_scar_fragmented_static": pct(rows["static"]["scar"][frag]),
-        "scar_chunks_default": pct(rows["default"]["scar_chunks"]),
-        "scar_chunks_static": pct(rows["static"]["scar_chunks"]),
+    figures = {
+        "measured": datetime.date.today().isoformat(),
+        "command": "python benchmarks/static_model.py"
+        + (f" --limit {args.limit}" if args.limit else ""),
+        "corpus": f"{Path(args.corpus).name}, recursive 600/60 ({len(chunks)} chunks), "
+        f"{len(golds)} labelled queries",
+        "k": params.k,
+        "gate": {"lam": params.lam, "tau": params.tau, "radius": params.radius},
+        "timing": f"median of full passes, each model timed ≥ {args.min_seconds:g} s in each "
+        "of two alternating turns",
+        "throughput_default": round(rate["default"], 1),
+        "throughput_static": round(rate["static"], 0),
+        "throughput_ratio": round(rate["static"] / rate["default"], 0),
+        "recall_topk_default": mean(rows["default"]["topk"]),
+        "recall_topk_static": mean(rows["static"]["topk"]),
+        "recall_scar_default": mean(rows["default"]["scar"]),
+        "recall_scar_static": mean(rows["static"]["scar"]),
+        "recall_scar_fragmented_default": mean(rows["default"]["scar"][frag]),
+        "recall_scar_fragmented_static": mean(rows["static"]["scar"][frag]),
+        "scar_chunks_default": mean(rows["default"]["scar_chunks"]),
+        "scar_chunks_static": mean(rows["static"]["scar_chunks"]),
         "recall_cost_scar_ci95": [round(cost["scar"].ci_low, 3), round(cost["scar"].ci_high, 3)],
         "recall_cost_scar_p": round(cost["scar"].p_value, 4),
         "distill_seconds": round(distill_s if distill_s is not None else marker["seconds"], 0),
-        "corpus": f"{Path(args.corpus).name}, recursive 600/60 ({len(chunks)} chunks), "
-        f"{len(golds)} labelled queries, k = {args.k}",
-        "measured": datetime.date.today().isoformat(),
-        "command": "python benchmarks/static_model.py",
     }
+    out = args.out or (None if args.limit else str(MEASURED_FIGURES))
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(json.dumps(figures, indent=2, ensure_ascii=False) + "\n", "utf-8")
+        log(f"figures written to {out}")
     if args.json:
-        print(json.dumps(facts, indent=2))
+        print(json.dumps(figures, indent=2, ensure_ascii=False))
         return 0
-    n_frag = int(frag.sum())
     print(
         f"{Path(args.corpus).name}: {len(chunks)} chunks; {len(golds)} queries "
-        f"({n_frag} fragmented); k = {args.k}; SCAR λ {LAM}, τ {TAU}, r {RADIUS}"
+        f"({int(frag.sum())} fragmented); k = {params.k}; SCAR λ {params.lam}, τ {params.tau}, "
+        f"r {params.radius}"
     )
     if distill_s is not None:
         print(f"distillation: {distill_s:.0f} s (now cached in {folder})")
     else:
         print(f"distillation: cached in {folder} (took {marker['seconds']:.0f} s when made)")
     print(
-        f"throughput   default {default_rate:8.1f} chunks/s   static {static_rate:9.0f} chunks/s"
-        f"   ratio {static_rate / default_rate:6.0f}x   "
-        f"(static passes: {min(static_rates):.0f}–{max(static_rates):.0f} chunks/s)"
+        f"throughput   default {rate['default']:8.1f} chunks/s   static {rate['static']:9.0f} "
+        f"chunks/s   ratio {rate['static'] / rate['default']:6.0f}x"
     )
     print(
-        f"{'Recall@' + str(args.k):<14}{'default':>9}{'static':>9}{'static−default':>16}"
+        f"{'Recall@' + str(params.k):<14}{'default':>9}{'static':>9}{'static−default':>16}"
         f"{'95% CI':>18}{'p':>8}"
     )
     for label, m in (("top-k", "topk"), ("SCAR", "scar")):
@@ -191,15 +230,6 @@ def main() -> int:
             f"{label:<14}{b.mean_b:9.3f}{b.mean_a:9.3f}{b.mean_diff:+16.3f}"
             f"{f'[{b.ci_low:+.3f}, {b.ci_high:+.3f}]':>18}{b.p_value:8.3f}"
         )
-    print(
-        f"{'SCAR, fragm.':<14}{facts['recall_scar_fragmented_default']:9.3f}"
-        f"{facts['recall_scar_fragmented_static']:9.3f}"
-    )
-    print(
-        f"{'SCAR chunks':<14}{facts['scar_chunks_default']:9.2f}{facts['scar_chunks_static']:9.2f}"
-        "   (mean unique chunks per query)"
-    )
-    print("\nSTATIC_MODEL_FACTS =", json.dumps(facts, indent=4, ensure_ascii=False))
     return 0
 
 

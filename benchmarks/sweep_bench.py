@@ -31,6 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from scar_viz.gate import GateParams  # noqa: E402
 from scar_viz.scoring import normalize, scar_select, select_from_sims  # noqa: E402
 from scar_viz.sweep import build_candidates, sweep  # noqa: E402
 
@@ -70,7 +71,7 @@ def fair_loop(chunks, queries, golds, k, lams, taus, radius):
     sims = normalize(queries) @ unit.T
 
     def select(row, lam, tau):
-        return select_from_sims(row, unit, k, lam, tau, radius).selected
+        return select_from_sims(row, unit, GateParams(k, lam, tau, radius)).selected
 
     return _grid_loop(select, sims, golds, lams, taus)
 
@@ -79,7 +80,7 @@ def naive_loop(chunks, queries, golds, k, lams, taus, radius):
     """One ``scar_select`` call per (λ, τ, query), re-normalising the chunks every time."""
 
     def select(q, lam, tau):
-        return scar_select(q, chunks, k, lam, tau, radius).selected
+        return scar_select(q, chunks, GateParams(k, lam, tau, radius)).selected
 
     return _grid_loop(select, queries, golds, lams, taus)
 

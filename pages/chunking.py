@@ -14,7 +14,8 @@ from scar_viz.charts import (
 )
 from scar_viz.chunking import CHUNKER_INFO, CHUNKERS, ChunkingConfig, chunk_spans
 from scar_viz.documents import Document
-from scar_viz.embeddings import Embedder, EmbeddingError
+from scar_viz.embeddings import Embedder
+from scar_viz.errors import UserError, user_message
 from scar_viz.fragmentation import (
     UNIT_LABELS,
     FragmentationGrid,
@@ -93,8 +94,8 @@ if picked is None or config is None:
 doc_key, doc = picked
 try:
     embedder = get_embedder(spec, base_url)
-except (ValueError, EmbeddingError) as exc:
-    alert(str(exc))
+except UserError as exc:
+    alert(user_message(exc))
     st.stop()
 
 names = list(CHUNKERS)
@@ -137,8 +138,8 @@ try:
     with st.spinner("Chunking (the semantic chunker embeds every sentence once) …"):
         spans_a = _spans(doc_key, doc, config, embedder.model_id, embedder)
         spans_b = _spans(doc_key, doc, config_b, embedder.model_id, embedder)
-except (ValueError, EmbeddingError) as exc:
-    alert(f"Chunking failed: {exc}")
+except UserError as exc:
+    alert(f"Chunking failed: {user_message(exc)}")
     st.stop()
 cut_a = cut_mask(doc.text, spans_a, units)
 cut_b = cut_mask(doc.text, spans_b, units)
@@ -228,8 +229,8 @@ with st.spinner("Chunking with every chunker …"):
         cfg = in_own_units(name, size_chars, overlap_chars, scale, config.percentile)
         try:
             spans = _spans(doc_key, doc, cfg, embedder.model_id, embedder)
-        except (ValueError, EmbeddingError) as exc:
-            alert(f"{name}: {exc}", "warning")
+        except UserError as exc:
+            alert(f"{name}: {user_message(exc)}", "warning")
             continue
         cut = cut_mask(doc.text, spans, units)
         rows.append(

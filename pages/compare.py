@@ -10,13 +10,16 @@ import streamlit as st
 from scar_viz.charts._style import REJECTED
 from scar_viz.charts.policy_strips import policy_strips, span_text_html
 from scar_viz.embeddings import EmbeddingError, embed_cached
+from scar_viz.knobs import knob_values
 from scar_viz.pipeline import query_inputs
 from scar_viz.policies import ORDER, PolicyResult, comparison_rows, run_all, subtract_spans
 from scar_viz.policies.rerank import DEFAULT_RERANKER
+from scar_viz.qasc import QascParams
 from scar_viz.sentences import sentence_spans
 from scar_viz.tokens import TOKENIZER_NAME
 from ui.common import alert, chart_config, disk_cache, query_vector, sidebar_setup
 from ui.gate_controls import gate_sliders, query_box
+from ui.knobs import knob_controls
 
 URL = "query-params"
 BIG_DOC = 60_000
@@ -38,7 +41,7 @@ query = query_box(st.session_state.get("doc"))
 gate = gate_sliders(len(prep.chunks))
 
 with st.expander("Policy knobs", expanded=False):
-    c1, c2, c3 = st.columns(3)
+    c1, c2 = st.columns(2)
     w = c1.number_input("Window ±w (chunks)", 1, 10, 1, key="w", bind=URL)
     level = c1.number_input(
         "Parent: heading depth (0 = the chunk's own section)", 0, 6, 0, key="plevel", bind=URL
@@ -50,30 +53,7 @@ with st.expander("Policy knobs", expanded=False):
         key="rr",
         bind=URL,
     )
-    adaptive = c3.toggle("QASC: adaptive window", False, key="qa", bind=URL)
-    percentile = c3.slider("QASC: seed percentile p", 0, 100, 75, key="qp", bind=URL)
-    q1, q2, q3, q4, q5 = st.columns(5)
-    window_m = q1.number_input(
-        "QASC: fixed m (sentences/side)", 0, 20, 2, key="qm", bind=URL, disabled=adaptive
-    )
-    expand_p = q2.slider(
-        "QASC adaptive: expand while above pct.",
-        0,
-        100,
-        50,
-        key="qx",
-        bind=URL,
-        disabled=not adaptive,
-    )
-    max_m = q2.number_input(
-        "QASC adaptive: max per side", 1, 50, 5, key="qmax", bind=URL, disabled=not adaptive
-    )
-    decay = q3.slider("QASC: decay λ_q", 0.0, 3.0, 0.5, 0.05, key="qd", bind=URL)
-    keep = q4.slider("QASC: keep if W > ρ·θ, ρ =", 0.0, 1.5, 0.6, 0.05, key="qr", bind=URL)
-    snap = q5.number_input(
-        "QASC: snap to paragraph ≤ chars (0 off)", 0, 20_000, 1000, step=100, key="qs", bind=URL
-    )
-    max_seeds = q5.number_input("QASC: max seeds (0 = all)", 0, 5000, 0, key="qn", bind=URL)
+    qasc = knob_controls(QascParams, "QASC")
 
 if query is None:
     st.stop()
@@ -81,17 +61,7 @@ qvec = query_vector(embedder, query)
 if qvec is None:
     st.stop()
 try:
-    inputs = query_inputs(
-        prep,
-        query,
-        qvec,
-        k=gate.k,
-        lam=gate.lam,
-        tau=gate.tau,
-        radius=gate.radius,
-        embedder=embedder,
-        cache=disk_cache(),
-    )
+    inputs = query_inputs(prep, query, qvec, gate, embedder=embedder, cache=disk_cache())
 except ValueError as exc:
     alert(str(exc))
     st.stop()
@@ -102,17 +72,7 @@ settings = {
     "parent": {"level": int(level)},
     "rerank": {"n_candidates": int(n_cand) or None, "reranker": reranker},
     "scar": {},
-    "qasc": {
-        "percentile": float(percentile),
-        "adaptive": bool(adaptive),
-        "window_m": int(window_m),
-        "expand_percentile": float(expand_p),
-        "max_m": int(max_m),
-        "decay": float(decay),
-        "keep_ratio": float(keep),
-        "snap_chars": int(snap),
-        "max_seeds": int(max_seeds),
-    },
+    "qasc": knob_values(qasc),
 }
 with st.spinner("Splitting the document into sentences (once per document) …"):
     sentences = sentence_spans(doc.text)
@@ -143,7 +103,7 @@ labels = {
     "parent": "parent" + (f" (depth {int(level)})" if level else ""),
     "rerank": "rerank",
     "scar": f"scar (r={gate.radius})",
-    "qasc": "qasc" + (" adaptive" if adaptive else f" m={int(window_m)}"),
+    "qasc": "qasc" + (" adaptive" if qasc.adaptive else f" m={qasc.window_m}"),
 }
 
 st.subheader("What each policy keeps")
@@ -230,12 +190,12 @@ with right:
 
 with st.expander(f"The full context {labels[other]} sends ({theirs.tokens:,} tokens)"):
     st.text(theirs.context)
-qasc = results.get("qasc")
-if isinstance(qasc, PolicyResult) and qasc.detail is not None:
+qasc_result = results.get("qasc")
+if isinstance(qasc_result, PolicyResult) and qasc_result.detail is not None:
     with st.expander("QASC step by step"):
-        det = qasc.detail
+        det = qasc_result.detail
         st.write(
-            f"θ = {det.threshold:.3f} (p{percentile}); {len(det.seeds)} seeds; keep bar "
+            f"θ = {det.threshold:.3f} (p{qasc.percentile:g}); {len(det.seeds)} seeds; keep bar "
             f"ρ·θ = {det.keep_bar:.3f}; {len(det.kept)} of {len(det.windows)} windows kept; "
             f"{len(det.merged)} after merging."
         )

@@ -14,6 +14,7 @@ from scar_viz.charts import bar_transfer_chart, pareto_chart, similarity_histogr
 from scar_viz.chunking import CHUNKERS, ChunkingConfig
 from scar_viz.documents import DEFAULT_MAX_BYTES, DocumentError, read_document
 from scar_viz.embeddings import EmbeddingError, embed_cached
+from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation import (
     Evaluation,
     available_policies,
@@ -159,10 +160,7 @@ def run_evaluation(prep, embedder, labelled, vecs, policies, params, tag: str) -
                 labelled,
                 vecs,
                 policies,
-                k=params.k,
-                lam=params.lam,
-                tau=params.tau,
-                radius=params.radius,
+                params,
                 embed=embed,
                 progress=update,
             )
@@ -686,8 +684,8 @@ with tabs[5]:
         prep2 = None
         try:
             embedder2 = get_embedder(spec2, (url2 or "").strip())
-        except (ValueError, EmbeddingError) as exc:
-            alert(str(exc))
+        except UserError as exc:
+            alert(user_message(exc))
             embedder2 = None
         if embedder2 is not None and load_model_with_spinner(embedder2, st.empty()):
             prep2 = prepare(

@@ -50,7 +50,7 @@ if qvec.shape[0] != prep.unit.shape[1]:
     st.stop()
 
 sims = prep.unit @ qvec
-sel = select_from_sims(sims, prep.unit, params.k, params.lam, params.tau, params.radius)
+sel = select_from_sims(sims, prep.unit, params)
 static = window(sel.retrieved, len(chunks), params.radius)
 win_label = f"window ±{params.radius}"
 costs = {

@@ -11,9 +11,10 @@ from scar_viz import samples
 from scar_viz.charts import decision_plane
 from scar_viz.chunking import ChunkingConfig
 from scar_viz.explain import explain_decision
+from scar_viz.gate import DEFAULT_K, DEFAULT_PARAMS, GateParams
 from scar_viz.lesson import ROUNDS, candidates, fragment_pair, scale_comparison, score_predictions
 from scar_viz.queries import label_queries, parse_queries
-from scar_viz.scoring import DEFAULT_K, select_from_sims
+from scar_viz.scoring import select_from_sims
 from ui.common import (
     chart_config,
     get_embedder,
@@ -99,9 +100,9 @@ st.latex(
     r" \;>\; \tau\cdot\cos(q,c)"
 )
 c1, c2 = st.columns(2)
-lam = c1.slider("λ", 0.0, 2.0, 0.5, 0.01, key="l_lam", bind=URL)
-tau = c2.slider("τ", 0.0, 1.5, 0.1, 0.01, key="l_tau", bind=URL)
-sel = select_from_sims(sims, prep.unit, DEFAULT_K, lam, tau, 1)
+lam = c1.slider("λ", 0.0, 2.0, DEFAULT_PARAMS.lam, 0.01, key="l_lam", bind=URL)
+tau = c2.slider("τ", 0.0, 1.5, DEFAULT_PARAMS.tau, 0.01, key="l_tau", bind=URL)
+sel = select_from_sims(sims, prep.unit, GateParams(lam=lam, tau=tau))
 pairs = [f"{d.chunk} → {d.neighbour} ({d.side})" for d in sel.decisions]
 if pairs:
     picked = st.selectbox("Candidate", pairs, key="l_cand")
@@ -123,7 +124,7 @@ which = st.radio(
 )
 rnd = ROUNDS[which]
 st.caption(rnd.hint)
-round_sel = select_from_sims(sims, prep.unit, DEFAULT_K, rnd.lam, rnd.tau, 1)
+round_sel = select_from_sims(sims, prep.unit, rnd.params)
 pool = candidates(round_sel)
 info = {d.neighbour: d for d in round_sel.decisions if d.outcome != "retrieved"}
 grid = st.columns(min(4, max(1, len(pool))))
@@ -153,7 +154,9 @@ if done:
     total = [
         score_predictions({c for c in candidates(s) if st.session_state.get(f"guess_{i}_{c}")}, s)
         for i in done
-        for s in [select_from_sims(sims, prep.unit, DEFAULT_K, ROUNDS[i].lam, ROUNDS[i].tau)]
+        for s in [
+            select_from_sims(sims, prep.unit, GateParams(lam=ROUNDS[i].lam, tau=ROUNDS[i].tau))
+        ]
     ]
     right = sum(t.correct for t in total)
     st.metric(

@@ -395,10 +395,7 @@ def _contexts(
             gq.query.query,
             qvec,
             prep.unit @ qvec,
-            params.k,
-            params.lam,
-            params.tau,
-            params.radius,
+            params,
             embed,
         )
         for label in labels:

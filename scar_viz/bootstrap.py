@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from scar_viz.errors import SettingsError
+
 DEFAULT_BOOT = 10_000
 DEFAULT_SEED = 0
 _BLOCK_ELEMENTS = 4_000_000
@@ -88,13 +90,13 @@ def paired_bootstrap(
     a = np.asarray(a, dtype=np.float64).reshape(-1)
     b = np.asarray(b, dtype=np.float64).reshape(-1)
     if a.shape != b.shape:
-        raise ValueError(f"Paired values need the same queries: {len(a)} against {len(b)}.")
+        raise SettingsError(f"Paired values need the same queries: {len(a)} against {len(b)}.")
     if not len(a):
-        raise ValueError("The bootstrap needs at least one query.")
+        raise SettingsError("The bootstrap needs at least one query.")
     if n_boot < 1:
-        raise ValueError("The bootstrap needs at least one resample (B ≥ 1).")
+        raise SettingsError("The bootstrap needs at least one resample (B ≥ 1).")
     if not 0 < level < 1:
-        raise ValueError("The confidence level must lie between 0 and 1.")
+        raise SettingsError("The confidence level must lie between 0 and 1.")
     diff = a - b
     means = bootstrap_means(diff, n_boot, seed)
     tail = (1 - level) / 2

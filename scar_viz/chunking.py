@@ -42,7 +42,9 @@ from functools import lru_cache
 import numpy as np
 
 from scar_viz.documents import FRONT_MATTER, Document, Section, detect_sections
+from scar_viz.errors import SettingsError
 from scar_viz.sentences import strip_span
+from scar_viz.vectors import normalize
 
 DEFAULT_CHUNK_SIZE = 600
 DEFAULT_OVERLAP = 60
@@ -84,17 +86,19 @@ class ChunkingConfig:
 
     def validate(self) -> None:
         if self.chunker not in CHUNKERS:
-            raise ValueError(f"Unknown chunker '{self.chunker}'; choose one of {sorted(CHUNKERS)}.")
+            raise SettingsError(
+                f"Unknown chunker '{self.chunker}'; choose one of {sorted(CHUNKERS)}."
+            )
         if self.size < 1:
-            raise ValueError("Chunk size must be at least 1 character.")
+            raise SettingsError("Chunk size must be at least 1 character.")
         if self.overlap < 0:
-            raise ValueError("Overlap cannot be negative.")
+            raise SettingsError("Overlap cannot be negative.")
         if self.overlap >= self.size:
-            raise ValueError(
+            raise SettingsError(
                 f"Overlap ({self.overlap}) must be smaller than chunk size ({self.size})."
             )
         if not 0.0 <= self.percentile <= 100.0:
-            raise ValueError(f"The percentile must be between 0 and 100, not {self.percentile}.")
+            raise SettingsError(f"The percentile must be between 0 and 100, not {self.percentile}.")
 
     @property
     def needs_embed(self) -> bool:
@@ -157,9 +161,9 @@ def split_fixed(text: str, size: int, overlap: int) -> list[Span]:
 @lru_cache(maxsize=4)
 def _token_starts(text: str) -> tuple[int, ...]:
     """Code-point offset where each o200k_base token of ``text`` starts."""
-    from scar_viz.tokens import _encoding
+    from scar_viz.tokens import encoding
 
-    enc = _encoding()
+    enc = encoding()
     _, starts = enc.decode_with_offsets(enc.encode(text, disallowed_special=()))
     return tuple(starts)
 
@@ -236,11 +240,9 @@ def semantic_breaks(vectors: np.ndarray, percentile: float) -> set[int]:
     sim_i = cos(e_{s_{i−1}}, e_{s_i}); a break precedes sentence i iff
     sim_i < P_percentile({sim_1, …, sim_{n−1}}).
     """
-    v = np.asarray(vectors, dtype=float)
-    if len(v) < 2:
+    if len(vectors) < 2:
         return set()
-    norms = np.linalg.norm(v, axis=1, keepdims=True)
-    v = np.divide(v, norms, out=np.zeros_like(v), where=norms > 0)
+    v = normalize(vectors)
     sims = np.einsum("ij,ij->i", v[:-1], v[1:])
     threshold = np.percentile(sims, percentile)
     return {int(i) + 1 for i in np.flatnonzero(sims < threshold)}
@@ -313,13 +315,13 @@ def split_semantic(
         ValueError: without ``embed`` (the chunker needs the embedding model in use).
     """
     if embed is None:
-        raise ValueError("The semantic chunker needs an embedding model to compare sentences.")
+        raise SettingsError("The semantic chunker needs an embedding model to compare sentences.")
     units, line_starts = _line_units(text, size)
     if len(units) < 2:
         return _pack(text, units, set(), size, overlap)
     vectors = np.asarray(embed([text[s:e] for s, e in units]))
     if vectors.shape[0] != len(units):
-        raise ValueError("The embedder returned a different number of vectors than sentences.")
+        raise SettingsError("The embedder returned a different number of vectors than sentences.")
     breaks = semantic_breaks(vectors, percentile) & line_starts
     return _pack(text, units, _spaced(units, breaks, min(size // 10, 60)), size, overlap)
 

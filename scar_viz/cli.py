@@ -13,29 +13,31 @@ from collections.abc import Sequence
 from scar_viz import cli_gate
 from scar_viz.chunking import ChunkingConfig
 from scar_viz.cli_llm import register as register_llm_commands
-from scar_viz.documents import DocumentError, load_path
-from scar_viz.embeddings import EmbeddingCache, EmbeddingError, make_embedder
-from scar_viz.errors import UserError
+from scar_viz.documents import load_path
+from scar_viz.embeddings import EmbeddingCache, make_embedder
+from scar_viz.errors import SettingsError, UserError, user_message
+from scar_viz.gate import DEFAULT_PARAMS, GateParams
+from scar_viz.knobs import field_default, field_type, knob_fields
 from scar_viz.pipeline import embed_query, prepare_document, query_inputs
 from scar_viz.policies import POLICIES, run_policy
 from scar_viz.policy_options import KNOBS, W_POLICIES, add_policy_options
-from scar_viz.scoring import DEFAULT_K, PRESETS, Selection
+from scar_viz.qasc import QascParams
+from scar_viz.scoring import Selection
 
-EXIT_USAGE = 2
 EXIT_FAILED = 1
 
 
 def add_common_options(p: argparse.ArgumentParser) -> None:
     """Options shared by every sub-command: retrieval, gate, chunking, model."""
+    d = DEFAULT_PARAMS
     p.add_argument(
-        "--k",
-        type=int,
-        default=DEFAULT_K,
-        help=f"chunks the retriever returns (default {DEFAULT_K})",
+        "--k", type=int, default=d.k, help=f"chunks the retriever returns (default {d.k})"
     )
-    p.add_argument("--lam", type=float, default=PRESETS["A"]["lam"], help="λ (default 0.5)")
-    p.add_argument("--tau", type=float, default=PRESETS["A"]["tau"], help="τ (default 0.1)")
-    p.add_argument("--radius", type=int, default=1, help="r, neighbours per side (default 1)")
+    p.add_argument("--lam", type=float, default=d.lam, help=f"λ (default {d.lam:g})")
+    p.add_argument("--tau", type=float, default=d.tau, help=f"τ (default {d.tau:g})")
+    p.add_argument(
+        "--radius", type=int, default=d.radius, help=f"r, neighbours per side (default {d.radius})"
+    )
     p.add_argument("--chunk-size", type=int, default=600)
     p.add_argument("--overlap", type=int, default=60)
     p.add_argument(
@@ -64,6 +66,26 @@ def add_common_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cache", default=None, help="embedding cache file (default ~/.cache/...)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def add_knob_options(p: argparse.ArgumentParser, settings: type, prefix: str) -> None:
+    """One option per knob field of ``settings`` (``--window-m`` for ``window_m``), unset by
+    default so the policy's own default applies; a bool field is a flag."""
+    for f, k in knob_fields(settings):
+        flag = "--" + f.name.replace("_", "-")
+        default = field_default(f)
+        shown = f"{default:g}" if isinstance(default, float) else str(default)
+        hint = f"{prefix}: {k.label} (default {shown})"
+        if field_type(f) is bool:
+            hint = f"{prefix}: {k.label}"
+            p.add_argument(flag, action="store_true", default=None, help=hint)
+        else:
+            p.add_argument(flag, type=field_type(f), default=None, help=hint)
+
+
+def gate_params(args: argparse.Namespace) -> GateParams:
+    """k, λ, τ and r from the common options."""
+    return GateParams(k=args.k, lam=args.lam, tau=args.tau, radius=args.radius)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -105,54 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="parent: flag sections longer than this (default 8000)",
     )
-    sel.add_argument(
-        "--percentile", type=float, default=None, help="qasc: seed percentile p (default 75)"
-    )
-    sel.add_argument(
-        "--window-m",
-        type=int,
-        default=None,
-        help="qasc: fixed window, sentences per side (default 2)",
-    )
-    sel.add_argument(
-        "--adaptive",
-        action="store_true",
-        default=None,
-        help="qasc: adaptive window instead of fixed m",
-    )
-    sel.add_argument(
-        "--expand-percentile",
-        type=float,
-        default=None,
-        help="qasc adaptive: keep expanding while score > this percentile (def. 50)",
-    )
-    sel.add_argument(
-        "--max-m",
-        type=int,
-        default=None,
-        help="qasc adaptive: at most this many sentences per side (default 5)",
-    )
-    sel.add_argument(
-        "--decay", type=float, default=None, help="qasc: λ_q in α_i = exp(-λ_q·|i-r|) (default 0.5)"
-    )
-    sel.add_argument(
-        "--keep-ratio",
-        type=float,
-        default=None,
-        help="qasc: keep a window iff its score > ratio × seed threshold (def. 0.6)",
-    )
-    sel.add_argument(
-        "--snap-chars",
-        type=int,
-        default=None,
-        help="qasc: snap to a paragraph break at most this far (default 1000; 0 off)",
-    )
-    sel.add_argument(
-        "--max-seeds",
-        type=int,
-        default=None,
-        help="qasc: keep only the best N seeds (default 0 = all)",
-    )
+    add_knob_options(sel, QascParams, "qasc")
     cli_gate.add_gate_options(sel)
     add_policy_options(sel)
     add_common_options(sel)
@@ -188,9 +163,9 @@ def build_parser() -> argparse.ArgumentParser:
 def setup(args: argparse.Namespace):
     """(embedder, cache, prepared document) from the common options."""
     if args.k < 1:
-        raise ValueError("--k must be at least 1.")
+        raise SettingsError("--k must be at least 1.")
     if args.radius < 0:
-        raise ValueError("--radius must be 0 or more.")
+        raise SettingsError("--radius must be 0 or more.")
     config = ChunkingConfig(args.chunker, args.chunk_size, args.overlap)
     if args.chunk_percentile is not None:
         config = ChunkingConfig(args.chunker, args.chunk_size, args.overlap, args.chunk_percentile)
@@ -204,39 +179,16 @@ def setup(args: argparse.Namespace):
 
 def cmd_select(args: argparse.Namespace) -> int:
     if not args.query.strip():
-        raise ValueError("--query is empty.")
+        raise SettingsError("--query is empty.")
     gate_knobs = cli_gate.gate_knobs(args) if args.policy == "learned" else {}
     embedder, cache, prep = setup(args)
     cli_gate.print_setting_notes(gate_knobs, prep, args.k)
     qvec = embed_query(embedder, args.query, cache)
-    inputs = query_inputs(
-        prep,
-        args.query,
-        qvec,
-        k=args.k,
-        lam=args.lam,
-        tau=args.tau,
-        radius=args.radius,
-        embedder=embedder,
-        cache=cache,
-    )
+    gate = gate_params(args)
+    inputs = query_inputs(prep, args.query, qvec, gate, embedder=embedder, cache=cache)
     params = {"w": args.w} if args.w is not None and args.policy in W_POLICIES else {}
-    for key in (
-        "n_candidates",
-        "reranker",
-        "level",
-        "huge_chars",
-        "percentile",
-        "window_m",
-        "adaptive",
-        "expand_percentile",
-        "max_m",
-        "decay",
-        "keep_ratio",
-        "snap_chars",
-        "max_seeds",
-        *KNOBS,
-    ):
+    qasc_knobs = [f.name for f, _ in knob_fields(QascParams)]
+    for key in ("n_candidates", "reranker", "level", "huge_chars", *qasc_knobs, *KNOBS):
         if getattr(args, key, None) is not None:
             params[key] = getattr(args, key)
     result = run_policy(args.policy, inputs, **params, **gate_knobs)
@@ -250,10 +202,10 @@ def cmd_select(args: argparse.Namespace) -> int:
         "model": prep.embedder_id,
         "policy": result.name,
         "params": {
-            "k": args.k,
-            "lam": args.lam,
-            "tau": args.tau,
-            "radius": args.radius,
+            "k": gate.k,
+            "lam": gate.lam,
+            "tau": gate.tau,
+            "radius": gate.radius,
             "chunker": args.chunker,
             "chunk_size": args.chunk_size,
             "overlap": args.overlap,
@@ -317,7 +269,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     policies = parse_policy_list(args.policies) if args.policies else default_policies()
     if args.boot < 0:
-        raise ValueError("--boot must be 0 or more.")
+        raise SettingsError("--boot must be 0 or more.")
     knobs = cli_gate.eval_knobs(args, policies)
     embedder, cache, prep = setup(args)
     cli_gate.print_setting_notes((knobs or {}).get("learned", {}), prep, args.k)
@@ -325,7 +277,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     for issue in qset.issues:
         print(f"{'warning' if issue.level == 'error' else 'note'}: {issue}", file=sys.stderr)
     if not qset.queries:
-        raise ValueError(
+        raise SettingsError(
             f"'{args.queries}' holds no valid query ({len(qset.errors)} invalid lines)."
         )
     labelled = label_queries(qset, prep.document.text, prep.chunks)
@@ -339,10 +291,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         labelled,
         vecs,
         policies,
-        k=args.k,
-        lam=args.lam,
-        tau=args.tau,
-        radius=args.radius,
+        gate_params(args),
         embed=embed,
         knobs=knobs,
         issues=qset.issues,
@@ -394,9 +343,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (DocumentError, EmbeddingError, UserError, ValueError, OSError) as exc:
-        message = " ".join(str(exc).split()) or type(exc).__name__
-        print(f"error: {message}", file=sys.stderr)
+    except (UserError, ValueError, OSError) as exc:  # ValueError: modules not yet on UserError
+        print(f"error: {user_message(exc)}", file=sys.stderr)
         return EXIT_FAILED
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)

@@ -12,6 +12,8 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 
+from scar_viz.errors import UserError
+
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 """Largest file accepted (20 MiB), the same figure as ``server.maxUploadSize``."""
 
@@ -19,7 +21,7 @@ SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".pdf", ".html", ".htm")
 FRONT_MATTER = "(front matter)"
 
 
-class DocumentError(ValueError):
+class DocumentError(UserError, ValueError):
     """A file that cannot be turned into a document; the message is meant for the user."""
 
 

@@ -14,6 +14,10 @@ def user_message(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
+class SettingsError(UserError, ValueError):
+    """A setting, option or input out of range (also a ValueError, for older ``except`` sites)."""
+
+
 MIN_SECRET_CHARS = 8
 """Shorter keys (``ollama``, ``x``) are not searched for: they would match ordinary words."""
 

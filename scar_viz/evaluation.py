@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from scar_viz.bootstrap import DEFAULT_BOOT, DEFAULT_SEED, PairedBootstrap, paired_bootstrap
-from scar_viz.embeddings import EmbeddingError, Progress
+from scar_viz.embeddings import Progress
+from scar_viz.errors import SettingsError, UserError, user_message
+from scar_viz.gate import DEFAULT_PARAMS, DEFAULT_RADIUS, GateParams
 from scar_viz.metrics import (
     SUBSETS,
     Miss,
@@ -86,7 +88,7 @@ def resolve_policy(name: str, strict: bool = True) -> tuple[str, dict[str, objec
     if not strict:
         return None
     known = ", ".join(available_policies())
-    raise ValueError(f"Unknown policy '{name}'; choose from {known} (windowN for any N).")
+    raise SettingsError(f"Unknown policy '{name}'; choose from {known} (windowN for any N).")
 
 
 def parse_policy_list(text: str | Sequence[str]) -> tuple[str, ...]:
@@ -98,7 +100,7 @@ def parse_policy_list(text: str | Sequence[str]) -> tuple[str, ...]:
     parts = [text] if isinstance(text, str) else list(text)
     names = [n.strip() for p in parts for n in p.split(",") if n.strip()]
     if not names:
-        raise ValueError("Give at least one policy.")
+        raise SettingsError("Give at least one policy.")
     for n in names:
         resolve_policy(n)
     return tuple(dict.fromkeys(names))
@@ -125,13 +127,16 @@ class Evaluation:
     chunking: str
     prepend: bool
     n_chunks: int
-    k: int
-    lam: float
-    tau: float
-    radius: int
+    params: GateParams
     queries: tuple[GoldQuery, ...]
     policies: dict[str, PolicyEval]
     issues: tuple[QueryIssue, ...] = ()
+
+    # read-only shortcuts to ``params`` for the report and the memo keys
+    k = property(lambda self: self.params.k)
+    lam = property(lambda self: self.params.lam)
+    tau = property(lambda self: self.params.tau)
+    radius = property(lambda self: self.params.radius)
 
     @property
     def n_queries(self) -> int:
@@ -149,7 +154,7 @@ class Evaluation:
     def values(self, policy: str, metric: str) -> np.ndarray:
         """Per-query ``chunks``, ``recall`` or ``tokens`` of ``policy``, in query order."""
         if metric not in METRICS:
-            raise ValueError(f"Unknown metric '{metric}'; use one of {METRICS}.")
+            raise SettingsError(f"Unknown metric '{metric}'; use one of {METRICS}.")
         return np.array([getattr(o, metric) for o in self.policies[policy].outcomes], float)
 
 
@@ -168,10 +173,12 @@ def _outcome(gq: GoldQuery, result: PolicyResult, inputs: QueryInputs, label: st
             coverage_misses(per),
         )
     ids = tuple(result.chunk_ids)
-    retrieved = top_k(inputs.sims, inputs.k)
+    retrieved = top_k(inputs.sims, inputs.params.k)
     sel = result.detail if isinstance(result.detail, Selection) else None
     decisions = sel.decisions if sel is not None else ()
-    misses = miss_reasons(gold, ids, retrieved, decisions, inputs.radius, expands=sel is not None)
+    misses = miss_reasons(
+        gold, ids, retrieved, decisions, inputs.params.radius, expands=sel is not None
+    )
     if _WINDOW.match(label):
         misses = tuple(
             m
@@ -200,11 +207,8 @@ def evaluate(
     queries: Sequence[GoldQuery],
     query_vecs: np.ndarray,
     policies: Sequence[str] | None = None,
+    params: GateParams = DEFAULT_PARAMS,
     *,
-    k: int = 5,
-    lam: float = 0.5,
-    tau: float = 0.1,
-    radius: int = 1,
     embed: Embed | None = None,
     knobs: dict[str, dict[str, object]] | None = None,
     issues: Sequence[QueryIssue] = (),
@@ -222,11 +226,11 @@ def evaluate(
         ValueError: for an unknown policy, k < 1, r < 0 or mismatched query vectors.
     """
     labels = parse_policy_list(list(policies or default_policies()))
-    if k < 1 or radius < 0:
-        raise ValueError("k must be at least 1 and r at least 0.")
+    if params.k < 1 or params.radius < 0:
+        raise SettingsError("k must be at least 1 and r at least 0.")
     query_vecs = np.atleast_2d(np.asarray(query_vecs, dtype=np.float64))
     if len(queries) and query_vecs.shape != (len(queries), prep.unit.shape[1]):
-        raise ValueError(
+        raise SettingsError(
             f"{len(queries)} queries need {len(queries)} vectors of {prep.unit.shape[1]} "
             f"dimensions; got shape {query_vecs.shape}."
         )
@@ -243,19 +247,16 @@ def evaluate(
             gq.query.query,
             qvec,
             prep.unit @ qvec,
-            k,
-            lam,
-            tau,
-            radius,
+            params,
             embed,
         )
-        for label, (name, params) in resolved.items():
+        for label, (name, label_knobs) in resolved.items():
             if label in errors:
                 continue
             try:
-                result = run_policy(name, inputs, **{**params, **(knobs or {}).get(name, {})})
-            except (ValueError, EmbeddingError) as exc:
-                errors[label] = " ".join(str(exc).split()) or type(exc).__name__
+                result = run_policy(name, inputs, **{**label_knobs, **(knobs or {}).get(name, {})})
+            except UserError as exc:
+                errors[label] = user_message(exc)
                 continue
             coverage[label] = result.chunk_ids is None
             outcomes[label].append(_outcome(gq, result, inputs, label))
@@ -273,10 +274,7 @@ def evaluate(
         prep.config.label,
         prep.prepend,
         len(prep.chunks),
-        int(k),
-        float(lam),
-        float(tau),
-        int(radius),
+        GateParams(int(params.k), float(params.lam), float(params.tau), int(params.radius)),
         tuple(queries),
         evals,
         tuple(issues),
@@ -422,13 +420,12 @@ def evaluation_json(
 # --- sweep and model transfer ------------------------------------------------------------------
 
 
-def query_sims(prep: PreparedDoc, query_vecs: np.ndarray) -> np.ndarray:
-    """(Q, N) with sims[q, i] = cos(q, c_i) for unit query vectors."""
-    return np.atleast_2d(np.asarray(query_vecs, dtype=np.float64)) @ prep.unit.T
-
-
 def candidates_for(
-    prep: PreparedDoc, queries: Sequence[GoldQuery], query_vecs: np.ndarray, k: int, radius: int = 1
+    prep: PreparedDoc,
+    queries: Sequence[GoldQuery],
+    query_vecs: np.ndarray,
+    k: int,
+    radius: int = DEFAULT_RADIUS,
 ) -> Candidates:
     """The sweep's candidates for a query set on ``prep`` (see :func:`build_candidates`)."""
     sims = np.stack([prep.unit @ v for v in np.atleast_2d(query_vecs)])

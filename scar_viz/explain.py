@@ -59,7 +59,7 @@ def edge_notes(sel: Selection, n_chunks: int) -> list[tuple[str, str]]:
                     "the bar τ·cos(q,c) is ≤ 0 and admits almost anything.",
                 )
             )
-    if sel.radius > 0:
+    if sel.params.radius > 0:
         if 0 in sel.retrieved:
             notes.append(("info", "Chunk 0 is retrieved: it has no left neighbour."))
         if n_chunks - 1 in sel.retrieved and n_chunks > 0:

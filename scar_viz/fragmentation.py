@@ -26,8 +26,8 @@ from scar_viz.chunking import (
     chunk_spans,
 )
 from scar_viz.documents import Document
+from scar_viz.errors import SettingsError
 
-UNIT_KINDS = ("evidence", "sentence", "paragraph")
 UNIT_LABELS = {
     "evidence": "evidence spans of the query set",
     "sentence": "sentences of the document",
@@ -56,7 +56,7 @@ def document_units(document: Document, kind: str) -> list[Span]:
         return list(sentence_spans(document.text))
     if kind == "paragraph":
         return paragraph_spans(document.text)
-    raise ValueError(f"Units of kind '{kind}' do not come from the document; use a query set.")
+    raise SettingsError(f"Units of kind '{kind}' do not come from the document; use a query set.")
 
 
 def evidence_units(data: str, document: Document) -> tuple[list[Span], list[str]]:
@@ -94,7 +94,7 @@ def pieces(text: str, spans: Sequence[Span], units: Sequence[Span]) -> np.ndarra
     if not len(units):
         return np.zeros(0, dtype=np.int64)
     if not len(spans):
-        raise ValueError("The chunking produced no chunks, so no unit can be covered.")
+        raise SettingsError("The chunking produced no chunks, so no unit can be covered.")
     trimmed = _trimmed(text, units)
     starts = np.array([s for s, _ in spans], dtype=np.int64)
     ends = np.array([e for _, e in spans], dtype=np.int64)
@@ -235,9 +235,9 @@ def fragmentation_grid(
         ValueError: for an unknown chunker, or when no size is given.
     """
     if chunker not in CHUNKER_INFO:
-        raise ValueError(f"Unknown chunker '{chunker}'.")
+        raise SettingsError(f"Unknown chunker '{chunker}'.")
     if not len(sizes) or not len(overlaps):
-        raise ValueError("Give at least one chunk size and one overlap.")
+        raise SettingsError("Give at least one chunk size and one overlap.")
     scale = chars_per_token(document.text) if CHUNKER_INFO[chunker].unit == "tokens" else 1.0
     own_sizes = tuple(max(1, round(s / scale)) for s in sizes)
     own_overlaps = tuple(max(0, round(o / scale)) for o in overlaps)

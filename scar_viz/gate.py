@@ -40,3 +40,7 @@ class GateParams:
         """Preset ``A`` or ``B`` (METHODS.md §2) at the given k and r."""
         p = PRESETS[name]
         return cls(k=k, lam=p["lam"], tau=p["tau"], radius=radius)
+
+
+DEFAULT_PARAMS = GateParams()
+"""k, λ, τ and r at their defaults: the one default every signature takes."""

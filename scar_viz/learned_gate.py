@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from scar_viz.errors import UserError
+from scar_viz.gate import DEFAULT_RADIUS, GateParams
 from scar_viz.scoring import Selection, normalize, top_k
 
 FEATURES: tuple[str, ...] = ("cos_qn", "cos_qc", "cos_cn", "rank", "right", "distance")
@@ -377,7 +378,7 @@ def build_table(
     unit: np.ndarray,
     golds: Sequence[Sequence[int]] | None,
     k: int,
-    radius: int = 1,
+    radius: int = DEFAULT_RADIUS,
 ) -> CandidateTable:
     """List every candidate (query, retrieved c, neighbour at distance 1…r on each side).
 
@@ -489,7 +490,7 @@ def fit_gate(
     table: CandidateTable,
     *,
     l2: float = DEFAULT_L2,
-    radius: int = 1,
+    radius: int = DEFAULT_RADIUS,
     fitted_on: Mapping[str, object] | None = None,
 ) -> LearnedGate:
     """Fit a gate on the labelled candidates of ``table``.
@@ -563,7 +564,9 @@ def fit_arrays(
     )
 
 
-def query_table(prep, queries, query_vecs: np.ndarray, k: int, radius: int = 1) -> CandidateTable:
+def query_table(
+    prep, queries, query_vecs: np.ndarray, k: int, radius: int = DEFAULT_RADIUS
+) -> CandidateTable:
     """:func:`build_table` for labelled queries (:class:`~scar_viz.queries.GoldQuery`) on a
     prepared document (:class:`~scar_viz.pipeline.PreparedDoc`)."""
     vecs = normalize(np.atleast_2d(np.asarray(query_vecs, dtype=np.float64)))
@@ -577,7 +580,7 @@ def fit_gate_on(
     query_vecs: np.ndarray,
     k: int,
     *,
-    radius: int = 1,
+    radius: int = DEFAULT_RADIUS,
     l2: float = DEFAULT_L2,
     source: str | None = None,
 ) -> LearnedGate:
@@ -661,7 +664,7 @@ class LearnedDecision:
 @dataclass(frozen=True)
 class LearnedSelection(Selection):
     """A :class:`~scar_viz.scoring.Selection` made by a learned gate (``decisions`` hold
-    :class:`LearnedDecision`); ``lam`` and ``tau`` are unused (0)."""
+    :class:`LearnedDecision`); ``params.lam`` and ``params.tau`` are unused (0)."""
 
     gate: LearnedGate | None = None
     p: float = DEFAULT_P
@@ -673,7 +676,7 @@ def learned_select(
     k: int,
     gate: LearnedGate,
     p: float = DEFAULT_P,
-    radius: int = 1,
+    radius: int = DEFAULT_RADIUS,
 ) -> LearnedSelection:
     """The learned gate's selection for one query, outward as SCAR (module docstring).
 
@@ -740,7 +743,7 @@ def learned_select(
         admitted=sorted(admitted - is_retrieved),
         decisions=tuple(decisions),
         sims=sims,
-        radius=radius,
+        params=GateParams(k=int(k), lam=0.0, tau=0.0, radius=int(radius)),
         gate=gate,
         p=float(p),
     )
@@ -873,7 +876,7 @@ def p_curve_on(
     query_vecs: np.ndarray,
     gate: LearnedGate,
     k: int,
-    radius: int = 1,
+    radius: int = DEFAULT_RADIUS,
     ps: Sequence[float] | np.ndarray = DEFAULT_PS,
 ) -> PCurve:
     """:func:`p_curve` for labelled queries on a prepared document (what the pages call)."""

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz.chunking import Chunk
-from scar_viz.gate import DEFAULT_K, DEFAULT_LAM, DEFAULT_TAU
-from scar_viz.scoring import Decision, Selection, normalize, select_from_sims
+from scar_viz.gate import DEFAULT_K, DEFAULT_LAM, DEFAULT_TAU, PRESETS, GateParams
+from scar_viz.scoring import Decision, Selection, gate, select_from_sims
+from scar_viz.vectors import normalize
 
 
 @dataclass(frozen=True)
@@ -23,10 +24,18 @@ class Round:
     tau: float
     hint: str
 
+    @property
+    def params(self) -> GateParams:
+        """The round's λ and τ at the default k and r."""
+        return GateParams(lam=self.lam, tau=self.tau)
+
 
 ROUNDS: tuple[Round, ...] = (
-    Round(0.5, 0.1, "Preset A: a low bar, a moderate penalty."),
-    Round(0.1, 0.8, "Preset B: a high bar relative to the retrieved chunk, a light penalty."),
+    Round(**PRESETS["A"], hint="Preset A: a low bar, a moderate penalty."),
+    Round(
+        **PRESETS["B"],
+        hint="Preset B: a high bar relative to the retrieved chunk, a light penalty.",
+    ),
     Round(1.5, 0.1, "A heavy penalty: only neighbours that continue the same topic survive."),
     Round(0.0, 1.0, "No penalty, and the bar equals the retrieved chunk's own relevance."),
 )
@@ -98,8 +107,8 @@ def rescale_decision(d: Decision, alpha: float, beta: float) -> tuple[float, flo
     cos_qn = alpha + beta * d.cos_qn
     cos_qc = alpha + beta * d.cos_qc
     penalty = 1.0 - (alpha + beta * (1.0 - d.penalty))
-    score = cos_qn - d.lam * penalty
-    return score, d.tau * cos_qc, cos_qc
+    score, bar, _ = gate(cos_qn, cos_qc, penalty, d.lam, d.tau)
+    return float(score), float(bar), cos_qc
 
 
 def scale_comparison(
@@ -258,6 +267,6 @@ def pooled_decisions(
     out: list[Decision] = []
     for v in np.atleast_2d(query_vectors):
         sims = unit @ normalize(np.asarray(v, dtype=np.float64))
-        sel = select_from_sims(sims, unit, k, lam, tau, 1)
+        sel = select_from_sims(sims, unit, GateParams(k, lam, tau, 1))
         out.extend(d for d in sel.decisions if d.outcome != "retrieved")
     return tuple(out)

@@ -18,6 +18,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from scar_viz.chunking import Chunk
+from scar_viz.errors import SettingsError
+from scar_viz.gate import DEFAULT_RADIUS
 from scar_viz.scoring import Decision
 
 NEVER_REACHED = "never reached"
@@ -75,7 +77,7 @@ def chunk_recall(gold: Sequence[int], selected: Iterable[int]) -> float:
     """
     gold_set = set(gold)
     if not gold_set:
-        raise ValueError("A query needs at least one gold chunk to have a recall.")
+        raise SettingsError("A query needs at least one gold chunk to have a recall.")
     return len(gold_set & set(selected)) / len(gold_set)
 
 
@@ -99,7 +101,7 @@ def coverage_recall(
 ) -> tuple[float, dict[int, float]]:
     """(mean over gold chunks of their coverage by ``spans``, coverage per gold chunk)."""
     if not gold:
-        raise ValueError("A query needs at least one gold chunk to have a recall.")
+        raise SettingsError("A query needs at least one gold chunk to have a recall.")
     per = {g: chunk_coverage(text, chunks[g], spans) for g in gold}
     return float(np.mean(list(per.values()))), per
 
@@ -115,7 +117,7 @@ def miss_reasons(
     selected: Iterable[int],
     retrieved: Sequence[int],
     decisions: Sequence[Decision] = (),
-    radius: int = 1,
+    radius: int = DEFAULT_RADIUS,
     expands: bool = False,
 ) -> tuple[Miss, ...]:
     """Why each gold chunk outside ``selected`` was missed.

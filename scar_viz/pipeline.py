@@ -13,6 +13,8 @@ import numpy as np
 from scar_viz.chunking import Chunk, ChunkingConfig, Embed, chunk_document, embedding_texts
 from scar_viz.documents import Document
 from scar_viz.embeddings import Embedder, EmbeddingCache, Progress, embed_cached
+from scar_viz.errors import SettingsError
+from scar_viz.gate import DEFAULT_PARAMS, GateParams
 from scar_viz.policies import QueryInputs
 from scar_viz.scoring import boundary_penalties, normalize
 
@@ -79,17 +81,14 @@ def query_inputs(
     prep: PreparedDoc,
     query: str,
     query_vec: np.ndarray,
+    params: GateParams = DEFAULT_PARAMS,
     *,
-    k: int = 5,
-    lam: float = 0.5,
-    tau: float = 0.1,
-    radius: int = 1,
     embedder: Embedder | None = None,
     cache: EmbeddingCache | None = None,
 ) -> QueryInputs:
     """The inputs every policy takes, for one query on ``prep``."""
     if query_vec.shape[0] != prep.unit.shape[1]:
-        raise ValueError(
+        raise SettingsError(
             f"The query vector has {query_vec.shape[0]} dimensions but the chunks have "
             f"{prep.unit.shape[1]}; embed both with the same model."
         )
@@ -106,9 +105,6 @@ def query_inputs(
         query,
         query_vec,
         prep.unit @ query_vec,
-        k,
-        lam,
-        tau,
-        radius,
+        params,
         embed,
     )

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scar_viz.errors import SettingsError
+from scar_viz.knobs import knob
 from scar_viz.scoring import normalize
 
 Span = tuple[int, int]
@@ -45,32 +47,43 @@ Window = tuple[int, int]
 class QascParams:
     """QASC's knobs. ``adaptive`` picks step 3's rule; ``snap_chars`` = 0 turns snapping off."""
 
-    percentile: float = 75.0
-    adaptive: bool = False
-    window_m: int = 2
-    expand_percentile: float = 50.0
-    max_m: int = 5
-    decay: float = 0.5
-    keep_ratio: float = 0.6
-    snap_chars: int = 1000
-    max_seeds: int = 0
+    percentile: float = knob(75.0, "seed percentile p", "qp", (0, 100, 1), "slider")
+    adaptive: bool = knob(False, "adaptive window instead of fixed m", "qa", widget="toggle")
+    window_m: int = knob(2, "fixed m (sentences per side)", "qm", (0, 20, None), active="!adaptive")
+    expand_percentile: float = knob(
+        50.0, "adaptive: expand while above percentile", "qx", (0, 100, 1), "slider", "adaptive"
+    )
+    max_m: int = knob(
+        5, "adaptive: max sentences per side", "qmax", (1, 50, None), active="adaptive"
+    )
+    decay: float = knob(
+        0.5, "decay λ_q in α_i = exp(−λ_q·|i − r|)", "qd", (0.0, 3.0, 0.05), "slider"
+    )
+    keep_ratio: float = knob(
+        0.6, "keep a window iff W > ρ·θ, ρ =", "qr", (0.0, 1.5, 0.05), "slider"
+    )
+    snap_chars: int = knob(
+        1000, "snap to a paragraph break ≤ chars (0 off)", "qs", (0, 20_000, 100)
+    )
+    max_seeds: int = knob(0, "keep only the best N seeds (0 = all)", "qn", (0, 5000, None))
     top_k: int = 0
+    """Keep the k best merged QASC chunks by A = max W (0 = every window); set from k."""
 
     def validate(self) -> None:
         if not 0.0 <= self.percentile <= 100.0:
-            raise ValueError("The seed percentile must lie between 0 and 100.")
+            raise SettingsError("The seed percentile must lie between 0 and 100.")
         if not 0.0 <= self.expand_percentile <= 100.0:
-            raise ValueError("The expansion percentile must lie between 0 and 100.")
+            raise SettingsError("The expansion percentile must lie between 0 and 100.")
         if self.window_m < 0 or self.max_m < 0:
-            raise ValueError("The window radius m must be 0 or more sentences.")
+            raise SettingsError("The window radius m must be 0 or more sentences.")
         if self.decay < 0:
-            raise ValueError("The decay λ_q cannot be negative.")
+            raise SettingsError("The decay λ_q cannot be negative.")
         if self.snap_chars < 0:
-            raise ValueError("The snapping distance cannot be negative.")
+            raise SettingsError("The snapping distance cannot be negative.")
         if self.max_seeds < 0:
-            raise ValueError("The seed cap must be 0 (no cap) or more.")
+            raise SettingsError("The seed cap must be 0 (no cap) or more.")
         if self.top_k < 0:
-            raise ValueError("The number of QASC chunks kept must be 0 (all) or more.")
+            raise SettingsError("The number of QASC chunks kept must be 0 (all) or more.")
 
 
 @dataclass(frozen=True)
@@ -112,7 +125,7 @@ def sentence_scores(sentence_vecs: np.ndarray, query_vec: np.ndarray) -> np.ndar
         return np.zeros(0)
     query = np.asarray(query_vec, dtype=np.float64).reshape(-1)
     if vecs.shape[1] != query.shape[0]:
-        raise ValueError(
+        raise SettingsError(
             f"The query has dimension {query.shape[0]} but the sentences have {vecs.shape[1]}."
         )
     return normalize(vecs) @ normalize(query)
@@ -121,7 +134,7 @@ def sentence_scores(sentence_vecs: np.ndarray, query_vec: np.ndarray) -> np.ndar
 def seed_threshold(scores: np.ndarray, percentile: float) -> float:
     """θ = the ``percentile``-th percentile of ``scores`` (linear interpolation, numpy's)."""
     if len(scores) == 0:
-        raise ValueError("There are no sentences to score.")
+        raise SettingsError("There are no sentences to score.")
     return float(np.percentile(np.asarray(scores, dtype=float), percentile))
 
 
@@ -262,7 +275,7 @@ def qasc_select(
     params.validate()
     scores = np.asarray(scores, dtype=float)
     if len(sentences) != len(scores):
-        raise ValueError(f"{len(sentences)} sentences but {len(scores)} sentence scores.")
+        raise SettingsError(f"{len(sentences)} sentences but {len(scores)} sentence scores.")
     theta = seed_threshold(scores, params.percentile)
     n = len(scores)
     areas = merge_windows(

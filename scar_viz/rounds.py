@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from scar_viz.gate import DEFAULT_K, PRESETS
+from scar_viz.gate import DEFAULT_K, PRESETS, GateParams
 from scar_viz.queries import GoldQuery
 from scar_viz.scoring import Decision, Selection, normalize, select_from_sims
 
@@ -151,8 +151,8 @@ def _round(kind: str, q: RoundQuestion, sel: Selection, k: int, focus, reason: s
         kind,
         q.id,
         q.query,
-        sel.lam,
-        sel.tau,
+        sel.params.lam,
+        sel.params.tau,
         k,
         _candidates(sel),
         tuple(sel.admitted),
@@ -212,7 +212,7 @@ def _reason(kind: str, d: Decision, lower: float = 0.0) -> str:
 def _scan(q: RoundQuestion, unit: np.ndarray, k: int, lams: Sequence[float], taus: Sequence[float]):
     sims = unit @ q.vector
     for lam, tau in _grid(lams, taus):
-        yield select_from_sims(sims, unit, k, lam, tau, 1), sims
+        yield select_from_sims(sims, unit, GateParams(k, lam, tau, 1)), sims
 
 
 def _grid(lams: Sequence[float], taus: Sequence[float]) -> list[tuple[float, float]]:
@@ -238,7 +238,7 @@ def _find(kind: str, q: RoundQuestion, unit, k, lams, taus, taken) -> LessonRoun
             if kind == "low-bar" and _weak_focus(d, gold):
                 return _round(kind, q, sel, k, d, _reason(kind, d))
             if kind == "tau":
-                lower = [t for t in taus if t < sel.tau and _tau_focus(d, sims, t)]
+                lower = [t for t in taus if t < sel.params.tau and _tau_focus(d, sims, t)]
                 if lower:
                     return _round(kind, q, sel, k, d, _reason(kind, d, max(lower)))
     return None
@@ -271,7 +271,7 @@ def pick_rounds(
     ordered = [first, *(q for q in questions if q is not first)]
     preset = PRESETS["A"]
     sims = unit @ first.vector
-    warm_sel = select_from_sims(sims, unit, k, preset["lam"], preset["tau"], 1)
+    warm_sel = select_from_sims(sims, unit, GateParams(k, preset["lam"], preset["tau"], 1))
     pool = [d for d in warm_sel.decisions if d.outcome != "retrieved"]
     focus = next((d for d in pool if d.passes), pool[0] if pool else None)
     warm = _round("warm-up", first, warm_sel, k, focus, _reason("warm-up", focus) if focus else "")

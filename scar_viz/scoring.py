@@ -19,14 +19,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from scar_viz.gate import DEFAULT_K, PRESETS  # noqa: F401  (re-exported)
-
-
-def normalize(x: np.ndarray) -> np.ndarray:
-    """Rows of ``x`` scaled to unit L2 norm (zero rows stay zero)."""
-    x = np.asarray(x, dtype=np.float64)
-    norms = np.linalg.norm(x, axis=-1, keepdims=True)
-    return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
+from scar_viz.errors import SettingsError
+from scar_viz.gate import DEFAULT_K, DEFAULT_PARAMS, PRESETS, GateParams  # noqa: F401
+from scar_viz.vectors import normalize
 
 
 def query_similarities(query_vec: np.ndarray, chunk_vecs: np.ndarray) -> np.ndarray:
@@ -119,9 +114,7 @@ class Selection:
     admitted: list[int]
     decisions: tuple[Decision, ...]
     sims: np.ndarray = field(repr=False)
-    lam: float = 0.0
-    tau: float = 0.0
-    radius: int = 1
+    params: GateParams = DEFAULT_PARAMS
 
     @property
     def rejected(self) -> list[int]:
@@ -130,32 +123,25 @@ class Selection:
         return sorted({d.neighbour for d in self.decisions if d.outcome == "rejected"} - chosen)
 
 
-def gate(
-    cos_qn: float, cos_qc: float, penalty: float, lam: float, tau: float
-) -> tuple[float, float, bool]:
-    """Returns (S, bar, passes): S = cos_qn - lam·penalty, bar = tau·cos_qc, passes = S > bar."""
-    score = cos_qn - lam * penalty
-    bar = tau * cos_qc
-    return score, bar, bool(score > bar)
+def gate(cos_qn, cos_qc, penalty, lam, tau):
+    """The gate, on scalars or on arrays (numpy broadcasting): returns (S, bar, passes).
+
+    S = cos_qn − lam·penalty, bar = tau·cos_qc, passes = S > bar (strict). Scalars give numpy
+    scalars; the one formula serves :func:`select_from_sims`, the vectorised sweep and the
+    lesson's rescaled decisions.
+    """
+    score = np.subtract(cos_qn, np.multiply(lam, penalty))
+    bar = np.multiply(tau, cos_qc)
+    return score, bar, np.greater(score, bar)
 
 
-def scar_select(
-    query_vec: np.ndarray,
-    chunk_vecs: np.ndarray,
-    k: int,
-    lam: float,
-    tau: float,
-    radius: int = 1,
-) -> Selection:
+def scar_select(query_vec: np.ndarray, chunk_vecs: np.ndarray, params: GateParams) -> Selection:
     """SCAR selection over chunk embeddings (need not be normalised).
 
     Args:
         query_vec: shape (d,).
         chunk_vecs: shape (N, d), chunks in document order.
-        k: how many chunks the retriever returns (clipped to N).
-        lam: λ, weight of the boundary penalty.
-        tau: τ, the bar relative to cos(q, c).
-        radius: r, the farthest neighbour considered on each side.
+        params: k (clipped to N), λ, τ and r (the farthest neighbour on each side).
 
     Returns:
         A :class:`Selection` with one :class:`Decision` per candidate examined.
@@ -163,21 +149,20 @@ def scar_select(
     chunks = normalize(np.atleast_2d(np.asarray(chunk_vecs, dtype=np.float64)))
     query = normalize(np.asarray(query_vec, dtype=np.float64).reshape(-1))
     if chunks.shape[0] and chunks.shape[1] != query.shape[0]:
-        raise ValueError(
+        raise SettingsError(
             f"Query has dimension {query.shape[0]} but chunks have dimension {chunks.shape[1]}."
         )
-    if radius < 0:
-        raise ValueError("Radius must be 0 or more.")
+    if params.radius < 0:
+        raise SettingsError("Radius must be 0 or more.")
     sims = chunks @ query if len(chunks) else np.zeros(0)
-    return select_from_sims(sims, chunks, k, lam, tau, radius)
+    return select_from_sims(sims, chunks, params)
 
 
-def select_from_sims(
-    sims: np.ndarray, unit_chunks: np.ndarray, k: int, lam: float, tau: float, radius: int = 1
-) -> Selection:
+def select_from_sims(sims: np.ndarray, unit_chunks: np.ndarray, params: GateParams) -> Selection:
     """:func:`scar_select` given s[i] = cos(q, c_i) and unit-norm chunk vectors."""
     n = len(sims)
-    retrieved = top_k(sims, k)
+    lam, tau, radius = params.lam, params.tau, params.radius
+    retrieved = top_k(sims, params.k)
     is_retrieved = set(retrieved)
     decisions: list[Decision] = []
     admitted: set[int] = set()
@@ -189,6 +174,7 @@ def select_from_sims(
                     break
                 penalty = min(2.0, max(0.0, float(1.0 - unit_chunks[c] @ unit_chunks[j])))
                 score, bar, passes = gate(float(sims[j]), float(sims[c]), penalty, lam, tau)
+                score, bar, passes = float(score), float(bar), bool(passes)
                 if j in is_retrieved:
                     outcome, blocked = "retrieved", ""
                 elif passes:
@@ -224,7 +210,5 @@ def select_from_sims(
         admitted=sorted(admitted - is_retrieved),
         decisions=tuple(decisions),
         sims=sims,
-        lam=lam,
-        tau=tau,
-        radius=radius,
+        params=params,
     )

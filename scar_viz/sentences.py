@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from scar_viz.errors import SettingsError
+
 Span = tuple[int, int]
 
 DEFAULT_MAX_CHARS = 1000
@@ -163,9 +165,9 @@ def sentence_spans(
         ValueError: for an unknown method or a ``max_chars`` below 20.
     """
     if method not in ("pysbd", "regex"):
-        raise ValueError(f"Unknown sentence splitter '{method}'; use 'pysbd' or 'regex'.")
+        raise SettingsError(f"Unknown sentence splitter '{method}'; use 'pysbd' or 'regex'.")
     if max_chars < 20:
-        raise ValueError("The longest sentence must be at least 20 characters.")
+        raise SettingsError("The longest sentence must be at least 20 characters.")
     spans: list[Span] = []
     for p_start, p_end in paragraph_spans(text):
         for h_start, h_end in _hard_pieces(text, p_start, p_end):

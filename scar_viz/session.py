@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass
 
 from scar_viz.documents import Document, DocumentError, document_from_text
+from scar_viz.errors import SettingsError
 
 FORMAT = "scar-viz-session"
 VERSION = 1
@@ -71,14 +72,14 @@ def loads(raw: bytes | str) -> SavedSession:
     try:
         data = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError("This is not a scar-viz session file (it is not JSON).") from exc
+        raise SettingsError("This is not a scar-viz session file (it is not JSON).") from exc
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError("This JSON file is not a scar-viz session file.")
+        raise SettingsError("This JSON file is not a scar-viz session file.")
     if data.get("version") != VERSION:
-        raise ValueError(f"Session file version {data.get('version')} is not supported.")
+        raise SettingsError(f"Session file version {data.get('version')} is not supported.")
     raw_settings = data.get("settings", {})
     if not isinstance(raw_settings, dict):
-        raise ValueError("The session file's settings are malformed.")
+        raise SettingsError("The session file's settings are malformed.")
     settings: dict[str, object] = {}
     for key in SETTING_KEYS:
         if key not in raw_settings:
@@ -86,19 +87,19 @@ def loads(raw: bytes | str) -> SavedSession:
         value = raw_settings[key]
         types = _TYPES.get(key, (str,))
         if isinstance(value, bool) and bool not in types:
-            raise ValueError(f"Setting '{key}' has the wrong type in the session file.")
+            raise SettingsError(f"Setting '{key}' has the wrong type in the session file.")
         if not isinstance(value, types):
-            raise ValueError(f"Setting '{key}' has the wrong type in the session file.")
+            raise SettingsError(f"Setting '{key}' has the wrong type in the session file.")
         settings[key] = float(value) if key in ("lam", "tau") else value
     document = None
     doc = data.get("document")
     if doc is not None:
         if not isinstance(doc, dict) or not isinstance(doc.get("text"), str):
-            raise ValueError("The session file's document is malformed.")
+            raise SettingsError("The session file's document is malformed.")
         if len(doc["text"]) > MAX_TEXT_CHARS:
-            raise ValueError("The session file's document is over the size limit.")
+            raise SettingsError("The session file's document is over the size limit.")
         try:
             document = document_from_text(str(doc.get("name") or "restored.txt"), doc["text"])
         except DocumentError as exc:
-            raise ValueError(str(exc)) from exc
+            raise SettingsError(str(exc)) from exc
     return SavedSession(settings, document)

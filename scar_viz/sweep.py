@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from scar_viz.embeddings import Progress
-from scar_viz.scoring import top_k
+from scar_viz.errors import SettingsError
+from scar_viz.gate import DEFAULT_RADIUS
+from scar_viz.scoring import gate, top_k
 
 LAMS = np.round(np.linspace(0.0, 2.0, 41), 2)
 """Default λ grid: 0, 0.05, …, 2 (41 values)."""
@@ -61,7 +63,11 @@ class Candidates:
 
 
 def build_candidates(
-    sims: np.ndarray, unit: np.ndarray, golds: Sequence[Sequence[int]], k: int, radius: int = 1
+    sims: np.ndarray,
+    unit: np.ndarray,
+    golds: Sequence[Sequence[int]],
+    k: int,
+    radius: int = DEFAULT_RADIUS,
 ) -> Candidates:
     """List the candidates of every query.
 
@@ -79,13 +85,13 @@ def build_candidates(
     unit = np.asarray(unit, dtype=np.float64)
     n_q, n = sims.shape
     if len(golds) != n_q:
-        raise ValueError(f"{n_q} rows of similarities but {len(golds)} gold sets.")
+        raise SettingsError(f"{n_q} rows of similarities but {len(golds)} gold sets.")
     if unit.shape[0] != n:
-        raise ValueError(f"Similarities cover {n} chunks but there are {unit.shape[0]} vectors.")
+        raise SettingsError(f"Similarities cover {n} chunks but there are {unit.shape[0]} vectors.")
     if radius < 1 or k < 1:
-        raise ValueError("The sweep needs k ≥ 1 and r ≥ 1.")
+        raise SettingsError("The sweep needs k ≥ 1 and r ≥ 1.")
     if any(not g for g in golds):
-        raise ValueError("Every query needs at least one gold chunk.")
+        raise SettingsError("Every query needs at least one gold chunk.")
     qn, qc, pen, is_ret, chains, slot_keys = [], [], [], [], [], []
     base_chunks, base_hits = np.zeros(n_q), np.zeros(n_q)
     pair_penalty: dict[tuple[int, int], float] = {}
@@ -160,7 +166,7 @@ class SweepResult:
         """Indices of the best grid point: highest ``efficiency`` or ``recall`` (ties: fewer
         chunks, then the first in λ-major order)."""
         if objective not in ("efficiency", "recall"):
-            raise ValueError(f"Unknown objective '{objective}'; use efficiency or recall.")
+            raise SettingsError(f"Unknown objective '{objective}'; use efficiency or recall.")
         primary = self.efficiency if objective == "efficiency" else self.recall
         order = np.lexsort((self.mean_chunks.ravel(), -primary.ravel()))
         i, j = np.unravel_index(int(order[0]), primary.shape)
@@ -169,9 +175,8 @@ class SweepResult:
 
 def _admitted(cands: Candidates, lam: float, bars: np.ndarray, mode: str) -> np.ndarray:
     """(T, M) booleans: candidate m admitted at (lam, bars[t])."""
-    score = cands.cos_qn - lam * cands.penalty
-    bar = bars[:, None] * cands.cos_qc[None, :] if mode == "relative" else bars[:, None]
-    passes = score[None, :] > bar
+    cos_qc = cands.cos_qc[None, :] if mode == "relative" else 1.0  # absolute: bar = θ
+    _, _, passes = gate(cands.cos_qn[None, :], cos_qc, cands.penalty[None, :], lam, bars[:, None])
     if cands.radius == 1 or not passes.shape[1]:
         return passes & ~cands.is_retrieved[None, :]
     ok = passes | cands.is_retrieved[None, :]
@@ -202,12 +207,12 @@ def sweep(
         ValueError: for an unknown ``mode`` or an empty grid.
     """
     if mode not in MODES:
-        raise ValueError(f"Unknown bar '{mode}'; use one of {MODES}.")
+        raise SettingsError(f"Unknown bar '{mode}'; use one of {MODES}.")
     lams = np.asarray(lams, dtype=np.float64).reshape(-1)
     default = TAUS if mode == "relative" else THETAS
     bars = np.asarray(default if bars is None else bars, dtype=np.float64).reshape(-1)
     if not len(lams) or not len(bars):
-        raise ValueError("The sweep grid is empty.")
+        raise SettingsError("The sweep grid is empty.")
     n_l, n_t, n_q = len(lams), len(bars), cands.n_queries
     q_chunks = np.empty((n_l, n_t, n_q))
     q_recall = np.empty((n_l, n_t, n_q))

@@ -13,7 +13,8 @@ TOKENIZER_NAME = "o200k_base (GPT-4o-mini)"
 
 
 @lru_cache(maxsize=1)
-def _encoding():
+def encoding():
+    """The o200k_base encoding, loaded once."""
     import bpe_openai
 
     return bpe_openai.get_encoding("o200k_base")
@@ -23,9 +24,4 @@ def count_tokens(text: str) -> int:
     """Number of o200k_base tokens in ``text``."""
     if not text:
         return 0
-    return len(_encoding().encode(text, disallowed_special=()))
-
-
-def count_tokens_many(texts: list[str]) -> list[int]:
-    enc = _encoding()
-    return [len(enc.encode(t, disallowed_special=())) if t else 0 for t in texts]
+    return len(encoding().encode(text, disallowed_special=()))

@@ -161,7 +161,9 @@ def write_vocab(folder: Path) -> Path:
     return path
 
 
-def tiny_bert(folder: Path, classifier: bool = False, seed: int = 0) -> Path:
+def tiny_bert(
+    folder: Path, classifier: bool = False, seed: int = 0, max_positions: int = 128
+) -> Path:
     """Save a random 1-layer BERT (and its WordPiece tokenizer) to ``folder``."""
     import torch
     from transformers import (
@@ -180,13 +182,22 @@ def tiny_bert(folder: Path, classifier: bool = False, seed: int = 0) -> Path:
         num_hidden_layers=1,
         num_attention_heads=2,
         intermediate_size=37,
-        max_position_embeddings=128,
+        max_position_embeddings=max_positions,
         num_labels=1,
     )
     model = BertForSequenceClassification(config) if classifier else BertModel(config)
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
+
+
+def tiny_cross_encoder(folder: Path, seed: int = 0) -> Path:
+    """A tiny random BERT cross-encoder that ``CrossEncoder(folder)`` loads; never downloads.
+
+    For tests and benchmarks of the rerank path without the real reranker: its scores are
+    random but deterministic.
+    """
+    return tiny_bert(Path(folder), classifier=True, seed=seed, max_positions=512)
 
 
 def make_pdf(text: str | None, password: str | None = None) -> bytes:

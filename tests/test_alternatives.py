@@ -10,6 +10,7 @@ import pytest
 
 from scar_viz.chunking import Chunk
 from scar_viz.documents import document_from_text
+from scar_viz.gate import GateParams
 from scar_viz.policies import QueryInputs, run_policy
 from scar_viz.policies.automerge import auto_merge, chunk_parents
 from scar_viz.policies.qasc import document_sentences, sentence_range
@@ -62,7 +63,7 @@ def _line_inputs(sims: list[float], k: int = 3) -> QueryInputs:
     doc = document_from_text("lines.txt", text)
     chunks = [Chunk(i, s, e, text[s:e]) for i, (s, e) in enumerate(paragraph_spans(text))]
     unit = np.eye(len(sims))
-    return QueryInputs(doc, chunks, unit, "q", np.ones(len(sims)), np.array(sims), k=k)
+    return QueryInputs(doc, chunks, unit, "q", np.ones(len(sims)), np.array(sims), GateParams(k=k))
 
 
 def test_rse_policy_by_hand():
@@ -195,9 +196,9 @@ def test_sentence_range_by_hand():
 
 
 def test_rse_with_a_cross_encoder_uses_sigmoid_scores_of_the_candidates(tmp_path):
-    from scar_viz.policies.rerank import build_tiny_cross_encoder
+    from tests.fakes import tiny_cross_encoder
 
-    folder = str(build_tiny_cross_encoder(tmp_path / "ce"))
+    folder = str(tiny_cross_encoder(tmp_path / "ce"))
     inputs = _line_inputs([0.0, 0.9, 1.0, 0.1, 0.8, 0.0])
     res = run_policy("rse", inputs, reranker=folder, n_candidates=2, minimum_value=-1.0)
     rel = np.array(res.detail.relevance)

@@ -22,10 +22,10 @@ from scar_viz.pipeline import prepare_document
 from scar_viz.policies import ALTERNATIVES
 from scar_viz.policies.rerank import (
     RERANK_HINT,
-    build_tiny_cross_encoder,
     reranker_status,
 )
 from scar_viz.queries import label_queries, parse_queries
+from tests.fakes import tiny_cross_encoder
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +68,7 @@ def test_equal_budget_matches_evaluate_at_each_k(sample_setup):
     )
     assert res.policies == tuple(policies) and not res.errors
     assert calls[-1] == (2 * len(labelled), 2 * len(labelled))
-    ev3 = evaluate(prep, labelled, vecs, policies, k=3, lam=0.5, tau=0.1, embed=emb.embed)
+    ev3 = evaluate(prep, labelled, vecs, policies, GateParams(3, 0.5, 0.1), embed=emb.embed)
     for name in policies:
         p1, p3 = res.of(name)
         assert (p1.k, p3.k) == (1, 3)
@@ -109,7 +109,7 @@ def test_budget_chart_has_a_line_per_policy_and_the_front(sample_setup):
 def test_every_policy_can_be_a_point_of_the_pareto_chart(sample_setup):
     prep, labelled, vecs, emb = sample_setup
     names = ["topk", "window1", "scar", "parent", "qasc", *ALTERNATIVES]
-    ev = evaluate(prep, labelled, vecs, names, k=3, embed=emb.embed)
+    ev = evaluate(prep, labelled, vecs, names, GateParams(k=3), embed=emb.embed)
     pts = evaluation_points(ev)
     assert [p[0] for p in pts] == [n for n in names if n != "scar"]
     assert all(x > 0 and 0 <= y <= 1 for _, x, y in pts)
@@ -126,7 +126,7 @@ def test_rerank_is_listed_only_when_a_cross_encoder_loads(tmp_path):
     assert not reranker_status("").available
     assert not reranker_status("no/such-model-anywhere").available
     assert "rerank" not in available_policies(str(tmp_path / "none"))
-    folder = str(build_tiny_cross_encoder(tmp_path / "ce"))
+    folder = str(tiny_cross_encoder(tmp_path / "ce"))
     assert reranker_status(folder).available
     assert reranker_status(folder, load=True).available
     assert "rerank" in available_policies(folder)

@@ -15,6 +15,7 @@ from scar_viz.charts.pareto import pareto_chart
 from scar_viz.charts.policy_strips import policy_strips
 from scar_viz.charts.strip import strip_hover
 from scar_viz.chunking import Chunk
+from scar_viz.gate import GateParams
 from scar_viz.scoring import boundary_penalties, scar_select
 
 HOSTILE = "<script>alert('x')</script> <b>bold</b> & <img src=x onerror=alert(1)>"
@@ -25,7 +26,7 @@ def random_selection(seed: int, lam: float, tau: float, radius: int = 2):
     base = rng.normal(size=(1, 24))
     vecs = base + 0.8 * rng.normal(size=(30, 24))  # neighbours alike enough for both outcomes
     query = base[0] + 0.5 * rng.normal(size=24)
-    return scar_select(query, vecs, 4, lam, tau, radius), vecs
+    return scar_select(query, vecs, GateParams(4, lam, tau, radius)), vecs
 
 
 def validated(fig: go.Figure) -> go.Figure:

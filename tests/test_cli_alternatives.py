@@ -12,7 +12,8 @@ from scar_viz.policies import ALTERNATIVES
 from tests.test_cli_select import SAMPLE, select
 
 
-@pytest.mark.parametrize("policy", [p for p in ALTERNATIVES if p != "learned"])  # learned: test_cli_fit_gate
+# learned has its own CLI tests (test_cli_fit_gate)
+@pytest.mark.parametrize("policy", [p for p in ALTERNATIVES if p != "learned"])
 def test_every_alternative_selects(capsys, policy):
     code, out, err = select(capsys, "--policy", policy)
     assert code == 0, err

@@ -11,7 +11,7 @@ import pytest
 
 from scar_viz import cli
 from scar_viz.policies import ORDER
-from scar_viz.policies.rerank import build_tiny_cross_encoder
+from tests.fakes import tiny_cross_encoder
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "scar_viz" / "samples" / "harbor_manual.md"
@@ -20,7 +20,7 @@ QUERY = "Who takes command when the master is absent from the wheelhouse?"
 
 @pytest.fixture(scope="module")
 def tiny_reranker(tmp_path_factory) -> str:
-    return str(build_tiny_cross_encoder(tmp_path_factory.mktemp("tiny_ce")))
+    return str(tiny_cross_encoder(tmp_path_factory.mktemp("tiny_ce")))
 
 
 def select(capsys, *extra: str) -> tuple[int, dict | None, str]:

@@ -192,3 +192,24 @@ def test_default_model_embeds_offline():
     )
     assert a.shape == (384,)
     assert a @ b > a @ c
+
+
+def test_load_is_real_and_lazy(tmp_path):
+    folder = tiny_bert(tmp_path / "tiny")
+    e = make_embedder(f"st:{folder}")
+    assert e.needs_loading and not e.needs_distillation
+    model = e.load()
+    assert not e.needs_loading and e.load() is model  # loaded once
+    assert e.embed(["ferry"]).shape == (1, 32)
+    assert not HashEmbedder().needs_loading
+    assert not OpenAIEmbedder(api_key="").needs_loading  # nothing to load before a request
+
+
+def test_one_batch_loop_reports_progress_and_normalises():
+    seen: list[tuple[int, int]] = []
+    e = HashEmbedder(16)
+    e.batch_size = 2
+    out = e.embed(["a b", "c", "d e f", "g", "h"], lambda done, total: seen.append((done, total)))
+    assert seen == [(2, 5), (4, 5), (5, 5)]
+    assert np.allclose(np.linalg.norm(out, axis=1), 1.0, atol=1e-6)
+    assert e.embed([]).shape == (0, 16)

@@ -19,6 +19,7 @@ from scar_viz.evaluation import (
     resolve_policy,
     significance,
 )
+from scar_viz.gate import GateParams
 from scar_viz.metrics import chunk_recall
 from scar_viz.pipeline import prepare_document
 from scar_viz.queries import label_queries, parse_queries
@@ -48,7 +49,9 @@ def test_policy_names_resolve():
 
 def test_metrics_match_a_direct_computation(sample_setup):
     prep, labelled, vecs, _ = sample_setup
-    ev = evaluate(prep, labelled, vecs, ["topk", "window1", "scar"], k=3, lam=0.5, tau=0.1)
+    ev = evaluate(
+        prep, labelled, vecs, ["topk", "window1", "scar"], GateParams(k=3, lam=0.5, tau=0.1)
+    )
     assert ev.n_queries == len(labelled) and ev.n_fragmented == sum(q.fragmented for q in labelled)
     expected = {"topk": [], "window1": [], "scar": []}
     for q, v in zip(labelled, vecs, strict=True):
@@ -57,7 +60,7 @@ def test_metrics_match_a_direct_computation(sample_setup):
         expected["topk"].append((chunk_recall(q.gold, ret), len(ret)))
         w = window(ret, len(prep.chunks), 1)
         expected["window1"].append((chunk_recall(q.gold, w), len(w)))
-        sel = select_from_sims(sims, prep.unit, 3, 0.5, 0.1, 1).selected
+        sel = select_from_sims(sims, prep.unit, GateParams(3, 0.5, 0.1, 1)).selected
         expected["scar"].append((chunk_recall(q.gold, sel), len(sel)))
     for name, rows in expected.items():
         s = ev.policies[name].summaries["all"]
@@ -75,7 +78,7 @@ def test_metrics_match_a_direct_computation(sample_setup):
 
 def test_miss_reasons_are_consistent_with_the_selection(sample_setup):
     prep, labelled, vecs, _ = sample_setup
-    ev = evaluate(prep, labelled, vecs, ["topk", "scar"], k=2, lam=1.0, tau=0.6)
+    ev = evaluate(prep, labelled, vecs, ["topk", "scar"], GateParams(k=2, lam=1.0, tau=0.6))
     for pe in ev.policies.values():
         for o in pe.outcomes:
             missed = sorted(set(o.gold) - set(o.selected))
@@ -86,7 +89,7 @@ def test_miss_reasons_are_consistent_with_the_selection(sample_setup):
 
 def test_json_shape(sample_setup):
     prep, labelled, vecs, _ = sample_setup
-    ev = evaluate(prep, labelled, vecs, ["topk", "window1", "window2", "scar"], k=3)
+    ev = evaluate(prep, labelled, vecs, ["topk", "window1", "window2", "scar"], GateParams(k=3))
     out = json.loads(json.dumps(evaluation_json(ev, significance(ev, n_boot=200))))
     assert out["n_queries"] == len(labelled)
     for name in ("topk", "window1", "window2", "scar"):
@@ -101,7 +104,7 @@ def test_json_shape(sample_setup):
 
 def test_a_policy_that_cannot_run_is_reported_not_fatal(sample_setup):
     prep, labelled, vecs, _ = sample_setup
-    ev = evaluate(prep, labelled, vecs, ["topk", "qasc"], k=3)  # qasc without embed
+    ev = evaluate(prep, labelled, vecs, ["topk", "qasc"], GateParams(k=3))  # qasc without embed
     assert ev.policies["qasc"].error and not ev.policies["topk"].error
     assert "qasc" in evaluation_json(ev)["errors"]
 
@@ -113,7 +116,7 @@ def test_span_policy_is_scored_by_coverage(sample_setup):
         labelled[:4],
         vecs[:4],
         ["qasc"],
-        k=3,
+        GateParams(k=3),
         embed=lambda texts: embed_cached(emb, texts, None).vectors,
     )
     pe = ev.policies["qasc"]
@@ -123,7 +126,7 @@ def test_span_policy_is_scored_by_coverage(sample_setup):
 
 def test_significance_compares_scar_to_each_baseline(sample_setup):
     prep, labelled, vecs, _ = sample_setup
-    ev = evaluate(prep, labelled, vecs, ["topk", "window1", "scar"], k=3)
+    ev = evaluate(prep, labelled, vecs, ["topk", "window1", "scar"], GateParams(k=3))
     tests = significance(ev, n_boot=500)
     by = {(t.baseline, t.metric): t.result for t in tests}
     diff = ev.values("scar", "chunks") - ev.values("window1", "chunks")
@@ -166,5 +169,5 @@ def test_transfer_with_two_hash_dimensions(sample_setup):
     small = HashEmbedder(64)
     prep2 = prepare_document(prep.document, small, cache=None)
     vecs2 = embed_cached(small, [q.query.query for q in labelled], None).vectors
-    ev2 = evaluate(prep2, labelled, vecs2, ["topk", "scar"], k=3)
+    ev2 = evaluate(prep2, labelled, vecs2, ["topk", "scar"], GateParams(k=3))
     assert ev2.model == "hash:64" and ev2.policies["scar"].summaries["all"].n == len(labelled)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from scar_viz.explain import edge_notes, explain_decision
+from scar_viz.gate import GateParams
 from scar_viz.scoring import Decision, scar_select, select_from_sims
 
 
@@ -43,7 +44,7 @@ def gate_decisions() -> dict[tuple[str, str], Decision]:
         vecs = rng.normal(size=(20, 16)) + 0.6 * rng.normal(size=(1, 16))
         q = vecs[rng.integers(20)] + 0.4 * rng.normal(size=16)
         lam, tau = rng.choice([0.0, 0.5, 1.5, 3.0]), rng.choice([0.1, 0.8, 1.2])
-        for d in scar_select(q, vecs, 4, lam, tau, 2).decisions:
+        for d in scar_select(q, vecs, GateParams(4, lam, tau, 2)).decisions:
             found.setdefault((d.outcome, d.blocked_by), d)
         if len(found) == 4:
             return found
@@ -106,7 +107,7 @@ def test_edge_notes_for_document_edges_and_retrieved_neighbours(first):
         if first
         else np.array([0.1, 0.2, 0.9, 0.85, 0.3, 0.1])
     )
-    sel = select_from_sims(sims, unit, 3 if first else 2, 0.5, 0.1, 1)
+    sel = select_from_sims(sims, unit, GateParams(3 if first else 2, 0.5, 0.1, 1))
     notes = edge_notes(sel, n)
     texts = " ".join(m for _, m in notes)
     assert ("Chunk 0 is retrieved" in texts) == (0 in sel.retrieved)
@@ -117,6 +118,6 @@ def test_edge_notes_for_document_edges_and_retrieved_neighbours(first):
 
 def test_edge_note_warns_when_the_bar_is_not_positive():
     sims = np.array([-0.2, -0.3, -0.1, -0.5])
-    sel = select_from_sims(sims, np.eye(4), 1, 0.5, 0.1, 1)
+    sel = select_from_sims(sims, np.eye(4), GateParams(1, 0.5, 0.1, 1))
     notes = edge_notes(sel, 4)
     assert notes[0][0] == "warning" and "cos(q,c) ≤ 0 for retrieved chunk 2" in notes[0][1]

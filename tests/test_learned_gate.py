@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from scar_viz.errors import UserError
-from scar_viz.gate import PRESETS
+from scar_viz.gate import PRESETS, GateParams
 from scar_viz.learned_gate import (
     BASE_FEATURES,
     FEATURES,
@@ -206,7 +206,7 @@ def test_scar_weights_make_scars_decisions_exactly(radius):
             q = normalize(rng.normal(size=8))
             sims = unit @ q
             k = int(rng.integers(1, 6))
-            ref = select_from_sims(sims, unit, k, lam, tau, radius)
+            ref = select_from_sims(sims, unit, GateParams(k, lam, tau, radius))
             got = learned_select(sims, unit, k, gate, p=0.5, radius=radius)
             assert got.selected == ref.selected
             assert got.admitted == ref.admitted
@@ -228,7 +228,7 @@ def test_scar_weights_treat_ties_as_scar_does(lam, tau):
     gate = LearnedGate.scar(lam, tau)
     for cos_qn, admitted in ((tie_qn, False), (tie_qn + 2.0**-20, True)):
         sims = np.array([cos_qc, cos_qn, -1.0])
-        ref = select_from_sims(sims, unit, 1, lam, tau, 1)
+        ref = select_from_sims(sims, unit, GateParams(1, lam, tau, 1))
         got = learned_select(sims, unit, 1, gate, p=0.5, radius=1)
         assert ref.retrieved == got.retrieved == [0]
         assert (1 in ref.admitted) is admitted
@@ -248,7 +248,7 @@ def test_scar_weights_through_the_policy_interface():
     doc = document_from_text("d.txt", text)
     for _ in range(10):
         q = normalize(rng.normal(size=8))
-        inputs = QueryInputs(doc, chunks, unit, "q", q, unit @ q, 3, 0.5, 0.1, 2)
+        inputs = QueryInputs(doc, chunks, unit, "q", q, unit @ q, GateParams(3, 0.5, 0.1, 2))
         scar = run_policy("scar", inputs)
         learned = run_policy("learned", inputs, gate=LearnedGate.scar(0.5, 0.1), p=0.5)
         assert learned.chunk_ids == scar.chunk_ids

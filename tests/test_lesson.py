@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from scar_viz.chunking import Chunk
+from scar_viz.gate import GateParams
 from scar_viz.lesson import (
     ROUNDS,
     candidates,
@@ -28,14 +29,14 @@ def test_fragment_pair_finds_the_boundary_inside_the_evidence():
 
 
 def test_score_predictions_by_hand():
-    sel = scar_select(Q, CHUNKS, k=1, lam=0.5, tau=0.1)
+    sel = scar_select(Q, CHUNKS, GateParams(k=1, lam=0.5, tau=0.1))
     # retrieved chunk 2; neighbour 1 (cos .6, b .4 → S .4 > .1) and 3 (cos .8, b .2 → .7) pass
     assert sel.admitted == [1, 3] and candidates(sel) == [1, 3]
     perfect = score_predictions({1, 3}, sel)
     assert (perfect.correct, perfect.total, perfect.fraction) == (2, 2, 1.0)
     half = score_predictions({1, 4}, sel)  # 4 is not a candidate: ignored
     assert (half.correct, half.missed, half.false_admits) == (1, (3,), ())
-    strict = scar_select(Q, CHUNKS, k=1, lam=2.0, tau=0.9)
+    strict = scar_select(Q, CHUNKS, GateParams(k=1, lam=2.0, tau=0.9))
     wrong = score_predictions({1, 3}, strict)
     assert wrong.correct == 0 and wrong.false_admits == (1, 3)
 
@@ -47,7 +48,7 @@ def test_rounds_include_both_presets():
 
 
 def test_rescale_identity_keeps_every_decision():
-    sel = scar_select(Q, CHUNKS, k=1, lam=0.5, tau=0.3)
+    sel = scar_select(Q, CHUNKS, GateParams(k=1, lam=0.5, tau=0.3))
     d = sel.decisions[0]
     score, bar, cos_qc = rescale_decision(d, 0.0, 1.0)
     assert score == pytest.approx(d.score) and bar == pytest.approx(d.bar)
@@ -56,7 +57,7 @@ def test_rescale_identity_keeps_every_decision():
 
 
 def test_rescale_by_hand():
-    sel = scar_select(Q, CHUNKS, k=1, lam=0.5, tau=0.3)
+    sel = scar_select(Q, CHUNKS, GateParams(k=1, lam=0.5, tau=0.3))
     d = next(x for x in sel.decisions if x.neighbour == 1)  # cos_qn .6, cos_qc 1, b .4
     score, bar, cos_qc = rescale_decision(d, 0.4, 0.5)
     assert cos_qc == pytest.approx(0.9)

@@ -7,6 +7,7 @@ import pytest
 
 from scar_viz import samples
 from scar_viz.embeddings import HashEmbedder
+from scar_viz.gate import GateParams
 from scar_viz.lesson import (
     SCALE_ALPHA,
     SCALE_BETA,
@@ -53,7 +54,7 @@ def test_an_offset_moves_the_relative_bar_too_as_the_docstring_says(sample_decis
 
 
 def test_rescaled_numbers_by_hand():
-    sel = scar_select(Q, CHUNKS, k=1, lam=0.5, tau=0.3)
+    sel = scar_select(Q, CHUNKS, GateParams(k=1, lam=0.5, tau=0.3))
     d = next(x for x in sel.decisions if x.neighbour == 1)  # cos_qn .6, cos_qc 1, b .4 → S .4
     row = next(r for r in scale_demo(sel.decisions, 0.1, 0.5, theta=0.25).rows if r.neighbour == 1)
     assert row.score2 == pytest.approx(0.1 + 0.5 * d.score)  # α + β·S = 0.3
@@ -64,7 +65,9 @@ def test_rescaled_numbers_by_hand():
 
 
 def test_tune_absolute_bar_separates_when_it_can():
-    sel = scar_select(Q, CHUNKS, k=1, lam=0.5, tau=0.3)  # S: .4 (n=1) and .7 (n=3), both pass
+    sel = scar_select(
+        Q, CHUNKS, GateParams(k=1, lam=0.5, tau=0.3)
+    )  # S: .4 (n=1) and .7 (n=3), both pass
     theta = tune_absolute_bar(sel.decisions)
     assert theta < 0.4
     assert tune_absolute_bar(()) == 0.0

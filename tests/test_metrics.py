@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scar_viz.chunking import Chunk
+from scar_viz.gate import GateParams
 from scar_viz.metrics import (
     NEVER_REACHED,
     QueryOutcome,
@@ -74,7 +75,7 @@ def test_miss_reasons_name_the_gate_term():
     # chunk 1 retrieved; chunk 0 is relevant but topically far (penalty), chunk 2 irrelevant
     chunks = [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 1.0]]
     query = [1.0, 0.9, 0.0]
-    sel = scar_select(query, chunks, k=1, lam=2.0, tau=0.5)
+    sel = scar_select(query, chunks, GateParams(k=1, lam=2.0, tau=0.5))
     assert sel.retrieved == [1]
     misses = {
         m.chunk: m
@@ -90,7 +91,7 @@ def test_miss_reasons_name_the_gate_term():
 
 def test_not_examined_when_the_chain_stops_first():
     chunks = [[1.0, 0.0], [0.0, 1.0], [1.0, 0.05], [0.0, 1.0]]
-    sel = scar_select([1.0, 0.0], chunks, k=1, lam=0.0, tau=0.9, radius=2)
+    sel = scar_select([1.0, 0.0], chunks, GateParams(k=1, lam=0.0, tau=0.9, radius=2))
     assert sel.retrieved == [0]  # chunk 1 (cos 0) is rejected, so chunk 2 is never examined
     misses = miss_reasons([2], sel.selected, sel.retrieved, sel.decisions, radius=2, expands=True)
     assert misses[0].reason == "not examined"

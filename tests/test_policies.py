@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from scar_viz.chunking import Chunk
 from scar_viz.documents import Document, Section, document_from_text
 from scar_viz.embeddings import HashEmbedder
+from scar_viz.gate import GateParams
 from scar_viz.policies import (
     ALL_ORDER,
     ORDER,
@@ -25,9 +26,10 @@ from scar_viz.policies import (
     span_total,
     subtract_spans,
 )
-from scar_viz.policies.rerank import RerankerError, build_tiny_cross_encoder, load_reranker
+from scar_viz.policies.rerank import RerankerError, load_reranker
 from scar_viz.qasc import QascParams, qasc_select, sentence_scores
 from scar_viz.sentences import paragraph_spans, sentence_spans
+from tests.fakes import tiny_cross_encoder
 
 # --- a synthetic document: three sections, eight one-paragraph chunks -----------------------
 
@@ -60,7 +62,9 @@ def _inputs(k: int = 2, lam: float = 0.5, tau: float = 0.1, radius: int = 1) -> 
     rad = np.radians(ANGLES)
     unit = np.stack([np.cos(rad), np.sin(rad)], axis=1)
     q = np.array([1.0, 0.0])
-    return QueryInputs(doc, chunks, unit, "what about topic", q, unit @ q, k, lam, tau, radius)
+    return QueryInputs(
+        doc, chunks, unit, "what about topic", q, unit @ q, GateParams(k, lam, tau, radius)
+    )
 
 
 def test_synthetic_document_is_what_the_tests_assume():
@@ -122,7 +126,7 @@ def test_parent_without_headings_is_the_whole_document():
     doc = document_from_text("plain.txt", text)
     chunks = [Chunk(i, s, e, text[s:e]) for i, (s, e) in enumerate(paragraph_spans(text))]
     unit = np.eye(3)
-    inputs = QueryInputs(doc, chunks, unit, "q", unit[1], unit[1] @ unit.T, k=1)
+    inputs = QueryInputs(doc, chunks, unit, "q", unit[1], unit[1] @ unit.T, GateParams(k=1))
     res = run_policy("parent", inputs)
     assert res.spans == ((0, len(text)),)
     assert any("No headings" in n for n in res.notes)
@@ -132,7 +136,9 @@ def test_parent_takes_both_sections_of_a_chunk_crossing_a_heading():
     doc, _ = _synthetic()
     b = doc.sections[1]
     crossing = Chunk(0, b.start - 10, b.start + 12, doc.text[b.start - 10 : b.start + 12])
-    inputs = QueryInputs(doc, [crossing], np.ones((1, 1)), "q", np.ones(1), np.ones(1), k=1)
+    inputs = QueryInputs(
+        doc, [crossing], np.ones((1, 1)), "q", np.ones(1), np.ones(1), GateParams(k=1)
+    )
     res = run_policy("parent", inputs)
     assert res.spans == ((doc.sections[0].start, doc.sections[1].end),)
 
@@ -142,7 +148,9 @@ def test_parent_level_climbs_to_the_ancestor():
     doc = document_from_text("nested.md", text)
     start = text.index("First")
     chunk = Chunk(0, start, start + 11, text[start : start + 11])
-    inputs = QueryInputs(doc, [chunk], np.ones((1, 1)), "q", np.ones(1), np.ones(1), k=1)
+    inputs = QueryInputs(
+        doc, [chunk], np.ones((1, 1)), "q", np.ones(1), np.ones(1), GateParams(k=1)
+    )
     leaf = run_policy("parent", inputs)
     top = run_policy("parent", inputs, level=1)
     assert text[slice(*leaf.spans[0])].startswith("## One")
@@ -154,7 +162,7 @@ def test_parent_level_climbs_to_the_ancestor():
 
 @pytest.fixture(scope="module")
 def tiny_reranker(tmp_path_factory) -> str:
-    return str(build_tiny_cross_encoder(tmp_path_factory.mktemp("tiny_ce")))
+    return str(tiny_cross_encoder(tmp_path_factory.mktemp("tiny_ce")))
 
 
 def test_rerank_keeps_the_k_best_by_the_cross_encoder(tiny_reranker):
@@ -203,7 +211,7 @@ def _hash_inputs(text: str, query: str) -> QueryInputs:
     chunks = [Chunk(i, s, e, text[s:e]) for i, (s, e) in enumerate(paragraph_spans(text))]
     emb = HashEmbedder(64)
     unit, q = emb.embed([c.text for c in chunks]), emb.embed([query])[0]
-    return QueryInputs(doc, chunks, unit, query, q, unit @ q, k=1, embed=emb.embed)
+    return QueryInputs(doc, chunks, unit, query, q, unit @ q, GateParams(k=1), embed=emb.embed)
 
 
 def test_qasc_policy_is_the_qasc_steps_on_the_documents_sentences():
@@ -215,7 +223,7 @@ def test_qasc_policy_is_the_qasc_steps_on_the_documents_sentences():
         sentences,
         scores,
         paragraph_spans(QASC_TEXT),
-        QascParams(percentile=90, window_m=0, snap_chars=0, top_k=inputs.k),
+        QascParams(percentile=90, window_m=0, snap_chars=0, top_k=inputs.params.k),
     )
     assert res.spans == ref.spans
     every = run_policy("qasc", inputs, percentile=90, window_m=0, snap_chars=0, all_windows=True)
@@ -226,7 +234,7 @@ def test_qasc_policy_is_the_qasc_steps_on_the_documents_sentences():
         QascParams(percentile=90, window_m=0, snap_chars=0),
     )
     assert every.spans == literal.spans
-    assert len(res.spans) == inputs.k < len(every.spans)  # top k of the QASC chunks
+    assert len(res.spans) == inputs.params.k < len(every.spans)  # top k of the QASC chunks
     assert res.chunk_ids is None
     inspected = QASC_TEXT.index("The crane is inspected")
     assert any(s <= inspected < e for s, e in res.spans)
@@ -252,7 +260,7 @@ def test_qasc_says_so_when_it_keeps_nothing():
 
 def test_qasc_needs_the_embedding_model():
     doc, chunks = _synthetic()
-    inputs = QueryInputs(doc, chunks, np.eye(8, 2), "q", np.ones(2), np.ones(8), k=1)
+    inputs = QueryInputs(doc, chunks, np.eye(8, 2), "q", np.ones(2), np.ones(8), GateParams(k=1))
     with pytest.raises(ValueError, match="embedding model"):
         run_policy("qasc", inputs)
 
@@ -337,7 +345,7 @@ def random_inputs(draw):
     radius = draw(st.integers(1, 3))
     lam = draw(st.floats(0, 2))
     tau = draw(st.floats(0, 1.5))
-    return QueryInputs(doc, chunks, vecs, "q", q, vecs @ q, k, lam, tau, radius)
+    return QueryInputs(doc, chunks, vecs, "q", q, vecs @ q, GateParams(k, lam, tau, radius))
 
 
 def _covers(outer: PolicyResult, inner: PolicyResult) -> bool:
@@ -349,7 +357,7 @@ def _covers(outer: PolicyResult, inner: PolicyResult) -> bool:
 def test_topk_within_scar_within_window(inputs):
     topk = run_policy("topk", inputs)
     scar = run_policy("scar", inputs)
-    win = run_policy("window", inputs, w=inputs.radius)
+    win = run_policy("window", inputs, w=inputs.params.radius)
     assert set(topk.chunk_ids) <= set(scar.chunk_ids) <= set(win.chunk_ids)
     assert _covers(scar, topk) and _covers(win, scar)
     assert topk.chars <= scar.chars <= win.chars
@@ -377,7 +385,9 @@ def test_five_offline_policies_with_the_default_model_on_the_sample():
     prep = prepare_document(samples.load_sample(), embedder, cache=cache)
     question = samples.sample_questions()[0]
     qvec = embed_query(embedder, question["query"], cache)
-    inputs = query_inputs(prep, question["query"], qvec, k=3, embedder=embedder, cache=cache)
+    inputs = query_inputs(
+        prep, question["query"], qvec, GateParams(k=3), embedder=embedder, cache=cache
+    )
     results = run_all(inputs, {name: {} for name in ORDER if name != "rerank"})
     assert all(isinstance(r, PolicyResult) for r in results.values()), results
     qasc = results["qasc"]

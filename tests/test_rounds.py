@@ -6,6 +6,7 @@ import pytest
 
 from scar_viz import samples
 from scar_viz.embeddings import HashEmbedder
+from scar_viz.gate import GateParams
 from scar_viz.pipeline import prepare_document
 from scar_viz.queries import label_queries, parse_queries
 from scar_viz.rounds import (
@@ -84,7 +85,7 @@ def test_sample_rounds_match_the_gate_and_their_reasons_hold(sample_rounds):
     by_id = {q.id: q for q in questions}
     for r in rounds:
         q = by_id[r.question_id]
-        sel = select_from_sims(prep.unit @ q.vector, prep.unit, r.k, r.lam, r.tau, 1)
+        sel = select_from_sims(prep.unit @ q.vector, prep.unit, GateParams(r.k, r.lam, r.tau, 1))
         assert tuple(sel.admitted) == r.admitted
         d = r.focus
         assert d is not None and d in sel.decisions and r.reason
@@ -97,9 +98,13 @@ def test_sample_rounds_match_the_gate_and_their_reasons_hold(sample_rounds):
         elif r.kind == "tau":
             assert d.outcome == "rejected" and d.cos_qn <= d.bar
             for lam in (0.0, 0.5, 2.0):  # no λ admits it ...
-                other = select_from_sims(prep.unit @ q.vector, prep.unit, r.k, lam, r.tau, 1)
+                other = select_from_sims(
+                    prep.unit @ q.vector, prep.unit, GateParams(r.k, lam, r.tau, 1)
+                )
                 assert d.neighbour not in other.admitted
-            lower = select_from_sims(prep.unit @ q.vector, prep.unit, r.k, r.lam, 0.0, 1)
+            lower = select_from_sims(
+                prep.unit @ q.vector, prep.unit, GateParams(r.k, r.lam, 0.0, 1)
+            )
             assert d.neighbour in lower.admitted  # ... a lower τ does
 
 

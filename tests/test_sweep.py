@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scar_viz.gate import GateParams
 from scar_viz.scoring import gate, normalize, scar_select, top_k
 from scar_viz.sweep import (
     LAMS,
@@ -61,7 +62,9 @@ def test_agrees_exactly_with_scar_select_on_random_data(radius):
         for i, lam in enumerate(lams):
             for j, tau in enumerate(taus):
                 for q, gold in enumerate(golds):
-                    sel = scar_select(queries[q], walk, k, float(lam), float(tau), radius)
+                    sel = scar_select(
+                        queries[q], walk, GateParams(k, float(lam), float(tau), radius)
+                    )
                     assert res.query_chunks[i, j, q] == len(sel.selected)
                     assert res.query_recall[i, j, q] == len(set(sel.selected) & set(gold)) / len(
                         set(gold)
@@ -82,7 +85,7 @@ def test_property_single_point_matches(n, k, radius, seed, lam, tau):
     walk, queries, golds, unit, sims = random_case(rng, n, 3)
     res = sweep(build_candidates(sims, unit, golds, k, radius), [lam], [tau])
     for q in range(3):
-        sel = scar_select(queries[q], walk, k, float(lam), float(tau), radius)
+        sel = scar_select(queries[q], walk, GateParams(k, float(lam), float(tau), radius))
         assert res.query_chunks[0, 0, q] == len(sel.selected)
 
 

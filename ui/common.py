@@ -27,6 +27,7 @@ from scar_viz.chunking import (
 )
 from scar_viz.documents import DEFAULT_MAX_BYTES, Document, DocumentError, read_document
 from scar_viz.embeddings import Embedder, EmbeddingCache, EmbeddingError, make_embedder
+from scar_viz.errors import UserError, user_message
 from scar_viz.pipeline import PreparedDoc, embed_query, prepare_document
 
 UPLOAD = "upload"
@@ -279,7 +280,7 @@ def sidebar_model() -> tuple[str, str]:
     extra = st.sidebar.container()  # always present, so later widgets keep their places
     extra.caption(MODEL_OPTIONS[choice])
     if choice == "static":
-        from scar_viz.static_model import static_model_summary
+        from scar_viz.embeddings.static import static_model_summary
 
         extra.caption(static_model_summary())
     elif choice == "sentence-transformers":
@@ -419,27 +420,25 @@ def load_model_with_spinner(embedder: Embedder, slot) -> bool:
 
     The static model's one-time distillation shows a progress bar instead.
     """
-    if getattr(embedder, "needs_distillation", False):
-        bar = slot.progress(0.0, text="Distilling the static model from the default (once) …")
-        try:
+    if not embedder.needs_loading:
+        return True
+    try:
+        if embedder.needs_distillation:
+            bar = slot.progress(0.0, text="Distilling the static model from the default (once) …")
             embedder.load(
                 lambda done, total, stage: bar.progress(min(1.0, done / max(total, 1)), text=stage)
             )
-        except EmbeddingError as exc:
-            with slot.container():
-                alert(str(exc))
-            return False
-        slot.empty()
-        return True
-    if getattr(embedder, "_model", "n/a") is None:
-        with slot.container(), st.spinner(f"Loading {embedder.label} (first use in this server) …"):
-            try:
-                _ = embedder.model
-            except EmbeddingError as exc:
-                with slot.container():
-                    alert(str(exc))
-                return False
-        slot.empty()
+        else:
+            with (
+                slot.container(),
+                st.spinner(f"Loading {embedder.label} (first use in this server) …"),
+            ):
+                embedder.load()
+    except UserError as exc:
+        with slot.container():
+            alert(user_message(exc))
+        return False
+    slot.empty()
     return True
 
 
@@ -457,9 +456,9 @@ def sidebar_setup() -> tuple[PreparedDoc, Embedder] | None:
         return None
     try:
         embedder = get_embedder(spec, base_url)
-    except (ValueError, EmbeddingError) as exc:
+    except UserError as exc:
         with slot.container():
-            alert(str(exc))
+            alert(user_message(exc))
         return None
     if not load_model_with_spinner(embedder, slot):
         return None

@@ -2,29 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import streamlit as st
 
 from scar_viz import samples
-from scar_viz.scoring import DEFAULT_K, PRESETS
+from scar_viz.gate import DEFAULT_PARAMS, DEFAULT_RADIUS, PRESETS, GateParams
 
 URL = "query-params"
 MAX_QUERY_CHARS = 2000
 
 
-@dataclass(frozen=True)
-class GateParams:
-    k: int
-    radius: int
-    lam: float
-    tau: float
-
-
 def _apply_preset(name: str) -> None:
     st.session_state["lam"] = PRESETS[name]["lam"]
     st.session_state["tau"] = PRESETS[name]["tau"]
-    st.session_state["r"] = 1
+    st.session_state["r"] = DEFAULT_RADIUS
 
 
 def _use_example() -> None:
@@ -73,30 +63,28 @@ def query_box(doc_choice: str | None) -> str | None:
     return query
 
 
-def gate_sliders(n_chunks: int, font_note: bool = False) -> GateParams:
+PRESET_SOURCES = {"A": "the longer description", "B": "the English summary"}
+
+
+def gate_sliders(n_chunks: int) -> GateParams:
     """Sliders for k, r, λ, τ and the two preset buttons."""
+    d = DEFAULT_PARAMS
     c1, c2, c3, c4, c5 = st.columns([1, 1, 1.3, 1.3, 1.1])
-    k = c1.slider("k (retrieved)", 1, 20, DEFAULT_K, key="k", bind=URL)
-    r = c2.slider("r (radius)", 1, 3, 1, key="r", bind=URL)
-    lam = c3.slider("λ (penalty weight)", 0.0, 2.0, PRESETS["A"]["lam"], 0.01, key="lam", bind=URL)
-    tau = c4.slider("τ (relative bar)", 0.0, 1.5, PRESETS["A"]["tau"], 0.01, key="tau", bind=URL)
+    k = c1.slider("k (retrieved)", 1, 20, d.k, key="k", bind=URL)
+    r = c2.slider("r (radius)", 1, 3, d.radius, key="r", bind=URL)
+    lam = c3.slider("λ (penalty weight)", 0.0, 2.0, d.lam, 0.01, key="lam", bind=URL)
+    tau = c4.slider("τ (relative bar)", 0.0, 1.5, d.tau, 0.01, key="tau", bind=URL)
     with c5:
         st.caption("Presets")
-        b1, b2 = st.columns(2)
-        b1.button(
-            "A",
-            key="preset_a",
-            on_click=_apply_preset,
-            args=("A",),
-            help="λ = 0.5, τ = 0.1, r = 1 (the longer description)",
-        )
-        b2.button(
-            "B",
-            key="preset_b",
-            on_click=_apply_preset,
-            args=("B",),
-            help="λ = 0.1, τ = 0.8, r = 1 (the English summary)",
-        )
+        for col, (name, p) in zip(st.columns(len(PRESETS)), PRESETS.items(), strict=True):
+            col.button(
+                name,
+                key=f"preset_{name.lower()}",
+                on_click=_apply_preset,
+                args=(name,),
+                help=f"λ = {p['lam']:g}, τ = {p['tau']:g}, r = {DEFAULT_RADIUS} "
+                f"({PRESET_SOURCES.get(name, 'preset')})",
+            )
     if k > n_chunks:
         st.caption(f"k is larger than the document's {n_chunks} chunks; all are retrieved.")
-    return GateParams(int(k), int(r), float(lam), float(tau))
+    return GateParams(k=int(k), lam=float(lam), tau=float(tau), radius=int(r))

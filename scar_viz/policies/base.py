@@ -11,8 +11,8 @@ import numpy as np
 
 from scar_viz.chunking import Chunk
 from scar_viz.documents import Document
-from scar_viz.embeddings import EmbeddingError
-from scar_viz.gate import DEFAULT_K, GateParams
+from scar_viz.errors import SettingsError, UserError, user_message
+from scar_viz.gate import DEFAULT_PARAMS, GateParams
 from scar_viz.tokens import count_tokens
 
 SEPARATOR = "\n\n"
@@ -24,7 +24,8 @@ class QueryInputs:
     """Everything a policy may use for one query on one prepared document.
 
     ``unit`` holds the unit-norm chunk embeddings (N, d) and ``sims`` = cos(q, c_i) (N,).
-    ``embed`` embeds extra texts with the same model (QASC's sentences); it may be None.
+    ``params`` holds k, λ, τ and r. ``embed`` embeds extra texts with the same model (QASC's
+    sentences); it may be None.
     """
 
     document: Document
@@ -33,16 +34,8 @@ class QueryInputs:
     query: str
     query_vec: np.ndarray
     sims: np.ndarray
-    k: int = DEFAULT_K
-    lam: float = 0.5
-    tau: float = 0.1
-    radius: int = 1
+    params: GateParams = DEFAULT_PARAMS
     embed: Callable[[list[str]], np.ndarray] | None = field(default=None, repr=False)
-
-    @property
-    def params(self) -> GateParams:
-        """k, λ, τ and r as one :class:`~scar_viz.gate.GateParams`."""
-        return GateParams(k=self.k, lam=self.lam, tau=self.tau, radius=self.radius)
 
 
 @dataclass(frozen=True)
@@ -68,13 +61,21 @@ class PolicyResult:
 
 Policy = Callable[..., PolicyResult]
 POLICIES: dict[str, Policy] = {}
+_KNOBS: dict[str, tuple[str, ...]] = {}
 
 
-def register(name: str) -> Callable[[Policy], Policy]:
-    """Decorator: add a policy ``fn(inputs, **knobs) -> PolicyResult`` to :data:`POLICIES`."""
+def register(name: str, knobs: Sequence[str] = ()) -> Callable[[Policy], Policy]:
+    """Decorator: add a policy ``fn(inputs, **knobs) -> PolicyResult`` to :data:`POLICIES`.
+
+    ``knobs`` names the keyword knobs of a policy that takes ``**knobs`` (QASC's come from
+    :class:`~scar_viz.qasc.QascParams`); otherwise they are read off its signature.
+    """
 
     def wrap(fn: Policy) -> Policy:
         POLICIES[name] = fn
+        params = list(inspect.signature(fn).parameters.values())[1:]
+        named = [p.name for p in params if p.kind is p.KEYWORD_ONLY or p.default is not p.empty]
+        _KNOBS[name] = (*knobs, *named)
         return fn
 
     return wrap
@@ -82,19 +83,20 @@ def register(name: str) -> Callable[[Policy], Policy]:
 
 def policy_knobs(name: str) -> tuple[str, ...]:
     """The keyword knobs policy ``name`` accepts besides its inputs (e.g. ``w`` for window)."""
-    params = list(inspect.signature(POLICIES[name]).parameters.values())[1:]
-    return tuple(p.name for p in params if p.kind is p.KEYWORD_ONLY or p.default is not p.empty)
+    return _KNOBS[name]
 
 
 def run_policy(name: str, inputs: QueryInputs, **params: object) -> PolicyResult:
     """Run policy ``name``; raises ValueError for an unknown policy or a knob it does not take."""
     if name not in POLICIES:
-        raise ValueError(f"Unknown policy '{name}'; choose one of {sorted(POLICIES)}.")
+        raise SettingsError(f"Unknown policy '{name}'; choose one of {sorted(POLICIES)}.")
     knobs = policy_knobs(name)
     unknown = sorted(set(params) - set(knobs))
     if unknown:
         takes = ", ".join(knobs) if knobs else "no options"
-        raise ValueError(f"Policy '{name}' does not take {', '.join(unknown)}; it takes {takes}.")
+        raise SettingsError(
+            f"Policy '{name}' does not take {', '.join(unknown)}; it takes {takes}."
+        )
     return POLICIES[name](inputs, **params)
 
 
@@ -103,15 +105,15 @@ def run_all(
 ) -> dict[str, PolicyResult | str]:
     """Run every policy in ``settings`` (name -> knobs) on the same inputs, in order.
 
-    A policy that fails with a user-facing error (ValueError, EmbeddingError, e.g. a reranker
-    that cannot be loaded offline) gets its message instead of a result; the others still run.
+    A policy that fails with a :class:`~scar_viz.errors.UserError` (e.g. a reranker that cannot
+    be loaded offline) gets its message instead of a result; the others still run.
     """
     out: dict[str, PolicyResult | str] = {}
     for name, knobs in settings.items():
         try:
             out[name] = run_policy(name, inputs, **dict(knobs))
-        except (ValueError, EmbeddingError) as exc:
-            out[name] = " ".join(str(exc).split()) or type(exc).__name__
+        except UserError as exc:
+            out[name] = user_message(exc)
     return out
 
 
@@ -222,6 +224,22 @@ def spans_of_chunks(chunks: Sequence[Chunk], ids: Sequence[int]) -> tuple[tuple[
     return merge_spans([(chunks[i].start, chunks[i].end) for i in ids])
 
 
+def _result(
+    name: str,
+    spans: tuple[Span, ...],
+    ids: tuple[int, ...] | None,
+    context: str,
+    started: float,
+    notes: Sequence[str],
+    detail: object,
+) -> PolicyResult:
+    seconds = time.perf_counter() - started
+    tokens = count_tokens(context)
+    return PolicyResult(
+        name, spans, ids, context, len(context), tokens, seconds, tuple(notes), detail
+    )
+
+
 def chunk_result(
     name: str,
     inputs: QueryInputs,
@@ -233,18 +251,8 @@ def chunk_result(
     """A result from chunk indices: context = chunk texts in document order."""
     ordered = tuple(sorted(set(int(i) for i in ids)))
     context = SEPARATOR.join(inputs.chunks[i].text for i in ordered)
-    seconds = time.perf_counter() - started
-    return PolicyResult(
-        name,
-        spans_of_chunks(inputs.chunks, ordered),
-        ordered,
-        context,
-        len(context),
-        count_tokens(context),
-        seconds,
-        tuple(notes),
-        detail,
-    )
+    spans = spans_of_chunks(inputs.chunks, ordered)
+    return _result(name, spans, ordered, context, started, notes, detail)
 
 
 def span_result(
@@ -260,16 +268,5 @@ def span_result(
     merged = merge_spans(spans)
     text = inputs.document.text
     context = SEPARATOR.join(text[s:e] for s, e in merged)
-    seconds = time.perf_counter() - started
     ids = None if chunk_ids is None else tuple(sorted(set(int(i) for i in chunk_ids)))
-    return PolicyResult(
-        name,
-        merged,
-        ids,
-        context,
-        len(context),
-        count_tokens(context),
-        seconds,
-        tuple(notes),
-        detail,
-    )
+    return _result(name, merged, ids, context, started, notes, detail)

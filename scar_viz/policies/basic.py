@@ -11,21 +11,19 @@ from scar_viz.scoring import select_from_sims, top_k, window
 @register("topk")
 def topk_policy(inputs: QueryInputs) -> PolicyResult:
     t0 = time.perf_counter()
-    return chunk_result("topk", inputs, top_k(inputs.sims, inputs.k), t0)
+    return chunk_result("topk", inputs, top_k(inputs.sims, inputs.params.k), t0)
 
 
 @register("window")
 def window_policy(inputs: QueryInputs, w: int = 1) -> PolicyResult:
     """Static window: c_{i-w} … c_{i+w} around each retrieved chunk."""
     t0 = time.perf_counter()
-    ids = window(top_k(inputs.sims, inputs.k), len(inputs.chunks), int(w))
+    ids = window(top_k(inputs.sims, inputs.params.k), len(inputs.chunks), int(w))
     return chunk_result(f"window{int(w)}", inputs, ids, t0)
 
 
 @register("scar")
 def scar_policy(inputs: QueryInputs) -> PolicyResult:
     t0 = time.perf_counter()
-    sel = select_from_sims(
-        inputs.sims, inputs.unit, inputs.k, inputs.lam, inputs.tau, inputs.radius
-    )
+    sel = select_from_sims(inputs.sims, inputs.unit, inputs.params)
     return chunk_result("scar", inputs, sel.selected, t0, detail=sel)

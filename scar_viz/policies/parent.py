@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from scar_viz.documents import Document
+from scar_viz.errors import SettingsError
 from scar_viz.policies.base import (
     PolicyResult,
     QueryInputs,
@@ -51,9 +52,9 @@ def parent_policy(
     """
     t0 = time.perf_counter()
     if level < 0 or huge_chars < 0:
-        raise ValueError("The parent level and the huge-section size must be 0 or more.")
+        raise SettingsError("The parent level and the huge-section size must be 0 or more.")
     doc, chunks = inputs.document, inputs.chunks
-    retrieved = top_k(inputs.sims, inputs.k)
+    retrieved = top_k(inputs.sims, inputs.params.k)
     indices: set[int] = set()
     for c in retrieved:
         first = doc.section_index_at(chunks[c].start)

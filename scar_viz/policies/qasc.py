@@ -20,15 +20,19 @@ from __future__ import annotations
 import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
+from scar_viz.errors import SettingsError
+from scar_viz.knobs import from_values, knob_fields
 from scar_viz.policies.base import PolicyResult, QueryInputs, register, span_result
 from scar_viz.qasc import QascParams, QascResult, Window, qasc_select, sentence_scores
 from scar_viz.scoring import top_k
 from scar_viz.sentences import paragraph_spans, sentence_spans
 
 Span = tuple[int, int]
+QASC_KNOBS = tuple(f.name for f, _ in knob_fields(QascParams))
 
 
 def document_sentences(
@@ -38,17 +42,17 @@ def document_sentences(
     sentence vectors every sentence-based policy shares (cached on disk by ``inputs.embed``).
 
     Raises:
-        ValueError: when ``inputs.embed`` is missing or the document has no sentences.
+        SettingsError: when ``inputs.embed`` is missing or the document has no sentences.
     """
     if inputs.embed is None:
-        raise ValueError(
+        raise SettingsError(
             "QASC and the sentence window need the embedding model to embed the document's "
             "sentences."
         )
     text = inputs.document.text
     sentences = sentence_spans(text, splitter)
     if not sentences:
-        raise ValueError("The document has no sentences to chunk.")
+        raise SettingsError("The document has no sentences to chunk.")
     vecs = inputs.embed([text[s:e] for s, e in sentences])
     return sentences, sentence_scores(vecs, inputs.query_vec)
 
@@ -62,20 +66,9 @@ def sentence_range(sentences: Sequence[Span], start: int, end: int) -> Window | 
     return (lo, hi) if lo <= hi else None
 
 
-def _params(knobs: dict[str, object], max_seeds: int, top_k: int) -> QascParams:
-    """A validated :class:`QascParams` from a policy's keyword knobs."""
-    params = QascParams(
-        percentile=float(knobs["percentile"]),
-        adaptive=bool(knobs["adaptive"]),
-        window_m=int(knobs["window_m"]),
-        expand_percentile=float(knobs["expand_percentile"]),
-        max_m=int(knobs["max_m"]),
-        decay=float(knobs["decay"]),
-        keep_ratio=float(knobs["keep_ratio"]),
-        snap_chars=int(knobs["snap_chars"]),
-        max_seeds=int(max_seeds),
-        top_k=int(top_k),
-    )
+def _params(knobs: dict[str, object], **fixed: int) -> QascParams:
+    """A validated :class:`QascParams` from a policy's keyword knobs and ``fixed`` values."""
+    params = replace(from_values(QascParams, knobs), **fixed)
     params.validate()
     return params
 
@@ -109,33 +102,22 @@ def _notes(res: QascResult, params: QascParams, n_sentences: int) -> list[str]:
     return notes
 
 
-@register("qasc")
+@register("qasc", knobs=(*QASC_KNOBS, "all_windows"))
 def qasc_policy(
-    inputs: QueryInputs,
-    percentile: float = 75.0,
-    adaptive: bool = False,
-    window_m: int = 2,
-    expand_percentile: float = 50.0,
-    max_m: int = 5,
-    decay: float = 0.5,
-    keep_ratio: float = 0.6,
-    snap_chars: int = 1000,
-    max_seeds: int = 0,
-    splitter: str = "pysbd",
-    all_windows: bool = False,
+    inputs: QueryInputs, splitter: str = "pysbd", all_windows: bool = False, **knobs: object
 ) -> PolicyResult:
-    """QASC (METHODS.md §5) on ``inputs.document``: the top k QASC chunks by A(C), or every
-    window with ``all_windows``; other knobs as in :class:`QascParams`.
+    """QASC (METHODS.md §5) on ``inputs.document``: the top k QASC chunks by A = max W, or
+    every window with ``all_windows``; ``knobs`` are :class:`QascParams` fields.
 
     Its time covers the sentence split (memoised per text), the sentence vectors (a cache
     look-up after the first query, an encoding before) and every QASC step.
 
     Raises:
-        ValueError: when ``inputs.embed`` is missing or a knob is out of range.
+        SettingsError: when ``inputs.embed`` is missing or a knob is out of range.
     """
     t0 = time.perf_counter()
     k = 0 if all_windows else max(1, int(inputs.params.k))
-    params = _params(locals(), max_seeds, k)
+    params = _params(knobs, top_k=k)
     sentences, scores = document_sentences(inputs, splitter)
     text = inputs.document.text
     res = qasc_select(sentences, scores, paragraph_spans(text), params)
@@ -143,31 +125,21 @@ def qasc_policy(
     return span_result("qasc", inputs, res.spans, t0, notes=notes, detail=res)
 
 
-@register("qasc-hybrid")
+@register("qasc-hybrid", knobs=tuple(k for k in QASC_KNOBS if k != "max_seeds"))
 def qasc_hybrid_policy(
-    inputs: QueryInputs,
-    margin: int = 2,
-    percentile: float = 75.0,
-    adaptive: bool = False,
-    window_m: int = 2,
-    expand_percentile: float = 50.0,
-    max_m: int = 5,
-    decay: float = 0.5,
-    keep_ratio: float = 0.6,
-    snap_chars: int = 1000,
-    splitter: str = "pysbd",
+    inputs: QueryInputs, margin: int = 2, splitter: str = "pysbd", **knobs: object
 ) -> PolicyResult:
     """Pre-chunked top-k, then QASC re-chunking of the sentences around the candidates.
 
     ``chunk_ids`` stay None (the context is sentence spans); ``detail`` is the QASC result.
 
     Raises:
-        ValueError: when ``inputs.embed`` is missing or a knob is out of range.
+        SettingsError: when ``inputs.embed`` is missing or a knob is out of range.
     """
     t0 = time.perf_counter()
     if margin < 0:
-        raise ValueError("The sentence margin around the candidates must be 0 or more.")
-    params = _params(locals(), 0, 0)
+        raise SettingsError("The sentence margin around the candidates must be 0 or more.")
+    params = _params(knobs, max_seeds=0, top_k=0)
     sentences, scores = document_sentences(inputs, splitter)
     candidates = top_k(inputs.sims, max(1, int(inputs.params.k)))
     regions = []

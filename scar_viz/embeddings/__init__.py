@@ -1,0 +1,60 @@
+"""Embedders behind one small interface, and the on-disk embedding cache.
+
+One adapter a module over :mod:`~scar_viz.embeddings.base` (the protocol, the error, the
+batch loop): the embedded offline default and any sentence-transformers model
+(``sentence_transformers``), an OpenAI-compatible endpoint (``openai_compat``), a static
+model2vec model (``static``, distilled by ``distill``) and a hashing bag-of-words embedder
+(``hashing``); the disk cache (``cache``) and the spec parser (``factory``). Heavy imports
+happen inside the adapters, on first use.
+"""
+
+from __future__ import annotations
+
+from scar_viz.embeddings.base import (
+    BaseEmbedder,
+    Embedder,
+    EmbeddingError,
+    LoadProgress,
+    ModelSpecError,
+    Progress,
+)
+from scar_viz.embeddings.cache import (
+    EmbeddingCache,
+    EmbedResult,
+    default_cache_dir,
+    embed_cached,
+    text_key,
+)
+from scar_viz.embeddings.factory import DEFAULT_MODEL, make_embedder
+from scar_viz.embeddings.hashing import HashEmbedder
+from scar_viz.embeddings.openai_compat import OPENAI_DEFAULT_MODEL, OpenAIEmbedder
+from scar_viz.embeddings.sentence_transformers import (
+    SentenceTransformerEmbedder,
+    default_embedder,
+    default_model_path,
+)
+from scar_viz.embeddings.static import StaticEmbedder, static_embedder
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "OPENAI_DEFAULT_MODEL",
+    "BaseEmbedder",
+    "EmbedResult",
+    "Embedder",
+    "EmbeddingCache",
+    "EmbeddingError",
+    "HashEmbedder",
+    "LoadProgress",
+    "ModelSpecError",
+    "OpenAIEmbedder",
+    "Progress",
+    "SentenceTransformerEmbedder",
+    "StaticEmbedder",
+    "default_cache_dir",
+    "default_embedder",
+    "default_model_path",
+    "embed_cached",
+    "make_embedder",
+    "static_embedder",
+    "text_key",
+]

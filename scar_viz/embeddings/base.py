@@ -1,0 +1,110 @@
+"""The embedder interface, its error, and the one batch-encode loop every adapter shares.
+
+``Embedder.embed(texts) -> np.ndarray`` of shape (len(texts), d), rows L2-normalised.
+``load()`` loads the model (lazily, once, thread-safe); ``needs_loading`` says whether the
+first ``embed`` would load something slow enough for a spinner.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+import numpy as np
+
+from scar_viz.errors import UserError
+from scar_viz.vectors import normalize
+
+Progress = Callable[[int, int], None]
+"""Called as progress(done, total) while embedding."""
+
+LoadProgress = Callable[[int, int, str], None]
+"""Called as progress(done, total, stage) while loading (the static model's distillation)."""
+
+
+class EmbeddingError(UserError, RuntimeError):
+    """An embedder failed; the message is meant for the user and never holds a secret."""
+
+
+class ModelSpecError(UserError, ValueError):
+    """A model spec or path that names no usable embedder."""
+
+
+class Embedder(Protocol):
+    """Anything with a stable ``model_id`` (the cache key), a ``label``, ``load`` and ``embed``."""
+
+    model_id: str
+    label: str
+
+    @property
+    def needs_loading(self) -> bool: ...
+
+    @property
+    def needs_distillation(self) -> bool: ...
+
+    def load(self, progress: LoadProgress | None = None) -> object: ...
+
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray: ...
+
+
+def batches(n: int, size: int) -> list[tuple[int, int]]:
+    """[(lo, hi), …] covering range(n) in steps of ``size``."""
+    return [(i, min(n, i + size)) for i in range(0, n, size)]
+
+
+class BaseEmbedder:
+    """Lazy, thread-safe loading and the batch-encode loop; adapters fill in three methods.
+
+    ``_load(progress)`` returns the model, ``_encode(model, batch)`` the rows of one batch,
+    ``_dim(model)`` the embedding size (for an empty input).
+    """
+
+    model_id: str
+    label: str
+    batch_size: int = 32
+
+    def __init__(self) -> None:
+        self._model: object | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def needs_loading(self) -> bool:
+        """True until the model is loaded."""
+        return self._model is None
+
+    @property
+    def needs_distillation(self) -> bool:
+        """True when the first :meth:`load` builds the model first (the static default)."""
+        return False
+
+    def load(self, progress: LoadProgress | None = None) -> object:
+        """The model, loaded on first call; ``progress`` sees slow loading steps."""
+        with self._lock:
+            if self._model is None:
+                self._model = self._load(progress)
+            return self._model
+
+    def _load(self, progress: LoadProgress | None) -> object:
+        raise NotImplementedError
+
+    def _encode(self, model: object, batch: list[str]) -> np.ndarray:
+        raise NotImplementedError
+
+    def _dim(self, model: object) -> int:
+        raise NotImplementedError
+
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        """Rows of unit-norm float32 embeddings, encoded in batches of ``batch_size``."""
+        model = self.load()
+        parts: list[np.ndarray] = []
+        for lo, hi in batches(len(texts), self.batch_size):
+            part = np.asarray(self._encode(model, list(texts[lo:hi])), dtype=np.float32)
+            if parts and part.shape[1] != parts[0].shape[1]:
+                raise EmbeddingError("The model changed the embedding size between batches.")
+            parts.append(part)
+            if progress:
+                progress(hi, len(texts))
+        if not parts:
+            return np.zeros((0, self._dim(model)), dtype=np.float32)
+        return normalize(np.concatenate(parts), np.float32)

@@ -1,0 +1,133 @@
+"""The on-disk embedding cache, and embedding through it."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from scar_viz.embeddings.base import Embedder, EmbeddingError, Progress, batches
+from scar_viz.vectors import normalize
+
+
+def default_cache_dir() -> Path:
+    """``$SCAR_VIZ_CACHE_DIR``, else ``~/.cache/scar-viz``."""
+    return Path(os.environ.get("SCAR_VIZ_CACHE_DIR") or Path.home() / ".cache" / "scar-viz")
+
+
+def text_key(text: str) -> str:
+    """The cache key of a text: sha256 of its UTF-8 bytes."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class EmbeddingCache:
+    """Vectors on disk (SQLite), keyed by (model id, sha256 of the exact text embedded)."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path else default_cache_dir() / "embeddings.sqlite"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._connect() as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, key TEXT NOT NULL, "
+                "dim INTEGER NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (model, key))"
+            )
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(self.path, timeout=30)
+
+    def get_many(self, model_id: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        unique = list(dict.fromkeys(keys))
+        with self._connect() as db:
+            for lo, hi in batches(len(unique), 500):
+                part = unique[lo:hi]
+                marks = ",".join("?" * len(part))
+                rows = db.execute(
+                    f"SELECT key, dim, vec FROM vectors WHERE model = ? AND key IN ({marks})",
+                    [model_id, *part],
+                )
+                for key, dim, blob in rows:
+                    vec = np.frombuffer(blob, dtype=np.float32)
+                    if vec.shape[0] == dim:
+                        found[key] = vec
+        return found
+
+    def put_many(self, model_id: str, items: dict[str, np.ndarray]) -> None:
+        with self._connect() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO vectors (model, key, dim, vec) VALUES (?, ?, ?, ?)",
+                [
+                    (model_id, k, int(v.shape[0]), np.asarray(v, np.float32).tobytes())
+                    for k, v in items.items()
+                ],
+            )
+
+    def count(self, model_id: str | None = None) -> int:
+        with self._connect() as db:
+            if model_id is None:
+                return db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
+            return db.execute(
+                "SELECT COUNT(*) FROM vectors WHERE model = ?", [model_id]
+            ).fetchone()[0]
+
+
+@dataclass(frozen=True)
+class EmbedResult:
+    vectors: np.ndarray
+    n_encoded: int
+    n_cached: int
+    seconds: float
+
+
+def embed_cached(
+    embedder: Embedder,
+    texts: Sequence[str],
+    cache: EmbeddingCache | None,
+    progress: Progress | None = None,
+) -> EmbedResult:
+    """Embed ``texts``, encoding only those not yet in ``cache`` for this model.
+
+    Raises:
+        EmbeddingError: from the embedder; vectors already encoded in this call are kept.
+    """
+    t0 = time.perf_counter()
+    keys = [text_key(t) for t in texts]
+    found = cache.get_many(embedder.model_id, keys) if cache else {}
+    todo = list(dict.fromkeys(k for k in keys if k not in found))
+    text_of = dict(zip(keys, texts, strict=True))
+    n_cached = len(texts) - sum(1 for k in keys if k not in found)
+    # longest first, as SentenceTransformer.encode orders one call: batches of similar length
+    # pad least, so encoding in steps costs no more than one bare encode of everything
+    todo.sort(key=lambda k: -len(text_of[k]))
+    if todo:
+        step = max(32, len(todo) // 20)
+        for lo, hi in batches(len(todo), step):
+            part = todo[lo:hi]
+            vecs = embedder.embed([text_of[k] for k in part])
+            if vecs.shape[0] != len(part):
+                raise EmbeddingError("The model returned a wrong number of embeddings.")
+            fresh = dict(zip(part, vecs, strict=True))
+            dims = {v.shape[0] for v in found.values()} | {v.shape[0] for v in fresh.values()}
+            if len(dims) > 1:
+                raise EmbeddingError(
+                    f"Embeddings of different sizes for one model: {sorted(dims)}."
+                )
+            if cache:
+                cache.put_many(embedder.model_id, fresh)
+            found.update(fresh)
+            if progress:
+                progress(n_cached + hi, len(texts))
+    elif progress:
+        progress(len(texts), len(texts))
+    empty = np.zeros((0, 0), dtype=np.float32)
+    vectors = np.stack([found[k] for k in keys]) if texts else empty
+    return EmbedResult(
+        normalize(vectors, np.float32), len(todo), n_cached, time.perf_counter() - t0
+    )

