@@ -2,35 +2,38 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import streamlit as st
 
 from scar_viz import samples
-from scar_viz.scoring import DEFAULT_K, PRESETS
+from scar_viz.gate import (
+    DEFAULT_K,
+    DEFAULT_LAM,
+    DEFAULT_RADIUS,
+    DEFAULT_TAU,
+    PRESETS,
+    GateParams,
+)
+from ui.state import URL, default, set_widget
 
-URL = "query-params"
 MAX_QUERY_CHARS = 2000
 
 
-@dataclass(frozen=True)
-class GateParams:
-    k: int
-    radius: int
-    lam: float
-    tau: float
-
-
 def _apply_preset(name: str) -> None:
-    st.session_state["lam"] = PRESETS[name]["lam"]
-    st.session_state["tau"] = PRESETS[name]["tau"]
-    st.session_state["r"] = 1
+    preset = GateParams.preset(name)
+    set_widget("lam", preset.lam)
+    set_widget("tau", preset.tau)
+    set_widget("r", preset.radius)
 
 
 def _use_example() -> None:
     picked = st.session_state.get("example")
     if picked:
-        st.session_state["q"] = picked
+        set_widget("q", picked)
+
+
+def _preset_help(name: str, source: str) -> str:
+    p = PRESETS[name]
+    return f"λ = {p['lam']}, τ = {p['tau']}, r = {DEFAULT_RADIUS} ({source})"
 
 
 def default_query() -> str:
@@ -46,7 +49,7 @@ def query_box(doc_choice: str | None) -> str | None:
     cols = st.columns([3, 2]) if examples else [st.container()]
     query = cols[0].text_input(
         "Question",
-        default_query(),
+        default("q", default_query()),
         key="q",
         bind=URL,
         placeholder="Type a question about the document",
@@ -73,13 +76,17 @@ def query_box(doc_choice: str | None) -> str | None:
     return query
 
 
-def gate_sliders(n_chunks: int, font_note: bool = False) -> GateParams:
-    """Sliders for k, r, λ, τ and the two preset buttons."""
+def gate_sliders(n_chunks: int) -> GateParams:
+    """Sliders for k, r, λ, τ and the two preset buttons (defaults from ``scar_viz.gate``)."""
     c1, c2, c3, c4, c5 = st.columns([1, 1, 1.3, 1.3, 1.1])
-    k = c1.slider("k (retrieved)", 1, 20, DEFAULT_K, key="k", bind=URL)
-    r = c2.slider("r (radius)", 1, 3, 1, key="r", bind=URL)
-    lam = c3.slider("λ (penalty weight)", 0.0, 2.0, PRESETS["A"]["lam"], 0.01, key="lam", bind=URL)
-    tau = c4.slider("τ (relative bar)", 0.0, 1.5, PRESETS["A"]["tau"], 0.01, key="tau", bind=URL)
+    k = c1.slider("k (retrieved)", 1, 20, default("k", DEFAULT_K), key="k", bind=URL)
+    r = c2.slider("r (radius)", 1, 3, default("r", DEFAULT_RADIUS), key="r", bind=URL)
+    lam = c3.slider(
+        "λ (penalty weight)", 0.0, 2.0, default("lam", DEFAULT_LAM), 0.01, key="lam", bind=URL
+    )
+    tau = c4.slider(
+        "τ (relative bar)", 0.0, 1.5, default("tau", DEFAULT_TAU), 0.01, key="tau", bind=URL
+    )
     with c5:
         st.caption("Presets")
         b1, b2 = st.columns(2)
@@ -88,15 +95,15 @@ def gate_sliders(n_chunks: int, font_note: bool = False) -> GateParams:
             key="preset_a",
             on_click=_apply_preset,
             args=("A",),
-            help="λ = 0.5, τ = 0.1, r = 1 (the longer description)",
+            help=_preset_help("A", "the longer description"),
         )
         b2.button(
             "B",
             key="preset_b",
             on_click=_apply_preset,
             args=("B",),
-            help="λ = 0.1, τ = 0.8, r = 1 (the English summary)",
+            help=_preset_help("B", "the English summary"),
         )
     if k > n_chunks:
         st.caption(f"k is larger than the document's {n_chunks} chunks; all are retrieved.")
-    return GateParams(int(k), int(r), float(lam), float(tau))
+    return GateParams(k=int(k), lam=float(lam), tau=float(tau), radius=int(r))

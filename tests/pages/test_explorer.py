@@ -7,8 +7,8 @@ from streamlit.testing.v1 import AppTest
 
 from scar_viz import samples
 from scar_viz.documents import document_from_text
+from scar_viz.embeddings import text_key
 from scar_viz.scoring import DEFAULT_K
-from ui.common import text_digest
 
 APP = "../../app.py"
 TIMEOUT = 60
@@ -61,7 +61,7 @@ def test_uploaded_document_is_used(hash_model):
     )
     doc = document_from_text("notes.md", text)
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.session_state["uploaded"] = (text_digest(text), doc)
+    at.session_state["uploaded"] = (text_key(text), doc)
     at.run()
     at.selectbox(key="doc").set_value("upload").run()
     assert not at.exception
