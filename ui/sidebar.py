@@ -60,16 +60,22 @@ class SidebarChoice(NamedTuple):
 def named_select(where, label: str, names: dict[str, str], key: str, initial: str, **kw) -> str:
     """A select that shows names and keeps the chosen id in the address (``?key=id``).
 
-    ``bind`` would write the shown name into the address, so this one syncs by hand: the
-    address (else this session's last choice, else ``initial``) seeds the choice when the
-    widget is new, and every run writes the id back (none when it is ``initial``).
+    ``bind`` would write the shown name into the address, so this one syncs by hand. A new
+    widget (a new session, or a page switch, which resets unbound widgets) starts at this
+    session's choice, else the address's, else ``initial``; every run writes the id back
+    (none when it is ``initial``).
     """
     last = f"_last_{key}"
-    if key not in st.session_state:  # a new session, or back from a page without this select
-        wanted = st.query_params.get(key)
-        st.session_state[key] = wanted if wanted in names else st.session_state.get(last, initial)
+    seen = (st.session_state.get(key), st.query_params.get(key), st.session_state.get(last))
+    wanted = next((value for value in seen if value in names), initial)
+    options = list(names)
     choice = where.selectbox(
-        label, list(names), index=default(key, 0, 0), format_func=names.get, key=key, **kw
+        label,
+        options,
+        index=default(key, options.index(wanted), 0),
+        format_func=names.get,
+        key=key,
+        **kw,
     )
     st.session_state[last] = choice
     if choice == initial:
