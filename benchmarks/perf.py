@@ -149,7 +149,7 @@ def encoded_now(page) -> int:
 def upload(page, path: Path) -> float:
     """Upload ``path``; seconds from choosing the file to the strip drawn for it."""
     page.get_by_test_id("stSelectbox").filter(has_text="Document").click()
-    page.get_by_role("option", name="upload", exact=True).click()
+    page.get_by_role("option", name="Uploaded document", exact=True).click()
     wait_for_app_run(page)
     t0 = time.perf_counter()
     page.locator(DOCUMENT_UPLOADER).set_input_files(str(path))

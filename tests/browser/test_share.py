@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from scar_viz.chunking import CHUNKER_INFO
 from scripts.live_app import wait_for_app_run
 from tests.browser.actions import ask, choose, context_chunks, go
 
@@ -27,7 +28,7 @@ def test_copied_address_reproduces_the_explorer(hash_app, chromium):
     nudge(teacher, "λ (penalty weight)", 37)
     nudge(teacher, "τ (relative bar)", 12)
     nudge(teacher, "k (retrieved)", 2)
-    choose(teacher, "Chunker", "section")
+    choose(teacher, "Chunker", CHUNKER_INFO["section"].label)
     wait_for_app_run(teacher)
     link = teacher.url
     seen = {
@@ -42,7 +43,8 @@ def test_copied_address_reproduces_the_explorer(hash_app, chromium):
     wait_for_app_run(student)
     assert {label: slider_value(student, label) for label in seen} == seen
     assert context_chunks(student) == chosen
-    assert "section" in student.get_by_test_id("stSidebar").inner_text()
+    assert CHUNKER_INFO["section"].label in student.get_by_test_id("stSidebar").inner_text()
+    assert "chunker=section" in link  # the address carries the id, the select shows the name
     teacher.context.close()
     student.context.close()
 
