@@ -30,6 +30,7 @@ from ui.presenter import presenter_toggle
 from ui.share import share_panel
 from ui.state import (
     LLM_DEFAULT_MODEL,
+    MODEL_NAMES,
     MODEL_OPTIONS,
     OPENAI_EMBEDDING_MODEL,
     UPLOAD,
@@ -38,6 +39,16 @@ from ui.state import (
     default_model,
     model_spec,
 )
+
+CHUNKER_NAMES: dict[str, str] = {
+    "recursive": "Recursive (langchain)",
+    "fixed": "Fixed characters",
+    "tokens": "Fixed tokens",
+    "sentence": "Sentence packing",
+    "semantic": "Semantic",
+    "section": "Section-aware",
+}
+"""Chunker id -> the short name its select shows (``CHUNKER_INFO`` describes it beneath)."""
 
 NO_DOCUMENT = (
     "Upload a document in the sidebar (txt, md, pdf or html), or pick the built-in sample. "
@@ -127,12 +138,13 @@ def sidebar_chunking() -> ChunkingConfig | None:
     chunker = named_select(
         st.sidebar,
         "Chunker",
-        {name: CHUNKER_INFO[name].label for name in CHUNKERS},
+        {name: CHUNKER_NAMES.get(name, name) for name in CHUNKERS},
         "chunker",
         ChunkingConfig().chunker,
         help="How the document is cut into chunks. Every page (and the gold chunks of a "
         "query set) uses this chunking.",
     )
+    st.sidebar.caption(CHUNKER_INFO[chunker].label)
     c1, c2 = st.sidebar.columns(2)
     size = c1.number_input(
         "Chunk size", 50, 8000, default("size", DEFAULT_CHUNK_SIZE), step=50, key="size", bind=URL
@@ -187,8 +199,9 @@ def _static_summary() -> str:
 def sidebar_model() -> tuple[str, str]:
     """The embedding model's widgets; returns (spec, base_url)."""
     st.sidebar.subheader("Embedding model")
-    choice = named_select(st.sidebar, "Model", MODEL_OPTIONS, "model", default_model())
+    choice = named_select(st.sidebar, "Model", MODEL_NAMES, "model", default_model())
     extra = st.sidebar.container()  # always present, so later widgets keep their places
+    extra.caption(MODEL_OPTIONS[choice])
     if choice == "static":
         extra.caption(_static_summary())
     elif choice == "sentence-transformers":

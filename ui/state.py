@@ -25,6 +25,14 @@ MODEL_OPTIONS: dict[str, str] = {
     "sentence-transformers": "Other sentence-transformers model (name or local path)",
     "openai": "OpenAI-compatible embeddings endpoint",
 }
+MODEL_NAMES: dict[str, str] = {
+    "default": "all-MiniLM-L6-v2 (default)",
+    "static": "Static (model2vec)",
+    "hash": "Hashing (no model)",
+    "sentence-transformers": "Sentence-transformers model",
+    "openai": "OpenAI-compatible endpoint",
+}
+"""Model choice id -> the short name its select shows (:data:`MODEL_OPTIONS` describes it)."""
 OPENAI_EMBEDDING_MODEL = "text-embedding-3-large"
 LLM_DEFAULT_MODEL = "gpt-4o-mini"
 """The chat model for answers and query generation until the sidebar names another."""

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from scar_viz.chunking import CHUNKER_INFO
 from scripts.live_app import wait_for_app_run
 from tests.browser.actions import ask, choose, context_chunks, go
+from ui.sidebar import CHUNKER_NAMES
 
 
 def slider_value(page, label: str) -> str:
@@ -28,7 +28,7 @@ def test_copied_address_reproduces_the_explorer(hash_app, chromium):
     nudge(teacher, "λ (penalty weight)", 37)
     nudge(teacher, "τ (relative bar)", 12)
     nudge(teacher, "k (retrieved)", 2)
-    choose(teacher, "Chunker", CHUNKER_INFO["section"].label)
+    choose(teacher, "Chunker", CHUNKER_NAMES["section"])
     wait_for_app_run(teacher)
     link = teacher.url
     seen = {
@@ -44,7 +44,7 @@ def test_copied_address_reproduces_the_explorer(hash_app, chromium):
     assert {label: slider_value(student, label) for label in seen} == seen
     assert context_chunks(student) == chosen
     chunker = student.get_by_role("combobox", name="Chunker")
-    assert chunker.input_value() == CHUNKER_INFO["section"].label
+    assert chunker.input_value() == CHUNKER_NAMES["section"]
     assert "chunker=section" in link  # the address carries the id, the select shows the name
     teacher.context.close()
     student.context.close()

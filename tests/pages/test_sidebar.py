@@ -12,12 +12,12 @@ from streamlit.elements.lib import policies
 from streamlit.testing.v1 import AppTest
 
 from scar_viz import samples
-from scar_viz.chunking import CHUNKER_INFO
 from scar_viz.documents import document_from_text
 from scar_viz.embeddings import text_key
 from scar_viz.session import SETTING_KEYS
 from tests.pages.helpers import alerts
-from ui.state import MODEL_OPTIONS
+from ui.sidebar import CHUNKER_NAMES
+from ui.state import MODEL_NAMES
 
 APP = "../../app.py"
 TIMEOUT = 60
@@ -54,8 +54,8 @@ def test_selects_show_names_and_the_address_keeps_ids(hash_model):
     doc, chunker, model = (at.selectbox(key=k) for k in ("doc", "chunker", "model"))
     assert samples.SAMPLES["harbor"].title in doc.options and "harbor" not in doc.options
     assert "upload" not in doc.options
-    assert CHUNKER_INFO["section"].label in chunker.options and "section" not in chunker.options
-    assert MODEL_OPTIONS["hash"] in model.options and "hash" not in model.options
+    assert CHUNKER_NAMES["section"] in chunker.options and "section" not in chunker.options
+    assert MODEL_NAMES["hash"] in model.options and "hash" not in model.options
     at.selectbox(key="chunker").set_value("section").run()
     assert not at.exception, at.exception
     assert at.selectbox(key="chunker").value == "section"
