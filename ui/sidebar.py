@@ -231,15 +231,19 @@ def sidebar_llm() -> None:
     """The chat model for answers and query generation; read with ``ui.state.llm_settings``.
     Model and base URL travel in the address; the key never does."""
     with st.sidebar.expander("LLM (answers and query generation)", expanded=False):
-        st.text_input("Model", default("llm_model", LLM_DEFAULT_MODEL), key="llm_model", bind=URL)
         st.text_input(
-            "Base URL (blank = OpenAI)",
+            "Chat model", default("llm_model", LLM_DEFAULT_MODEL), key="llm_model", bind=URL
+        )
+        st.text_input(
+            "Chat base URL (blank = OpenAI)",
             key="llm_url",
             bind=URL,
             placeholder="http://localhost:11434/v1",
         )
         st.text_input(
-            "API key (blank = OPENAI_API_KEY / st.secrets)", type="password", key="llm_key_input"
+            "Chat API key (blank = OPENAI_API_KEY / st.secrets)",
+            type="password",
+            key="llm_key_input",
         )
         st.caption("Any OpenAI-compatible chat endpoint. The key stays in this session only.")
 

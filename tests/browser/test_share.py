@@ -29,6 +29,7 @@ def test_copied_address_reproduces_the_explorer(hash_app, chromium):
     nudge(teacher, "τ (relative bar)", 12)
     nudge(teacher, "k (retrieved)", 2)
     choose(teacher, "Chunker", CHUNKER_NAMES["section"])
+    teacher.wait_for_url("**chunker=section**")  # the script writes the id once it has run
     wait_for_app_run(teacher)
     link = teacher.url
     seen = {
@@ -66,3 +67,15 @@ def test_copied_address_reproduces_a_lesson_round(hash_app, chromium):
     assert student.get_by_role("radio", name="Round 3: λ = 1.5, τ = 0.1").is_checked()
     teacher.context.close()
     student.context.close()
+
+
+def test_presets_set_sliders_without_a_session_state_warning(hash_app, chromium):
+    page = chromium.new_context().new_page()
+    page.goto(hash_app.url + "/")
+    wait_for_app_run(page)
+    for preset, lam in (("B", "0.10"), ("A", "0.50")):
+        page.get_by_role("button", name=preset, exact=True).click()
+        wait_for_app_run(page)
+        assert slider_value(page, "λ (penalty weight)") == lam
+    assert "set via the Session State API" not in hash_app.log()
+    page.context.close()
