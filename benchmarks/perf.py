@@ -136,12 +136,12 @@ def apptest_reruns(cache: str) -> tuple[float, float]:
     from streamlit.testing.v1 import AppTest
 
     from scar_viz.documents import load_path
-    from ui.common import text_digest
+    from scar_viz.embeddings import text_key
 
     os.environ["SCAR_VIZ_CACHE_DIR"] = cache
     doc = load_path(CORPUS)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
-    at.session_state["uploaded"] = (text_digest(doc.text), doc)
+    at.session_state["uploaded"] = (text_key(doc.text), doc)
     for k, v in {"doc": "upload", "size": "450", "overlap": "45", "model": "default"}.items():
         at.query_params[k] = v
     at.run()
@@ -180,7 +180,7 @@ def encoded_now(page) -> int:
 def upload(page, path: Path) -> float:
     """Upload ``path``; seconds from choosing the file to the strip drawn for it."""
     page.get_by_test_id("stSelectbox").filter(has_text="Document").click()
-    page.get_by_role("option", name="upload", exact=True).click()
+    page.get_by_role("option", name="Uploaded document", exact=True).click()
     wait_for_app_run(page)
     t0 = time.perf_counter()
     page.locator(DOCUMENT_UPLOADER).set_input_files(str(path))

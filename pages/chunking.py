@@ -29,18 +29,13 @@ from scar_viz.fragmentation import (
 )
 from scar_viz.pipeline import embed_function
 from scar_viz.queries import label_queries, parse_queries, type_counts
-from ui.common import (
-    alert,
-    chart_config,
-    disk_cache,
-    get_embedder,
-    load_model_with_spinner,
-    sidebar_chunking,
-    sidebar_document,
-    sidebar_model,
-)
+from ui.alerts import alert
+from ui.cache import disk_cache
+from ui.loading import get_embedder, load_model
+from ui.share import chart_config
+from ui.sidebar import sidebar
+from ui.state import URL, default, set_widget
 
-URL = "query-params"
 PASSAGE_CHARS = 2500
 
 
@@ -75,7 +70,7 @@ def _grid(
 def _jump() -> None:
     picked = st.session_state.get("cjump")
     if picked is not None:
-        st.session_state["cpos"] = max(0, int(picked) - 300)
+        set_widget("cpos", max(0, int(picked) - 300))
 
 
 st.title("Chunking lab")
@@ -86,9 +81,7 @@ st.caption(
 )
 
 slot = st.empty()  # model-loading spinner and its errors
-picked = sidebar_document()
-config = sidebar_chunking()
-spec, base_url = sidebar_model()
+picked, config, spec, base_url = sidebar()
 if picked is None or config is None:
     st.stop()
 doc_key, doc = picked
@@ -132,7 +125,7 @@ config_b = in_own_units(chunker_b, size_chars, overlap_chars, scale, config.perc
 units = evidence if kind == "evidence" else document_units(doc, kind)
 
 needs_model = config.needs_embed or config_b.needs_embed
-if needs_model and not load_model_with_spinner(embedder, slot):
+if needs_model and not load_model(embedder, slot):
     st.stop()
 try:
     with st.spinner("Chunking (the semantic chunker embeds every sentence once) …"):
@@ -187,9 +180,15 @@ j2.selectbox(
     placeholder=f"{len(cut_units)} units cut by A",
 )
 if st.session_state.get("cpos", 0) > len(doc.text) - 1:
-    st.session_state["cpos"] = 0
+    set_widget("cpos", 0)
 pos = j1.number_input(
-    "Passage start (character)", 0, max(0, len(doc.text) - 1), 0, step=500, key="cpos", bind=URL
+    "Passage start (character)",
+    0,
+    max(0, len(doc.text) - 1),
+    default("cpos", 0),
+    step=500,
+    key="cpos",
+    bind=URL,
 )
 lo, hi = int(pos), min(len(doc.text), int(pos) + PASSAGE_CHARS)
 st.caption(

@@ -17,11 +17,15 @@ from scar_viz.policies.rerank import DEFAULT_RERANKER
 from scar_viz.qasc import QascParams
 from scar_viz.sentences import sentence_spans
 from scar_viz.tokens import TOKENIZER_NAME
-from ui.common import alert, chart_config, disk_cache, query_vector, sidebar_setup
+from ui.alerts import alert
+from ui.cache import disk_cache
 from ui.gate_controls import gate_sliders, query_box
 from ui.knobs import knob_controls
+from ui.loading import query_vector
+from ui.share import chart_config
+from ui.sidebar import sidebar_setup
+from ui.state import URL
 
-URL = "query-params"
 BIG_DOC = 60_000
 
 st.title("Compare policies")

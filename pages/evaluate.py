@@ -13,7 +13,7 @@ from scar_viz import samples
 from scar_viz.charts import bar_transfer_chart, pareto_chart, similarity_histograms, sweep_heatmap
 from scar_viz.chunking import CHUNKERS, ChunkingConfig
 from scar_viz.documents import DEFAULT_MAX_BYTES, DocumentError, read_document
-from scar_viz.embeddings import EmbeddingError, embed_cached
+from scar_viz.embeddings import EmbeddingError, embed_cached, text_key
 from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation import (
     Evaluation,
@@ -38,20 +38,14 @@ from scar_viz.queries import (
 from scar_viz.scoring import PRESETS, top_k
 from scar_viz.sweep import LAMS, TAUS, THETAS, pareto_frontier, sweep
 from scar_viz.tokens import TOKENIZER_NAME
-from ui.common import (
-    alert,
-    chart_config,
-    disk_cache,
-    get_embedder,
-    load_model_with_spinner,
-    memo,
-    prepare,
-    sidebar_setup,
-    text_digest,
-)
+from ui.alerts import alert
+from ui.cache import cached, disk_cache
 from ui.gate_controls import gate_sliders
+from ui.loading import get_embedder, load_model, prepare
+from ui.share import chart_config
+from ui.sidebar import sidebar_setup
+from ui.state import URL, set_widget
 
-URL = "query-params"
 COVERAGE_NOTE = (
     "Span policies without chunk ids (QASC) are scored by character coverage: each gold chunk "
     "counts by the share of its non-whitespace characters inside the policy's spans, and the "
@@ -78,12 +72,12 @@ def _stash_check_doc() -> None:
     except DocumentError as exc:
         st.session_state["chk_doc_error"] = str(exc)
         return
-    st.session_state["chk_doc"] = (text_digest(doc.text), doc)
+    st.session_state["chk_doc"] = (text_key(doc.text), doc)
 
 
 def _set_sliders(lam: float, tau: float) -> None:
-    st.session_state["lam"] = round(float(lam), 2)
-    st.session_state["tau"] = round(float(tau), 2)
+    set_widget("lam", round(float(lam), 2))
+    set_widget("tau", round(float(tau), 2))
 
 
 def _apply_frontier_pick() -> None:
@@ -131,7 +125,7 @@ def _content_key(prep, labelled, tag: str) -> tuple:
     user)."""
     return (
         tag,
-        text_digest(prep.document.text),
+        text_key(prep.document.text),
         prep.config,
         prep.embedder_id,
         prep.prepend,
@@ -167,7 +161,7 @@ def run_evaluation(prep, embedder, labelled, vecs, policies, params, tag: str) -
         finally:
             bar.empty()
 
-    return memo(("eval", *key), compute)
+    return cached(("eval", *key), compute)
 
 
 def run_sweep(prep, labelled, vecs, params, tag: str):
@@ -181,7 +175,7 @@ def run_sweep(prep, labelled, vecs, params, tag: str):
         finally:
             bar.empty()
 
-    return memo(("sweep", *key), compute)
+    return cached(("sweep", *key), compute)
 
 
 def issues_block(qset) -> None:
@@ -413,10 +407,10 @@ with tabs[1]:
         )
 
 with tabs[2]:
-    tests = memo(
+    tests = cached(
         (
             "sig",
-            text_digest(prep.document.text),
+            text_key(prep.document.text),
             prep.config,
             ev.document,
             ev.model,
@@ -687,9 +681,9 @@ with tabs[5]:
         except UserError as exc:
             alert(user_message(exc))
             embedder2 = None
-        if embedder2 is not None and load_model_with_spinner(embedder2, st.empty()):
+        if embedder2 is not None and load_model(embedder2, st.empty()):
             prep2 = prepare(
-                text_digest(prep.document.text), prep.document, prep.config, embedder2, prep.prepend
+                text_key(prep.document.text), prep.document, prep.config, embedder2, prep.prepend
             )
         vecs2 = query_vectors(embedder2, labelled) if prep2 is not None else None
         if prep2 is not None and vecs2 is not None:
@@ -784,7 +778,7 @@ with tabs[6]:
     other = st.selectbox("Second chunker", others, key="ev_chunker2", bind=URL)
     config2 = ChunkingConfig(other, prep.config.size, prep.config.overlap, prep.config.percentile)
     prep_b = prepare(
-        text_digest(prep.document.text), prep.document, config2, embedder, prep.prepend, st.empty()
+        text_key(prep.document.text), prep.document, config2, embedder, prep.prepend, st.empty()
     )
     if prep_b is not None:
         try:

@@ -11,15 +11,12 @@ from scar_viz.context import context_cost, context_html, saving
 from scar_viz.explain import edge_notes, explain_decision
 from scar_viz.scoring import select_from_sims, window
 from scar_viz.tokens import TOKENIZER_NAME
-from ui.common import (
-    chart_config,
-    memo,
-    prepared_key,
-    presenting,
-    query_vector,
-    sidebar_setup,
-)
+from ui.cache import cached, prepared_key
 from ui.gate_controls import gate_sliders, query_box
+from ui.loading import query_vector
+from ui.presenter import presenting
+from ui.share import chart_config
+from ui.sidebar import sidebar_setup
 
 STRIP_MAX = 400
 NUMBER_COLUMNS = ("cos(q,n)", "b(c,n)", "S", "bar τ·cos(q,c)", "margin")
@@ -95,7 +92,7 @@ def strip() -> None:
             (lo0, lo0 + STRIP_MAX - 1),
             key="strip_view",
         )
-    hover = memo(
+    hover = cached(
         ("hover", *prepared_key(prep), query, view),
         lambda: strip_hover(chunks, sims, prep.penalties, view),
     )

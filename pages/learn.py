@@ -15,29 +15,22 @@ from scar_viz.gate import DEFAULT_K, DEFAULT_PARAMS, GateParams
 from scar_viz.lesson import ROUNDS, candidates, fragment_pair, scale_comparison, score_predictions
 from scar_viz.queries import label_queries, parse_queries
 from scar_viz.scoring import select_from_sims
-from ui.common import (
-    chart_config,
-    get_embedder,
-    load_model_with_spinner,
-    prepare,
-    presenter_toggle,
-    query_vector,
-    sample_document,
-    sidebar_model,
-)
+from ui.cache import sample_document
+from ui.loading import get_embedder, load_model, prepare, query_vector
+from ui.share import chart_config
+from ui.sidebar import sidebar
+from ui.state import URL
 
 LESSON_QUERY = "harbor-f-01"
-URL = "query-params"
 
 st.title("Learn the SCAR gate")
 st.caption("A guided lesson on the built-in sample: four short steps, about ten minutes.")
 
 slot = st.empty()
-spec, base_url = sidebar_model()
-presenter_toggle()
+_, _, spec, base_url = sidebar(document=False)
 doc_key, document = sample_document(samples.DEFAULT_SAMPLE)
 embedder = get_embedder(spec, base_url)
-if not load_model_with_spinner(embedder, slot):
+if not load_model(embedder, slot):
     st.stop()
 prep = prepare(doc_key, document, ChunkingConfig(), embedder, False, slot)
 if prep is None:

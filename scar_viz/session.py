@@ -31,6 +31,8 @@ SETTING_KEYS: tuple[str, ...] = (
     "r",
     "lam",
     "tau",
+    "llm_model",
+    "llm_url",
 )
 """Settings a session file may hold: the sidebar's and the gate's (never a key or secret)."""
 

@@ -6,21 +6,27 @@ import streamlit as st
 
 from scar_viz import samples
 from scar_viz.gate import DEFAULT_PARAMS, DEFAULT_RADIUS, PRESETS, GateParams
+from ui.state import URL, default, set_widget
 
-URL = "query-params"
 MAX_QUERY_CHARS = 2000
 
 
 def _apply_preset(name: str) -> None:
-    st.session_state["lam"] = PRESETS[name]["lam"]
-    st.session_state["tau"] = PRESETS[name]["tau"]
-    st.session_state["r"] = DEFAULT_RADIUS
+    preset = GateParams.preset(name)
+    set_widget("lam", preset.lam)
+    set_widget("tau", preset.tau)
+    set_widget("r", preset.radius)
 
 
 def _use_example() -> None:
     picked = st.session_state.get("example")
     if picked:
-        st.session_state["q"] = picked
+        set_widget("q", picked)
+
+
+def _preset_help(name: str, source: str) -> str:
+    p = PRESETS[name]
+    return f"λ = {p['lam']}, τ = {p['tau']}, r = {DEFAULT_RADIUS} ({source})"
 
 
 def default_query() -> str:
@@ -36,7 +42,7 @@ def query_box(doc_choice: str | None) -> str | None:
     cols = st.columns([3, 2]) if examples else [st.container()]
     query = cols[0].text_input(
         "Question",
-        default_query(),
+        default("q", default_query()),
         key="q",
         bind=URL,
         placeholder="Type a question about the document",
@@ -67,13 +73,15 @@ PRESET_SOURCES = {"A": "the longer description", "B": "the English summary"}
 
 
 def gate_sliders(n_chunks: int) -> GateParams:
-    """Sliders for k, r, λ, τ and the two preset buttons."""
+    """Sliders for k, r, λ, τ and the preset buttons (defaults from ``scar_viz.gate``)."""
     d = DEFAULT_PARAMS
     c1, c2, c3, c4, c5 = st.columns([1, 1, 1.3, 1.3, 1.1])
-    k = c1.slider("k (retrieved)", 1, 20, d.k, key="k", bind=URL)
-    r = c2.slider("r (radius)", 1, 3, d.radius, key="r", bind=URL)
-    lam = c3.slider("λ (penalty weight)", 0.0, 2.0, d.lam, 0.01, key="lam", bind=URL)
-    tau = c4.slider("τ (relative bar)", 0.0, 1.5, d.tau, 0.01, key="tau", bind=URL)
+    k = c1.slider("k (retrieved)", 1, 20, default("k", d.k), key="k", bind=URL)
+    r = c2.slider("r (radius)", 1, 3, default("r", d.radius), key="r", bind=URL)
+    lam = c3.slider(
+        "λ (penalty weight)", 0.0, 2.0, default("lam", d.lam), 0.01, key="lam", bind=URL
+    )
+    tau = c4.slider("τ (relative bar)", 0.0, 1.5, default("tau", d.tau), 0.01, key="tau", bind=URL)
     with c5:
         st.caption("Presets")
         for col, (name, p) in zip(st.columns(len(PRESETS)), PRESETS.items(), strict=True):

@@ -1,12 +1,14 @@
-"""Sharing a view: the address holds the settings; a session file also holds the document."""
+"""Sharing a view: the address holds the settings; a session file also holds the document;
+charts download as PNG or SVG."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from scar_viz.documents import Document
+from scar_viz.embeddings import text_key
 from scar_viz.session import SETTING_KEYS, dumps, loads
-from ui.common import UPLOAD, text_digest
+from ui.state import UPLOAD, URL, set_widget
 
 
 def _restore() -> None:
@@ -20,11 +22,11 @@ def _restore() -> None:
         return
     st.session_state["session_error"] = ""
     if saved.document is not None:
-        st.session_state["uploaded"] = (text_digest(saved.document.text), saved.document)
+        st.session_state["uploaded"] = (text_key(saved.document.text), saved.document)
     for key, value in saved.settings.items():
         if key == "doc" and value == UPLOAD and saved.document is None:
             continue  # an upload that the file does not carry: keep the current document
-        st.session_state[key] = value
+        set_widget(key, value)
 
 
 def share_panel(document: Document | None) -> None:
@@ -53,10 +55,19 @@ def share_panel(document: Document | None) -> None:
             "Chart download format (camera icon on each chart)",
             ["png", "svg"],
             key="img_fmt",
-            bind="query-params",
+            bind=URL,
         )
         st.file_uploader(
             "Restore a session file", type=["json"], key="session_file", on_change=_restore
         )
         if st.session_state.get("session_error"):
             st.error(st.session_state["session_error"])
+
+
+def chart_config(name: str) -> dict:
+    """Plotly config: the camera button saves the chart as PNG or SVG (Share panel choice)."""
+    fmt = st.session_state.get("img_fmt", "png")
+    return {
+        "displaylogo": False,
+        "toImageButtonOptions": {"format": fmt, "filename": f"scar-viz-{name}", "scale": 2},
+    }

@@ -21,10 +21,10 @@ def choose(page, label: str, option: str) -> None:
 
 
 def upload(page, name: str, data: bytes, mime: str = "text/plain") -> None:
-    """Upload a file in the sidebar's document uploader (switching to "upload" first)."""
+    """Upload a file in the sidebar's document uploader (switching to "Uploaded document" first)."""
     uploader = page.locator(DOCUMENT_UPLOADER)
     if not uploader.count():
-        choose(page, "Document", "upload")
+        choose(page, "Document", "Uploaded document")
     uploader.set_input_files(files=[{"name": name, "mimeType": mime, "buffer": data}])
     listed = page.get_by_test_id("stFileUploader").filter(has_text=name)
     with contextlib.suppress(PlaywrightTimeout):  # the uploader lists the file once it is sent

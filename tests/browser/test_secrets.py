@@ -72,7 +72,7 @@ def test_typed_key_never_leaves_the_field(keyed_app, endpoint, page):
         f"{keyed_app.url}/?model=openai&q={query}&base_url={quote(endpoint.base_url, safe='')}"
     )
     wait_for_app_run(page)
-    field = page.get_by_label("API key (blank = OPENAI_API_KEY / st.secrets)")
+    field = page.get_by_label("API key (blank = OPENAI_API_KEY / st.secrets)", exact=True)
     field.fill(TYPED)
     field.press("Enter")
     wait_for_app_run(page)
@@ -82,3 +82,18 @@ def test_typed_key_never_leaves_the_field(keyed_app, endpoint, page):
     assert all(TYPED not in a for a in alerts(page))
     page.get_by_text("Share this view").click()
     assert TYPED not in download_text(page, "Save session file (JSON)")
+
+
+def test_typed_chat_key_never_leaves_the_field(keyed_app, page):
+    page.goto(f"{keyed_app.url}/?llm_model=my-chat-model")
+    wait_for_app_run(page)
+    page.get_by_text("LLM (answers and query generation)").click()
+    field = page.get_by_label("Chat API key (blank = OPENAI_API_KEY / st.secrets)")
+    field.fill(TYPED)
+    field.press("Enter")
+    wait_for_app_run(page)
+    assert page.get_by_label("Chat model").input_value() == "my-chat-model"
+    assert TYPED not in page.url and TYPED not in keyed_app.log()
+    page.get_by_text("Share this view").click()
+    session = download_text(page, "Save session file (JSON)")
+    assert "my-chat-model" in session and TYPED not in session

@@ -1,4 +1,4 @@
-"""Reading the app's escaped HTML messages (``ui.common.alert``) in AppTest."""
+"""Reading the app's escaped HTML messages (``ui.alerts.alert``) in AppTest."""
 
 from __future__ import annotations
 

@@ -8,8 +8,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from scar_viz.documents import load_path
+from scar_viz.embeddings import text_key
 from tests.pages.helpers import alerts
-from ui.common import text_digest
 
 APP = "../../app.py"
 TIMEOUT = 90
@@ -80,7 +80,7 @@ def test_chosen_chunker_reaches_the_explorer(hash_model):
 def test_fragmentation_on_the_corpus(hash_model, corpus_path):
     doc = load_path(corpus_path)
     app = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    app.session_state["uploaded"] = (text_digest(doc.text), doc)
+    app.session_state["uploaded"] = (text_key(doc.text), doc)
     app.run()
     app.switch_page("pages/chunking.py")
     app.run()

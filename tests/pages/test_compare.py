@@ -7,10 +7,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from scar_viz.documents import document_from_text
+from scar_viz.embeddings import text_key
 from scar_viz.policies import ORDER
 from tests.fakes import tiny_cross_encoder
 from tests.pages.helpers import alerts
-from ui.common import text_digest
 
 APP = "../../app.py"
 TIMEOUT = 90
@@ -113,7 +113,7 @@ def test_diff_text_is_escaped(hash_model):
     )
     doc = document_from_text("tags.md", text)
     app = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    app.session_state["uploaded"] = (text_digest(text), doc)
+    app.session_state["uploaded"] = (text_key(text), doc)
     open_compare(app)
     app.selectbox(key="doc").set_value("upload").run()
     app.text_input(key="q").set_value("What is rule 7 about the crew?").run()
@@ -132,7 +132,7 @@ def test_uploaded_document_runs_every_policy(hash_model):
     )
     doc = document_from_text("notes.md", text)
     app = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    app.session_state["uploaded"] = (text_digest(text), doc)
+    app.session_state["uploaded"] = (text_key(text), doc)
     open_compare(app)
     app.selectbox(key="doc").set_value("upload").run()
     app.text_input(key="q").set_value("What does paragraph 7 say about topic 3?").run()

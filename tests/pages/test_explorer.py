@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from scar_viz import samples
 from scar_viz.documents import document_from_text
+from scar_viz.embeddings import text_key
 from scar_viz.scoring import DEFAULT_K
-from ui.common import text_digest
 
 APP = "../../app.py"
 TIMEOUT = 60
@@ -61,7 +63,7 @@ def test_uploaded_document_is_used(hash_model):
     )
     doc = document_from_text("notes.md", text)
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.session_state["uploaded"] = (text_digest(text), doc)
+    at.session_state["uploaded"] = (text_key(text), doc)
     at.run()
     at.selectbox(key="doc").set_value("upload").run()
     assert not at.exception
@@ -117,17 +119,27 @@ def test_decision_table_download_is_offered(at):
 
 
 def test_hover_memo_is_keyed_on_content_not_object_identity(at):
-    """The strip's hover text is memoised under the document's digest, the chunking, the model,
+    """The strip's hover text is cached under the document's digest, the chunking, the model,
     prepending, the query and the view: never ``id(prep)``, which CPython reuses."""
-    from scar_viz.chunking import ChunkingConfig
-    from ui.common import _memory
+    import dataclasses
 
-    query = at.text_input(key="q").value
-    keys = [k for k in list(_memory()._data) if k[0] == "hover" and query in k]
-    assert keys, "the explorer memoised its hover text"
-    digest = text_digest(samples.load_sample().text)
-    assert any(key[1] == digest for key in keys)
-    for key in keys:
-        assert len(key[1]) == 64 and int(key[1], 16) >= 0  # a SHA-256 of the text
-        assert isinstance(key[2], ChunkingConfig) and key[3].startswith("hash:")
-        assert not any(isinstance(part, int) and part > 2**20 for part in key)
+    from scar_viz.chunking import ChunkingConfig
+    from scar_viz.documents import document_from_text
+    from scar_viz.embeddings import make_embedder
+    from scar_viz.pipeline import prepare_document
+    from ui.cache import prepared_key
+
+    emb = make_embedder("hash")
+    doc = samples.load_sample()
+    one = prepare_document(doc, emb, ChunkingConfig())
+    two = prepare_document(doc, emb, ChunkingConfig())  # same content, another object
+    assert one is not two and prepared_key(one) == prepared_key(two)
+    other = prepare_document(document_from_text(doc.name, doc.text + " More."), emb)
+    assert prepared_key(other) != prepared_key(one)
+    assert prepared_key(dataclasses.replace(one, prepend=True)) != prepared_key(one)
+    key = prepared_key(one)
+    assert key[0] == text_key(doc.text) and len(key[0]) == 64
+    assert isinstance(key[1], ChunkingConfig) and key[2].startswith("hash:")
+    assert not any(isinstance(part, int) and part > 2**20 for part in key)
+    source = (Path(__file__).resolve().parents[2] / "pages" / "explorer.py").read_text()
+    assert '("hover", *prepared_key(prep)' in source and "id(prep)" not in source

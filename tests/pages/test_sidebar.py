@@ -1,0 +1,115 @@
+"""AppTest of the one sidebar: the active document is named, selects show names while the
+address keeps ids, a shared upload link asks for a session file, the LLM settings keep their
+key out of the address, and no widget gets a default and a Session State value at once."""
+
+from __future__ import annotations
+
+import types
+from unittest import mock
+
+import pytest
+from streamlit.elements.lib import policies
+from streamlit.testing.v1 import AppTest
+
+from scar_viz import samples
+from scar_viz.documents import document_from_text
+from scar_viz.embeddings import text_key
+from scar_viz.session import SETTING_KEYS
+from tests.pages.helpers import alerts
+from ui.sidebar import CHUNKER_NAMES
+from ui.state import MODEL_NAMES
+
+APP = "../../app.py"
+TIMEOUT = 60
+HOSTILE_NAME = "<b>notes</b> [x](javascript:alert(1)).md"
+
+
+def uploaded_app() -> AppTest:
+    text = "# Notes\n\n" + "\n\n".join(
+        f"Paragraph {i} talks about topic {i % 4} in some detail. " * 6 for i in range(30)
+    )
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state["uploaded"] = (text_key(text), document_from_text(HOSTILE_NAME, text))
+    at.run()
+    at.selectbox(key="doc").set_value("upload").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_active_document_is_named_after_a_page_change(hash_model):
+    at = uploaded_app()
+    assert f"Active: {HOSTILE_NAME}" in alerts(at.sidebar, "caption")
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="doc").value == "upload"
+    # the uploader holds no file on the new page; the document is still named, escaped
+    assert f"Active: {HOSTILE_NAME}" in alerts(at.sidebar, "caption")
+    bodies = [h.proto.body for h in at.sidebar.get("html")]
+    assert not any("<b>notes</b>" in body for body in bodies)
+
+
+def test_selects_show_names_and_the_address_keeps_ids(hash_model):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    doc, chunker, model = (at.selectbox(key=k) for k in ("doc", "chunker", "model"))
+    assert samples.SAMPLES["harbor"].title in doc.options and "harbor" not in doc.options
+    assert "upload" not in doc.options
+    assert CHUNKER_NAMES["section"] in chunker.options and "section" not in chunker.options
+    assert MODEL_NAMES["hash"] in model.options and "hash" not in model.options
+    at.selectbox(key="chunker").set_value("section").run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="chunker").value == "section"
+    assert at.query_params.get("chunker") == "section"
+    fresh = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    fresh.query_params.update(at.query_params)
+    fresh.run()
+    assert fresh.selectbox(key="chunker").value == "section"
+
+
+def test_a_shared_upload_link_asks_for_the_session_file(hash_model):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["doc"] = "upload"
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="doc").value == "upload"
+    message = " ".join(i.value for i in at.info)
+    assert "session file" in message and "cannot travel in a link" in message
+
+
+def test_llm_settings_bind_model_and_url_but_never_the_key(hash_model):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update({"llm_model": "my-chat-model", "llm_url": "http://localhost:11434/v1"})
+    at.run()
+    assert at.text_input(key="llm_model").value == "my-chat-model"
+    assert at.text_input(key="llm_url").value == "http://localhost:11434/v1"
+    key = at.text_input(key="llm_key_input")
+    assert key.proto.type == key.proto.PASSWORD
+    key.set_value("sk-never-in-the-url-123").run()
+    assert not at.exception, at.exception
+    assert "sk-never" not in repr(at.query_params)
+    assert "llm_key_input" not in SETTING_KEYS  # never in a session file
+
+
+@pytest.fixture
+def warnings_logged(monkeypatch):
+    """Streamlit's default-plus-Session-State check, live as under a server (AppTest has no
+    runtime, and the warning shows once per process)."""
+    monkeypatch.setattr(policies, "runtime", types.SimpleNamespace(exists=lambda: True))
+    monkeypatch.setattr(policies, "_shown_default_value_warning", False)
+    logger = mock.Mock()
+    monkeypatch.setattr(policies, "_LOGGER", logger)
+    return logger
+
+
+def test_presets_and_examples_set_widgets_without_the_duplicate_default_warning(
+    hash_model, warnings_logged
+):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    at.button(key="preset_b").click().run()
+    assert (at.slider(key="lam").value, at.slider(key="tau").value) == (0.1, 0.8)
+    at.selectbox(key="example").select_index(1).run()
+    at.button(key="preset_a").click().run()
+    assert not at.exception, at.exception
+    assert at.slider(key="lam").value == 0.5
+    assert not warnings_logged.warning.called, warnings_logged.warning.call_args

@@ -1,0 +1,81 @@
+"""Every process-wide cache of the app, one mechanism: Streamlit's ``st.cache_resource`` and
+``st.cache_data``, keyed by content (digests of text, the settings, the queries).
+
+Several users share one process, so a key never names a user, a session, a file name or an
+object's ``id()``: two users with the same document and settings share an entry, and nothing
+else. A cached function cannot draw progress into the page (its elements would be replayed
+on every hit), so a step that shows progress runs through :func:`cached`: it checks a
+content-keyed box first and computes outside any cached function, drawing as it goes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+import numpy as np
+import streamlit as st
+
+from scar_viz import samples
+from scar_viz.chunking import Chunk, ChunkingConfig, chunk_document
+from scar_viz.documents import Document
+from scar_viz.embeddings import Embedder, EmbeddingCache, make_embedder, text_key
+from scar_viz.pipeline import PreparedDoc, embed_query
+
+T = TypeVar("T")
+
+
+@st.cache_resource(show_spinner=False)
+def disk_cache() -> EmbeddingCache:
+    """The on-disk embedding cache (one per process; keyed by model id and text digest)."""
+    return EmbeddingCache()
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def embedder(spec: str, base_url: str, key_fingerprint: str, _api_key: str) -> Embedder:
+    """The embedder for ``spec``: one per (spec, endpoint, key digest) and process. The key
+    itself is never part of the cache key, only a digest of it."""
+    return make_embedder(spec, base_url=base_url or None, api_key=_api_key or None)
+
+
+@st.cache_resource(show_spinner=False)
+def sample_document(key: str) -> tuple[str, Document]:
+    """(content digest, document) of a built-in sample (shipped, immutable)."""
+    doc = samples.load_sample(key)
+    return text_key(doc.text), doc
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def chunks(doc_key: str, _doc: Document, config: ChunkingConfig) -> list[Chunk]:
+    """The chunks of the document whose text digest is ``doc_key`` under ``config``."""
+    return chunk_document(_doc, config)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def query_vector(model_id: str, query: str, _embedder: Embedder) -> np.ndarray:
+    """The unit query vector of ``query`` under ``model_id`` (the disk cache behind it)."""
+    return embed_query(_embedder, query, disk_cache())
+
+
+@st.cache_resource(show_spinner=False, max_entries=48)
+def _box(key: tuple) -> dict[str, object]:
+    """An empty box per content key, filled once by :func:`cached`."""
+    return {}
+
+
+def cached(key: tuple, compute: Callable[[], T]) -> T:
+    """``compute()``'s value for the content ``key``, computed once per process.
+
+    ``compute`` runs outside any cached function, so it may draw a progress bar; if it
+    raises, nothing is stored and the next call tries again. ``key`` holds content only
+    (digests, settings, query text), never a user, a name or an ``id()``.
+    """
+    box = _box(key)
+    if "value" not in box:
+        box["value"] = compute()
+    return box["value"]  # type: ignore[return-value]
+
+
+def prepared_key(prep: PreparedDoc) -> tuple:
+    """The content a prepared document stands for: text digest, chunking, model, prepending."""
+    return (text_key(prep.document.text), prep.config, prep.embedder_id, prep.prepend)

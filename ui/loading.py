@@ -1,0 +1,138 @@
+"""Loading, with the user watching: the embedder (spinner or distillation bar), an uploaded
+document, and the chunked, embedded document (progress bar), each cached by content."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from scar_viz.chunking import ChunkingConfig
+from scar_viz.documents import DEFAULT_MAX_BYTES, Document, DocumentError, read_document
+from scar_viz.embeddings import Embedder, EmbeddingError, text_key
+from scar_viz.pipeline import PreparedDoc, prepare_document
+from ui import cache
+from ui.alerts import alert
+from ui.state import api_key
+
+
+def get_embedder(spec: str, base_url: str = "") -> Embedder:
+    """The (process-wide) embedder for ``spec``; an OpenAI spec takes this session's key."""
+    key = api_key() if spec.startswith("openai:") else ""
+    fingerprint = text_key(key)[:12] if key else ""
+    return cache.embedder(spec, base_url, fingerprint, key)
+
+
+def _needs_loading(embedder: Embedder) -> bool:
+    needs = getattr(embedder, "needs_loading", None)
+    if needs is not None:
+        return bool(needs)
+    return getattr(embedder, "_model", "n/a") is None  # embedders without ``needs_loading``
+
+
+def _load(embedder: Embedder) -> None:
+    load = getattr(embedder, "load", None)
+    if callable(load):
+        load()
+    else:  # embedders without ``load()`` load on first access to ``model``
+        _ = embedder.model  # type: ignore[attr-defined]
+
+
+def load_model(embedder: Embedder, slot) -> bool:
+    """Load a lazily loaded model under a spinner in ``slot`` so the page shell paints first.
+
+    The static model's one-time distillation shows a progress bar instead. False (with the
+    message shown in ``slot``) when the model cannot be loaded.
+    """
+    if getattr(embedder, "needs_distillation", False):
+        bar = slot.progress(0.0, text="Distilling the static model from the default (once) …")
+        try:
+            embedder.load(  # type: ignore[attr-defined]
+                lambda done, total, stage: bar.progress(min(1.0, done / max(total, 1)), text=stage)
+            )
+        except EmbeddingError as exc:
+            with slot.container():
+                alert(str(exc))
+            return False
+        slot.empty()
+        return True
+    if _needs_loading(embedder):
+        with slot.container(), st.spinner(f"Loading {embedder.label} (first use in this server) …"):
+            try:
+                _load(embedder)
+            except EmbeddingError as exc:
+                with slot.container():
+                    alert(str(exc))
+                return False
+        slot.empty()
+    return True
+
+
+def read_upload() -> None:
+    """Callback of the sidebar's uploader: read the file into ``uploaded`` (digest, document),
+    or its one-sentence problem into ``upload_error``."""
+    upload = st.session_state.get("upload_file")
+    if upload is None:
+        return
+    try:
+        doc = read_document(upload.name, upload.getvalue(), max_bytes=DEFAULT_MAX_BYTES)
+    except DocumentError as exc:
+        st.session_state["upload_error"] = str(exc)
+        return
+    st.session_state["upload_error"] = ""
+    st.session_state["uploaded"] = (text_key(doc.text), doc)
+
+
+def prepare(
+    doc_key: str,
+    document: Document,
+    config: ChunkingConfig,
+    embedder: Embedder,
+    prepend: bool,
+    slot=None,
+) -> PreparedDoc | None:
+    """Chunk and embed, with a progress bar in ``slot``; once per content in this process.
+
+    The bar lives in a placeholder that every run creates, so the page's element tree keeps
+    the same shape whether or not embedding happened (URL-bound widgets rely on that). None
+    (with the message shown) when embedding fails.
+    """
+    st.session_state["encoded_now"] = 0
+    st.session_state["encoded_seconds"] = 0.0
+
+    def compute() -> PreparedDoc:
+        pieces = None if config.needs_embed else cache.chunks(doc_key, document, config)
+        what = f"{len(pieces)} chunks" if pieces is not None else "sentences, then chunks,"
+        bar = place.progress(0.0, text=f"Embedding {what} with {embedder.label} …")
+
+        def progress(done: int, total: int) -> None:
+            bar.progress(
+                min(1.0, done / max(total, 1)),
+                text=f"Embedding chunks: {done}/{total} ({embedder.label})",
+            )
+
+        try:
+            prepared = prepare_document(
+                document, embedder, config, prepend, cache.disk_cache(), progress, chunks=pieces
+            )
+        finally:
+            bar.empty()
+        st.session_state["encoded_now"] = prepared.n_encoded
+        st.session_state["encoded_seconds"] = prepared.seconds
+        return prepared
+
+    place = slot if slot is not None else st.empty()
+    try:
+        return cache.cached(("prepared", doc_key, config, embedder.model_id, prepend), compute)
+    except EmbeddingError as exc:
+        place.empty()
+        alert(f"Embedding failed: {exc}")
+        return None
+
+
+def query_vector(embedder: Embedder, query: str) -> np.ndarray | None:
+    """The unit vector of ``query`` (cached by model and text); None with the message shown."""
+    try:
+        return cache.query_vector(embedder.model_id, query, embedder)
+    except EmbeddingError as exc:
+        alert(f"Embedding the query failed: {exc}")
+        return None

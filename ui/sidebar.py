@@ -1,0 +1,298 @@
+"""The one sidebar every page shows: document, chunking, embedding model, LLM, presenter mode
+and sharing; then, for the pages that need it, the chunked and embedded document.
+
+Selects carry short ids (the URL holds the id) and show names. Widgets whose value a preset,
+a callback or a restored session may set take no default then (:func:`ui.state.default`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import streamlit as st
+
+from scar_viz import samples
+from scar_viz.chunking import (
+    CHUNKER_INFO,
+    CHUNKERS,
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_OVERLAP,
+    DEFAULT_PERCENTILE,
+    ChunkingConfig,
+)
+from scar_viz.documents import Document
+from scar_viz.embeddings import Embedder, EmbeddingError
+from scar_viz.pipeline import PreparedDoc
+from ui.alerts import alert
+from ui.cache import sample_document
+from ui.loading import get_embedder, load_model, prepare, read_upload
+from ui.presenter import presenter_toggle
+from ui.share import share_panel
+from ui.state import (
+    LLM_DEFAULT_MODEL,
+    MODEL_NAMES,
+    MODEL_OPTIONS,
+    OPENAI_EMBEDDING_MODEL,
+    UPLOAD,
+    URL,
+    default,
+    default_model,
+    model_spec,
+)
+
+CHUNKER_NAMES: dict[str, str] = {
+    "recursive": "Recursive (langchain)",
+    "fixed": "Fixed characters",
+    "tokens": "Fixed tokens",
+    "sentence": "Sentence packing",
+    "semantic": "Semantic",
+    "section": "Section-aware",
+}
+"""Chunker id -> the short name its select shows (``CHUNKER_INFO`` describes it beneath)."""
+
+NO_DOCUMENT = (
+    "Upload a document in the sidebar (txt, md, pdf or html), or pick the built-in sample. "
+    "Opened from a shared link? An uploaded document cannot travel in a link; it travels in "
+    "a session file. Ask the sender for theirs and open it under Share this view → Restore a "
+    "session file."
+)
+
+
+class SidebarChoice(NamedTuple):
+    """What the sidebar's widgets chose: (content key, document) or None, chunking or None
+    (invalid or not shown), embedding spec and base URL."""
+
+    document: tuple[str, Document] | None
+    config: ChunkingConfig | None
+    spec: str
+    base_url: str
+
+
+def named_select(where, label: str, names: dict[str, str], key: str, initial: str, **kw) -> str:
+    """A select that shows names and keeps the chosen id in the address (``?key=id``).
+
+    ``bind`` would write the shown name into the address, so this one syncs by hand. A new
+    widget (a new session, or a page switch, which resets unbound widgets) starts at this
+    session's choice, else the address's, else ``initial``; every run writes the id back
+    (none when it is ``initial``).
+    """
+    last = f"_last_{key}"
+    seen = (st.session_state.get(key), st.query_params.get(key), st.session_state.get(last))
+    wanted = next((value for value in seen if value in names), initial)
+    options = list(names)
+    choice = where.selectbox(
+        label,
+        options,
+        index=default(key, options.index(wanted), 0),
+        format_func=names.get,
+        key=key,
+        **kw,
+    )
+    st.session_state[last] = choice
+    if choice == initial:
+        if key in st.query_params:
+            del st.query_params[key]
+    elif st.query_params.get(key) != choice:
+        st.query_params[key] = choice
+    return choice
+
+
+def document_name(key: str) -> str:
+    """The name shown for a document id: a sample's title, or "Uploaded document"."""
+    sample = samples.SAMPLES.get(key)
+    return sample.title if sample else "Uploaded document"
+
+
+def sidebar_document() -> tuple[str, Document] | None:
+    """Document picker (built-in sample or upload). Returns (content key, document)."""
+    names = {key: document_name(key) for key in [*samples.SAMPLES, UPLOAD]}
+    choice = named_select(st.sidebar, "Document", names, "doc", samples.DEFAULT_SAMPLE)
+    area = st.sidebar.container()  # always present, so later widgets keep their places
+    if choice != UPLOAD:
+        return sample_document(choice)
+    area.file_uploader(
+        "txt, md, pdf or html",
+        type=["txt", "md", "markdown", "pdf", "html", "htm"],
+        key="upload_file",
+        on_change=read_upload,
+        help="Uploaded documents stay on this server for your session only. They cannot travel "
+        "in a shared link.",
+    )
+    if st.session_state.get("upload_error"):
+        alert(st.session_state["upload_error"], "error", area)
+    uploaded = st.session_state.get("uploaded")
+    if uploaded is None:
+        alert("No document loaded yet.", "caption", area)
+        st.info(NO_DOCUMENT)
+        return None
+    # the uploader shows no file after a page change or a restored session: name the document
+    alert(f"Active: {uploaded[1].name}", "caption", area)
+    if uploaded[1].note:
+        area.caption(uploaded[1].note)
+    return uploaded
+
+
+def sidebar_chunking() -> ChunkingConfig | None:
+    """Chunker, size, overlap, percentile and prepending; None (message shown) if invalid."""
+    st.sidebar.subheader("Chunking")
+    chunker = named_select(
+        st.sidebar,
+        "Chunker",
+        {name: CHUNKER_NAMES.get(name, name) for name in CHUNKERS},
+        "chunker",
+        ChunkingConfig().chunker,
+        help="How the document is cut into chunks. Every page (and the gold chunks of a "
+        "query set) uses this chunking.",
+    )
+    st.sidebar.caption(CHUNKER_INFO[chunker].label)
+    c1, c2 = st.sidebar.columns(2)
+    size = c1.number_input(
+        "Chunk size", 50, 8000, default("size", DEFAULT_CHUNK_SIZE), step=50, key="size", bind=URL
+    )
+    overlap = c2.number_input(
+        "Overlap", 0, 4000, default("overlap", DEFAULT_OVERLAP), step=10, key="overlap", bind=URL
+    )
+    extra = st.sidebar.container()  # always present, so later widgets keep their places
+    if CHUNKER_INFO[chunker].unit != "characters":
+        extra.caption(f"Size and overlap count {CHUNKER_INFO[chunker].unit} (o200k_base).")
+    percentile = DEFAULT_PERCENTILE
+    if CHUNKER_INFO[chunker].needs_embed:
+        percentile = extra.slider(
+            "Cut below similarity percentile",
+            0.0,
+            50.0,
+            default("cpct", DEFAULT_PERCENTILE),
+            1.0,
+            key="cpct",
+            bind=URL,
+            help="Cut between two consecutive sentences when their cosine similarity is below "
+            "this percentile of all consecutive-sentence similarities (0 = sentence packing "
+            "only). The embedding model below compares the sentences.",
+        )
+    st.sidebar.checkbox(
+        "Contextual prepending",
+        False,
+        key="prepend",
+        bind=URL,
+        help="Prefix each chunk's section path to the text that is embedded "
+        "(not to the text shown or counted).",
+    )
+    problem = st.sidebar.container()  # always present, so later widgets keep their places
+    config = ChunkingConfig(chunker, int(size), int(overlap), float(percentile))
+    try:
+        config.validate()
+    except ValueError as exc:
+        problem.error(str(exc))
+        st.error(f"Chunking settings are invalid: {exc}")
+        return None
+    return config
+
+
+def _static_summary() -> str:
+    try:  # the embeddings package
+        from scar_viz.embeddings.static import static_model_summary
+    except ImportError:  # the single embeddings module
+        from scar_viz.static_model import static_model_summary
+    return static_model_summary()
+
+
+def sidebar_model() -> tuple[str, str]:
+    """The embedding model's widgets; returns (spec, base_url)."""
+    st.sidebar.subheader("Embedding model")
+    choice = named_select(st.sidebar, "Model", MODEL_NAMES, "model", default_model())
+    extra = st.sidebar.container()  # always present, so later widgets keep their places
+    extra.caption(MODEL_OPTIONS[choice])
+    if choice == "static":
+        extra.caption(_static_summary())
+    elif choice == "sentence-transformers":
+        extra.text_input(
+            "Model name or local path",
+            key="st_model",
+            bind=URL,
+            placeholder="/path/to/model or BAAI/bge-small-en-v1.5",
+        )
+    elif choice == "openai":
+        extra.text_input(
+            "Model", default("openai_model", OPENAI_EMBEDDING_MODEL), key="openai_model", bind=URL
+        )
+        extra.text_input(
+            "Base URL (blank = OpenAI)",
+            key="base_url",
+            bind=URL,
+            placeholder="http://localhost:11434/v1",
+        )
+        extra.text_input(
+            "API key (blank = OPENAI_API_KEY / st.secrets)", type="password", key="api_key_input"
+        )
+    return model_spec()
+
+
+def sidebar_llm() -> None:
+    """The chat model for answers and query generation; read with ``ui.state.llm_settings``.
+    Model and base URL travel in the address; the key never does."""
+    with st.sidebar.expander("LLM (answers and query generation)", expanded=False):
+        st.text_input(
+            "Chat model", default("llm_model", LLM_DEFAULT_MODEL), key="llm_model", bind=URL
+        )
+        st.text_input(
+            "Chat base URL (blank = OpenAI)",
+            key="llm_url",
+            bind=URL,
+            placeholder="http://localhost:11434/v1",
+        )
+        st.text_input(
+            "Chat API key (blank = OPENAI_API_KEY / st.secrets)",
+            type="password",
+            key="llm_key_input",
+        )
+        st.caption("Any OpenAI-compatible chat endpoint. The key stays in this session only.")
+
+
+def sidebar(document: bool = True) -> SidebarChoice:
+    """The whole sidebar. ``document=False`` (the lesson, which runs on the sample at the
+    default chunking) leaves out the document and chunking controls."""
+    picked, config = None, None
+    if document:
+        picked = sidebar_document()
+        config = sidebar_chunking()
+    spec, base_url = sidebar_model()
+    sidebar_llm()
+    presenter_toggle()
+    share_panel(picked[1] if picked else None)
+    return SidebarChoice(picked, config, spec, base_url)
+
+
+def sidebar_setup() -> tuple[PreparedDoc, Embedder] | None:
+    """The whole sidebar, then chunk and embed. None (with a message shown) when not ready."""
+    slot = st.empty()  # spinner, progress bar and errors of this step, always at this place
+    picked, config, spec, base_url = sidebar()
+    if picked is None or config is None:
+        return None
+    try:
+        embedder = get_embedder(spec, base_url)
+    except (ValueError, EmbeddingError) as exc:
+        with slot.container():
+            alert(str(exc))
+        return None
+    if not load_model(embedder, slot):
+        return None
+    prepared = prepare(
+        picked[0],
+        picked[1],
+        config,
+        embedder,
+        bool(st.session_state.get("prepend", False)),
+        slot,
+    )
+    if prepared is None:
+        return None
+    alert(
+        f"{prepared.document.name}: {len(prepared.document.text):,} characters, "
+        f"{len(prepared.document.sections)} sections, {len(prepared.chunks)} chunks · "
+        f"{prepared.embedder_label} · embedded now: {st.session_state.get('encoded_now', 0)} "
+        f"chunks in {st.session_state.get('encoded_seconds', 0.0):.1f} s (the rest from the "
+        "cache)",
+        "caption",
+        st.sidebar,
+    )
+    return prepared, embedder
