@@ -1,0 +1,487 @@
+// The live SCAR gate panel (Streamlit components v2; no build step, no dependency).
+//
+// Python sends one payload per query (scar_viz.focus.gate_payload): exact float64 cos(q, c)
+// and, for the top-kmax chunks, cos(c, c±d) for d = 1..rmax. Moving λ or τ redraws the focus
+// rows, the whole-document minimap and the decision plane here, with the same rule and the
+// same float64 arithmetic as scar_viz.scoring.select_from_sims:
+//     b = min(2, max(0, 1 - cos(c, n)));  S = cos(q, n) - λ·b;  admit iff S > τ·cos(q, c).
+// Releasing a slider sends {lam, tau} to Python as the trigger value "release".
+// Document text is untrusted: it only ever goes into the DOM through textContent.
+
+const COLOURS = { retrieved: "#1f3b73", admitted: "#1a9850", rejected: "#d73027" };
+const BLUES = ["#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"];
+const SVG = "http://www.w3.org/2000/svg";
+
+function decodeF64(text) {
+  const bin = atob(text);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  return new Float64Array(bytes.buffer);
+}
+
+function parsePayload(p) {
+  const sims = decodeF64(p.sims);
+  const ncos = decodeF64(p.ncos);
+  const order = p.order;
+  const rmax = p.rmax;
+  // pen[row][side][d-1] = b(c, c∓d), clipped exactly as the Python gate clips it
+  const pen = order.map((_, row) =>
+    [0, 1].map((side) => {
+      const out = new Float64Array(rmax);
+      for (let d = 0; d < rmax; d++) {
+        const cos = ncos[(row * 2 + side) * rmax + d];
+        out[d] = Math.min(2, Math.max(0, 1 - cos));
+      }
+      return out;
+    })
+  );
+  return { n: p.n, sims, order, rmax, pen, cells: p.cells, adj: p.adj };
+}
+
+// The gate, step for step as select_from_sims: rank order, left then right, outward.
+function decide(P, lam, tau, k, r) {
+  k = Math.max(0, Math.min(k, P.order.length));
+  r = Math.max(0, Math.min(r, P.rmax));
+  const isRet = new Set(P.order.slice(0, k));
+  const out = [];
+  for (let row = 0; row < k; row++) {
+    const c = P.order[row];
+    const bar = tau * P.sims[c];
+    for (let side = 0; side < 2; side++) {
+      const step = side === 0 ? -1 : 1;
+      for (let d = 1; d <= r; d++) {
+        const j = c + step * d;
+        if (j < 0 || j >= P.n) break;
+        const penalty = P.pen[row][side][d - 1];
+        const score = P.sims[j] - lam * penalty;
+        const outcome = isRet.has(j) ? "retrieved" : score > bar ? "admitted" : "rejected";
+        out.push({ chunk: c, neighbour: j, side: side === 0 ? "left" : "right", distance: d, penalty, score, bar, outcome });
+        if (outcome === "rejected") break;
+      }
+    }
+  }
+  return out;
+}
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = String(text);
+  return e;
+}
+
+function svg(tag, attrs) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [a, v] of Object.entries(attrs || {})) e.setAttribute(a, String(v));
+  return e;
+}
+
+const fmt = (x, digits = 3) => (x === null || x === undefined || Number.isNaN(x) ? "—" : x.toFixed(digits));
+const signed = (x) => (x > 0 ? "+" : x < 0 ? "−" : "±") + Math.abs(x).toFixed(3);
+
+function blue(t) {
+  const x = Math.max(0, Math.min(1, t)) * (BLUES.length - 1);
+  return BLUES[Math.round(x)];
+}
+
+function slider(label, id, min, max, value) {
+  const box = el("label", "sv-ctl");
+  const name = el("span", "sv-ctl-name", label);
+  const input = el("input");
+  Object.assign(input, { type: "range", min, max, step: 0.01, value });
+  input.dataset.testid = id;
+  input.setAttribute("aria-label", label);
+  const out = el("span", "sv-ctl-val", fmt(value, 2));
+  box.append(name, input, out);
+  return { box, input, out };
+}
+
+// --- building the view (once per payload) -----------------------------------------------------
+
+function buildRows(P, k, r, host) {
+  const rows = [];
+  for (let row = 0; row < Math.min(k, P.order.length); row++) {
+    const c = P.order[row];
+    const lo = Math.max(0, c - r), hi = Math.min(P.n - 1, c + r);
+    const card = el("section", "sv-row");
+    card.dataset.chunk = c;
+    const head = el("div", "sv-row-head");
+    head.append(
+      el("span", "sv-badge sv-retrieved", `▼ ${row + 1}`),
+      el("b", "", ` chunk ${c}`),
+      el("span", "sv-muted", ` · cos(q,c) ${fmt(P.sims[c])} · bar τ·cos(q,c) `)
+    );
+    const barOut = el("span", "sv-num", "");
+    head.append(barOut);
+    const chips = el("div", "sv-chips");
+    if (lo === 0) chips.append(el("span", "sv-edge", "document start"));
+    const cells = new Map();
+    for (let j = lo; j <= hi; j++) {
+      const chip = el("div", "sv-chip");
+      chip.dataset.index = j;
+      const idx = el("div", "sv-chip-idx", j === c ? `c = ${j}` : `${j > c ? "+" : "−"}${Math.abs(j - c)} · ${j}`);
+      const cos = el("div", "sv-chip-num", `cos ${fmt(P.sims[j])}`);
+      const status = el("div", "sv-chip-status", "");
+      const margin = el("div", "sv-chip-num", "");
+      chip.append(idx, cos, status, margin);
+      chips.append(chip);
+      cells.set(j, { chip, status, margin });
+    }
+    if (hi === P.n - 1) chips.append(el("span", "sv-edge", "document end"));
+    const cuts = el("div", "sv-cuts");
+    const cutEls = [];
+    for (let i = lo; i < hi; i++) {
+      const left = P.cells[String(i)] || ["", "", ""];
+      const right = P.cells[String(i + 1)] || ["", "", ""];
+      const cut = el("div", "sv-cut");
+      const tail = el("div", "sv-tail", left[0]);
+      tail.title = `end of chunk ${i} (cos(q,·) ${fmt(P.sims[i])})`;
+      const mid = el("div", "sv-mid");
+      mid.append(
+        el("div", "sv-mid-idx", `${i} | ${i + 1}`),
+        el("div", "sv-mid-b", `b ${fmt(P.adj[String(i)])}`),
+        el("div", "sv-mid-cos", `${fmt(P.sims[i], 2)} · ${fmt(P.sims[i + 1], 2)}`)
+      );
+      const head2 = el("div", "sv-head", right[1]);
+      head2.title = `start of chunk ${i + 1} (cos(q,·) ${fmt(P.sims[i + 1])})`;
+      cut.append(tail, mid, head2);
+      cuts.append(cut);
+      cutEls.push({ left: i, cut });
+    }
+    card.append(head, chips, cuts);
+    host.append(card);
+    rows.push({ c, row, lo, hi, barOut, cells, cutEls });
+  }
+  return rows;
+}
+
+function planeGeometry(P, k, r) {
+  let xmax = 0.6, ymax = 0.3;
+  for (let row = 0; row < Math.min(k, P.order.length); row++) {
+    const c = P.order[row];
+    for (let side = 0; side < 2; side++) {
+      for (let d = 1; d <= r; d++) {
+        const j = c + (side === 0 ? -d : d);
+        if (j < 0 || j >= P.n) break;
+        xmax = Math.max(xmax, 1.15 * P.pen[row][side][d - 1]);
+        ymax = Math.max(ymax, 1.1 * Math.abs(P.sims[j]), 1.1 * Math.abs(P.sims[j] - 1.5 * P.sims[c]));
+      }
+    }
+  }
+  return { xmax, ymax };
+}
+
+function buildPlane(P, k, r, host) {
+  const W = 640, H = 330, L = 52, R = 12, T = 22, B = 40;
+  const { xmax, ymax } = planeGeometry(P, k, r);
+  const sx = (x) => L + (x / xmax) * (W - L - R);
+  const sy = (y) => T + ((ymax - y) / (2 * ymax)) * (H - T - B);
+  const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "sv-plane", role: "img" });
+  root.append(svg("title"));
+  root.firstChild.textContent = "Decision plane: each candidate at (b(c,n), cos(q,n) − τ·cos(q,c)); the gate admits points above y = λ·x";
+  const clip = svg("clipPath", { id: "sv-plane-clip" });
+  clip.append(svg("rect", { x: L, y: T, width: W - L - R, height: H - T - B }));
+  root.append(clip);
+  root.append(svg("rect", { x: L, y: T, width: W - L - R, height: H - T - B, class: "sv-plane-bg" }));
+  const region = svg("polygon", { class: "sv-admit", "clip-path": "url(#sv-plane-clip)" });
+  root.append(region);
+  // axes and ticks
+  root.append(svg("line", { x1: L, x2: W - R, y1: sy(0), y2: sy(0), class: "sv-axis0" }));
+  for (const t of [0, 0.5, 1, 1.5, 2].filter((t) => t <= xmax)) {
+    root.append(svg("line", { x1: sx(t), x2: sx(t), y1: H - B, y2: H - B + 4, class: "sv-tick" }));
+    const lab = svg("text", { x: sx(t), y: H - B + 15, class: "sv-ticklab", "text-anchor": "middle" });
+    lab.textContent = String(t);
+    root.append(lab);
+  }
+  const ystep = ymax > 1 ? 0.5 : ymax > 0.5 ? 0.25 : 0.1;
+  for (let t = -Math.floor(ymax / ystep) * ystep; t <= ymax + 1e-9; t += ystep) {
+    const lab = svg("text", { x: L - 5, y: sy(t) + 4, class: "sv-ticklab", "text-anchor": "end" });
+    lab.textContent = t.toFixed(2);
+    root.append(lab);
+  }
+  const xl = svg("text", { x: (L + W - R) / 2, y: H - 6, class: "sv-axislab", "text-anchor": "middle" });
+  xl.textContent = "boundary penalty b(c,n) = 1 − cos(c,n)";
+  const yl = svg("text", { x: 12, y: (T + H - B) / 2, class: "sv-axislab", "text-anchor": "middle", transform: `rotate(-90 12 ${(T + H - B) / 2})` });
+  yl.textContent = "cos(q,n) − τ·cos(q,c)";
+  root.append(xl, yl);
+  const gate = svg("line", { class: "sv-gate-line", "clip-path": "url(#sv-plane-clip)" });
+  root.append(gate);
+  const gateLab = svg("text", { class: "sv-gate-lab", "text-anchor": "end" });
+  root.append(gateLab);
+  const points = new Map();
+  const layer = svg("g");
+  const labels = svg("g");
+  root.append(layer, labels);
+  for (let row = 0; row < Math.min(k, P.order.length); row++) {
+    const c = P.order[row];
+    for (let side = 0; side < 2; side++) {
+      for (let d = 1; d <= r; d++) {
+        const j = c + (side === 0 ? -d : d);
+        if (j < 0 || j >= P.n) break;
+        const dot = svg("circle", { r: 5, cx: sx(P.pen[row][side][d - 1]) });
+        const tip = svg("title");
+        dot.append(tip);
+        const lab = svg("text", { class: "sv-pt-lab" });
+        lab.textContent = `${c}→${j}`;
+        layer.append(dot);
+        labels.append(lab);
+        points.set(`${c}:${j}`, { dot, tip, lab, x: sx(P.pen[row][side][d - 1]), w: 6.2 * lab.textContent.length + 2 });
+      }
+    }
+  }
+  host.append(root);
+  return { W, H, L, R, T, B, xmax, ymax, sx, sy, region, gate, gateLab, points };
+}
+
+function buildMinimap(P, host) {
+  const wrap = el("div", "sv-minimap");
+  const W = 1000, H = 34;
+  const base = el("canvas");
+  base.width = W;
+  base.height = H;
+  const marks = el("canvas");
+  marks.width = W;
+  marks.height = H;
+  marks.className = "sv-minimap-marks";
+  const ctx = base.getContext("2d");
+  let lo = Infinity, hi = -Infinity;
+  for (let i = 0; i < P.n; i++) {
+    lo = Math.min(lo, P.sims[i]);
+    hi = Math.max(hi, P.sims[i]);
+  }
+  lo = Math.min(0, lo);
+  const span = Math.max(hi - lo, 1e-9);
+  // one column per pixel: the most relevant chunk that falls into it
+  for (let x = 0; x < W; x++) {
+    const a = Math.floor((x * P.n) / W), b = Math.max(a + 1, Math.floor(((x + 1) * P.n) / W));
+    let best = -Infinity;
+    for (let i = a; i < Math.min(b, P.n); i++) best = Math.max(best, P.sims[i]);
+    if (best === -Infinity) continue;
+    ctx.fillStyle = blue((best - lo) / span);
+    ctx.fillRect(x, 14, 1, H - 14);
+  }
+  wrap.append(base, marks);
+  const cap = el("div", "sv-muted sv-small", `whole document: ${P.n} chunks, coloured by cos(q,c); ▼ retrieved, ▲ admitted, ✕ rejected`);
+  host.append(wrap, cap);
+  return { W, H, ctx: marks.getContext("2d"), canvas: marks };
+}
+
+// --- redrawing (every input event) -------------------------------------------------------------
+
+function drawMarks(view, P, decisions, retrieved) {
+  const { ctx, W, H } = view.minimap;
+  ctx.clearRect(0, 0, W, H);
+  const x = (i) => ((i + 0.5) * W) / P.n;
+  const tri = (cx, up, colour) => {
+    ctx.fillStyle = colour;
+    ctx.beginPath();
+    if (up) {
+      ctx.moveTo(cx - 5, 12); ctx.lineTo(cx + 5, 12); ctx.lineTo(cx, 3);
+    } else {
+      ctx.moveTo(cx - 5, 2); ctx.lineTo(cx + 5, 2); ctx.lineTo(cx, 12);
+    }
+    ctx.fill();
+  };
+  const admitted = new Set(), rejected = new Set();
+  for (const d of decisions) {
+    if (d.outcome === "admitted") admitted.add(d.neighbour);
+    else if (d.outcome === "rejected") rejected.add(d.neighbour);
+  }
+  ctx.lineWidth = 2;
+  ctx.strokeStyle = COLOURS.rejected;
+  for (const j of rejected) {
+    if (admitted.has(j) || retrieved.has(j)) continue;
+    const cx = x(j);
+    ctx.beginPath();
+    ctx.moveTo(cx - 4, 3); ctx.lineTo(cx + 4, 11); ctx.moveTo(cx + 4, 3); ctx.lineTo(cx - 4, 11);
+    ctx.stroke();
+  }
+  for (const j of admitted) if (!retrieved.has(j)) tri(x(j), true, COLOURS.admitted);
+  for (const c of retrieved) tri(x(c), false, COLOURS.retrieved);
+}
+
+function placeLabels(view, visible) {
+  // greedy: above, below, right, left of the point; hide a label that fits nowhere
+  const taken = [];
+  const { W, R, T, H, B, L } = view.plane;
+  const fits = (b) =>
+    b.x0 >= L && b.x1 <= W - R && b.y0 >= T && b.y1 <= H - B &&
+    taken.every((o) => b.x1 <= o.x0 || b.x0 >= o.x1 || b.y1 <= o.y0 || b.y0 >= o.y1);
+  for (const p of visible) {
+    taken.push({ x0: p.x - 5, x1: p.x + 5, y0: p.y - 5, y1: p.y + 5 });
+  }
+  let shown = 0;
+  for (const p of visible) {
+    const w = p.w, h = 11;
+    const options = [
+      { x0: p.x - w / 2, y0: p.y - 8 - h },
+      { x0: p.x - w / 2, y0: p.y + 8 },
+      { x0: p.x + 8, y0: p.y - h / 2 },
+      { x0: p.x - 8 - w, y0: p.y - h / 2 },
+    ];
+    let placed = null;
+    for (const o of options) {
+      const b = { x0: o.x0, x1: o.x0 + w, y0: o.y0, y1: o.y0 + h };
+      if (fits(b)) {
+        placed = b;
+        break;
+      }
+    }
+    if (placed) {
+      taken.push(placed);
+      p.lab.setAttribute("x", placed.x0);
+      p.lab.setAttribute("y", placed.y1 - 2);
+      p.lab.style.display = "";
+      shown++;
+    } else {
+      p.lab.style.display = "none";
+    }
+  }
+  return shown;
+}
+
+function redraw(view, lam, tau) {
+  const t0 = performance.now();
+  const { P, k, r } = view;
+  const decisions = decide(P, lam, tau, k, r);
+  const retrieved = new Set(P.order.slice(0, k));
+  const byPair = new Map(decisions.map((d) => [`${d.chunk}:${d.neighbour}`, d]));
+  let nAdm = 0, nRej = 0;
+  const admittedAll = new Set();
+  for (const d of decisions) if (d.outcome === "admitted") admittedAll.add(d.neighbour);
+  const rejectedAll = new Set();
+  for (const d of decisions) if (d.outcome === "rejected" && !admittedAll.has(d.neighbour)) rejectedAll.add(d.neighbour);
+  nAdm = admittedAll.size;
+  nRej = rejectedAll.size;
+  // focus rows
+  for (const row of view.rows) {
+    row.barOut.textContent = fmt(tau * P.sims[row.c]);
+    const kept = new Set([row.c]);
+    for (const [j, cell] of row.cells) {
+      let role, margin = "";
+      if (j === row.c) {
+        role = "self";
+      } else {
+        const d = byPair.get(`${row.c}:${j}`);
+        if (!d) role = "unexamined";
+        else {
+          role = d.outcome;
+          margin = `S−bar ${signed(d.score - d.bar)}`;
+        }
+      }
+      if (role === "admitted" || role === "retrieved" || role === "self") kept.add(j);
+      if (cell.role !== role) {
+        cell.chip.className = `sv-chip sv-${role}`;
+        cell.status.textContent = { self: "▼ retrieved", retrieved: "▼ also retrieved", admitted: "▲ admitted", rejected: "✕ rejected", unexamined: "not examined" }[role];
+        cell.role = role;
+      }
+      cell.margin.textContent = margin;
+    }
+    for (const { left, cut } of row.cutEls) {
+      const joined = kept.has(left) && kept.has(left + 1);
+      const cls = joined ? "sv-cut sv-joined" : "sv-cut sv-open";
+      if (cut.className !== cls) cut.className = cls;
+    }
+  }
+  // decision plane
+  const pl = view.plane;
+  const x1 = Math.min(pl.xmax, lam > 0 ? pl.ymax / lam : pl.xmax);
+  pl.gate.setAttribute("x1", pl.sx(0));
+  pl.gate.setAttribute("y1", pl.sy(0));
+  pl.gate.setAttribute("x2", pl.sx(x1));
+  pl.gate.setAttribute("y2", pl.sy(lam * x1));
+  pl.gateLab.setAttribute("x", pl.W - pl.R - 4);
+  pl.gateLab.setAttribute("y", pl.T + 14);
+  pl.gateLab.textContent = `gate y = ${lam.toFixed(2)}·x`;
+  pl.region.setAttribute(
+    "points",
+    [[0, 0], [pl.xmax, lam * pl.xmax], [pl.xmax, pl.ymax * 4], [0, pl.ymax * 4]].map(([x, y]) => `${pl.sx(x)},${pl.sy(y)}`).join(" ")
+  );
+  const visible = [];
+  for (const [pair, p] of pl.points) {
+    const d = byPair.get(pair);
+    if (!d) {
+      p.dot.style.display = "none";
+      p.lab.style.display = "none";
+      continue;
+    }
+    const c = d.chunk;
+    const y = pl.sy(Math.max(-pl.ymax, Math.min(pl.ymax, P.sims[d.neighbour] - tau * P.sims[c])));
+    p.dot.style.display = "";
+    p.dot.setAttribute("cy", y);
+    p.dot.setAttribute("class", `sv-pt sv-pt-${d.outcome}`);
+    p.tip.textContent = `c=${c} → n=${d.neighbour} (${d.side}, d=${d.distance}) · b ${fmt(d.penalty)} · cos(q,n) ${fmt(P.sims[d.neighbour])} · S ${fmt(d.score)} · bar ${fmt(d.bar)} · ${d.outcome}`;
+    p.y = y;
+    visible.push(p);
+  }
+  view.labelsShown = placeLabels(view, visible);
+  view.summary.textContent = `${k} retrieved · ${nAdm} admitted · ${nRej} rejected (λ ${lam.toFixed(2)}, τ ${tau.toFixed(2)}, r ${r})`;
+  drawMarks(view, P, decisions, retrieved);
+  view.lastDecisions = decisions;
+  const t1 = performance.now();
+  return t1 - t0;
+}
+
+// --- the component -----------------------------------------------------------------------------
+
+export default function (component) {
+  const { data, parentElement, setTriggerValue } = component;
+  const root = parentElement.querySelector(".sv-gate");
+  if (!root || !data || !data.payload) return;
+  root.classList.toggle("sv-big", !!data.big);
+  const p = data.payload;
+  const sameQuery = root.__sv && root.__sv.id === data.id;
+  let view = root.__sv;
+  if (!sameQuery) {
+    root.replaceChildren();
+    const P = parsePayload(p);
+    const k = Math.min(p.k, P.order.length), r = Math.min(p.radius, P.rmax);
+    const controls = el("div", "sv-controls");
+    const lam = slider("λ (penalty weight)", "sv-lam", 0, 2, p.lam);
+    const tau = slider("τ (relative bar)", "sv-tau", 0, 1.5, p.tau);
+    const summary = el("div", "sv-summary", "");
+    controls.append(lam.box, tau.box, summary);
+    const minimapHost = el("div");
+    const grid = el("div", "sv-grid");
+    const rowsHost = el("div", "sv-rows");
+    const planeHost = el("div", "sv-plane-host");
+    planeHost.append(el("div", "sv-h", "Decision plane"));
+    grid.append(rowsHost, planeHost);
+    root.append(controls, minimapHost, grid);
+    view = { id: data.id, P, k, r, lam, tau, summary };
+    view.minimap = buildMinimap(P, minimapHost);
+    rowsHost.append(el("div", "sv-h", `Focus rows: each retrieved chunk c with c−${r} … c+${r}; at each cut the end of the left chunk | the start of the right one`));
+    view.rows = buildRows(P, k, r, rowsHost);
+    view.plane = buildPlane(P, k, r, planeHost);
+    view.times = [];
+    root.__sv = view;
+  } else {
+    view.lam.input.value = p.lam;
+    view.tau.input.value = p.tau;
+  }
+  const current = () => [parseFloat(view.lam.input.value), parseFloat(view.tau.input.value)];
+  const onInput = () => {
+    const [l, t] = current();
+    view.lam.out.textContent = l.toFixed(2);
+    view.tau.out.textContent = t.toFixed(2);
+    const t0 = performance.now();
+    redraw(view, l, t);
+    root.getBoundingClientRect(); // include style and layout in the measured time
+    view.times.push(performance.now() - t0);
+    if (view.times.length > 2000) view.times.shift();
+  };
+  const onChange = () => {
+    const [l, t] = current();
+    setTriggerValue("release", { lam: l, tau: t });
+  };
+  view.lam.input.oninput = onInput;
+  view.tau.input.oninput = onInput;
+  view.lam.input.onchange = onChange;
+  view.tau.input.onchange = onChange;
+  onInput();
+  // test and benchmark hooks (the last mounted panel answers)
+  window.__scarGateDecide = (l, t, k, r) =>
+    decide(view.P, l, t, k, r).map(({ chunk, neighbour, side, distance, score, bar, outcome }) => ({ chunk, neighbour, side, distance, score, bar, outcome }));
+  window.__scarGateTimes = () => view.times.slice();
+  window.__scarGateView = () => ({ n: view.P.n, k: view.k, r: view.r, labels: view.labelsShown });
+}

@@ -1,0 +1,102 @@
+"""The live gate panel: λ and τ move in the browser, the gate is decided there, release reports.
+
+A Streamlit components v2 element (inline HTML, CSS and JS from ``gate_panel.css`` and
+``gate_panel.js`` next to this file; no build step). Python sends
+:func:`scar_viz.focus.gate_payload` once per query; every ``input`` event of the λ or τ range
+redraws the focus rows, the whole-document minimap and the decision plane in the browser with
+the same rule and the same float64 values as :func:`scar_viz.scoring.select_from_sims`. On
+release (the range's ``change`` event) the panel sends ``{"lam": λ, "tau": τ}`` back as the
+trigger value ``release``: the page reruns once and its tables and context follow.
+
+Document text reaches the browser as JSON strings and is put into the page with
+``textContent`` only, never parsed as HTML.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import streamlit as st
+
+_HERE = Path(__file__).resolve().parent
+COMPONENT_NAME = "scar_viz.gate_panel"
+
+_component = st.components.v2.component(
+    COMPONENT_NAME,
+    html='<div class="sv-gate" data-testid="sv-gate-panel"></div>',
+    css=(_HERE / "gate_panel.css").read_text(encoding="utf-8"),
+    js=(_HERE / "gate_panel.js").read_text(encoding="utf-8"),
+)
+
+
+def payload_id(payload: dict) -> str:
+    """A digest of everything in ``payload`` but the initial λ and τ.
+
+    The browser rebuilds the panel only when this changes; a new λ or τ from Python (after a
+    release, or the page's own sliders) just moves the ranges.
+    """
+    rest = {key: value for key, value in payload.items() if key not in ("lam", "tau")}
+    return hashlib.sha256(json.dumps(rest, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _ignore() -> None:
+    """The release callback when the page passes none (components v2 needs one to report)."""
+
+
+def gate_panel(
+    payload: dict,
+    *,
+    key: str = "gate_panel",
+    big: bool = False,
+    on_release: Callable[[], None] | None = None,
+) -> tuple[float, float] | None:
+    """Mount the panel; returns (λ, τ) on the rerun a release caused, else None.
+
+    Args:
+        payload: :func:`scar_viz.focus.gate_payload` for this query (its ``k``, ``radius``,
+            ``lam`` and ``tau`` are the panel's starting values).
+        key: the element's key; the released values are also in
+            ``st.session_state[key]["release"]`` (inside ``on_release`` too).
+        big: presenter mode (larger type).
+        on_release: called before the rerun a release causes, like a widget's ``on_change``:
+            the place to copy the values into the page's own λ and τ widgets
+            (:func:`copy_release_to`).
+    """
+    result = _component(
+        key=key,
+        data={"payload": payload, "id": payload_id(payload), "big": bool(big)},
+        on_release_change=on_release or _ignore,
+    )
+    released = result.get("release")
+    if not released:
+        return None
+    return float(released["lam"]), float(released["tau"])
+
+
+def released_values(key: str = "gate_panel") -> tuple[float, float] | None:
+    """(λ, τ) the panel ``key`` just released, read from session state (for callbacks)."""
+    state = st.session_state.get(key)
+    released = state.get("release") if state is not None else None
+    if not released:
+        return None
+    return float(released["lam"]), float(released["tau"])
+
+
+def copy_release_to(
+    key: str = "gate_panel", lam_key: str = "lam", tau_key: str = "tau"
+) -> Callable[[], None]:
+    """An ``on_release`` callback that writes the released λ and τ into two widget keys.
+
+    Callbacks run before the script, so the page's sliders (and their URL binding) show the
+    panel's values on the very rerun the release causes.
+    """
+
+    def copy() -> None:
+        values = released_values(key)
+        if values is not None:
+            st.session_state[lam_key], st.session_state[tau_key] = values
+
+    return copy
