@@ -172,7 +172,7 @@ function planeGeometry(P, k, r) {
 }
 
 function buildPlane(P, k, r, host) {
-  const W = 640, H = 330, L = 52, R = 12, T = 22, B = 40;
+  const W = 500, H = 340, L = 50, R = 10, T = 12, B = 40;
   const { xmax, ymax } = planeGeometry(P, k, r);
   const sx = (x) => L + (x / xmax) * (W - L - R);
   const sy = (y) => T + ((ymax - y) / (2 * ymax)) * (H - T - B);
@@ -225,7 +225,7 @@ function buildPlane(P, k, r, host) {
         lab.textContent = `${c}→${j}`;
         layer.append(dot);
         labels.append(lab);
-        points.set(`${c}:${j}`, { dot, tip, lab, x: sx(P.pen[row][side][d - 1]), w: 6.2 * lab.textContent.length + 2 });
+        points.set(`${c}:${j}`, { dot, tip, lab, x: sx(P.pen[row][side][d - 1]), w: 6.4 * lab.textContent.length + 2 });
       }
     }
   }

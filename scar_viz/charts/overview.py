@@ -69,7 +69,17 @@ def overview_chart(
             "zmax": float(sims.max()) if n else 1.0,
             "xgap": 1 if n <= 200 else 0,
             "hovertemplate": "chunk %{x}<br>cos(q,c) = %{z:.3f}<extra></extra>",
-            "colorbar": {"thickness": 10, "len": 0.6, "y": 0.3, "title": {"text": "cos(q,c)"}},
+            "colorbar": {
+                "thickness": 10,
+                "len": 0.55,
+                "y": 0.25,
+                "tickfont": {"size": max(9, font_size - 2)},
+                "title": {
+                    "text": "cos(q,c)",
+                    "side": "top",
+                    "font": {"size": max(9, font_size - 2)},
+                },
+            },
             "xaxis": "x",
             "yaxis": "y",
         }
@@ -115,6 +125,7 @@ def overview_chart(
                 "mode": "markers+text" if text else "markers",
                 "text": text,
                 "textposition": "top center",
+                "cliponaxis": False,
                 "textfont": {"size": max(9, font_size - 2), "color": RETRIEVED},
                 "marker": {
                     "color": colour,
@@ -160,11 +171,11 @@ def overview_chart(
         },
         "yaxis": {"domain": [0.0, 0.5], "visible": False, "fixedrange": True},
         "yaxis2": {
-            "domain": [0.56, 0.92],
+            "domain": [0.56, 0.86],
             "visible": False,
             "fixedrange": True,
             "type": "category",
-            "range": [-0.6, 0.9],
+            "range": [-0.5, 1.2],
         },
         "shapes": shapes,
     }
