@@ -10,7 +10,6 @@
 
 const COLOURS = { retrieved: "#1f3b73", admitted: "#1a9850", rejected: "#d73027" };
 const BLUES = ["#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"];
-const SVG = "http://www.w3.org/2000/svg";
 
 function decodeF64(text) {
   const bin = atob(text);
@@ -67,12 +66,6 @@ function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
   if (text !== undefined) e.textContent = String(text);
-  return e;
-}
-
-function svg(tag, attrs) {
-  const e = document.createElementNS(SVG, tag);
-  for (const [a, v] of Object.entries(attrs || {})) e.setAttribute(a, String(v));
   return e;
 }
 
@@ -172,65 +165,80 @@ function planeGeometry(P, k, r) {
 }
 
 function buildPlane(P, k, r, host) {
+  // a canvas: a redraw repaints pixels and causes no layout (SVG text would be re-laid out)
   const W = 500, H = 340, L = 50, R = 10, T = 12, B = 40;
   const { xmax, ymax } = planeGeometry(P, k, r);
   const sx = (x) => L + (x / xmax) * (W - L - R);
   const sy = (y) => T + ((ymax - y) / (2 * ymax)) * (H - T - B);
-  const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "sv-plane", role: "img" });
-  root.append(svg("title"));
-  root.firstChild.textContent = "Decision plane: each candidate at (b(c,n), cos(q,n) − τ·cos(q,c)); the gate admits points above y = λ·x";
-  const clip = svg("clipPath", { id: "sv-plane-clip" });
-  clip.append(svg("rect", { x: L, y: T, width: W - L - R, height: H - T - B }));
-  root.append(clip);
-  root.append(svg("rect", { x: L, y: T, width: W - L - R, height: H - T - B, class: "sv-plane-bg" }));
-  const region = svg("polygon", { class: "sv-admit", "clip-path": "url(#sv-plane-clip)" });
-  root.append(region);
-  // axes and ticks
-  root.append(svg("line", { x1: L, x2: W - R, y1: sy(0), y2: sy(0), class: "sv-axis0" }));
+  const dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
+  const wrap = el("div", "sv-plane-wrap");
+  const canvas = el("canvas", "sv-plane");
+  canvas.width = W * dpr;
+  canvas.height = H * dpr;
+  canvas.setAttribute("role", "img");
+  canvas.setAttribute("aria-label", "Decision plane: each candidate at (b(c,n), cos(q,n) − τ·cos(q,c)); the gate admits points above y = λ·x");
+  const tip = el("div", "sv-tip");
+  tip.style.display = "none";
+  wrap.append(canvas, tip);
+  host.append(wrap);
+  // the static layer (frame, ticks, axis titles), drawn once
+  const base = document.createElement("canvas");
+  base.width = W * dpr;
+  base.height = H * dpr;
+  const b = base.getContext("2d");
+  b.scale(dpr, dpr);
+  b.fillStyle = "#fff";
+  b.fillRect(L, T, W - L - R, H - T - B);
+  b.strokeStyle = "#ddd";
+  b.strokeRect(L + 0.5, T + 0.5, W - L - R - 1, H - T - B - 1);
+  b.strokeStyle = "#bbb";
+  b.beginPath();
+  b.moveTo(L, sy(0));
+  b.lineTo(W - R, sy(0));
+  b.stroke();
+  b.fillStyle = "#555";
+  b.font = "11px sans-serif";
+  b.textAlign = "center";
   for (const t of [0, 0.5, 1, 1.5, 2].filter((t) => t <= xmax)) {
-    root.append(svg("line", { x1: sx(t), x2: sx(t), y1: H - B, y2: H - B + 4, class: "sv-tick" }));
-    const lab = svg("text", { x: sx(t), y: H - B + 15, class: "sv-ticklab", "text-anchor": "middle" });
-    lab.textContent = String(t);
-    root.append(lab);
+    b.fillRect(sx(t), H - B, 1, 4);
+    b.fillText(String(t), sx(t), H - B + 15);
   }
+  b.textAlign = "right";
   const ystep = ymax > 1 ? 0.5 : ymax > 0.5 ? 0.25 : 0.1;
-  for (let t = -Math.floor(ymax / ystep) * ystep; t <= ymax + 1e-9; t += ystep) {
-    const lab = svg("text", { x: L - 5, y: sy(t) + 4, class: "sv-ticklab", "text-anchor": "end" });
-    lab.textContent = t.toFixed(2);
-    root.append(lab);
+  for (let i = -Math.floor(ymax / ystep); i * ystep <= ymax + 1e-9; i++) {
+    b.fillText((i * ystep).toFixed(2), L - 5, sy(i * ystep) + 4);
   }
-  const xl = svg("text", { x: (L + W - R) / 2, y: H - 6, class: "sv-axislab", "text-anchor": "middle" });
-  xl.textContent = "boundary penalty b(c,n) = 1 − cos(c,n)";
-  const yl = svg("text", { x: 12, y: (T + H - B) / 2, class: "sv-axislab", "text-anchor": "middle", transform: `rotate(-90 12 ${(T + H - B) / 2})` });
-  yl.textContent = "cos(q,n) − τ·cos(q,c)";
-  root.append(xl, yl);
-  const gate = svg("line", { class: "sv-gate-line", "clip-path": "url(#sv-plane-clip)" });
-  root.append(gate);
-  const gateLab = svg("text", { class: "sv-gate-lab", "text-anchor": "end" });
-  root.append(gateLab);
-  const points = new Map();
-  const layer = svg("g");
-  const labels = svg("g");
-  root.append(layer, labels);
-  for (let row = 0; row < Math.min(k, P.order.length); row++) {
-    const c = P.order[row];
-    for (let side = 0; side < 2; side++) {
-      for (let d = 1; d <= r; d++) {
-        const j = c + (side === 0 ? -d : d);
-        if (j < 0 || j >= P.n) break;
-        const dot = svg("circle", { r: 5, cx: sx(P.pen[row][side][d - 1]) });
-        const tip = svg("title");
-        dot.append(tip);
-        const lab = svg("text", { class: "sv-pt-lab" });
-        lab.textContent = `${c}→${j}`;
-        layer.append(dot);
-        labels.append(lab);
-        points.set(`${c}:${j}`, { dot, tip, lab, x: sx(P.pen[row][side][d - 1]), w: 6.4 * lab.textContent.length + 2 });
-      }
+  b.fillStyle = "#333";
+  b.font = "12px sans-serif";
+  b.textAlign = "center";
+  b.fillText("boundary penalty b(c,n) = 1 − cos(c,n)", (L + W - R) / 2, H - 6);
+  b.save();
+  b.translate(13, (T + H - B) / 2);
+  b.rotate(-Math.PI / 2);
+  b.fillText("cos(q,n) − τ·cos(q,c)", 0, 0);
+  b.restore();
+  const ctx = canvas.getContext("2d");
+  ctx.scale(dpr, dpr);
+  const pl = { W, H, L, R, T, B, xmax, ymax, sx, sy, dpr, canvas, ctx, base, tip, points: [] };
+  canvas.onmousemove = (e) => {
+    const rect = canvas.getBoundingClientRect();
+    const x = ((e.clientX - rect.left) / rect.width) * W, y = ((e.clientY - rect.top) / rect.height) * H;
+    let best = null, dist = 64;
+    for (const p of pl.points) {
+      const d2 = (p.x - x) ** 2 + (p.y - y) ** 2;
+      if (d2 < dist) [best, dist] = [p, d2];
     }
-  }
-  host.append(root);
-  return { W, H, L, R, T, B, xmax, ymax, sx, sy, region, gate, gateLab, points };
+    if (!best) {
+      tip.style.display = "none";
+      return;
+    }
+    tip.textContent = best.text;
+    tip.style.display = "";
+    tip.style.left = `${(best.x / W) * rect.width + 10}px`;
+    tip.style.top = `${(best.y / H) * rect.height + 10}px`;
+  };
+  canvas.onmouseleave = () => (tip.style.display = "none");
+  return pl;
 }
 
 function buildMinimap(P, host) {
@@ -300,44 +308,77 @@ function drawMarks(view, P, decisions, retrieved) {
   for (const c of retrieved) tri(x(c), false, COLOURS.retrieved);
 }
 
-function placeLabels(view, visible) {
-  // greedy: above, below, right, left of the point; hide a label that fits nowhere
-  const taken = [];
-  const { W, R, T, H, B, L } = view.plane;
-  const fits = (b) =>
-    b.x0 >= L && b.x1 <= W - R && b.y0 >= T && b.y1 <= H - B &&
-    taken.every((o) => b.x1 <= o.x0 || b.x0 >= o.x1 || b.y1 <= o.y0 || b.y0 >= o.y1);
+function placeLabels(pl, visible) {
+  // greedy: above, below, right or left of the point, inside the frame, overlapping nothing
+  const taken = visible.map((p) => ({ x0: p.x - 5, x1: p.x + 5, y0: p.y - 5, y1: p.y + 5 }));
+  const fits = (q) =>
+    q.x0 >= pl.L && q.x1 <= pl.W - pl.R && q.y0 >= pl.T && q.y1 <= pl.H - pl.B &&
+    taken.every((o) => q.x1 <= o.x0 || q.x0 >= o.x1 || q.y1 <= o.y0 || q.y0 >= o.y1);
+  const out = [];
   for (const p of visible) {
-    taken.push({ x0: p.x - 5, x1: p.x + 5, y0: p.y - 5, y1: p.y + 5 });
-  }
-  let shown = 0;
-  for (const p of visible) {
-    const w = p.w, h = 11;
-    const options = [
-      { x0: p.x - w / 2, y0: p.y - 8 - h },
-      { x0: p.x - w / 2, y0: p.y + 8 },
-      { x0: p.x + 8, y0: p.y - h / 2 },
-      { x0: p.x - 8 - w, y0: p.y - h / 2 },
-    ];
-    let placed = null;
-    for (const o of options) {
-      const b = { x0: o.x0, x1: o.x0 + w, y0: o.y0, y1: o.y0 + h };
-      if (fits(b)) {
-        placed = b;
+    const w = 6.4 * p.label.length + 2, h = 11;
+    for (const [x0, y0] of [[p.x - w / 2, p.y - 8 - h], [p.x - w / 2, p.y + 8], [p.x + 8, p.y - h / 2], [p.x - 8 - w, p.y - h / 2]]) {
+      const q = { x0, x1: x0 + w, y0, y1: y0 + h };
+      if (fits(q)) {
+        taken.push(q);
+        out.push({ p, q });
         break;
       }
     }
-    if (placed) {
-      taken.push(placed);
-      p.lab.setAttribute("x", placed.x0);
-      p.lab.setAttribute("y", placed.y1 - 2);
-      p.lab.style.display = "";
-      shown++;
-    } else {
-      p.lab.style.display = "none";
-    }
   }
-  return shown;
+  return out;
+}
+
+function drawPlane(pl, P, decisions, lam, tau) {
+  const { ctx, W, H, L, R, T, B, xmax, ymax, sx, sy } = pl;
+  ctx.clearRect(0, 0, W, H);
+  ctx.drawImage(pl.base, 0, 0, W, H);
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(L, T, W - L - R, H - T - B);
+  ctx.clip();
+  ctx.fillStyle = "rgba(26,152,80,0.08)";
+  ctx.beginPath();
+  ctx.moveTo(sx(0), sy(0));
+  ctx.lineTo(sx(xmax), sy(lam * xmax));
+  ctx.lineTo(sx(xmax), T);
+  ctx.lineTo(sx(0), T);
+  ctx.closePath();
+  ctx.fill();
+  ctx.strokeStyle = "#000";
+  ctx.lineWidth = 2;
+  ctx.beginPath();
+  ctx.moveTo(sx(0), sy(0));
+  ctx.lineTo(sx(xmax), sy(lam * xmax));
+  ctx.stroke();
+  ctx.restore();
+  const visible = [];
+  for (const d of decisions) {
+    const x = sx(d.penalty);
+    const y = sy(Math.max(-ymax, Math.min(ymax, P.sims[d.neighbour] - tau * P.sims[d.chunk])));
+    const text = `c=${d.chunk} → n=${d.neighbour} (${d.side}, d=${d.distance}) · b ${fmt(d.penalty)} · cos(q,n) ${fmt(P.sims[d.neighbour])} · S ${fmt(d.score)} · bar ${fmt(d.bar)} · ${d.outcome}`;
+    visible.push({ x, y, outcome: d.outcome, label: `${d.chunk}→${d.neighbour}`, text });
+  }
+  for (const p of visible) {
+    ctx.fillStyle = COLOURS[p.outcome];
+    ctx.strokeStyle = "#fff";
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    ctx.arc(p.x, p.y, 5, 0, 2 * Math.PI);
+    ctx.fill();
+    ctx.stroke();
+  }
+  const labels = placeLabels(pl, visible);
+  ctx.fillStyle = "#333";
+  ctx.font = "11px sans-serif";
+  ctx.textAlign = "left";
+  for (const { p, q } of labels) ctx.fillText(p.label, q.x0 + 1, q.y1 - 2);
+  ctx.fillStyle = "#000";
+  ctx.font = "600 12px sans-serif";
+  ctx.textAlign = "right";
+  ctx.fillText(`gate y = ${lam.toFixed(2)}·x`, W - R - 4, T + 14);
+  pl.points = visible;
+  return labels.length;
 }
 
 function redraw(view, lam, tau) {
@@ -355,7 +396,8 @@ function redraw(view, lam, tau) {
   nRej = rejectedAll.size;
   // focus rows
   for (const row of view.rows) {
-    row.barOut.textContent = fmt(tau * P.sims[row.c]);
+    const barText = fmt(tau * P.sims[row.c]);
+    if (row.barOut.textContent !== barText) row.barOut.textContent = barText;
     const kept = new Set([row.c]);
     for (const [j, cell] of row.cells) {
       let role, margin = "";
@@ -375,7 +417,10 @@ function redraw(view, lam, tau) {
         cell.status.textContent = { self: "▼ retrieved", retrieved: "▼ also retrieved", admitted: "▲ admitted", rejected: "✕ rejected", unexamined: "not examined" }[role];
         cell.role = role;
       }
-      cell.margin.textContent = margin;
+      if (cell.marginText !== margin) {
+        cell.margin.textContent = margin;
+        cell.marginText = margin;
+      }
     }
     for (const { left, cut } of row.cutEls) {
       const joined = kept.has(left) && kept.has(left + 1);
@@ -384,37 +429,7 @@ function redraw(view, lam, tau) {
     }
   }
   // decision plane
-  const pl = view.plane;
-  const x1 = Math.min(pl.xmax, lam > 0 ? pl.ymax / lam : pl.xmax);
-  pl.gate.setAttribute("x1", pl.sx(0));
-  pl.gate.setAttribute("y1", pl.sy(0));
-  pl.gate.setAttribute("x2", pl.sx(x1));
-  pl.gate.setAttribute("y2", pl.sy(lam * x1));
-  pl.gateLab.setAttribute("x", pl.W - pl.R - 4);
-  pl.gateLab.setAttribute("y", pl.T + 14);
-  pl.gateLab.textContent = `gate y = ${lam.toFixed(2)}·x`;
-  pl.region.setAttribute(
-    "points",
-    [[0, 0], [pl.xmax, lam * pl.xmax], [pl.xmax, pl.ymax * 4], [0, pl.ymax * 4]].map(([x, y]) => `${pl.sx(x)},${pl.sy(y)}`).join(" ")
-  );
-  const visible = [];
-  for (const [pair, p] of pl.points) {
-    const d = byPair.get(pair);
-    if (!d) {
-      p.dot.style.display = "none";
-      p.lab.style.display = "none";
-      continue;
-    }
-    const c = d.chunk;
-    const y = pl.sy(Math.max(-pl.ymax, Math.min(pl.ymax, P.sims[d.neighbour] - tau * P.sims[c])));
-    p.dot.style.display = "";
-    p.dot.setAttribute("cy", y);
-    p.dot.setAttribute("class", `sv-pt sv-pt-${d.outcome}`);
-    p.tip.textContent = `c=${c} → n=${d.neighbour} (${d.side}, d=${d.distance}) · b ${fmt(d.penalty)} · cos(q,n) ${fmt(P.sims[d.neighbour])} · S ${fmt(d.score)} · bar ${fmt(d.bar)} · ${d.outcome}`;
-    p.y = y;
-    visible.push(p);
-  }
-  view.labelsShown = placeLabels(view, visible);
+  view.labelsShown = drawPlane(view.plane, P, decisions, lam, tau);
   view.summary.textContent = `${k} retrieved · ${nAdm} admitted · ${nRej} rejected (λ ${lam.toFixed(2)}, τ ${tau.toFixed(2)}, r ${r})`;
   drawMarks(view, P, decisions, retrieved);
   view.lastDecisions = decisions;
@@ -454,6 +469,7 @@ export default function (component) {
     view.rows = buildRows(P, k, r, rowsHost);
     view.plane = buildPlane(P, k, r, planeHost);
     view.times = [];
+    view.scriptTimes = [];
     root.__sv = view;
   } else {
     view.lam.input.value = p.lam;
@@ -465,10 +481,14 @@ export default function (component) {
     view.lam.out.textContent = l.toFixed(2);
     view.tau.out.textContent = t.toFixed(2);
     const t0 = performance.now();
-    redraw(view, l, t);
+    const script = redraw(view, l, t);
     root.getBoundingClientRect(); // include style and layout in the measured time
     view.times.push(performance.now() - t0);
-    if (view.times.length > 2000) view.times.shift();
+    view.scriptTimes.push(script);
+    if (view.times.length > 2000) {
+      view.times.shift();
+      view.scriptTimes.shift();
+    }
   };
   const onChange = () => {
     const [l, t] = current();
@@ -483,5 +503,6 @@ export default function (component) {
   window.__scarGateDecide = (l, t, k, r) =>
     decide(view.P, l, t, k, r).map(({ chunk, neighbour, side, distance, score, bar, outcome }) => ({ chunk, neighbour, side, distance, score, bar, outcome }));
   window.__scarGateTimes = () => view.times.slice();
+  window.__scarGateScriptTimes = () => view.scriptTimes.slice();
   window.__scarGateView = () => ({ n: view.P.n, k: view.k, r: view.r, labels: view.labelsShown });
 }

@@ -41,7 +41,7 @@ def _click_layer(sims: np.ndarray, max_points: int) -> np.ndarray:
 def overview_chart(
     overview: Overview,
     focus: int | None = None,
-    height: int = 170,
+    height: int = 190,
     font_size: int = 12,
     max_points: int = MAX_POINTS,
 ) -> go.Figure:
@@ -70,13 +70,15 @@ def overview_chart(
             "xgap": 1 if n <= 200 else 0,
             "hovertemplate": "chunk %{x}<br>cos(q,c) = %{z:.3f}<extra></extra>",
             "colorbar": {
-                "thickness": 10,
-                "len": 0.55,
-                "y": 0.25,
+                "thickness": 12,
+                "len": 1.0,
+                "y": 0.5,
+                "yanchor": "middle",
+                "nticks": 3,
                 "tickfont": {"size": max(9, font_size - 2)},
                 "title": {
                     "text": "cos(q,c)",
-                    "side": "top",
+                    "side": "right",
                     "font": {"size": max(9, font_size - 2)},
                 },
             },
