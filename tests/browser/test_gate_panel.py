@@ -87,6 +87,7 @@ def _exact_ties(sims, unit, order, rng, count):
     return out
 
 
+@pytest.mark.model
 def test_browser_gate_agrees_with_python_on_every_decision(harness, page):
     _open(page, harness, "k=3&r=1&kmax=all")
     sims = np.load(harness.dump / "sims.npy")
@@ -134,6 +135,7 @@ def test_browser_gate_agrees_with_python_on_every_decision(harness, page):
     assert edges > 50  # the document's first and last chunks were candidates
 
 
+@pytest.mark.model
 def test_dragging_redraws_in_the_browser_and_release_reports_back(harness, page):
     _open(page, harness, "k=3&r=2")
     admitted = page.locator(".sv-chip.sv-admitted")
@@ -174,6 +176,7 @@ def test_document_markup_shows_as_text_and_never_runs(harness, page):
     assert page.evaluate("() => window.__pwned") is None
 
 
+@pytest.mark.model
 def test_clicking_the_overview_focuses_a_chunk(harness, page):
     _open(page, harness, "k=3&r=1")
     chart = page.get_by_test_id("stPlotlyChart").first
