@@ -131,6 +131,7 @@ def main() -> None:
         "chunk_size": args.size,
         "chromium": version,
         "cpus": os.cpu_count(),
+        "load_average_1min": round(os.getloadavg()[0], 2),
         "target_ms": TARGET_MS,
         "met": all(r["max_ms"] <= TARGET_MS for r in results),
         "runs": results,

@@ -232,7 +232,8 @@ function buildPlane(P, k, r, host) {
       tip.style.display = "none";
       return;
     }
-    tip.textContent = best.text;
+    const d = best.d;
+    tip.textContent = `c=${d.chunk} → n=${d.neighbour} (${d.side}, d=${d.distance}) · b ${fmt(d.penalty)} · cos(q,n) ${fmt(P.sims[d.neighbour])} · S ${fmt(d.score)} · bar ${fmt(d.bar)} · ${d.outcome}`;
     tip.style.display = "";
     tip.style.left = `${(best.x / W) * rect.width + 10}px`;
     tip.style.top = `${(best.y / H) * rect.height + 10}px`;
@@ -356,8 +357,7 @@ function drawPlane(pl, P, decisions, lam, tau) {
   for (const d of decisions) {
     const x = sx(d.penalty);
     const y = sy(Math.max(-ymax, Math.min(ymax, P.sims[d.neighbour] - tau * P.sims[d.chunk])));
-    const text = `c=${d.chunk} → n=${d.neighbour} (${d.side}, d=${d.distance}) · b ${fmt(d.penalty)} · cos(q,n) ${fmt(P.sims[d.neighbour])} · S ${fmt(d.score)} · bar ${fmt(d.bar)} · ${d.outcome}`;
-    visible.push({ x, y, outcome: d.outcome, label: `${d.chunk}→${d.neighbour}`, text });
+    visible.push({ x, y, outcome: d.outcome, label: `${d.chunk}→${d.neighbour}`, d });
   }
   for (const p of visible) {
     ctx.fillStyle = COLOURS[p.outcome];
