@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz.chunking import Chunk
+from scar_viz.gate import GateParams
 from scar_viz.scoring import Selection, top_k
 
 KMAX = 20
@@ -238,11 +239,8 @@ def gate_payload(
     chunks: Sequence[Chunk],
     sims: np.ndarray,
     unit: np.ndarray,
+    params: GateParams,
     *,
-    k: int,
-    lam: float,
-    tau: float,
-    radius: int,
     kmax: int = KMAX,
     rmax: int = RMAX,
     snippet: int = SNIPPET_CHARS,
@@ -255,7 +253,8 @@ def gate_payload(
     the gate computes it, :func:`encode_f64`, NaN past a document edge); ``cells`` (index →
     ``[tail, head, section]`` of every chunk within rmax of ``order``: raw text, the panel
     sets it with ``textContent``); ``adj`` (index → b(i, i+1) for the same chunks, for the
-    cuts' labels); and the initial ``k``, ``radius``, ``lam``, ``tau``.
+    cuts' labels); and ``params``' ``k``, ``radius``, ``lam`` and ``tau`` (what the panel
+    shows first; any object with those attributes will do).
 
     Depends on the query only: λ, τ, k ≤ kmax and r ≤ rmax change nothing else, so the
     panel decides every setting in the browser. Size: 8·N bytes (as base64) plus about
@@ -293,10 +292,10 @@ def gate_payload(
         "ncos": encode_f64(ncos.reshape(-1)),
         "cells": cells,
         "adj": adj,
-        "k": int(min(k, len(order))),
-        "radius": int(min(radius, rmax)),
-        "lam": float(lam),
-        "tau": float(tau),
+        "k": int(min(params.k, len(order))),
+        "radius": int(min(params.radius, rmax)),
+        "lam": float(params.lam),
+        "tau": float(params.tau),
     }
 
 

@@ -21,6 +21,7 @@ from scar_viz.focus import (
     payload_decide,
     tail_text,
 )
+from scar_viz.gate import GateParams
 from scar_viz.scoring import boundary_penalties, normalize, select_from_sims
 
 
@@ -66,7 +67,7 @@ def test_f64_round_trip_is_exact():
 def test_payload_gate_agrees_with_select_from_sims_everywhere(seed):
     n = 12 + 7 * seed
     chunks, unit, sims = _doc(n, seed=seed, dup=seed % 2 == 0)
-    payload = gate_payload(chunks, sims, unit, k=3, lam=0.5, tau=0.1, radius=1, kmax=n)
+    payload = gate_payload(chunks, sims, unit, GateParams(k=3, lam=0.5, tau=0.1, radius=1), kmax=n)
     json.dumps(payload, allow_nan=False)  # the browser parses it as strict JSON
     rng = np.random.default_rng(seed)
     for _ in range(300):
@@ -79,7 +80,7 @@ def test_payload_gate_agrees_with_select_from_sims_everywhere(seed):
 
 def test_exact_ties_are_rejected_on_both_sides():
     chunks, unit, sims = _doc(15, seed=3)
-    payload = gate_payload(chunks, sims, unit, k=3, lam=0.5, tau=0.1, radius=1)
+    payload = gate_payload(chunks, sims, unit, GateParams(k=3, lam=0.5, tau=0.1, radius=1))
     c = payload["order"][0]
     j = c + 1 if c + 1 < 15 else c - 1
     # λ = 0: S = cos(q,n); choose τ so that τ·cos(q,c) == cos(q,n) exactly (search ulps)
@@ -97,7 +98,7 @@ def test_exact_ties_are_rejected_on_both_sides():
 
 def test_payload_is_small_and_carries_only_focus_text():
     chunks, unit, sims = _doc(830, dim=16, seed=1)
-    payload = gate_payload(chunks, sims, unit, k=3, lam=0.5, tau=0.1, radius=1)
+    payload = gate_payload(chunks, sims, unit, GateParams(k=3, lam=0.5, tau=0.1, radius=1))
     assert len(payload["order"]) == 20
     assert len(payload["cells"]) <= 20 * 7
     size = len(json.dumps(payload))

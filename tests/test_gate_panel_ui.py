@@ -12,6 +12,7 @@ def _mount():
 
     from scar_viz.chunking import Chunk
     from scar_viz.focus import gate_payload
+    from scar_viz.gate import GateParams
     from scar_viz.scoring import normalize
     from ui.gate_panel import copy_release_to, gate_panel
 
@@ -19,7 +20,7 @@ def _mount():
     unit = normalize(rng.normal(size=(12, 6)))
     sims = unit @ normalize(rng.normal(size=6))
     chunks = [Chunk(i, i * 10, i * 10 + 10, f"text {i} <b>x</b>") for i in range(12)]
-    payload = gate_payload(chunks, sims, unit, k=3, lam=0.5, tau=0.1, radius=1)
+    payload = gate_payload(chunks, sims, unit, GateParams(k=3, lam=0.5, tau=0.1, radius=1))
     released = gate_panel(payload, key="panel", on_release=copy_release_to("panel"))
     st.write(f"released={released}")
 

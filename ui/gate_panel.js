@@ -378,6 +378,7 @@ function drawPlane(pl, P, decisions, lam, tau) {
   ctx.textAlign = "right";
   ctx.fillText(`gate y = ${lam.toFixed(2)}·x`, W - R - 4, T + 14);
   pl.points = visible;
+  pl.labelBoxes = labels.map(({ q }) => q);
   return labels.length;
 }
 
@@ -504,5 +505,8 @@ export default function (component) {
     decide(view.P, l, t, k, r).map(({ chunk, neighbour, side, distance, score, bar, outcome }) => ({ chunk, neighbour, side, distance, score, bar, outcome }));
   window.__scarGateTimes = () => view.times.slice();
   window.__scarGateScriptTimes = () => view.scriptTimes.slice();
-  window.__scarGateView = () => ({ n: view.P.n, k: view.k, r: view.r, labels: view.labelsShown });
+  window.__scarGateView = () => {
+    const { W, H, L, R, T, B, labelBoxes, points } = view.plane;
+    return { n: view.P.n, k: view.k, r: view.r, labels: view.labelsShown, points: points.length, labelBoxes, frame: { x0: L, x1: W - R, y0: T, y1: H - B } };
+  };
 }

@@ -135,6 +135,20 @@ def test_browser_gate_agrees_with_python_on_every_decision(harness, page):
     assert edges > 50  # the document's first and last chunks were candidates
 
 
+def _labels_inside_and_apart(view) -> None:
+    """Decision-plane labels lie inside the frame (never clipped at the top) and never overlap."""
+    boxes, frame = view["labelBoxes"], view["frame"]
+    assert view["points"] > 0 and boxes
+    for i, a in enumerate(boxes):
+        assert frame["x0"] <= a["x0"] < a["x1"] <= frame["x1"]
+        assert frame["y0"] <= a["y0"] < a["y1"] <= frame["y1"]
+        for b in boxes[i + 1 :]:
+            apart = (
+                a["x1"] <= b["x0"] or b["x1"] <= a["x0"] or a["y1"] <= b["y0"] or b["y1"] <= a["y0"]
+            )
+            assert apart, (a, b)
+
+
 @pytest.mark.model
 def test_dragging_redraws_in_the_browser_and_release_reports_back(harness, page):
     _open(page, harness, "k=3&r=2")
@@ -151,6 +165,11 @@ def test_dragging_redraws_in_the_browser_and_release_reports_back(harness, page)
         )
         counts.append(admitted.count())
     assert counts[0] > counts[1], counts  # a low bar admits more than a high one
+    for lam in ("0", "0.35", "1.2", "2"):
+        page.locator("[data-testid=sv-lam]").evaluate(
+            "(el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }", lam
+        )
+        _labels_inside_and_apart(page.evaluate("() => window.__scarGateView()"))
     assert python_line.count() == 1  # input events alone never rerun the script
     page.locator("[data-testid=sv-lam]").evaluate(
         "el => { el.value = '0.9'; el.dispatchEvent(new Event('input'));"

@@ -24,6 +24,7 @@ from scar_viz.chunking import ChunkingConfig
 from scar_viz.documents import document_from_text
 from scar_viz.embeddings import EmbeddingCache, make_embedder
 from scar_viz.focus import gate_payload, overview_data
+from scar_viz.gate import GateParams
 from scar_viz.pipeline import embed_query, prepare_document
 from scar_viz.scoring import select_from_sims
 from ui.gate_panel import copy_release_to, gate_panel
@@ -83,7 +84,7 @@ lam, tau = st.session_state["lam"], st.session_state["tau"]
 
 sims = prep.unit @ qvec
 payload = gate_payload(
-    prep.chunks, sims, prep.unit, k=k, lam=lam, tau=tau, radius=radius, kmax=kmax
+    prep.chunks, sims, prep.unit, GateParams(k=k, lam=lam, tau=tau, radius=radius), kmax=kmax
 )
 if os.environ.get("GATE_APP_DUMP"):
     out = Path(os.environ["GATE_APP_DUMP"])
