@@ -208,6 +208,39 @@ def focus_rows(
     return rows
 
 
+def focus_row_at(
+    chunks: Sequence[Chunk],
+    sims: np.ndarray,
+    penalties: np.ndarray,
+    selection: Selection,
+    center: int,
+) -> FocusRow:
+    """A row around any chunk (a click in the overview): chunks center−r … center+r with
+    each one's mark in ``selection`` (``retrieved``, ``admitted``, ``rejected`` or ``none``),
+    and the cuts between them. ``rank`` is the center's retrieval rank (0 if not retrieved)."""
+    n = len(chunks)
+    radius = max(1, selection.radius)
+    rank = {c: r + 1 for r, c in enumerate(selection.retrieved)}
+    admitted, rejected = set(selection.admitted), set(selection.rejected)
+    lo, hi = max(0, center - radius), min(n - 1, center + radius)
+    cells = []
+    for j in range(lo, hi + 1):
+        role = (
+            "retrieved"
+            if j in rank
+            else "admitted"
+            if j in admitted
+            else "rejected"
+            if j in rejected
+            else "none"
+        )
+        cells.append(FocusCell(center, j, j - center, float(sims[j]), role, rank.get(j, 0)))
+    cuts = tuple(cut_at(chunks, sims, penalties, i) for i in range(lo, hi))
+    return FocusRow(
+        center, rank.get(center, 0), float(sims[center]), tuple(cells), cuts, lo == 0, hi == n - 1
+    )
+
+
 # --- the gate panel's payload ------------------------------------------------------------------
 
 
@@ -244,6 +277,7 @@ def gate_payload(
     kmax: int = KMAX,
     rmax: int = RMAX,
     snippet: int = SNIPPET_CHARS,
+    focus: int | None = None,
 ) -> dict:
     """The data the browser's gate panel needs for one query (JSON-serialisable).
 
@@ -254,7 +288,8 @@ def gate_payload(
     ``[tail, head, section]`` of every chunk within rmax of ``order``: raw text, the panel
     sets it with ``textContent``); ``adj`` (index → b(i, i+1) for the same chunks, for the
     cuts' labels); and ``params``' ``k``, ``radius``, ``lam`` and ``tau`` (what the panel
-    shows first; any object with those attributes will do).
+    shows first; any object with those attributes will do); ``focus``, a chunk to show first
+    (a click in the overview: its own row when it is not retrieved), or None.
 
     Depends on the query only: λ, τ, k ≤ kmax and r ≤ rmax change nothing else, so the
     panel decides every setting in the browser. Size: 8·N bytes (as base64) plus about
@@ -265,17 +300,21 @@ def gate_payload(
     n = len(sims)
     order = top_k(sims, min(kmax, n))
     ncos = np.full((len(order), 2, rmax), np.nan)
-    focus: set[int] = set()
+    shown: set[int] = set()
     for row, c in enumerate(order):
         for side, step in ((0, -1), (1, 1)):
             for d in range(1, rmax + 1):
                 j = c + step * d
                 if 0 <= j < n:
                     ncos[row, side, d - 1] = gate_cosine(unit, c, j)
-        focus.update(range(max(0, c - rmax), min(n, c + rmax + 1)))
+        shown.update(range(max(0, c - rmax), min(n, c + rmax + 1)))
+    if focus is not None and 0 <= focus < n:
+        shown.update(range(max(0, focus - rmax), min(n, focus + rmax + 1)))
+    else:
+        focus = None
     cells = {}
     adj = {}
-    for i in sorted(focus):
+    for i in sorted(shown):
         text = chunks[i].text
         cells[str(i)] = [
             tail_text(text, snippet),
@@ -296,6 +335,7 @@ def gate_payload(
         "radius": int(min(params.radius, rmax)),
         "lam": float(params.lam),
         "tau": float(params.tau),
+        "focus": None if focus is None else int(focus),
     }
 
 

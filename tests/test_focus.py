@@ -14,6 +14,7 @@ from scar_viz.focus import (
     STATUS_RETRIEVED,
     decode_f64,
     encode_f64,
+    focus_row_at,
     focus_rows,
     gate_payload,
     head_text,
@@ -153,3 +154,30 @@ def test_focus_rows_cover_c_minus_r_to_c_plus_r_with_cuts():
             assert chunks[cut.left + 1].text.startswith(cut.head.rstrip("…"))
             assert cut.b == pytest.approx(pen[cut.left])
             assert cut.overlap == 5
+
+
+def test_focus_row_at_any_chunk_shows_the_marks_around_it():
+    chunks, unit, sims = _doc(30, seed=5)
+    pen = boundary_penalties(unit)
+    sel = select_from_sims(sims, unit, k=2, lam=0.5, tau=0.9, radius=1)
+    c = sel.retrieved[0]
+    row = focus_row_at(chunks, sims, pen, sel, 29)  # the last chunk: one side only
+    assert row.at_end and [cell.index for cell in row.cells] == [28, 29]
+    row = focus_row_at(chunks, sims, pen, sel, c)
+    assert row.rank == 1
+    roles = {cell.index: cell.role for cell in row.cells}
+    assert roles[c] == "retrieved"
+    for j, role in roles.items():
+        if j in sel.admitted:
+            assert role == "admitted"
+        elif j in sel.rejected:
+            assert role == "rejected"
+
+
+def test_payload_carries_the_focused_chunks_text():
+    chunks, unit, sims = _doc(60, seed=6)
+    far = int(np.argmin(sims))
+    payload = gate_payload(chunks, sims, unit, GateParams(k=1, radius=1), kmax=1, focus=far)
+    assert payload["focus"] == far
+    assert str(far) in payload["cells"] and str(max(0, far - 3)) in payload["cells"]
+    assert gate_payload(chunks, sims, unit, GateParams(), focus=99)["focus"] is None

@@ -34,7 +34,7 @@ function parsePayload(p) {
       return out;
     })
   );
-  return { n: p.n, sims, order, rmax, pen, cells: p.cells, adj: p.adj };
+  return { n: p.n, sims, order, rmax, pen, cells: p.cells, adj: p.adj, focus: p.focus };
 }
 
 // The gate, step for step as select_from_sims: rank order, left then right, outward.
@@ -92,20 +92,35 @@ function slider(label, id, min, max, value) {
 // --- building the view (once per payload) -----------------------------------------------------
 
 function buildRows(P, k, r, host) {
+  // the focused chunk (a click in the overview) first: its retrieved row, or a row of its own
+  const specs = P.order.slice(0, Math.min(k, P.order.length)).map((c, row) => ({ c, row, kind: "retrieved" }));
+  if (P.focus !== null && P.focus !== undefined && P.focus >= 0 && P.focus < P.n) {
+    const at = specs.findIndex((s) => s.c === P.focus);
+    if (at >= 0) specs.unshift({ ...specs.splice(at, 1)[0], focused: true });
+    else specs.unshift({ c: P.focus, row: -1, kind: "focus", focused: true });
+  }
   const rows = [];
-  for (let row = 0; row < Math.min(k, P.order.length); row++) {
-    const c = P.order[row];
+  for (const spec of specs) {
+    const { c, row, kind } = spec;
     const lo = Math.max(0, c - r), hi = Math.min(P.n - 1, c + r);
-    const card = el("section", "sv-row");
+    const card = el("section", spec.focused ? "sv-row sv-focused" : "sv-row");
     card.dataset.chunk = c;
     const head = el("div", "sv-row-head");
-    head.append(
-      el("span", "sv-badge sv-retrieved", `▼ ${row + 1}`),
-      el("b", "", ` chunk ${c}`),
-      el("span", "sv-muted", ` · cos(q,c) ${fmt(P.sims[c])} · bar τ·cos(q,c) `)
-    );
     const barOut = el("span", "sv-num", "");
-    head.append(barOut);
+    if (kind === "focus") {
+      head.append(
+        el("span", "sv-badge sv-focus", "◎ focus"),
+        el("b", "", ` chunk ${c}`),
+        el("span", "sv-muted", ` · cos(q,c) ${fmt(P.sims[c])} · not retrieved: marks show what the gate did around it`)
+      );
+    } else {
+      head.append(
+        el("span", "sv-badge sv-retrieved", `▼ ${row + 1}`),
+        el("b", "", ` chunk ${c}`),
+        el("span", "sv-muted", ` · cos(q,c) ${fmt(P.sims[c])} · bar τ·cos(q,c) `),
+        barOut
+      );
+    }
     const chips = el("div", "sv-chips");
     if (lo === 0) chips.append(el("span", "sv-edge", "document start"));
     const cells = new Map();
@@ -143,7 +158,7 @@ function buildRows(P, k, r, host) {
     }
     card.append(head, chips, cuts);
     host.append(card);
-    rows.push({ c, row, lo, hi, barOut, cells, cutEls });
+    rows.push({ c, row, kind, lo, hi, barOut, cells, cutEls });
   }
   return rows;
 }
@@ -397,12 +412,14 @@ function redraw(view, lam, tau) {
   nRej = rejectedAll.size;
   // focus rows
   for (const row of view.rows) {
-    const barText = fmt(tau * P.sims[row.c]);
+    const barText = row.kind === "focus" ? "" : fmt(tau * P.sims[row.c]);
     if (row.barOut.textContent !== barText) row.barOut.textContent = barText;
-    const kept = new Set([row.c]);
+    const kept = new Set(row.kind === "focus" ? [] : [row.c]);
     for (const [j, cell] of row.cells) {
       let role, margin = "";
-      if (j === row.c) {
+      if (row.kind === "focus") {
+        role = retrieved.has(j) ? "retrieved" : admittedAll.has(j) ? "admitted" : rejectedAll.has(j) ? "rejected" : "none";
+      } else if (j === row.c) {
         role = "self";
       } else {
         const d = byPair.get(`${row.c}:${j}`);
@@ -415,7 +432,7 @@ function redraw(view, lam, tau) {
       if (role === "admitted" || role === "retrieved" || role === "self") kept.add(j);
       if (cell.role !== role) {
         cell.chip.className = `sv-chip sv-${role}`;
-        cell.status.textContent = { self: "▼ retrieved", retrieved: "▼ also retrieved", admitted: "▲ admitted", rejected: "✕ rejected", unexamined: "not examined" }[role];
+        cell.status.textContent = { self: "▼ retrieved", retrieved: "▼ also retrieved", admitted: "▲ admitted", rejected: "✕ rejected", unexamined: "not examined", none: "not a candidate" }[role];
         cell.role = role;
       }
       if (cell.marginText !== margin) {

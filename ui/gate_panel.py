@@ -100,3 +100,26 @@ def copy_release_to(
             st.session_state[lam_key], st.session_state[tau_key] = values
 
     return copy
+
+
+def remember_overview_click(
+    chart_key: str = "overview", focus_key: str = "focus"
+) -> Callable[[], None]:
+    """An ``on_select`` callback for the overview chart that keeps the clicked chunk.
+
+    Mount the chart as ``st.plotly_chart(fig, on_select=remember_overview_click(),
+    selection_mode="points", key="overview")`` and read ``st.session_state.get("focus")``.
+    Streamlit clears a chart's selection whenever its figure changes (a new mark after a
+    release, the focus outline), so the click is copied into ``focus_key`` and an empty
+    selection leaves it as it was.
+    """
+
+    def remember() -> None:
+        from scar_viz.charts.overview import clicked_chunk
+
+        state = st.session_state.get(chart_key) or {}
+        chunk = clicked_chunk(state.get("selection"))
+        if chunk is not None:
+            st.session_state[focus_key] = chunk
+
+    return remember

@@ -195,18 +195,42 @@ def test_document_markup_shows_as_text_and_never_runs(harness, page):
     assert page.evaluate("() => window.__pwned") is None
 
 
+def _click(page, point) -> None:
+    box = point.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def _focused(page, previous: str | None = None) -> int:
+    page.wait_for_function(
+        "(prev) => { const m = document.body.innerText.match(/Focused chunk: (\\d+)/);"
+        " return m && m[1] !== prev; }",
+        arg=previous,
+        timeout=30_000,
+    )
+    wait_for_app_run(page)
+    return int(page.get_by_text("Focused chunk:").inner_text().split(":")[1])
+
+
 @pytest.mark.model
 def test_clicking_the_overview_focuses_a_chunk(harness, page):
     _open(page, harness, "k=3&r=1")
-    chart = page.get_by_test_id("stPlotlyChart").first
-    # the retrieved marks are the last scatter trace; click its first point (rank 1)
-    point = chart.locator(".scatterlayer .trace").last.locator("path.point").first
-    box = point.bounding_box()
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.wait_for_function(
-        "() => /Focused chunk: \\d+/.test(document.body.innerText)", timeout=30_000
-    )
-    wait_for_app_run(page)
     payload = json.loads((harness.dump / "payload.json").read_text())
-    focused = int(page.get_by_text("Focused chunk:").inner_text().split(":")[1])
-    assert focused == payload["order"][0]
+    chart = page.get_by_test_id("stPlotlyChart").first
+    traces = chart.locator(".scatterlayer .trace")
+    # the retrieved marks are the last scatter trace, rank 1 first
+    _click(page, traces.last.locator("path.point").first)
+    top = _focused(page)
+    assert top == payload["order"][0]
+    first_row = page.locator(".sv-row").first
+    assert first_row.get_attribute("data-chunk") == str(top)
+    assert "sv-focused" in first_row.get_attribute("class")
+    # a chunk far from every retrieved one: the first scatter trace has one marker per chunk
+    sims = np.load(harness.dump / "sims.npy")
+    far = int(np.argmin(sims))
+    _click(page, traces.first.locator("path.point").nth(far))
+    assert _focused(page, str(top)) == far
+    settle(page)
+    first_row = page.locator(".sv-row").first
+    assert first_row.get_attribute("data-chunk") == str(far)
+    assert "◎ focus" in first_row.inner_text()
+    assert page.locator(".sv-row").count() == 4  # the focus row and the three retrieved rows

@@ -19,7 +19,7 @@ import numpy as np
 import streamlit as st
 
 from scar_viz import samples
-from scar_viz.charts.overview import clicked_chunk, overview_chart
+from scar_viz.charts.overview import overview_chart
 from scar_viz.chunking import ChunkingConfig
 from scar_viz.documents import document_from_text
 from scar_viz.embeddings import EmbeddingCache, make_embedder
@@ -27,7 +27,7 @@ from scar_viz.focus import gate_payload, overview_data
 from scar_viz.gate import GateParams
 from scar_viz.pipeline import embed_query, prepare_document
 from scar_viz.scoring import select_from_sims
-from ui.gate_panel import copy_release_to, gate_panel
+from ui.gate_panel import copy_release_to, gate_panel, remember_overview_click
 
 HOSTILE = (
     '# Report <img src=x onerror="window.__pwned=1"> :red[RED]\n\n'
@@ -83,9 +83,9 @@ st.session_state.setdefault("tau", 0.1)
 lam, tau = st.session_state["lam"], st.session_state["tau"]
 
 sims = prep.unit @ qvec
-payload = gate_payload(
-    prep.chunks, sims, prep.unit, GateParams(k=k, lam=lam, tau=tau, radius=radius), kmax=kmax
-)
+focus = st.session_state.get("focus")  # the last chunk clicked in the overview
+params = GateParams(k=k, lam=lam, tau=tau, radius=radius)
+payload = gate_payload(prep.chunks, sims, prep.unit, params, kmax=kmax, focus=focus)
 if os.environ.get("GATE_APP_DUMP"):
     out = Path(os.environ["GATE_APP_DUMP"])
     out.mkdir(parents=True, exist_ok=True)
@@ -100,11 +100,10 @@ st.markdown(
     f"Python: λ = {lam:.2f}, τ = {tau:.2f} · admitted {sel.admitted} · "
     f"rejected {sel.rejected} · released: {released}"
 )
-event = st.plotly_chart(
-    overview_chart(overview_data(sims, sel), focus=st.session_state.get("focus")),
-    on_select="rerun",
+st.plotly_chart(
+    overview_chart(overview_data(sims, sel), focus=focus),
+    on_select=remember_overview_click("overview", "focus"),
     selection_mode="points",
     key="overview",
 )
-picked = clicked_chunk(event.selection if event else None)
-st.markdown(f"Focused chunk: {picked}")
+st.markdown(f"Focused chunk: {st.session_state.get('focus')}")
