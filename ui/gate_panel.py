@@ -9,7 +9,24 @@ release (the range's ``change`` event) the panel sends ``{"lam": λ, "tau": τ}`
 trigger value ``release``: the page reruns once and its tables and context follow.
 
 Document text reaches the browser as JSON strings and is put into the page with
-``textContent`` only, never parsed as HTML.
+``textContent`` only, never parsed as HTML (so it is not HTML-escaped in Python: that would
+show entities; the only HTML Python sends is the static root ``<div>``).
+
+Mounting it in a page (sketch; ``sims = prep.unit @ qvec``, ``params`` the page's GateParams,
+the λ/τ sliders keyed ``lam``/``tau``)::
+
+    focus = st.session_state.get("focus")
+    payload = memo(("gate-payload", doc_key, query, params.k, params.radius, focus),
+                   lambda: gate_payload(chunks, sims, prep.unit, params, focus=focus))
+    gate_panel(payload, key="gate_panel", big=presenting(),
+               on_release=copy_release_to("gate_panel", "lam", "tau"))
+    sel = select_from_sims(sims, prep.unit, k=..., lam=..., tau=..., radius=...)
+    st.plotly_chart(overview_chart(overview_data(sims, sel)), key="overview",
+                    on_select=remember_overview_click("overview", "focus"),
+                    selection_mode="points")
+
+(``lam``/``tau`` in the payload only place the ranges; the payload id ignores them, so a
+release re-sends the same payload and the browser keeps its view.)
 """
 
 from __future__ import annotations
