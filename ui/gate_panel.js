@@ -463,6 +463,7 @@ export default function (component) {
   if (!root || !data || !data.payload) return;
   root.classList.toggle("sv-big", !!data.big);
   const p = data.payload;
+  const lam0 = data.lam ?? p.lam, tau0 = data.tau ?? p.tau;
   const sameQuery = root.__sv && root.__sv.id === data.id;
   let view = root.__sv;
   if (!sameQuery) {
@@ -470,8 +471,8 @@ export default function (component) {
     const P = parsePayload(p);
     const k = Math.min(p.k, P.order.length), r = Math.min(p.radius, P.rmax);
     const controls = el("div", "sv-controls");
-    const lam = slider("λ (penalty weight)", "sv-lam", 0, 2, p.lam);
-    const tau = slider("τ (relative bar)", "sv-tau", 0, 1.5, p.tau);
+    const lam = slider("λ (penalty weight)", "sv-lam", 0, 2, lam0);
+    const tau = slider("τ (relative bar)", "sv-tau", 0, 1.5, tau0);
     const summary = el("div", "sv-summary", "");
     controls.append(lam.box, tau.box, summary);
     const minimapHost = el("div");
@@ -490,8 +491,8 @@ export default function (component) {
     view.scriptTimes = [];
     root.__sv = view;
   } else {
-    view.lam.input.value = p.lam;
-    view.tau.input.value = p.tau;
+    view.lam.input.value = lam0;
+    view.tau.input.value = tau0;
   }
   const current = () => [parseFloat(view.lam.input.value), parseFloat(view.tau.input.value)];
   const onInput = () => {

@@ -18,15 +18,14 @@ the λ/τ sliders keyed ``lam``/``tau``)::
     focus = st.session_state.get("focus")
     payload = memo(("gate-payload", doc_key, query, params.k, params.radius, focus),
                    lambda: gate_payload(chunks, sims, prep.unit, params, focus=focus))
-    gate_panel(payload, key="gate_panel", big=presenting(),
+    gate_panel(payload, lam=params.lam, tau=params.tau, key="gate_panel", big=presenting(),
                on_release=copy_release_to("gate_panel", "lam", "tau"))
     sel = select_from_sims(sims, prep.unit, k=..., lam=..., tau=..., radius=...)
     st.plotly_chart(overview_chart(overview_data(sims, sel)), key="overview",
                     on_select=remember_overview_click("overview", "focus"),
                     selection_mode="points")
 
-(``lam``/``tau`` in the payload only place the ranges; the payload id ignores them, so a
-release re-sends the same payload and the browser keeps its view.)
+(The browser rebuilds only when the payload changes; a new λ or τ only moves the ranges.)
 """
 
 from __future__ import annotations
@@ -66,6 +65,8 @@ def _ignore() -> None:
 def gate_panel(
     payload: dict,
     *,
+    lam: float | None = None,
+    tau: float | None = None,
     key: str = "gate_panel",
     big: bool = False,
     on_release: Callable[[], None] | None = None,
@@ -73,8 +74,10 @@ def gate_panel(
     """Mount the panel; returns (λ, τ) on the rerun a release caused, else None.
 
     Args:
-        payload: :func:`scar_viz.focus.gate_payload` for this query (its ``k``, ``radius``,
-            ``lam`` and ``tau`` are the panel's starting values).
+        payload: :func:`scar_viz.focus.gate_payload` for this query (its ``k`` and
+            ``radius`` are the rows shown; memoise it per query, k, r and focus).
+        lam, tau: where the ranges stand now (the page's current λ and τ); default: the
+            payload's. Pass them so a payload memoised across λ/τ changes stays right.
         key: the element's key; the released values are also in
             ``st.session_state[key]["release"]`` (inside ``on_release`` too).
         big: presenter mode (larger type).
@@ -84,7 +87,13 @@ def gate_panel(
     """
     result = _component(
         key=key,
-        data={"payload": payload, "id": payload_id(payload), "big": bool(big)},
+        data={
+            "payload": payload,
+            "id": payload_id(payload),
+            "lam": float(payload["lam"] if lam is None else lam),
+            "tau": float(payload["tau"] if tau is None else tau),
+            "big": bool(big),
+        },
         on_release_change=on_release or _ignore,
     )
     released = result.get("release")

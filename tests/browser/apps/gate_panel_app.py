@@ -94,7 +94,9 @@ if os.environ.get("GATE_APP_DUMP"):
     (out / "payload.json").write_text(json.dumps(payload))
 
 st.caption(f"{prep.document.name}: {n} chunks · question: {query}")
-released = gate_panel(payload, key="gate_panel", on_release=copy_release_to("gate_panel"))
+released = gate_panel(
+    payload, lam=lam, tau=tau, key="gate_panel", on_release=copy_release_to("gate_panel")
+)
 sel = select_from_sims(sims, prep.unit, k=k, lam=lam, tau=tau, radius=radius)
 st.markdown(
     f"Python: λ = {lam:.2f}, τ = {tau:.2f} · admitted {sel.admitted} · "
