@@ -67,10 +67,9 @@ def _prepared(kind: str, spec: str, size: int):
         query = samples.sample_questions()[0]["query"]
     embedder = _embedder(spec)
     cache = EmbeddingCache()
-    prep = prepare_document(
-        doc, embedder, ChunkingConfig(size=size, overlap=size // 10), False, cache
-    )
-    return prep, query, embed_query(embedder, query, cache)
+    config = ChunkingConfig(size=size, overlap=size // 10)
+    prep = prepare_document(doc, embedder, config=config, prepend=False, cache=cache)
+    return prep, query, embed_query(embedder, query, cache=cache)
 
 
 prep, query, qvec = _prepared(doc_kind, model, size)
