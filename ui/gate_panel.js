@@ -179,9 +179,10 @@ function planeGeometry(P, k, r) {
   return { xmax, ymax };
 }
 
-function buildPlane(P, k, r, host) {
+function buildPlane(P, k, r, host, big) {
   // a canvas: a redraw repaints pixels and causes no layout (SVG text would be re-laid out)
-  const W = 500, H = 340, L = 50, R = 10, T = 12, B = 40;
+  const f = big ? 1.45 : 1; // presenter mode: larger type and points on the same frame
+  const W = 500, H = 340, L = Math.round(50 * f), R = 10, T = 12, B = Math.round(40 * f);
   const { xmax, ymax } = planeGeometry(P, k, r);
   const sx = (x) => L + (x / xmax) * (W - L - R);
   const sy = (y) => T + ((ymax - y) / (2 * ymax)) * (H - T - B);
@@ -212,11 +213,11 @@ function buildPlane(P, k, r, host) {
   b.lineTo(W - R, sy(0));
   b.stroke();
   b.fillStyle = "#555";
-  b.font = "11px sans-serif";
+  b.font = `${Math.round(11 * f)}px sans-serif`;
   b.textAlign = "center";
   for (const t of [0, 0.5, 1, 1.5, 2].filter((t) => t <= xmax)) {
     b.fillRect(sx(t), H - B, 1, 4);
-    b.fillText(String(t), sx(t), H - B + 15);
+    b.fillText(String(t), sx(t), H - B + 4 + 11 * f);
   }
   b.textAlign = "right";
   const ystep = ymax > 1 ? 0.5 : ymax > 0.5 ? 0.25 : 0.1;
@@ -224,7 +225,7 @@ function buildPlane(P, k, r, host) {
     b.fillText((i * ystep).toFixed(2), L - 5, sy(i * ystep) + 4);
   }
   b.fillStyle = "#333";
-  b.font = "12px sans-serif";
+  b.font = `${Math.round(12 * f)}px sans-serif`;
   b.textAlign = "center";
   b.fillText("boundary penalty b(c,n) = 1 − cos(c,n)", (L + W - R) / 2, H - 6);
   b.save();
@@ -234,7 +235,7 @@ function buildPlane(P, k, r, host) {
   b.restore();
   const ctx = canvas.getContext("2d");
   ctx.scale(dpr, dpr);
-  const pl = { W, H, L, R, T, B, xmax, ymax, sx, sy, dpr, canvas, ctx, base, tip, points: [] };
+  const pl = { W, H, L, R, T, B, f, xmax, ymax, sx, sy, dpr, canvas, ctx, base, tip, points: [] };
   canvas.onmousemove = (e) => {
     const rect = canvas.getBoundingClientRect();
     const x = ((e.clientX - rect.left) / rect.width) * W, y = ((e.clientY - rect.top) / rect.height) * H;
@@ -326,14 +327,16 @@ function drawMarks(view, P, decisions, retrieved) {
 
 function placeLabels(pl, visible) {
   // greedy: above, below, right or left of the point, inside the frame, overlapping nothing
-  const taken = visible.map((p) => ({ x0: p.x - 5, x1: p.x + 5, y0: p.y - 5, y1: p.y + 5 }));
+  const rad = 5 * pl.f;
+  const taken = visible.map((p) => ({ x0: p.x - rad, x1: p.x + rad, y0: p.y - rad, y1: p.y + rad }));
   const fits = (q) =>
     q.x0 >= pl.L && q.x1 <= pl.W - pl.R && q.y0 >= pl.T && q.y1 <= pl.H - pl.B &&
     taken.every((o) => q.x1 <= o.x0 || q.x0 >= o.x1 || q.y1 <= o.y0 || q.y0 >= o.y1);
   const out = [];
   for (const p of visible) {
-    const w = 6.4 * p.label.length + 2, h = 11;
-    for (const [x0, y0] of [[p.x - w / 2, p.y - 8 - h], [p.x - w / 2, p.y + 8], [p.x + 8, p.y - h / 2], [p.x - 8 - w, p.y - h / 2]]) {
+    const w = (6.4 * p.label.length + 2) * pl.f, h = 11 * pl.f;
+    const g = rad + 3;
+    for (const [x0, y0] of [[p.x - w / 2, p.y - g - h], [p.x - w / 2, p.y + g], [p.x + g, p.y - h / 2], [p.x - g - w, p.y - h / 2]]) {
       const q = { x0, x1: x0 + w, y0, y1: y0 + h };
       if (fits(q)) {
         taken.push(q);
@@ -379,17 +382,17 @@ function drawPlane(pl, P, decisions, lam, tau) {
     ctx.strokeStyle = "#fff";
     ctx.lineWidth = 1;
     ctx.beginPath();
-    ctx.arc(p.x, p.y, 5, 0, 2 * Math.PI);
+    ctx.arc(p.x, p.y, 5 * pl.f, 0, 2 * Math.PI);
     ctx.fill();
     ctx.stroke();
   }
   const labels = placeLabels(pl, visible);
   ctx.fillStyle = "#333";
-  ctx.font = "11px sans-serif";
+  ctx.font = `${Math.round(11 * pl.f)}px sans-serif`;
   ctx.textAlign = "left";
-  for (const { p, q } of labels) ctx.fillText(p.label, q.x0 + 1, q.y1 - 2);
+  for (const { p, q } of labels) ctx.fillText(p.label, q.x0 + 1, q.y1 - 2 * pl.f);
   ctx.fillStyle = "#000";
-  ctx.font = "600 12px sans-serif";
+  ctx.font = `600 ${Math.round(12 * pl.f)}px sans-serif`;
   ctx.textAlign = "right";
   ctx.fillText(`gate y = ${lam.toFixed(2)}·x`, W - R - 4, T + 14);
   pl.points = visible;
@@ -464,7 +467,7 @@ export default function (component) {
   root.classList.toggle("sv-big", !!data.big);
   const p = data.payload;
   const lam0 = data.lam ?? p.lam, tau0 = data.tau ?? p.tau;
-  const sameQuery = root.__sv && root.__sv.id === data.id;
+  const sameQuery = root.__sv && root.__sv.id === data.id && root.__sv.big === !!data.big;
   let view = root.__sv;
   if (!sameQuery) {
     root.replaceChildren();
@@ -482,11 +485,11 @@ export default function (component) {
     planeHost.append(el("div", "sv-h", "Decision plane"));
     grid.append(rowsHost, planeHost);
     root.append(controls, minimapHost, grid);
-    view = { id: data.id, P, k, r, lam, tau, summary };
+    view = { id: data.id, big: !!data.big, P, k, r, lam, tau, summary };
     view.minimap = buildMinimap(P, minimapHost);
     rowsHost.append(el("div", "sv-h", `Focus rows: each retrieved chunk c with c−${r} … c+${r}; at each cut the end of the left chunk | the start of the right one`));
     view.rows = buildRows(P, k, r, rowsHost);
-    view.plane = buildPlane(P, k, r, planeHost);
+    view.plane = buildPlane(P, k, r, planeHost, !!data.big);
     view.times = [];
     view.scriptTimes = [];
     root.__sv = view;

@@ -3,7 +3,7 @@
 Query parameters: ``doc`` = ``sample`` (the built-in harbour handbook, default model),
 ``hostile`` (a document full of markup, hashing embedder) or ``file`` (the text file named by
 ``$GATE_APP_FILE``); ``model`` (default / hash); ``size`` (chunk size, default 600); ``k``,
-``r`` and ``kmax`` (the payload's largest k; ``all`` = every chunk).
+``r`` and ``kmax`` (the payload's largest k; ``all`` = every chunk); ``big=1``: presenter size.
 
 With ``$GATE_APP_DUMP`` set, the arrays the page decides from are written there
 (``sims.npy``, ``unit.npy``, ``payload.json``) so a test can run Python's gate on them.
@@ -94,7 +94,12 @@ if os.environ.get("GATE_APP_DUMP"):
 
 st.caption(f"{prep.document.name}: {n} chunks · question: {query}")
 released = gate_panel(
-    payload, lam=lam, tau=tau, key="gate_panel", on_release=copy_release_to("gate_panel")
+    payload,
+    lam=lam,
+    tau=tau,
+    key="gate_panel",
+    big=args.get("big") == "1",
+    on_release=copy_release_to("gate_panel"),
 )
 sel = select_from_sims(sims, prep.unit, k=k, lam=lam, tau=tau, radius=radius)
 st.markdown(
