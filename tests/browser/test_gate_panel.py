@@ -10,6 +10,7 @@ and the bar.
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -179,6 +180,13 @@ def test_dragging_redraws_in_the_browser_and_release_reports_back(harness, page)
     wait_for_app_run(page)
     assert "released: (0.9, 1.5)" in page.inner_text("body")
     assert page.locator("[data-testid=sv-lam]").input_value() == "0.9"
+    # the panel's counts after the release are Python's
+    body = page.inner_text("body")
+    admitted = re.search(r"admitted \[([\d, ]*)\]", body).group(1)
+    rejected = re.search(r"rejected \[([\d, ]*)\] · released", body).group(1)
+    count = lambda text: len([x for x in text.split(",") if x.strip()])  # noqa: E731
+    summary = page.locator(".sv-summary").inner_text()
+    assert f"{count(admitted)} admitted · {count(rejected)} rejected" in summary
 
 
 def test_document_markup_shows_as_text_and_never_runs(harness, page):
