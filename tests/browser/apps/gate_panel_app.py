@@ -1,0 +1,115 @@
+"""Test harness: the live gate panel and the overview on real embeddings, nothing else.
+
+Query parameters: ``doc`` = ``sample`` (the built-in harbour handbook, default model),
+``hostile`` (a document full of markup, hashing embedder) or ``file`` (the text file named by
+``$GATE_APP_FILE``); ``model`` (default / hash); ``size`` (chunk size, default 600); ``k``,
+``r`` and ``kmax`` (the payload's largest k; ``all`` = every chunk); ``big=1``: presenter size.
+
+With ``$GATE_APP_DUMP`` set, the arrays the page decides from are written there
+(``sims.npy``, ``unit.npy``, ``payload.json``) so a test can run Python's gate on them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+
+from scar_viz import samples
+from scar_viz.charts.overview import overview_chart
+from scar_viz.chunking import ChunkingConfig
+from scar_viz.documents import document_from_text
+from scar_viz.embeddings import EmbeddingCache, make_embedder
+from scar_viz.focus import gate_payload, overview_data
+from scar_viz.gate import GateParams
+from scar_viz.pipeline import embed_query, prepare_document
+from scar_viz.scoring import select_from_sims
+from ui.gate_panel import copy_release_to, gate_panel, remember_overview_click
+
+HOSTILE = (
+    '# Report <img src=x onerror="window.__pwned=1"> :red[RED]\n\n'
+    + "<script>window.__pwned = 1</script> The harbour payload paragraph talks about tides. " * 3
+    + "\n\n"
+    + "\n\n".join(
+        f'Section {i} <img src=x onerror="window.__pwned={i}"> of the tide tables, with wind '
+        f"limits and crossings. <b onclick=x>bold</b> <script>window.__pwned={i}</script> " * 4
+        for i in range(8)
+    )
+)
+
+st.set_page_config(page_title="Gate panel harness", layout="wide")
+st.title("Gate panel harness")
+args = st.query_params
+doc_kind = args.get("doc", "sample")
+model = args.get("model", "hash" if doc_kind == "hostile" else "default")
+size = int(args.get("size", 600))
+
+
+@st.cache_resource(show_spinner=False)
+def _embedder(spec: str):
+    return make_embedder(spec)
+
+
+@st.cache_resource(show_spinner=False)
+def _prepared(kind: str, spec: str, size: int):
+    if kind == "hostile":
+        doc = document_from_text("hostile.md", HOSTILE)
+        query = "harbour payload paragraph tides script window pwned"
+    elif kind == "file":
+        path = Path(os.environ["GATE_APP_FILE"])
+        doc = document_from_text(path.name, path.read_text(encoding="utf-8"))
+        query = os.environ.get("GATE_APP_QUERY", "When is a connection reset?")
+    else:
+        doc = samples.load_sample()
+        query = samples.sample_questions()[0]["query"]
+    embedder = _embedder(spec)
+    cache = EmbeddingCache()
+    config = ChunkingConfig(size=size, overlap=size // 10)
+    prep = prepare_document(doc, embedder, config=config, prepend=False, cache=cache)
+    return prep, query, embed_query(embedder, query, cache=cache)
+
+
+prep, query, qvec = _prepared(doc_kind, model, size)
+n = len(prep.chunks)
+k = int(args.get("k", 3))
+radius = int(args.get("r", 1))
+kmax = n if args.get("kmax") == "all" else int(args.get("kmax", 20))
+st.session_state.setdefault("lam", 0.5)
+st.session_state.setdefault("tau", 0.1)
+lam, tau = st.session_state["lam"], st.session_state["tau"]
+
+sims = prep.unit @ qvec
+focus = st.session_state.get("focus")  # the last chunk clicked in the overview
+params = GateParams(k=k, lam=lam, tau=tau, radius=radius)
+payload = gate_payload(prep.chunks, sims, prep.unit, params, kmax=kmax, focus=focus)
+if os.environ.get("GATE_APP_DUMP"):
+    out = Path(os.environ["GATE_APP_DUMP"])
+    out.mkdir(parents=True, exist_ok=True)
+    np.save(out / "sims.npy", sims)
+    np.save(out / "unit.npy", prep.unit)
+    (out / "payload.json").write_text(json.dumps(payload))
+
+st.caption(f"{prep.document.name}: {n} chunks · question: {query}")
+released = gate_panel(
+    payload,
+    lam=lam,
+    tau=tau,
+    key="gate_panel",
+    big=args.get("big") == "1",
+    on_release=copy_release_to("gate_panel"),
+)
+sel = select_from_sims(sims, prep.unit, k=k, lam=lam, tau=tau, radius=radius)
+st.markdown(
+    f"Python: λ = {lam:.2f}, τ = {tau:.2f} · admitted {sel.admitted} · "
+    f"rejected {sel.rejected} · released: {released}"
+)
+st.plotly_chart(
+    overview_chart(overview_data(sims, sel), focus=focus),
+    on_select=remember_overview_click("overview", "focus"),
+    selection_mode="points",
+    key="overview",
+)
+st.markdown(f"Focused chunk: {st.session_state.get('focus')}")

@@ -1,0 +1,244 @@
+"""The live gate panel in a real browser: the same decisions as Python, text kept as text.
+
+The harness (tests/browser/apps/gate_panel_app.py) mounts the panel on the built-in sample
+embedded with the default model and dumps the arrays it decides from; the browser's gate
+(``window.__scarGateDecide``) must agree with ``select_from_sims`` on every decision of
+hundreds of random settings, exact ties and document edges included, to the last bit of S
+and the bar.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from scar_viz.scoring import select_from_sims
+from scripts.live_app import LiveApp, settle, wait_for_app_run
+from tests.browser.conftest import _require_chromium
+
+HARNESS = "tests/browser/apps/gate_panel_app.py"
+FIELDS = ("chunk", "neighbour", "side", "distance", "score", "bar", "outcome")
+DECIDE_ALL = "(settings) => settings.map(([l, t, k, r]) => window.__scarGateDecide(l, t, k, r))"
+
+
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory):
+    _require_chromium()
+    cache = tmp_path_factory.mktemp("gate-cache")
+    dump = tmp_path_factory.mktemp("gate-dump")
+    app = LiveApp(
+        env={
+            "SCAR_VIZ_CACHE_DIR": str(cache),
+            "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1",
+            "SCAR_VIZ_LOG": str(cache / "server.log"),
+            "GATE_APP_DUMP": str(dump),
+        }
+    )
+    app.script = HARNESS
+    app.start()
+    app.dump = dump
+    yield app
+    app.stop()
+
+
+def _open(page, app, query: str) -> None:
+    page.goto(f"{app.url}/?{query}")
+    wait_for_app_run(page)
+    settle(page, timeout_ms=120_000)
+    page.wait_for_function("() => typeof window.__scarGateDecide === 'function'", timeout=60_000)
+
+
+def _python(sims, unit, lam, tau, k, r):
+    sel = select_from_sims(sims, unit, k=k, lam=lam, tau=tau, radius=r)
+    return [
+        [d.chunk, d.neighbour, d.side, d.distance, d.score, d.bar, d.outcome] for d in sel.decisions
+    ]
+
+
+def _exact_ties(sims, unit, order, rng, count):
+    """Settings where S(c, n) == τ·cos(q,c) exactly for some examined (c, n) (found by ulps)."""
+    n = len(sims)
+    out = []
+    for _ in range(count * 20):
+        rank = int(rng.integers(0, min(len(order), 8)))
+        c = order[rank]
+        j = c + (1 if rng.random() < 0.5 else -1)
+        if not 0 <= j < n:
+            continue
+        b = min(2.0, max(0.0, float(1.0 - unit[c] @ unit[j])))
+        tau = float(rng.choice([0.0, rng.uniform(0, 1.5)]))
+        bar = tau * float(sims[c])
+        if b == 0:
+            continue
+        lam = (float(sims[j]) - bar) / b
+        if not 0 <= lam <= 4:
+            continue
+        for _ in range(64):
+            s = float(sims[j]) - lam * b
+            if s == bar:
+                out.append((lam, tau, rank + 1, 1))
+                break
+            lam = float(np.nextafter(lam, np.inf if s > bar else -np.inf))
+        if len(out) >= count:
+            break
+    return out
+
+
+@pytest.mark.model
+def test_browser_gate_agrees_with_python_on_every_decision(harness, page):
+    _open(page, harness, "k=3&r=1&kmax=all")
+    sims = np.load(harness.dump / "sims.npy")
+    unit = np.load(harness.dump / "unit.npy")
+    payload = json.loads((harness.dump / "payload.json").read_text())
+    n = len(sims)
+    assert payload["n"] == n and len(payload["order"]) == n  # kmax = N: k up to N in the page
+    rng = np.random.default_rng(14)
+    settings = []
+    for _ in range(520):
+        lam = float(rng.choice([0.0, rng.uniform(0, 2), round(rng.uniform(0, 2), 2)]))
+        tau = float(rng.choice([0.0, rng.uniform(0, 1.5), round(rng.uniform(0, 1.5), 2)]))
+        k = int(rng.choice([int(rng.integers(1, 21)), n]))
+        settings.append((lam, tau, k, int(rng.integers(0, 4))))
+    settings += [(0.0, 0.0, n, 3), (2.0, 1.5, n, 3), (0.0, 0.0, 1, 3), (0.5, 0.1, n, 1)]
+    ties = _exact_ties(sims, unit, payload["order"], rng, 40)
+    assert len(ties) >= 10, "enough exact ties were found to test the strict rule"
+    settings += ties
+    browser = page.evaluate(DECIDE_ALL, [list(s) for s in settings])
+    outcomes = {"admitted": 0, "rejected": 0, "retrieved": 0}
+    edges = 0
+    tie_hits = 0
+    for (lam, tau, k, r), got in zip(settings, browser, strict=True):
+        want = _python(sims, unit, lam, tau, k, r)
+        got = [
+            [
+                d["chunk"],
+                d["neighbour"],
+                d["side"],
+                d["distance"],
+                d["score"],
+                d["bar"],
+                d["outcome"],
+            ]
+            for d in got
+        ]
+        assert got == want, (lam, tau, k, r)
+        for d in want:
+            outcomes[d[6]] += 1
+            tie_hits += d[4] == d[5]
+            edges += d[1] in (0, n - 1)
+    assert len(settings) >= 500
+    assert min(outcomes.values()) > 100, outcomes  # every kind of decision was compared
+    assert tie_hits >= 10  # S == bar exactly, rejected on both sides
+    assert edges > 50  # the document's first and last chunks were candidates
+
+
+def _labels_inside_and_apart(view) -> None:
+    """Decision-plane labels lie inside the frame (never clipped at the top) and never overlap."""
+    boxes, frame = view["labelBoxes"], view["frame"]
+    assert view["points"] > 0 and boxes
+    for i, a in enumerate(boxes):
+        assert frame["x0"] <= a["x0"] < a["x1"] <= frame["x1"]
+        assert frame["y0"] <= a["y0"] < a["y1"] <= frame["y1"]
+        for b in boxes[i + 1 :]:
+            apart = (
+                a["x1"] <= b["x0"] or b["x1"] <= a["x0"] or a["y1"] <= b["y0"] or b["y1"] <= a["y0"]
+            )
+            assert apart, (a, b)
+
+
+@pytest.mark.model
+def test_dragging_redraws_in_the_browser_and_release_reports_back(harness, page):
+    _open(page, harness, "k=3&r=2")
+    admitted = page.locator(".sv-chip.sv-admitted")
+    python_line = page.get_by_text("Python: λ = 0.50, τ = 0.10")
+    python_line.wait_for()
+    counts = []
+    for lam, tau in (("0", "0"), ("2", "1.5")):
+        page.locator("[data-testid=sv-lam]").evaluate(
+            "(el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }", lam
+        )
+        page.locator("[data-testid=sv-tau]").evaluate(
+            "(el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }", tau
+        )
+        counts.append(admitted.count())
+    assert counts[0] > counts[1], counts  # a low bar admits more than a high one
+    for lam in ("0", "0.35", "1.2", "2"):
+        page.locator("[data-testid=sv-lam]").evaluate(
+            "(el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }", lam
+        )
+        _labels_inside_and_apart(page.evaluate("() => window.__scarGateView()"))
+    assert python_line.count() == 1  # input events alone never rerun the script
+    page.locator("[data-testid=sv-lam]").evaluate(
+        "el => { el.value = '0.9'; el.dispatchEvent(new Event('input'));"
+        " el.dispatchEvent(new Event('change')); }"
+    )
+    page.get_by_text("Python: λ = 0.90, τ = 1.50").wait_for(timeout=30_000)
+    wait_for_app_run(page)
+    assert "released: (0.9, 1.5)" in page.inner_text("body")
+    assert page.locator("[data-testid=sv-lam]").input_value() == "0.9"
+    # the panel's counts after the release are Python's
+    body = page.inner_text("body")
+    admitted = re.search(r"admitted \[([\d, ]*)\]", body).group(1)
+    rejected = re.search(r"rejected \[([\d, ]*)\] · released", body).group(1)
+    count = lambda text: len([x for x in text.split(",") if x.strip()])  # noqa: E731
+    summary = page.locator(".sv-summary").inner_text()
+    assert f"{count(admitted)} admitted · {count(rejected)} rejected" in summary
+
+
+def test_document_markup_shows_as_text_and_never_runs(harness, page):
+    _open(page, harness, "doc=hostile&k=3&r=3")
+    panel = page.locator("[data-testid=sv-gate-panel]")
+    text = panel.inner_text()
+    assert "<script>window.__pwned" in text
+    assert 'onerror="window.__pwned' in text
+    assert panel.locator("img, script, [onerror], [onclick]").count() == 0
+    for lam in ("0", "2"):
+        page.locator("[data-testid=sv-lam]").evaluate(
+            "(el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }", lam
+        )
+    assert page.evaluate("() => window.__pwned") is None
+
+
+def _click(page, point) -> None:
+    box = point.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def _focused(page, previous: str | None = None) -> int:
+    page.wait_for_function(
+        "(prev) => { const m = document.body.innerText.match(/Focused chunk: (\\d+)/);"
+        " return m && m[1] !== prev; }",
+        arg=previous,
+        timeout=30_000,
+    )
+    wait_for_app_run(page)
+    return int(page.get_by_text("Focused chunk:").inner_text().split(":")[1])
+
+
+@pytest.mark.model
+def test_clicking_the_overview_focuses_a_chunk(harness, page):
+    _open(page, harness, "k=3&r=1")
+    payload = json.loads((harness.dump / "payload.json").read_text())
+    chart = page.get_by_test_id("stPlotlyChart").first
+    traces = chart.locator(".scatterlayer .trace")
+    # the retrieved marks are the last scatter trace, rank 1 first
+    _click(page, traces.last.locator("path.point").first)
+    top = _focused(page)
+    assert top == payload["order"][0]
+    first_row = page.locator(".sv-row").first
+    assert first_row.get_attribute("data-chunk") == str(top)
+    assert "sv-focused" in first_row.get_attribute("class")
+    # a chunk far from every retrieved one: the first scatter trace has one marker per chunk
+    sims = np.load(harness.dump / "sims.npy")
+    far = int(np.argmin(sims))
+    _click(page, traces.first.locator("path.point").nth(far))
+    assert _focused(page, str(top)) == far
+    settle(page)
+    first_row = page.locator(".sv-row").first
+    assert first_row.get_attribute("data-chunk") == str(far)
+    assert "◎ focus" in first_row.inner_text()
+    assert page.locator(".sv-row").count() == 4  # the focus row and the three retrieved rows

@@ -1,0 +1,60 @@
+"""The gate panel's Python side (ui/gate_panel.py) under AppTest: mounts, and a release is
+copied into the page's λ and τ. The browser side is tested in tests/browser/test_gate_panel.py."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+
+def _mount():
+    import numpy as np
+    import streamlit as st
+
+    from scar_viz.chunking import Chunk
+    from scar_viz.focus import gate_payload
+    from scar_viz.gate import GateParams
+    from scar_viz.scoring import normalize
+    from ui.gate_panel import copy_release_to, gate_panel
+
+    rng = np.random.default_rng(0)
+    unit = normalize(rng.normal(size=(12, 6)))
+    sims = unit @ normalize(rng.normal(size=6))
+    chunks = [Chunk(i, i * 10, i * 10 + 10, f"text {i} <b>x</b>") for i in range(12)]
+    payload = gate_payload(chunks, sims, unit, GateParams(k=3, lam=0.5, tau=0.1, radius=1))
+    released = gate_panel(payload, key="panel", on_release=copy_release_to("panel"))
+    st.write(f"released={released}")
+
+
+def test_panel_mounts_and_reports_nothing_before_a_release():
+    at = AppTest.from_function(_mount, default_timeout=60).run()
+    assert not at.exception
+    assert at.markdown[0].value == "released=None"
+
+
+def _copy():
+    import streamlit as st
+
+    from ui.gate_panel import copy_release_to
+
+    st.session_state.setdefault("lam", 0.5)
+    copy_release_to("panel", "lam", "tau")()
+    st.write(f"lam={st.session_state['lam']} tau={st.session_state.get('tau')}")
+
+
+def test_copy_release_to_writes_the_released_values():
+    at = AppTest.from_function(_copy)
+    at.session_state["panel"] = {"release": {"lam": 0.93, "tau": 1.2}}
+    at.run()
+    assert at.markdown[0].value == "lam=0.93 tau=1.2"
+    at.session_state["panel"] = {"release": None}
+    at.session_state["lam"] = 0.4
+    at.run()
+    assert at.markdown[0].value == "lam=0.4 tau=1.2"  # no release: nothing is overwritten
+
+
+def test_payload_id_ignores_lambda_and_tau_only():
+    from ui.gate_panel import payload_id
+
+    base = {"n": 3, "sims": "AAAA", "lam": 0.5, "tau": 0.1, "k": 3}
+    assert payload_id(base) == payload_id({**base, "lam": 1.0, "tau": 0.7})
+    assert payload_id(base) != payload_id({**base, "k": 4})

@@ -1,0 +1,151 @@
+"""The live gate panel: λ and τ move in the browser, the gate is decided there, release reports.
+
+A Streamlit components v2 element (inline HTML, CSS and JS from ``gate_panel.css`` and
+``gate_panel.js`` next to this file; no build step). Python sends
+:func:`scar_viz.focus.gate_payload` once per query; every ``input`` event of the λ or τ range
+redraws the focus rows, the whole-document minimap and the decision plane in the browser with
+the same rule and the same float64 values as :func:`scar_viz.scoring.select_from_sims`. On
+release (the range's ``change`` event) the panel sends ``{"lam": λ, "tau": τ}`` back as the
+trigger value ``release``: the page reruns once and its tables and context follow.
+
+Document text reaches the browser as JSON strings and is put into the page with
+``textContent`` only, never parsed as HTML (so it is not HTML-escaped in Python: that would
+show entities; the only HTML Python sends is the static root ``<div>``).
+
+Mounting it in a page (sketch; ``sims = prep.unit @ qvec``, ``params`` the page's GateParams,
+the λ/τ sliders keyed ``lam``/``tau``)::
+
+    focus = st.session_state.get("focus")
+    payload = memo(("gate-payload", doc_key, query, params.k, params.radius, focus),
+                   lambda: gate_payload(chunks, sims, prep.unit, params, focus=focus))
+    gate_panel(payload, lam=params.lam, tau=params.tau, key="gate_panel", big=presenting(),
+               on_release=copy_release_to("gate_panel", "lam", "tau"))
+    sel = select_from_sims(sims, prep.unit, k=..., lam=..., tau=..., radius=...)
+    st.plotly_chart(overview_chart(overview_data(sims, sel)), key="overview",
+                    on_select=remember_overview_click("overview", "focus"),
+                    selection_mode="points")
+
+(The browser rebuilds only when the payload changes; a new λ or τ only moves the ranges.)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import streamlit as st
+
+_HERE = Path(__file__).resolve().parent
+COMPONENT_NAME = "scar_viz.gate_panel"
+
+_component = st.components.v2.component(
+    COMPONENT_NAME,
+    html='<div class="sv-gate" data-testid="sv-gate-panel"></div>',
+    css=(_HERE / "gate_panel.css").read_text(encoding="utf-8"),
+    js=(_HERE / "gate_panel.js").read_text(encoding="utf-8"),
+)
+
+
+def payload_id(payload: dict) -> str:
+    """A digest of everything in ``payload`` but the initial λ and τ.
+
+    The browser rebuilds the panel only when this changes; a new λ or τ from Python (after a
+    release, or the page's own sliders) just moves the ranges.
+    """
+    rest = {key: value for key, value in payload.items() if key not in ("lam", "tau")}
+    return hashlib.sha256(json.dumps(rest, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _ignore() -> None:
+    """The release callback when the page passes none (components v2 needs one to report)."""
+
+
+def gate_panel(
+    payload: dict,
+    *,
+    lam: float | None = None,
+    tau: float | None = None,
+    key: str = "gate_panel",
+    big: bool = False,
+    on_release: Callable[[], None] | None = None,
+) -> tuple[float, float] | None:
+    """Mount the panel; returns (λ, τ) on the rerun a release caused, else None.
+
+    Args:
+        payload: :func:`scar_viz.focus.gate_payload` for this query (its ``k`` and
+            ``radius`` are the rows shown; memoise it per query, k, r and focus).
+        lam, tau: where the ranges stand now (the page's current λ and τ); default: the
+            payload's. Pass them so a payload memoised across λ/τ changes stays right.
+        key: the element's key; the released values are also in
+            ``st.session_state[key]["release"]`` (inside ``on_release`` too).
+        big: presenter mode (larger type).
+        on_release: called before the rerun a release causes, like a widget's ``on_change``:
+            the place to copy the values into the page's own λ and τ widgets
+            (:func:`copy_release_to`).
+    """
+    result = _component(
+        key=key,
+        data={
+            "payload": payload,
+            "id": payload_id(payload),
+            "lam": float(payload["lam"] if lam is None else lam),
+            "tau": float(payload["tau"] if tau is None else tau),
+            "big": bool(big),
+        },
+        on_release_change=on_release or _ignore,
+    )
+    released = result.get("release")
+    if not released:
+        return None
+    return float(released["lam"]), float(released["tau"])
+
+
+def released_values(key: str = "gate_panel") -> tuple[float, float] | None:
+    """(λ, τ) the panel ``key`` just released, read from session state (for callbacks)."""
+    state = st.session_state.get(key)
+    released = state.get("release") if state is not None else None
+    if not released:
+        return None
+    return float(released["lam"]), float(released["tau"])
+
+
+def copy_release_to(
+    key: str = "gate_panel", lam_key: str = "lam", tau_key: str = "tau"
+) -> Callable[[], None]:
+    """An ``on_release`` callback that writes the released λ and τ into two widget keys.
+
+    Callbacks run before the script, so the page's sliders (and their URL binding) show the
+    panel's values on the very rerun the release causes.
+    """
+
+    def copy() -> None:
+        values = released_values(key)
+        if values is not None:
+            st.session_state[lam_key], st.session_state[tau_key] = values
+
+    return copy
+
+
+def remember_overview_click(
+    chart_key: str = "overview", focus_key: str = "focus"
+) -> Callable[[], None]:
+    """An ``on_select`` callback for the overview chart that keeps the clicked chunk.
+
+    Mount the chart as ``st.plotly_chart(fig, on_select=remember_overview_click(),
+    selection_mode="points", key="overview")`` and read ``st.session_state.get("focus")``.
+    Streamlit clears a chart's selection whenever its figure changes (a new mark after a
+    release, the focus outline), so the click is copied into ``focus_key`` and an empty
+    selection leaves it as it was.
+    """
+
+    def remember() -> None:
+        from scar_viz.charts.overview import clicked_chunk
+
+        state = st.session_state.get(chart_key) or {}
+        chunk = clicked_chunk(state.get("selection"))
+        if chunk is not None:
+            st.session_state[focus_key] = chunk
+
+    return remember
