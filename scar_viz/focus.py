@@ -166,7 +166,7 @@ def focus_rows(
     penalties: np.ndarray,
     selection: Selection,
 ) -> list[FocusRow]:
-    """One :class:`FocusRow` per retrieved chunk, in rank order, over ``selection.radius``.
+    """One :class:`FocusRow` per retrieved chunk, in rank order, over ``selection.params.radius``.
 
     Args:
         chunks: the document's chunks, in order.
@@ -175,7 +175,7 @@ def focus_rows(
         selection: the gate's result for this query (its decisions give the cells' roles).
     """
     n = len(chunks)
-    radius = selection.radius
+    radius = selection.params.radius
     rank = {c: r + 1 for r, c in enumerate(selection.retrieved)}
     by_pair = {(d.chunk, d.neighbour): d for d in selection.decisions}
     rows = []
@@ -219,7 +219,7 @@ def focus_row_at(
     each one's mark in ``selection`` (``retrieved``, ``admitted``, ``rejected`` or ``none``),
     and the cuts between them. ``rank`` is the center's retrieval rank (0 if not retrieved)."""
     n = len(chunks)
-    radius = max(1, selection.radius)
+    radius = max(1, selection.params.radius)
     rank = {c: r + 1 for r, c in enumerate(selection.retrieved)}
     admitted, rejected = set(selection.admitted), set(selection.rejected)
     lo, hi = max(0, center - radius), min(n - 1, center + radius)

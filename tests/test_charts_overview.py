@@ -9,6 +9,7 @@ import plotly.io as pio
 
 from scar_viz.charts.overview import MAX_POINTS, clicked_chunk, overview_chart
 from scar_viz.focus import overview_data
+from scar_viz.gate import GateParams
 from scar_viz.scoring import normalize, select_from_sims
 
 
@@ -16,7 +17,7 @@ def _overview(n: int, k: int = 3, seed: int = 0, radius: int = 2):
     rng = np.random.default_rng(seed)
     unit = normalize(np.cumsum(rng.normal(size=(n, 12)), axis=0))
     sims = unit @ normalize(rng.normal(size=12))
-    sel = select_from_sims(sims, unit, k=k, lam=0.5, tau=0.95, radius=radius)
+    sel = select_from_sims(sims, unit, GateParams(k=k, lam=0.5, tau=0.95, radius=radius))
     return overview_data(sims, sel), sel
 
 

@@ -45,7 +45,7 @@ def _doc(n: int, dim: int = 8, seed: int = 0, dup: bool = False):
 
 
 def _python(sims, unit, lam, tau, k, r):
-    sel = select_from_sims(sims, unit, k=k, lam=lam, tau=tau, radius=r)
+    sel = select_from_sims(sims, unit, GateParams(k=k, lam=lam, tau=tau, radius=r))
     return [
         (d.chunk, d.neighbour, d.side, d.distance, d.score, d.bar, d.outcome) for d in sel.decisions
     ]
@@ -117,7 +117,7 @@ def test_snippets():
 
 def test_overview_marks_every_decision():
     chunks, unit, sims = _doc(40, seed=2)
-    sel = select_from_sims(sims, unit, k=4, lam=0.3, tau=0.5, radius=2)
+    sel = select_from_sims(sims, unit, GateParams(k=4, lam=0.3, tau=0.5, radius=2))
     ov = overview_data(sims, sel)
     assert list(ov.members(STATUS_RETRIEVED)) == sorted(sel.retrieved)
     assert list(ov.members(STATUS_ADMITTED)) == sel.admitted
@@ -131,7 +131,7 @@ def test_focus_rows_cover_c_minus_r_to_c_plus_r_with_cuts():
     pen = boundary_penalties(unit)
     sims = sims.copy()
     sims[0] = 5.0  # chunk 0 ranks first: its row starts at the document's edge
-    sel = select_from_sims(sims, unit, k=3, lam=0.5, tau=0.1, radius=2)
+    sel = select_from_sims(sims, unit, GateParams(k=3, lam=0.5, tau=0.1, radius=2))
     rows = focus_rows(chunks, sims, pen, sel)
     assert [r.chunk for r in rows] == sel.retrieved
     first = rows[0]
@@ -159,7 +159,7 @@ def test_focus_rows_cover_c_minus_r_to_c_plus_r_with_cuts():
 def test_focus_row_at_any_chunk_shows_the_marks_around_it():
     chunks, unit, sims = _doc(30, seed=5)
     pen = boundary_penalties(unit)
-    sel = select_from_sims(sims, unit, k=2, lam=0.5, tau=0.9, radius=1)
+    sel = select_from_sims(sims, unit, GateParams(k=2, lam=0.5, tau=0.9, radius=1))
     c = sel.retrieved[0]
     row = focus_row_at(chunks, sims, pen, sel, 29)  # the last chunk: one side only
     assert row.at_end and [cell.index for cell in row.cells] == [28, 29]

@@ -16,11 +16,11 @@ Mounting it in a page (sketch; ``sims = prep.unit @ qvec``, ``params`` the page'
 the λ/τ sliders keyed ``lam``/``tau``)::
 
     focus = st.session_state.get("focus")
-    payload = memo(("gate-payload", doc_key, query, params.k, params.radius, focus),
+    payload = cached(("gate-payload", *prepared_key(prep), query, params.k, params.radius, focus),
                    lambda: gate_payload(chunks, sims, prep.unit, params, focus=focus))
     gate_panel(payload, lam=params.lam, tau=params.tau, key="gate_panel", big=presenting(),
                on_release=copy_release_to("gate_panel", "lam", "tau"))
-    sel = select_from_sims(sims, prep.unit, k=..., lam=..., tau=..., radius=...)
+    sel = select_from_sims(sims, prep.unit, params)
     st.plotly_chart(overview_chart(overview_data(sims, sel)), key="overview",
                     on_select=remember_overview_click("overview", "focus"),
                     selection_mode="points")

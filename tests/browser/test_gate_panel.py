@@ -15,6 +15,7 @@ import re
 import numpy as np
 import pytest
 
+from scar_viz.gate import GateParams
 from scar_viz.scoring import select_from_sims
 from scripts.live_app import LiveApp, settle, wait_for_app_run
 from tests.browser.conftest import _require_chromium
@@ -53,7 +54,7 @@ def _open(page, app, query: str) -> None:
 
 
 def _python(sims, unit, lam, tau, k, r):
-    sel = select_from_sims(sims, unit, k=k, lam=lam, tau=tau, radius=r)
+    sel = select_from_sims(sims, unit, GateParams(k=k, lam=lam, tau=tau, radius=r))
     return [
         [d.chunk, d.neighbour, d.side, d.distance, d.score, d.bar, d.outcome] for d in sel.decisions
     ]

@@ -101,7 +101,7 @@ released = gate_panel(
     big=args.get("big") == "1",
     on_release=copy_release_to("gate_panel"),
 )
-sel = select_from_sims(sims, prep.unit, k=k, lam=lam, tau=tau, radius=radius)
+sel = select_from_sims(sims, prep.unit, GateParams(k=k, lam=lam, tau=tau, radius=radius))
 st.markdown(
     f"Python: λ = {lam:.2f}, τ = {tau:.2f} · admitted {sel.admitted} · "
     f"rejected {sel.rejected} · released: {released}"
