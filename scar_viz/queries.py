@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from scar_viz.chunking import Chunk
+from scar_viz.errors import SettingsError
 
 QUERY_TYPES = ("fragmented", "atomic", "scattered")
 TYPES = QUERY_TYPES
@@ -222,16 +223,16 @@ def decode_queries(data: bytes, document_text: str, name: str = "queries") -> Qu
     """:func:`parse_queries` on uploaded bytes (UTF-8, optional byte-order mark).
 
     Raises:
-        ValueError: when the bytes are too large or not UTF-8.
+        SettingsError: when the bytes are too large or not UTF-8.
     """
     if len(data) > MAX_QUERY_BYTES:
-        raise ValueError(
+        raise SettingsError(
             f"'{name}' is over {MAX_QUERY_BYTES // 2**20} MiB; too large for a query set."
         )
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"'{name}' is not UTF-8 text; save the JSON Lines as UTF-8.") from exc
+        raise SettingsError(f"'{name}' is not UTF-8 text; save the JSON Lines as UTF-8.") from exc
     return parse_queries(text, document_text, name)
 
 
@@ -239,13 +240,13 @@ def load_queries(path: str | Path, document_text: str) -> QuerySet:
     """Read and validate a query file from disk (the CLI's entry).
 
     Raises:
-        ValueError: when the file cannot be read or decoded.
+        SettingsError: when the file cannot be read or decoded.
     """
     p = Path(path)
     try:
         data = p.read_bytes()
     except OSError as exc:
-        raise ValueError(f"Cannot read '{path}': {exc.strerror or exc}.") from exc
+        raise SettingsError(f"Cannot read '{path}': {exc.strerror or exc}.") from exc
     return decode_queries(data, document_text, p.name)
 
 
@@ -275,11 +276,11 @@ def query_type(gold: Iterable[int]) -> str:
     (evidence in distant places, which no neighbour policy can join).
 
     Raises:
-        ValueError: when ``gold`` is empty.
+        SettingsError: when ``gold`` is empty.
     """
     g = sorted(set(gold))
     if not g:
-        raise ValueError("A query needs at least one gold chunk to have a type.")
+        raise SettingsError("A query needs at least one gold chunk to have a type.")
     if len(g) == 1:
         return "atomic"
     if any(b - a == 1 for a, b in zip(g, g[1:], strict=False)):
@@ -299,13 +300,13 @@ def covering_run(
     ``chunks`` are :class:`Chunk` objects or (start, end) spans.
 
     Raises:
-        ValueError: when the span has no non-whitespace character, or one that no chunk holds.
+        SettingsError: when the span has no non-whitespace character, or one that no chunk holds.
     """
     positions = np.array(
         [start + i for i, ch in enumerate(text[start:end]) if not ch.isspace()], dtype=np.int64
     )
     if not len(positions):
-        raise ValueError(f"The span {start}–{end} holds only whitespace.")
+        raise SettingsError(f"The span {start}–{end} holds only whitespace.")
     bounds = [(c.start, c.end) if isinstance(c, Chunk) else c for c in chunks]
     starts = np.array([b[0] for b in bounds], dtype=np.int64)
     ends = np.array([b[1] for b in bounds], dtype=np.int64)
@@ -316,7 +317,7 @@ def covering_run(
     held = cover.any(axis=1)
     if not held.all():
         p = int(positions[np.argmin(held)])
-        raise ValueError(f"Character {p} of the span {start}–{end} lies in no chunk.")
+        raise SettingsError(f"Character {p} of the span {start}–{end} lies in no chunk.")
     lo, hi = int(near.min()), int(near.max())
     for length in range(1, hi - lo + 2):
         for a in range(lo, hi - length + 2):
@@ -334,7 +335,7 @@ def label_queries(
     """Gold chunks and the type (:func:`query_type`) of each query under ``chunks``.
 
     Raises:
-        ValueError: when a span cannot be covered by the chunks (see :func:`covering_run`).
+        SettingsError: when a span cannot be covered by the chunks (see :func:`covering_run`).
     """
     queries = query_set.queries if isinstance(query_set, QuerySet) else tuple(query_set)
     out = []

@@ -1,0 +1,259 @@
+"""The labelled query set every Evaluation-lab page works on, and where it comes from.
+
+A query set belongs to one document (keyed by the text's digest). Its sources, offered in
+this order when present:
+
+- ``sample``: the built-in sample's own query file;
+- ``upload``: a JSON Lines file the user uploaded;
+- ``session``: questions labelled while exploring (Explorer, Compare: question + evidence);
+- ``generated``: a set an LLM wrote on the Answers page.
+
+Sources other than the sample are kept in ``st.session_state`` as JSON Lines text (this
+session only; the user downloads them to keep them). The pages call :func:`query_set_picker`
+and get the parsed, labelled queries under the current chunking, or ``None`` after a message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from scar_viz import samples
+from scar_viz.embeddings import embed_cached, text_key
+from scar_viz.errors import UserError, user_message
+from scar_viz.labelling import QUERY_FORMAT, TEMPLATE_JSONL, add_query, to_jsonl, worked_example
+from scar_viz.pipeline import PreparedDoc
+from scar_viz.queries import (
+    GoldQuery,
+    QuerySet,
+    decode_queries,
+    label_queries,
+    parse_queries,
+    query_set_key,
+    type_counts,
+)
+from ui.alerts import alert
+from ui.cache import disk_cache
+
+SOURCES = {
+    "sample": "The sample's own query file",
+    "upload": "An uploaded file",
+    "session": "Labelled in this session",
+    "generated": "Generated with an LLM",
+}
+_STORE = "qsets"  # session_state: {doc digest: {source: (name, JSON Lines text or bytes)}}
+
+
+@dataclass(frozen=True)
+class ActiveQueries:
+    """The chosen set: ``labelled`` holds gold chunks and types under the current chunking;
+    ``key`` is a content digest of the queries (text and evidence), for cache keys."""
+
+    source: str
+    qset: QuerySet
+    labelled: tuple[GoldQuery, ...]
+    key: str
+
+
+def _store(doc_text: str) -> dict[str, tuple[str, str | bytes]]:
+    return st.session_state.setdefault(_STORE, {}).setdefault(text_key(doc_text), {})
+
+
+def stash_query_set(doc_text: str, source: str, name: str, jsonl: str | bytes) -> None:
+    """Keep ``jsonl`` (text, or an upload's bytes) as this document's ``source`` set and make
+    it the active one."""
+    _store(doc_text)[source] = (name, jsonl)
+    st.session_state["qs_pick"] = source
+
+
+def session_set(doc_text: str) -> QuerySet:
+    """The questions labelled in this session on this document (possibly none)."""
+    name, data = _store(doc_text).get("session", ("labelled in this session", ""))
+    return parse_queries(data, doc_text, name) if data else QuerySet(name, (), ())
+
+
+def add_session_query(prep: PreparedDoc, question: str, evidence) -> str:
+    """Add (question, evidence passage or span) to the session set; returns the new id.
+
+    Raises:
+        UserError: when the question is blank or the evidence is not in the document.
+    """
+    text = prep.document.text
+    queries = add_query(session_set(text).queries, text, question, evidence)
+    _store(text)["session"] = ("labelled in this session", to_jsonl(queries, text, prep.chunks))
+    return queries[-1].id
+
+
+def _stash_upload() -> None:
+    upload = st.session_state.get("qs_file")
+    doc_text = st.session_state.get("_qs_doc_text")
+    if upload is None or doc_text is None:
+        return
+    stash_query_set(doc_text, "upload", upload.name, upload.getvalue())
+
+
+def format_help(key: str = "fmt") -> None:
+    """The query format, a template and a worked example on the sample, for download."""
+    with st.expander("The labelled query format (and a template to fill in)"):
+        st.markdown(QUERY_FORMAT)
+        c1, c2 = st.columns(2)
+        c1.download_button(
+            "Template (JSON Lines)",
+            TEMPLATE_JSONL,
+            file_name="queries-template.jsonl",
+            mime="application/jsonl",
+            key=f"{key}_template",
+        )
+        c2.download_button(
+            "Worked example on the sample",
+            worked_example(),
+            file_name="harbor-example.queries.jsonl",
+            mime="application/jsonl",
+            key=f"{key}_example",
+        )
+        st.caption(
+            "No file yet? Label questions as you explore (Explorer: *Add to my query set*), or "
+            "let an LLM write a set on the *Answers (LLM)* page."
+        )
+
+
+def _available(doc_choice: str | None, doc_text: str) -> dict[str, tuple[str, str | bytes]]:
+    found: dict[str, tuple[str, str | bytes]] = {}
+    if doc_choice in samples.SAMPLES and samples.sample_queries_text(doc_choice):
+        found["sample"] = (
+            samples.SAMPLES[doc_choice].queries_filename,
+            samples.sample_queries_text(doc_choice),
+        )
+    found.update(_store(doc_text))
+    return {s: found[s] for s in SOURCES if s in found}
+
+
+def issues_block(qset: QuerySet) -> None:
+    """The file's problems: a count, an example, and every message in an expander."""
+    if qset.errors:
+        alert(f"{len(qset.errors)} line(s) of '{qset.name}' are invalid and were skipped.")
+    if qset.notes:
+        alert(f"{len(qset.notes)} note(s) on '{qset.name}': e.g. {qset.notes[0]}", "info")
+    if qset.issues:
+        with st.expander(f"All {len(qset.issues)} messages on the query file"):
+            rows = [
+                {"line": i.line, "id": i.query_id, "level": i.level, "message": i.message}
+                for i in qset.issues
+            ]
+            st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"issues_{qset.name}")
+
+
+def query_set_picker(prep: PreparedDoc, doc_choice: str | None) -> ActiveQueries | None:
+    """The query-set block of an Evaluation-lab page: source, upload, format help, counts.
+
+    Returns None after showing why no set can be used.
+    """
+    text = prep.document.text
+    st.session_state["_qs_doc_text"] = text
+    st.subheader("Query set")
+    st.file_uploader(
+        "Labelled queries (JSON Lines: id, query, evidence [{text, start, end}], type)",
+        type=["jsonl", "json", "txt"],
+        key="qs_file",
+        on_change=_stash_upload,
+        help="One query a line, offsets into the document above. Stale offsets are repaired "
+        "when the evidence text occurs exactly once.",
+    )
+    format_help()
+    sources = _available(doc_choice, text)
+    if not sources:
+        st.info(
+            "This document has no labelled queries yet: upload a file in the format above, "
+            "label questions in the Explorer, or generate a set with an LLM."
+        )
+        return None
+    picked = st.session_state.get("qs_pick")
+    if picked not in sources:
+        picked = next(iter(sources))
+    source = st.radio(
+        "Use",
+        list(sources),
+        index=list(sources).index(picked),
+        format_func=lambda s: f"{SOURCES[s]} ({sources[s][0]})",
+        horizontal=True,
+        key="qs_source",
+    )
+    st.session_state["qs_pick"] = source
+    name, data = sources[source]
+    try:
+        qset = (
+            decode_queries(data, text, name)
+            if isinstance(data, bytes)
+            else parse_queries(data, text, name)
+        )
+    except UserError as exc:
+        alert(user_message(exc))
+        return None
+    issues_block(qset)
+    if not qset.queries:
+        st.error("No valid query is left in this set; fix the lines listed above.")
+        return None
+    try:
+        labelled = tuple(label_queries(qset, text, prep.chunks))
+    except UserError as exc:
+        alert(f"The evidence cannot be mapped to chunks: {user_message(exc)}")
+        return None
+    return ActiveQueries(source, qset, labelled, query_set_key(labelled))
+
+
+def type_metrics(labelled: tuple[GoldQuery, ...], config_label: str) -> None:
+    """Counts of queries by type under the current chunking, and what the types mean."""
+    counts = type_counts(labelled)
+    c = st.columns(5)
+    c[0].metric("Queries", len(labelled))
+    c[1].metric("Fragmented", counts["fragmented"])
+    c[2].metric("Atomic", counts["atomic"])
+    c[3].metric("Scattered", counts["scattered"])
+    c[4].metric("Type differs from the file", sum(q.type_changed for q in labelled))
+    st.caption(
+        f"Gold chunks and types are recomputed under {config_label} (gold: the minimal run "
+        "covering every non-whitespace character of each span). Fragmented: two gold chunks "
+        "are consecutive, the evidence crosses a boundary; atomic: one gold chunk; scattered: "
+        "two or more gold chunks, none consecutive (no neighbour policy can join them)."
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _query_vecs(model_id: str, texts: tuple[str, ...], _embedder) -> np.ndarray:
+    return embed_cached(_embedder, list(texts), disk_cache()).vectors
+
+
+def query_vectors(embedder, labelled) -> np.ndarray | None:
+    """(Q, d) vectors of the questions (cached by model and text), or None after a message."""
+    texts = tuple(q.query.query for q in labelled)
+    try:
+        return _query_vecs(embedder.model_id, texts, embedder)
+    except UserError as exc:
+        alert(f"Embedding the queries failed: {user_message(exc)}")
+        return None
+
+
+def progress_bar(text: str):
+    """(bar, update(done, total)): a progress bar that counts."""
+    bar = st.progress(0.0, text=text)
+
+    def update(done: int, total: int) -> None:
+        bar.progress(min(1.0, done / max(total, 1)), text=f"{text} {done}/{total}")
+
+    return bar, update
+
+
+def content_key(prep: PreparedDoc, active: ActiveQueries, tag: str) -> tuple:
+    """What a result depends on besides its settings: document, chunking, model, prepending
+    and the queries' content (never ids alone, names or the user)."""
+    return (
+        tag,
+        text_key(prep.document.text),
+        prep.config,
+        prep.embedder_id,
+        prep.prepend,
+        active.key,
+    )
