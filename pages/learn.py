@@ -1,4 +1,6 @@
-"""Learn: a guided lesson on the built-in sample — fragmentation, the gate, predict-then-reveal."""
+"""Learn: a guided lesson on the built-in sample — fragmentation, the gate, predict-then-reveal,
+and why the bar is relative. Widgets → one core call (``scar_viz.lesson``, ``scar_viz.rounds``)
+→ render."""
 
 from __future__ import annotations
 
@@ -7,21 +9,54 @@ import html
 import pandas as pd
 import streamlit as st
 
-from scar_viz import samples
+from scar_viz import fmt, samples
 from scar_viz.charts import decision_plane
 from scar_viz.chunking import ChunkingConfig
 from scar_viz.explain import explain_decision
 from scar_viz.gate import DEFAULT_K, DEFAULT_PARAMS, GateParams
-from scar_viz.lesson import ROUNDS, candidates, fragment_pair, scale_comparison, score_predictions
+from scar_viz.lesson import (
+    SCALE_ALPHA,
+    SCALE_BETA,
+    fragment_step,
+    pooled_decisions,
+    scale_demo,
+    scale_rows,
+)
 from scar_viz.queries import label_queries, parse_queries
-from scar_viz.scoring import select_from_sims
-from ui.cache import sample_document
-from ui.loading import get_embedder, load_model, prepare, query_vector
+from scar_viz.rounds import (
+    Answers,
+    candidate_labels,
+    feedback,
+    pick_rounds,
+    round_questions,
+    round_selection,
+    round_title,
+    score_rounds,
+)
+from scar_viz.scoring import scar_select
+from ui.cache import cached, prepared_key, sample_document
+from ui.loading import get_embedder, load_model, prepare
+from ui.presenter import presenting
+from ui.queryset import query_vectors
 from ui.share import chart_config
 from ui.sidebar import sidebar
 from ui.state import URL
 
 LESSON_QUERY = "harbor-f-01"
+ANSWERS = "l_answers"  # session_state: (content key of the rounds, Answers)
+
+
+def answers_for(key: tuple) -> Answers:
+    """This session's predictions for the rounds of ``key`` (fresh when the rounds changed)."""
+    saved = st.session_state.get(ANSWERS)
+    return saved[1] if saved and saved[0] == key else Answers()
+
+
+def reveal(key: tuple, index: int, pool: tuple[int, ...]) -> None:
+    """The Reveal button's callback: freeze round ``index``'s ticks (scored once)."""
+    ticked = {c for c in pool if st.session_state.get(f"guess_{index}_{c}")}
+    st.session_state[ANSWERS] = (key, answers_for(key).reveal(index, ticked))
+
 
 st.title("Learn the SCAR gate")
 st.caption("A guided lesson on the built-in sample: four short steps, about ten minutes.")
@@ -35,54 +70,46 @@ if not load_model(embedder, slot):
 prep = prepare(doc_key, document, ChunkingConfig(), embedder, False, slot)
 if prep is None:
     st.stop()
-chunks = prep.chunks
-lesson = next(q for q in samples.sample_questions() if q["id"] == LESSON_QUERY)
-evidence = lesson["evidence"][0]
-qvec = query_vector(embedder, lesson["query"])
-if qvec is None:
+key = ("lesson", *prepared_key(prep))
+gold = cached(
+    (*key, "gold"),
+    lambda: tuple(
+        label_queries(
+            parse_queries(samples.sample_queries_text(), document.text), document.text, prep.chunks
+        )
+    ),
+)
+vecs = query_vectors(embedder, gold)
+if vecs is None:
     st.stop()
-sims = prep.unit @ qvec
+questions = cached((*key, "questions"), lambda: round_questions(gold, vecs))
+lesson = next(g for g in gold if g.id == LESSON_QUERY)
+qvec = next(q.vector for q in questions if q.id == LESSON_QUERY)
 
 # --- 1 ----------------------------------------------------------------------------------------
 st.header("1 · Boundary fragmentation")
-pair = fragment_pair(chunks, evidence["start"], evidence["end"])
-lesson_type = label_queries(
-    [
-        q
-        for q in parse_queries(samples.sample_queries_text(), document.text).queries
-        if q.id == LESSON_QUERY
-    ],
-    document.text,
-    chunks,
-)[0].type
-st.markdown(f"**Question:** {html.escape(lesson['query'])}")
-if lesson_type != "fragmented" or pair is None:
-    st.info(f"Under the current chunking this query is {lesson_type}: no boundary cuts it.")
+evidence = lesson.query.evidence[0]
+step = fragment_step(
+    prep.chunks, document.text, prep.unit, qvec, evidence.start, evidence.end, DEFAULT_K
+)
+st.markdown(f"**Question:** {html.escape(lesson.query.query)}")
+if lesson.type != "fragmented" or step is None:
+    st.info(f"Under the current chunking this query is {lesson.type}: no boundary cuts it.")
 else:
-    rank = {int(c): r + 1 for r, c in enumerate(sims.argsort()[::-1])}
+    left, right = step.parts
     st.write(
         f"The answer is one passage, but the splitter (600/60) cut it between chunk "
-        f"{pair.left} and chunk {pair.right}. The retriever ranks chunk {pair.left} "
-        f"#{rank[pair.left]} and chunk {pair.right} #{rank[pair.right]} of {len(chunks)}: "
-        f"with k = {DEFAULT_K}, a top-k retriever "
-        f"{'keeps' if rank[pair.right] <= DEFAULT_K else 'drops'} the second half."
+        f"{left.index} and chunk {right.index}. The retriever ranks chunk {left.index} "
+        f"#{left.rank} and chunk {right.index} #{right.rank} of {step.n_chunks}: with "
+        f"k = {step.k}, a top-k retriever {'keeps' if step.kept else 'drops'} the second half."
     )
-    cols = st.columns(2)
-    for col, idx in zip(cols, (pair.left, pair.right), strict=True):
-        c = chunks[idx]
-        lo, hi = max(c.start, pair.start), min(c.end, pair.end)
-        text = document.text
-        body = (
-            html.escape(text[c.start : lo])
-            + "<mark>"
-            + html.escape(text[lo:hi])
-            + "</mark>"
-            + html.escape(text[hi : c.end])
-        )
+    for col, part in zip(st.columns(2), step.parts, strict=True):
         col.html(
-            f"<div style='border:1px solid #bbb;border-radius:6px;padding:8px;"
-            f"white-space:pre-wrap;font-family:monospace;font-size:13px'><b>chunk {idx}</b>"
-            f" · cos(q,c) = {sims[idx]:.3f}<br>{body}</div>"
+            "<div style='border:1px solid #bbb;border-radius:6px;padding:8px;"
+            "white-space:pre-wrap;font-family:monospace;font-size:13px'>"
+            f"<b>chunk {part.index}</b> · cos(q,c) = {part.cos:.3f}<br>"
+            f"{html.escape(part.before)}<mark>{html.escape(part.marked)}</mark>"
+            f"{html.escape(part.after)}</div>"
         )
     st.caption("Highlighted: the evidence. Each half alone answers only part of the question.")
 
@@ -95,7 +122,7 @@ st.latex(
 c1, c2 = st.columns(2)
 lam = c1.slider("λ", 0.0, 2.0, DEFAULT_PARAMS.lam, 0.01, key="l_lam", bind=URL)
 tau = c2.slider("τ", 0.0, 1.5, DEFAULT_PARAMS.tau, 0.01, key="l_tau", bind=URL)
-sel = select_from_sims(sims, prep.unit, GateParams(lam=lam, tau=tau))
+sel = scar_select(qvec, prep.unit, GateParams(lam=lam, tau=tau))
 pairs = [f"{d.chunk} → {d.neighbour} ({d.side})" for d in sel.decisions]
 if pairs:
     picked = st.selectbox("Candidate", pairs, key="l_cand")
@@ -105,57 +132,61 @@ if pairs:
 
 # --- 3 ----------------------------------------------------------------------------------------
 st.header("3 · Predict, then reveal")
-st.write("For each round, tick the neighbours you expect the gate to admit, then reveal.")
-labels = [f"Round {i + 1}: λ = {r.lam}, τ = {r.tau}" for i, r in enumerate(ROUNDS)]
+rounds = cached(
+    (*key, "rounds", LESSON_QUERY),
+    lambda: pick_rounds(prep.unit, questions, lesson_id=LESSON_QUERY),
+)
+st.write(
+    "Each round is one of the sample's questions at one (λ, τ). Tick the neighbours you "
+    "expect the gate to admit, then reveal. Each round is scored once, when you reveal it."
+)
 which = st.radio(
     "Round",
-    range(len(ROUNDS)),
-    format_func=labels.__getitem__,
+    range(len(rounds)),
+    format_func=lambda i: round_title(i, rounds[i]),
     key="l_round",
     horizontal=True,
     bind=URL,
 )
-rnd = ROUNDS[which]
-st.caption(rnd.hint)
-round_sel = select_from_sims(sims, prep.unit, rnd.params)
-pool = candidates(round_sel)
-info = {d.neighbour: d for d in round_sel.decisions if d.outcome != "retrieved"}
-grid = st.columns(min(4, max(1, len(pool))))
-for i, c in enumerate(pool):
-    d = info[c]
-    grid[i % len(grid)].checkbox(
-        f"chunk {c} (next to {d.chunk}: cos(q,n) {d.cos_qn:.2f}, b {d.penalty:.2f})",
-        key=f"guess_{which}_{c}",
-    )
-if st.button("Reveal", key=f"reveal_btn_{which}"):
-    st.session_state[f"revealed_{which}"] = True
-if st.session_state.get(f"revealed_{which}"):
-    guessed = {c for c in pool if st.session_state.get(f"guess_{which}_{c}")}
-    score = score_predictions(guessed, round_sel)
-    st.success(f"{score.correct} of {score.total} right.")
-    if score.false_admits:
-        st.write(f"Rejected, though you expected them in: {list(score.false_admits)}")
-    if score.missed:
-        st.write(f"Admitted, though you left them out: {list(score.missed)}")
+rnd = rounds[which]
+answers = answers_for(key)
+done = which in answers.revealed
+st.markdown(f"**Question:** {html.escape(rnd.query)} · k = {rnd.k}, r = 1")
+round_sel = round_selection(prep.unit, next(q for q in questions if q.id == rnd.question_id), rnd)
+labels = candidate_labels(round_sel)
+grid = st.columns(1 if presenting() else 2)
+shown = answers.prediction(which)
+for i, (c, label) in enumerate(labels.items()):
+    grid[i % len(grid)].checkbox(label, value=c in shown, key=f"guess_{which}_{c}", disabled=done)
+if not done:
+    ticked = {c for c in labels if st.session_state.get(f"guess_{which}_{c}")}
+    answers = answers.tick(which, ticked)
+    st.session_state[ANSWERS] = (key, answers)
+st.button(
+    "Reveal",
+    key=f"reveal_btn_{which}",
+    disabled=done,
+    on_click=reveal,
+    args=(key, which, tuple(labels)),
+    icon=":material/visibility:",
+)
+score = score_rounds(rounds, answers)
+if done:
+    first, *rest = feedback(score.rounds[which])
+    st.success(first)
+    for line in rest:
+        st.write(line)
+    st.info(rnd.reason, icon=":material/lightbulb:")
     st.plotly_chart(
         decision_plane(round_sel.decisions, rnd.lam, height=340),
         key=f"l_plane_{which}",
         config=chart_config("lesson-plane"),
     )
-done = [i for i in range(len(ROUNDS)) if st.session_state.get(f"revealed_{i}")]
-if done:
-    total = [
-        score_predictions({c for c in candidates(s) if st.session_state.get(f"guess_{i}_{c}")}, s)
-        for i in done
-        for s in [
-            select_from_sims(sims, prep.unit, GateParams(lam=ROUNDS[i].lam, tau=ROUNDS[i].tau))
-        ]
-    ]
-    right = sum(t.correct for t in total)
+if score.revealed:
     st.metric(
         "Lesson score",
-        f"{right} / {sum(t.total for t in total)}",
-        help=f"over {len(done)} revealed round(s)",
+        f"{score.correct} / {score.total}",
+        help=f"the sum over {score.revealed} revealed round(s), each scored once",
     )
 
 # --- 4 ----------------------------------------------------------------------------------------
@@ -163,29 +194,34 @@ st.header("4 · Why the bar is relative")
 st.write(
     "Embedding models live on different similarity scales: one puts unrelated text at "
     "cos 0.1, another at 0.6. Model 2 below is this model with every cosine mapped to "
-    "α + β·cos. The same decisions are judged with SCAR's relative bar τ·cos(q,c), and "
-    "with an absolute bar θ fixed on model 1."
+    "α + β·cos. The sample's gate decisions (all its questions, preset A) are judged on model "
+    "2 twice: with SCAR's relative bar τ·cos(q,c), and with an absolute bar θ, the one number "
+    "that best reproduces model 1's decisions."
 )
 c1, c2 = st.columns(2)
-alpha = c1.slider("model 2 offset α", 0.0, 0.6, 0.4, 0.05, key="l_alpha", bind=URL)
-beta = c2.slider("model 2 spread β", 0.2, 1.0, 0.5, 0.05, key="l_beta", bind=URL)
-rows, keep_rel, keep_abs = scale_comparison(sel.decisions, alpha, beta)
+alpha = c1.slider("Model 2 offset α", -0.3, 0.6, SCALE_ALPHA, 0.05, key="l_alpha", bind=URL)
+beta = c2.slider("Model 2 spread β", 0.2, 1.5, SCALE_BETA, 0.05, key="l_beta", bind=URL)
+decisions = cached((*key, "pooled"), lambda: pooled_decisions(prep.unit, vecs))
+demo = scale_demo(decisions, alpha, beta)
 m1, m2 = st.columns(2)
-m1.metric("Relative bar keeps", f"{keep_rel:.0%}", help="of model 1's decisions")
-m2.metric("Absolute bar keeps", f"{keep_abs:.0%}", help="of model 1's decisions")
-st.dataframe(
-    pd.DataFrame(
-        [
-            {
-                "c": r.chunk,
-                "n": r.neighbour,
-                "model 1": r.model1,
-                "model 2, relative bar": r.relative2,
-                "model 2, absolute θ": r.absolute2,
-            }
-            for r in rows
-        ]
-    ),
-    hide_index=True,
-    key="l_scale_table",
+m1.metric(
+    "Relative bar keeps",
+    fmt.percent(demo.keep_rel),
+    help=f"of model 1's {len(demo.rows)} decisions; {len(demo.changed_rel)} change",
 )
+m2.metric(
+    "Absolute bar keeps",
+    fmt.percent(demo.keep_abs),
+    help=f"of model 1's {len(demo.rows)} decisions; {len(demo.changed_abs)} change",
+)
+st.caption(
+    f"The relative bar is invariant to the spread β: with no offset (α = 0) it keeps every "
+    f"decision, whatever β. It is not invariant to an offset: α shifts every margin by "
+    f"α·(1 − τ), so with α ≠ 0 both bars change decisions. The absolute bar θ = "
+    f"{demo.theta:.3f} was tuned on model 1; a change of spread alone moves scores across it."
+)
+table = scale_rows(demo)
+if table:
+    st.dataframe(pd.DataFrame(table), hide_index=True, key="l_scale_table")
+else:
+    st.caption("No decision changes at this α and β.")

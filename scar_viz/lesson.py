@@ -1,6 +1,7 @@
-"""The guided lesson: a real fragmented pair, predict-then-reveal rounds, and the scale demo.
+"""The guided lesson, steps 1 and 4: a real fragmented pair, and why the bar is relative.
 
-Pure functions over chunks and :class:`~scar_viz.scoring.Selection`; the Learn page renders them.
+Step 3's predict-then-reveal rounds live in :mod:`scar_viz.rounds`. Pure functions over
+chunks and decisions; the Learn page renders them.
 """
 
 from __future__ import annotations
@@ -11,34 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz.chunking import Chunk
-from scar_viz.gate import DEFAULT_K, DEFAULT_LAM, DEFAULT_TAU, PRESETS, GateParams
-from scar_viz.scoring import Decision, Selection, gate, select_from_sims
+from scar_viz.gate import DEFAULT_K, DEFAULT_LAM, DEFAULT_TAU, GateParams
+from scar_viz.scoring import Decision, select_from_sims
 from scar_viz.vectors import normalize
-
-
-@dataclass(frozen=True)
-class Round:
-    """One predict-then-reveal round: the gate's settings the student reasons about."""
-
-    lam: float
-    tau: float
-    hint: str
-
-    @property
-    def params(self) -> GateParams:
-        """The round's λ and τ at the default k and r."""
-        return GateParams(lam=self.lam, tau=self.tau)
-
-
-ROUNDS: tuple[Round, ...] = (
-    Round(**PRESETS["A"], hint="Preset A: a low bar, a moderate penalty."),
-    Round(
-        **PRESETS["B"],
-        hint="Preset B: a high bar relative to the retrieved chunk, a light penalty.",
-    ),
-    Round(1.5, 0.1, "A heavy penalty: only neighbours that continue the same topic survive."),
-    Round(0.0, 1.0, "No penalty, and the bar equals the retrieved chunk's own relevance."),
-)
 
 
 @dataclass(frozen=True)
@@ -60,79 +36,69 @@ def fragment_pair(chunks: Sequence[Chunk], start: int, end: int) -> FragmentPair
     return None
 
 
-def candidates(sel: Selection) -> list[int]:
-    """Neighbours the gate decides on (not retrieved themselves), in document order."""
-    return sorted({d.neighbour for d in sel.decisions if d.outcome != "retrieved"})
+@dataclass(frozen=True)
+class FragmentPart:
+    """One half of the fragmented pair: chunk ``index`` with cos(q,c) ``cos``, its rank by
+    cos(q,c) (1 = best) and its text split around the evidence: ``before``, ``marked``,
+    ``after`` (plain text; the view escapes it)."""
+
+    index: int
+    cos: float
+    rank: int
+    before: str
+    marked: str
+    after: str
 
 
 @dataclass(frozen=True)
-class RoundScore:
-    correct: int
-    total: int
-    false_admits: tuple[int, ...]  # predicted admitted, but rejected
-    missed: tuple[int, ...]  # admitted, but not predicted
+class FragmentStep:
+    """Step 1: the evidence ``pair`` cut by a boundary and how a top-``k`` retriever ranks its
+    halves; ``kept`` says whether top-k keeps the second half too."""
+
+    pair: FragmentPair
+    parts: tuple[FragmentPart, FragmentPart]
+    k: int
+    n_chunks: int
 
     @property
-    def fraction(self) -> float:
-        return self.correct / self.total if self.total else 1.0
+    def kept(self) -> bool:
+        return self.parts[1].rank <= self.k
 
 
-def score_predictions(predicted: set[int], sel: Selection) -> RoundScore:
-    """Score a student's guesses: one point per candidate whose admit/reject they got right."""
-    truth = set(sel.admitted)
-    pool = candidates(sel)
-    correct = sum((c in predicted) == (c in truth) for c in pool)
-    return RoundScore(
-        correct,
-        len(pool),
-        tuple(sorted((predicted & set(pool)) - truth)),
-        tuple(sorted(truth - predicted)),
-    )
-
-
-@dataclass(frozen=True)
-class ScaleRow:
-    chunk: int
-    neighbour: int
-    model1: bool
-    relative2: bool
-    absolute2: bool
-
-
-def rescale_decision(d: Decision, alpha: float, beta: float) -> tuple[float, float, float]:
-    """The decision's numbers on a model whose cosines are cos' = α + β·cos.
-
-    Returns (S', relative bar τ·cos'(q,c), cos'(q,c)), with b' = 1 − (α + β·cos(c,n)).
-    """
-    cos_qn = alpha + beta * d.cos_qn
-    cos_qc = alpha + beta * d.cos_qc
-    penalty = 1.0 - (alpha + beta * (1.0 - d.penalty))
-    score, bar, _ = gate(cos_qn, cos_qc, penalty, d.lam, d.tau)
-    return float(score), float(bar), cos_qc
-
-
-def scale_comparison(
-    decisions: Sequence[Decision], alpha: float, beta: float
-) -> tuple[list[ScaleRow], float, float]:
-    """Each candidate on model 1 and on a rescaled model 2.
-
-    Model 2 is judged twice: with SCAR's relative bar τ·cos'(q,c), and with an absolute bar
-    θ = τ·cos(q,c) *fixed on model 1* (what a threshold tuned on one model becomes on another).
-    Returns the rows and the share of model-1 decisions each bar keeps.
-    """
-    rows = []
-    for d in decisions:
-        if d.outcome == "retrieved":
-            continue
-        score2, bar2, _ = rescale_decision(d, alpha, beta)
-        rows.append(
-            ScaleRow(d.chunk, d.neighbour, d.passes, bool(score2 > bar2), bool(score2 > d.bar))
+def fragment_step(
+    chunks: Sequence[Chunk],
+    text: str,
+    unit: np.ndarray,
+    query_vec: np.ndarray,
+    start: int,
+    end: int,
+    k: int = DEFAULT_K,
+) -> FragmentStep | None:
+    """The first boundary inside the evidence ``[start, end)`` (see :func:`fragment_pair`),
+    each half's cos(q,c) and rank among all chunks (``unit``: (N, d) unit chunk vectors in
+    document order) and its highlighted text; None when one chunk holds the evidence."""
+    pair = fragment_pair(chunks, start, end)
+    if pair is None:
+        return None
+    sims = unit @ normalize(np.asarray(query_vec, dtype=np.float64).reshape(-1))
+    order = np.argsort(-sims, kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(1, len(order) + 1)
+    parts = []
+    for idx in (pair.left, pair.right):
+        c = chunks[idx]
+        lo, hi = max(c.start, start), min(c.end, end)
+        parts.append(
+            FragmentPart(
+                idx,
+                float(sims[idx]),
+                int(rank[idx]),
+                text[c.start : lo],
+                text[lo:hi],
+                text[hi : c.end],
+            )
         )
-    if not rows:
-        return rows, 1.0, 1.0
-    keep_rel = float(np.mean([r.model1 == r.relative2 for r in rows]))
-    keep_abs = float(np.mean([r.model1 == r.absolute2 for r in rows]))
-    return rows, keep_rel, keep_abs
+    return FragmentStep(pair, (parts[0], parts[1]), k, len(chunks))
 
 
 # --- step 4: why the bar is relative ----------------------------------------------------------
@@ -270,3 +236,28 @@ def pooled_decisions(
         sel = select_from_sims(sims, unit, GateParams(k, lam, tau, 1))
         out.extend(d for d in sel.decisions if d.outcome != "retrieved")
     return tuple(out)
+
+
+def scale_rows(demo: ScaleDemo, changed_only: bool = True) -> list[dict[str, object]]:
+    """Step 4's table: each decision (by default only those one of the bars changes) with its
+    numbers on model 1 and model 2 and the three verdicts ("admit" / "reject")."""
+
+    def verdict(admit: bool) -> str:
+        return "admit" if admit else "reject"
+
+    rows = demo.rows
+    if changed_only:
+        rows = tuple(r for r in rows if r.relative2 != r.model1 or r.absolute2 != r.model1)
+    return [
+        {
+            "c → n": f"{r.chunk} → {r.neighbour}",
+            "S": round(r.score1, 3),
+            "bar": round(r.bar1, 3),
+            "model 1": verdict(r.model1),
+            "S′": round(r.score2, 3),
+            "bar′": round(r.bar2, 3),
+            "model 2, relative bar": verdict(r.relative2),
+            f"model 2, absolute θ = {demo.theta:.3f}": verdict(r.absolute2),
+        }
+        for r in rows
+    ]

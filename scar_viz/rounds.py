@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from scar_viz.fmt import chunk_list
 from scar_viz.gate import DEFAULT_K, PRESETS, GateParams
 from scar_viz.queries import GoldQuery
 from scar_viz.scoring import Decision, Selection, normalize, select_from_sims
@@ -308,3 +309,38 @@ def candidate_label(d: Decision) -> str:
     """A short checkbox label with the numbers a student needs, b included:
     ``"chunk 15 (next to 16) · cos(q,n) 0.42 · b 0.31"``."""
     return f"chunk {d.neighbour} (next to {d.chunk}) · cos(q,n) {d.cos_qn:.2f} · b {d.penalty:.2f}"
+
+
+def round_selection(unit: np.ndarray, question: RoundQuestion, rnd: LessonRound) -> Selection:
+    """The gate's selection for ``rnd`` (its question at its k, λ, τ and r = 1): the answer
+    the reveal shows, and the decisions the decision plane draws."""
+    return select_from_sims(unit @ question.vector, unit, GateParams(rnd.k, rnd.lam, rnd.tau, 1))
+
+
+def candidate_labels(sel: Selection) -> dict[int, str]:
+    """Each candidate neighbour (document order) -> its checkbox label
+    (:func:`candidate_label`). A neighbour between two retrieved chunks is labelled with the
+    decision that counts: the admitting one if any, else the one with the higher score."""
+    best: dict[int, Decision] = {}
+    for d in sel.decisions:
+        if d.outcome == "retrieved":
+            continue
+        old = best.get(d.neighbour)
+        if old is None or (d.passes, d.score) > (old.passes, old.score):
+            best[d.neighbour] = d
+    return {n: candidate_label(best[n]) for n in sorted(best)}
+
+
+def round_title(index: int, rnd: LessonRound) -> str:
+    """The round's name in the round picker: ``"Round 1: λ = 0.5, τ = 0.1"``."""
+    return f"Round {index + 1}: λ = {rnd.lam:g}, τ = {rnd.tau:g}"
+
+
+def feedback(score: RoundScore) -> tuple[str, ...]:
+    """The reveal's sentences: how many right, then the misses in words (no Python lists)."""
+    lines = [f"{score.correct} of {score.total} right."]
+    if score.false_admits:
+        lines.append(f"Rejected, though you expected them in: {chunk_list(score.false_admits)}.")
+    if score.missed:
+        lines.append(f"Admitted, though you left them out: {chunk_list(score.missed)}.")
+    return tuple(lines)

@@ -1,4 +1,4 @@
-"""The lesson's pieces: the fragmented pair, the round scoring, the two-scale comparison."""
+"""The lesson's pieces: the fragmented pair (step 1) and step 4's table."""
 
 from __future__ import annotations
 
@@ -7,15 +7,8 @@ import pytest
 
 from scar_viz.chunking import Chunk
 from scar_viz.gate import GateParams
-from scar_viz.lesson import (
-    ROUNDS,
-    candidates,
-    fragment_pair,
-    rescale_decision,
-    scale_comparison,
-    score_predictions,
-)
-from scar_viz.scoring import PRESETS, scar_select
+from scar_viz.lesson import fragment_pair, fragment_step, scale_demo, scale_rows
+from scar_viz.scoring import scar_select
 
 Q = np.array([1.0, 0.0])
 CHUNKS = np.array([[0.0, 1.0], [0.6, 0.8], [1.0, 0.0], [0.8, 0.6], [-1.0, 0.0]])
@@ -28,38 +21,29 @@ def test_fragment_pair_finds_the_boundary_inside_the_evidence():
     assert fragment_pair(chunks, 11, 17) is None  # inside chunk 1 only
 
 
-def test_score_predictions_by_hand():
+def test_fragment_step_ranks_and_highlights_by_hand():
+    text = "aaaaaEVIDENCE-ENDbbbb"  # evidence [5, 17); chunks [0, 10) and [10, 21)
+    chunks = [Chunk(0, 0, 10, text[:10]), Chunk(1, 10, 21, text[10:])]
+    unit = np.array([[0.6, 0.8], [1.0, 0.0]])  # cos(q, c) = 0.6 and 1.0 for q = (1, 0)
+    step = fragment_step(chunks, text, unit, np.array([2.0, 0.0]), 5, 17, k=1)
+    left, right = step.parts
+    assert (left.index, left.rank, right.index, right.rank) == (0, 2, 1, 1)
+    assert left.cos == pytest.approx(0.6) and right.cos == pytest.approx(1.0)
+    assert (left.before, left.marked, left.after) == ("aaaaa", "EVIDE", "")
+    assert (right.before, right.marked, right.after) == ("", "NCE-END", "bbbb")
+    assert step.kept  # the second half is the best chunk: top-1 keeps it
+    assert not fragment_step(chunks, text, unit[::-1], Q, 5, 17, k=1).kept
+    assert fragment_step(chunks, text, unit, Q, 11, 15) is None
+
+
+def test_scale_rows_list_the_changed_decisions():
     sel = scar_select(Q, CHUNKS, GateParams(k=1, lam=0.5, tau=0.1))
-    # retrieved chunk 2; neighbour 1 (cos .6, b .4 → S .4 > .1) and 3 (cos .8, b .2 → .7) pass
-    assert sel.admitted == [1, 3] and candidates(sel) == [1, 3]
-    perfect = score_predictions({1, 3}, sel)
-    assert (perfect.correct, perfect.total, perfect.fraction) == (2, 2, 1.0)
-    half = score_predictions({1, 4}, sel)  # 4 is not a candidate: ignored
-    assert (half.correct, half.missed, half.false_admits) == (1, (3,), ())
-    strict = scar_select(Q, CHUNKS, GateParams(k=1, lam=2.0, tau=0.9))
-    wrong = score_predictions({1, 3}, strict)
-    assert wrong.correct == 0 and wrong.false_admits == (1, 3)
-
-
-def test_rounds_include_both_presets():
-    settings = {(r.lam, r.tau) for r in ROUNDS}
-    assert (PRESETS["A"]["lam"], PRESETS["A"]["tau"]) in settings
-    assert (PRESETS["B"]["lam"], PRESETS["B"]["tau"]) in settings
-
-
-def test_rescale_identity_keeps_every_decision():
-    sel = scar_select(Q, CHUNKS, GateParams(k=1, lam=0.5, tau=0.3))
-    d = sel.decisions[0]
-    score, bar, cos_qc = rescale_decision(d, 0.0, 1.0)
-    assert score == pytest.approx(d.score) and bar == pytest.approx(d.bar)
-    rows, keep_rel, keep_abs = scale_comparison(sel.decisions, 0.0, 1.0)
-    assert keep_rel == keep_abs == 1.0 and len(rows) == 2
-
-
-def test_rescale_by_hand():
-    sel = scar_select(Q, CHUNKS, GateParams(k=1, lam=0.5, tau=0.3))
-    d = next(x for x in sel.decisions if x.neighbour == 1)  # cos_qn .6, cos_qc 1, b .4
-    score, bar, cos_qc = rescale_decision(d, 0.4, 0.5)
-    assert cos_qc == pytest.approx(0.9)
-    assert score == pytest.approx((0.4 + 0.3) - 0.5 * (1 - (0.4 + 0.5 * 0.6)))
-    assert bar == pytest.approx(0.3 * 0.9)
+    # S = .4 and .7 on model 1; θ = 0.5 sits between them, so only the first is rejected
+    demo = scale_demo(sel.decisions, 0.0, 0.5, theta=0.3)  # S' = .2 and .35: the .2 flips
+    rows = scale_rows(demo)
+    assert [r["c → n"] for r in rows] == ["2 → 1"]
+    (row,) = rows
+    assert (row["model 1"], row["model 2, relative bar"]) == ("admit", "admit")
+    assert row["model 2, absolute θ = 0.300"] == "reject"
+    assert row["S′"] == pytest.approx(0.2)
+    assert len(scale_rows(demo, changed_only=False)) == 2

@@ -14,8 +14,13 @@ from scar_viz.rounds import (
     Answers,
     LessonRound,
     candidate_label,
+    candidate_labels,
+    feedback,
     pick_rounds,
     round_questions,
+    round_selection,
+    round_title,
+    score_round,
     score_rounds,
 )
 from scar_viz.scoring import select_from_sims
@@ -120,3 +125,42 @@ def test_candidate_label_shows_cos_and_b(sample_rounds):
     label = candidate_label(d)
     assert f"chunk {d.neighbour}" in label and f"{d.cos_qn:.2f}" in label
     assert f"b {d.penalty:.2f}" in label and len(label) <= 50
+
+
+def test_round_selection_and_labels_follow_the_round(sample_rounds):
+    prep, questions, rounds = sample_rounds
+    by_id = {q.id: q for q in questions}
+    for r in rounds:
+        sel = round_selection(prep.unit, by_id[r.question_id], r)
+        assert tuple(sel.admitted) == r.admitted
+        labels = candidate_labels(sel)
+        assert tuple(labels) == r.candidates
+        assert all(label.startswith(f"chunk {c} (next to ") for c, label in labels.items())
+
+
+def test_candidate_labels_prefer_the_admitting_decision():
+    import numpy as np
+
+    from scar_viz.scoring import scar_select
+
+    # chunks 0 and 2 retrieved, neighbour 1 between them: admitted by one side is admitted
+    unit = np.array([[1.0, 0.0], [0.6, 0.8], [0.9, 0.436], [0.0, 1.0]])
+    sel = scar_select(np.array([1.0, 0.0]), unit, GateParams(2, 0.5, 0.5, 1))
+    ones = [d for d in sel.decisions if d.neighbour == 1]
+    assert len(ones) == 2
+    best = max(ones, key=lambda d: (d.passes, d.score))
+    assert candidate_labels(sel)[1] == candidate_label(best)
+
+
+def test_feedback_in_words_and_round_title():
+    rnd = ROUNDS[1]
+    (line,) = feedback(score_round(rnd, {15}))
+    assert line == "4 of 4 right."
+    lines = feedback(score_round(rnd, {19, 21}))
+    assert lines == (
+        "1 of 4 right.",
+        "Rejected, though you expected them in: chunks 19 and 21.",
+        "Admitted, though you left them out: chunk 15.",
+    )
+    assert "[" not in " ".join(lines)
+    assert round_title(0, rnd) == "Round 1: λ = 0.5, τ = 0.1"

@@ -1,33 +1,66 @@
-"""AppTest of the lesson: it runs start to end, and predictions are scored on reveal."""
+"""AppTest of the lesson: it runs start to end; each round's prediction is kept and scored once;
+the rounds' answers differ; step 4's two bars differ at the step's defaults."""
 
 from __future__ import annotations
 
 import re
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from scar_viz import samples
-from scar_viz.chunking import ChunkingConfig, chunk_document
+from scar_viz.chunking import chunk_document
 from scar_viz.embeddings import make_embedder
-from scar_viz.gate import GateParams
-from scar_viz.lesson import ROUNDS
-from scar_viz.pipeline import embed_query, prepare_document
+from scar_viz.lesson import SCALE_ALPHA, SCALE_BETA, pooled_decisions, scale_demo
+from scar_viz.pipeline import prepare_document
 from scar_viz.queries import label_queries, parse_queries
-from scar_viz.scoring import DEFAULT_K, select_from_sims
+from scar_viz.rounds import pick_rounds, round_questions
 
 APP = "../../app.py"
 
 
-def learn(hash_model) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
+def learn() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
     at.run()
     at.switch_page("pages/learn.py").run()
     assert not at.exception, at.exception
     return at
 
 
+def core_rounds(spec: str):
+    """The lesson's rounds and step-4 decisions computed from the core alone."""
+    doc = samples.load_sample(samples.DEFAULT_SAMPLE)
+    embedder = make_embedder(spec)
+    prep = prepare_document(doc, embedder)
+    gold = label_queries(
+        parse_queries(samples.sample_queries_text(), doc.text), doc.text, prep.chunks
+    )
+    vecs = embedder.embed([g.query.query for g in gold])
+    rounds = pick_rounds(prep.unit, round_questions(gold, vecs), lesson_id="harbor-f-01")
+    return rounds, pooled_decisions(prep.unit, vecs)
+
+
+def boxes(at: AppTest, index: int) -> dict[int, object]:
+    return {
+        int(c.key.rsplit("_", 1)[1]): c for c in at.checkbox if c.key.startswith(f"guess_{index}_")
+    }
+
+
+def lesson_score(at: AppTest) -> str:
+    return next(m.value for m in at.metric if m.label == "Lesson score")
+
+
+def tick_and_reveal(at: AppTest, index: int, ticked: set[int]) -> None:
+    at.radio(key="l_round").set_value(index).run()
+    for c, box in boxes(at, index).items():
+        box.set_value(c in ticked)
+    at.run()
+    at.button(key=f"reveal_btn_{index}").click().run()
+    assert not at.exception, at.exception
+
+
 def test_lesson_runs_start_to_end(hash_model):
-    at = learn(hash_model)
+    at = learn()
     headers = [h.value for h in at.header]
     assert headers[:4] == [
         "1 · Boundary fragmentation",
@@ -36,46 +69,75 @@ def test_lesson_runs_start_to_end(hash_model):
         "4 · Why the bar is relative",
     ]
     assert len(at.latex) >= 2  # the general formula and the live numbers
-    assert at.metric[0].label == "Relative bar keeps"
+    assert [m.label for m in at.metric] == ["Relative bar keeps", "Absolute bar keeps"]
 
 
-def test_predict_then_reveal_scores_the_round(hash_model):
-    at = learn(hash_model)
-    guesses = [c for c in at.checkbox if c.key.startswith("guess_0_")]
-    assert guesses, "round 1 has candidates"
-    for box in guesses:
-        box.check()
-    at.button(key="reveal_btn_0").click().run()
-    assert not at.exception
-    (ok,) = at.success
-    right, total = map(int, re.match(r"(\d+) of (\d+) right", ok.value).groups())
-    # ticking everything is right exactly for the neighbours the gate admits: compute those
-    # with the core, independently of the page
-    admitted = admitted_in_round(0)
-    pool = {int(box.key.rsplit("_", 1)[1]) for box in guesses}
-    assert admitted and admitted <= pool
-    assert (right, total) == (len(admitted), len(pool))
-    assert any(m.label == "Lesson score" and m.value == f"{right} / {total}" for m in at.metric)
-    # untick one admitted and one rejected neighbour: two fewer right
-    rejected = sorted(pool - admitted)
-    at.checkbox(key=f"guess_0_{min(admitted)}").uncheck()
-    if rejected:
-        at.checkbox(key=f"guess_0_{rejected[0]}").uncheck()
-    at.run()
-    (ok,) = at.success
-    expected = len(admitted) - 1 + (1 if rejected else 0)
-    assert ok.value.startswith(f"{expected} of {len(pool)} right")
+def test_each_round_is_kept_and_scored_once(hash_model):
+    rounds, _ = core_rounds("hash")
+    at = learn()
+    assert len(at.radio(key="l_round").options) == len(rounds) == 4
+    first, second = rounds[0], rounds[1]
+    assert set(boxes(at, 0)) == set(first.candidates)
+    tick_and_reveal(at, 0, set(first.admitted))  # all right
+    n1 = len(first.candidates)
+    assert at.success[0].value == f"{n1} of {n1} right."
+    assert lesson_score(at) == f"{n1} / {n1}"
+    wrong = next(c for c in second.candidates if c not in second.admitted)
+    tick_and_reveal(at, 1, {wrong, *second.admitted})  # one wrong admit
+    n2 = len(second.candidates)
+    assert at.success[0].value == f"{n2 - 1} of {n2} right."
+    assert any(f"expected them in: chunk {wrong}." in m.value for m in at.markdown)
+    assert lesson_score(at) == f"{n1 + n2 - 1} / {n1 + n2}"
+    # back on round 1: its own ticks (frozen) and its own score, nothing re-scored as empty
+    at.radio(key="l_round").set_value(0).run()
+    ticks = {c for c, box in boxes(at, 0).items() if box.value}
+    assert ticks == set(first.admitted)
+    assert all(box.disabled for box in boxes(at, 0).values())
+    assert at.success[0].value == f"{n1} of {n1} right."
+    assert not [m for m in at.markdown if "left them out" in m.value]
+    assert lesson_score(at) == f"{n1 + n2 - 1} / {n1 + n2}"
 
 
-def admitted_in_round(i: int) -> set[int]:
-    """The neighbours SCAR admits in round ``i`` of the lesson, from the core alone."""
-    doc = samples.load_sample(samples.DEFAULT_SAMPLE)
-    embedder = make_embedder("hash")
-    prep = prepare_document(doc, embedder, ChunkingConfig())
-    lesson = next(q for q in samples.sample_questions() if q["id"] == "harbor-f-01")
-    sims = prep.unit @ embed_query(embedder, lesson["query"])
-    sel = select_from_sims(sims, prep.unit, GateParams(DEFAULT_K, ROUNDS[i].lam, ROUNDS[i].tau, 1))
-    return set(sel.admitted)
+def test_rounds_answers_differ_and_reasons_show(hash_model):
+    rounds, _ = core_rounds("hash")
+    answers = [r.admitted for r in rounds]
+    assert any(answers) and len(set(answers)) == len(answers)
+    at = learn()
+    for i, rnd in enumerate(rounds):
+        tick_and_reveal(at, i, set())
+        assert any(rnd.reason == x.value for x in at.info), rnd.kind
+    # leaving every box empty cannot score everything right
+    score = lesson_score(at)
+    right, total = map(int, score.split(" / "))
+    assert right < total
+
+
+def test_checkbox_labels_show_cos_and_b_in_full(hash_model):
+    at = learn()
+    labels = [c.label for c in boxes(at, 0).values()]
+    assert labels and all(re.search(r"cos\(q,n\) -?\d\.\d\d · b -?\d\.\d\d$", x) for x in labels)
+
+
+def test_step4_bars_differ_at_the_defaults(hash_model):
+    _, decisions = core_rounds("hash")
+    expected = scale_demo(decisions, SCALE_ALPHA, SCALE_BETA)
+    at = learn()
+    assert at.slider(key="l_alpha").value == SCALE_ALPHA
+    assert at.slider(key="l_beta").value == SCALE_BETA
+    rel = next(m.value for m in at.metric if m.label == "Relative bar keeps")
+    ab = next(m.value for m in at.metric if m.label == "Absolute bar keeps")
+    assert rel == "100%" and ab != rel
+    assert expected.changed_abs and not expected.changed_rel
+    table = at.dataframe[0].value
+    assert len(table) == len(expected.changed_abs)
+    assert any(
+        "invariant to the spread" in c.value and "not invariant to an offset" in c.value
+        for c in at.caption
+    )
+    # an offset moves the relative bar too (the caption's claim)
+    at.slider(key="l_alpha").set_value(0.2).run()
+    rel = next(m.value for m in at.metric if m.label == "Relative bar keeps")
+    assert rel != "100%"
 
 
 def test_lesson_sliders_restore_from_the_address(hash_model):
@@ -91,7 +153,7 @@ def test_lesson_sliders_restore_from_the_address(hash_model):
 def test_lesson_query_type_comes_from_the_shared_rule(hash_model):
     """Step 1 shows the fragmented pair only when query_type calls the lesson query fragmented
     under the lesson's chunking."""
-    at = learn(hash_model)
+    at = learn()
     doc = samples.load_sample(samples.DEFAULT_SAMPLE)
     qs = parse_queries(samples.sample_queries_text(), doc.text)
     (gq,) = label_queries(
@@ -100,3 +162,24 @@ def test_lesson_query_type_comes_from_the_shared_rule(hash_model):
     assert gq.type == "fragmented"
     assert not [i for i in at.info if "no boundary cuts it" in i.value]
     assert any(f"chunk {gq.gold[0]} and chunk {gq.gold[1]}" in m.value for m in at.markdown)
+
+
+@pytest.mark.model
+def test_issue_17_click_sequence_scores_seven_of_eight():
+    """Issue 17 item 1 on the default model: round 1 tick 15 and 18, Reveal (4 of 4); round 2
+    tick 15, Reveal (3 of 4): 7 / 8; back on round 1, its ticks and its 4 of 4 remain."""
+    rounds, _ = core_rounds("default")
+    assert rounds[0].candidates == rounds[1].candidates == (15, 18, 19, 21)
+    assert rounds[0].admitted == (15, 18) and rounds[1].admitted == ()
+    at = learn()
+    tick_and_reveal(at, 0, {15, 18})
+    assert at.success[0].value == "4 of 4 right."
+    assert lesson_score(at) == "4 / 4"
+    tick_and_reveal(at, 1, {15})
+    assert at.success[0].value == "3 of 4 right."
+    assert lesson_score(at) == "7 / 8"
+    at.radio(key="l_round").set_value(0).run()
+    assert {c for c, box in boxes(at, 0).items() if box.value} == {15, 18}
+    assert at.success[0].value == "4 of 4 right."
+    assert not [m for m in at.markdown if "left them out" in m.value]
+    assert lesson_score(at) == "7 / 8"
