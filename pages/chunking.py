@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from scar_viz import chunking_lab as lab
 from scar_viz import samples
 from scar_viz.charts import (
     boundary_map,
@@ -12,7 +13,7 @@ from scar_viz.charts import (
     fragmentation_heatmap,
     passage_html,
 )
-from scar_viz.chunking import CHUNKER_INFO, CHUNKERS, ChunkingConfig, chunk_spans
+from scar_viz.chunking import CHUNKER_INFO, CHUNKER_NAMES, CHUNKERS, ChunkingConfig, chunk_spans
 from scar_viz.documents import Document
 from scar_viz.embeddings import Embedder
 from scar_viz.errors import UserError, user_message
@@ -20,7 +21,6 @@ from scar_viz.fragmentation import (
     UNIT_LABELS,
     FragmentationGrid,
     chars_per_token,
-    cut_mask,
     document_units,
     evidence_units,
     fragmentation_grid,
@@ -28,15 +28,13 @@ from scar_viz.fragmentation import (
     in_own_units,
 )
 from scar_viz.pipeline import embed_function
-from scar_viz.queries import label_queries, parse_queries, type_counts
+from scar_viz.queries import parse_queries
 from ui.alerts import alert
 from ui.cache import disk_cache
 from ui.loading import get_embedder, load_model
 from ui.share import chart_config
 from ui.sidebar import sidebar
 from ui.state import URL, default, set_widget
-
-PASSAGE_CHARS = 2500
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -57,20 +55,14 @@ def _grid(
     model_id: str,
     _embedder: Embedder,
 ) -> FragmentationGrid:
-    return fragmentation_grid(
-        _doc,
-        chunker,
-        list(units),
-        kind,
-        embed=embed_function(_embedder, disk_cache()),
-        percentile=percentile,
-    )
+    embed = embed_function(_embedder, disk_cache())
+    return fragmentation_grid(_doc, chunker, list(units), kind, embed=embed, percentile=percentile)
 
 
 def _jump() -> None:
     picked = st.session_state.get("cjump")
     if picked is not None:
-        set_widget("cpos", max(0, int(picked) - 300))
+        set_widget("cpos", lab.jump_position(picked))
 
 
 st.title("Chunking lab")
@@ -97,7 +89,7 @@ chunker_b = c1.selectbox(
     "Second chunker (B)",
     names,
     index=names.index("sentence"),
-    format_func=lambda n: CHUNKER_INFO[n].label,
+    format_func=CHUNKER_NAMES.get,
     key="cb",
     bind=URL,
 )
@@ -114,7 +106,7 @@ upload = c3.file_uploader(
 if upload is not None:
     queries_text = upload.getvalue().decode("utf-8-sig", errors="replace")
 evidence, issues = evidence_units(queries_text, doc) if queries_text else ([], [])
-kinds = (["evidence"] if evidence else []) + ["sentence", "paragraph"]
+kinds = lab.unit_kinds(bool(evidence))
 kind = c2.radio("Units", kinds, format_func=UNIT_LABELS.get, key="cu", horizontal=False)
 if issues:
     alert(f"{len(issues)} query-set lines were skipped; first: {issues[0]}", "warning")
@@ -134,32 +126,19 @@ try:
 except UserError as exc:
     alert(f"Chunking failed: {user_message(exc)}")
     st.stop()
-cut_a = cut_mask(doc.text, spans_a, units)
-cut_b = cut_mask(doc.text, spans_b, units)
-
-m = st.columns(6)
-for col, (label, cfg, spans, cut) in zip(
-    (m[:3], m[3:]), (("A", config, spans_a, cut_a), ("B", config_b, spans_b, cut_b)), strict=True
+summaries = (
+    lab.summarise("A", doc.text, config, spans_a, units),
+    lab.summarise("B", doc.text, config_b, spans_b, units),
+)
+for col, (label, value, why) in zip(
+    st.columns(6), [m for s in summaries for m in lab.summary_metrics(s, kind)], strict=True
 ):
-    col[0].metric(f"{label} chunks", len(spans), help=f"{label}: {cfg.label}")
-    mean = sum(e - s for s, e in spans) / max(len(spans), 1)
-    col[1].metric(f"{label} mean chars", f"{mean:.0f}")
-    col[2].metric(
-        f"{label} units cut",
-        f"{100 * cut.mean() if len(cut) else 0:.1f}%",
-        help=f"{int(cut.sum())} of {len(units)} {UNIT_LABELS[kind]}",
-    )
+    col.metric(label, value, help=why)
 
 if kind == "evidence":
-    type_rows = []
-    qset = parse_queries(queries_text, doc.text)
-    for label, cfg, spans in (("A", config, spans_a), ("B", config_b, spans_b)):
-        try:
-            counts = type_counts(label_queries(qset, doc.text, spans))
-        except ValueError as exc:
-            alert(f"{label}: the evidence cannot be mapped to chunks: {exc}", "warning")
-            continue
-        type_rows.append({"chunking": f"{label}: {cfg.label}", **counts})
+    type_rows, problems = lab.type_rows(parse_queries(queries_text, doc.text), doc.text, summaries)
+    for problem in problems:
+        alert(problem, "warning")
     st.dataframe(pd.DataFrame(type_rows), hide_index=True, key="ctypes")
     st.caption(
         "Query types under each chunking: fragmented, two gold chunks are consecutive (the "
@@ -169,47 +148,44 @@ if kind == "evidence":
 
 st.subheader("Document view")
 j1, j2 = st.columns([1, 2])
-cut_units = [units[i] for i in cut_a.nonzero()[0]]
+jumps = lab.cut_unit_options(doc.text, units, summaries[0].cut)
 j2.selectbox(
     "Jump to a unit that A cuts",
-    [s for s, _ in cut_units[:200]],
+    list(jumps),
     index=None,
-    format_func=lambda s: f"at {s:,}: {' '.join(doc.text[s : s + 60].split())[:60]}",
+    format_func=jumps.get,
     key="cjump",
     on_change=_jump,
-    placeholder=f"{len(cut_units)} units cut by A",
+    placeholder=f"{summaries[0].n_cut} units cut by A",
 )
-if st.session_state.get("cpos", 0) > len(doc.text) - 1:
+last = lab.last_position(doc.text)
+if st.session_state.get("cpos", 0) > last:
     set_widget("cpos", 0)
 pos = j1.number_input(
     "Passage start (character)",
     0,
-    max(0, len(doc.text) - 1),
+    last,
     default("cpos", 0),
     step=500,
     key="cpos",
     bind=URL,
 )
-lo, hi = int(pos), min(len(doc.text), int(pos) + PASSAGE_CHARS)
+lo, hi = lab.passage_window(pos, len(doc.text))
 st.caption(
     "Chunks alternate blue / green / pink; yellow text is held by two chunks (overlap); a red "
     "bar with a number starts a chunk, a grey bar ends one; a red wavy underline marks a unit "
     "cut by that chunking."
 )
-left, right = st.columns(2)
-for col, label, cfg, spans, cut in (
-    (left, "A", config, spans_a, cut_a),
-    (right, "B", config_b, spans_b, cut_b),
-):
-    col.markdown(f"**{label}: {cfg.label}**", help=CHUNKER_INFO[cfg.chunker].label)
+for col, s in zip(st.columns(2), summaries, strict=True):
+    col.markdown(f"**{s.title}**", help=CHUNKER_INFO[s.config.chunker].label)
     with col:
-        st.html(passage_html(doc.text, spans, lo, hi, [units[i] for i in cut.nonzero()[0]]))
+        st.html(passage_html(doc.text, s.spans, lo, hi, lab.cut_units(units, s.cut)))
 st.plotly_chart(
     boundary_map(
         doc.text,
-        {f"A: {config.label}": spans_a, f"B: {config_b.label}": spans_b},
+        {s.title: s.spans for s in summaries},
         units,
-        {f"A: {config.label}": cut_a, f"B: {config_b.label}": cut_b},
+        {s.title: s.cut for s in summaries},
         window=(lo, hi),
     ),
     key="cmap",
@@ -229,26 +205,21 @@ with st.spinner("Chunking with every chunker …"):
         try:
             spans = _spans(doc_key, doc, cfg, embedder.model_id, embedder)
         except UserError as exc:
-            alert(f"{name}: {user_message(exc)}", "warning")
+            alert(lab.failed_chunker(name, exc), "warning")
             continue
-        cut = cut_mask(doc.text, spans, units)
-        rows.append(
-            {
-                "chunker": CHUNKER_INFO[name].label,
-                "setting": cfg.label,
-                "chunks": len(spans),
-                "mean chars": round(sum(e - s for s, e in spans) / max(len(spans), 1)),
-                "units cut": int(cut.sum()),
-                "% cut": round(100 * float(cut.mean()), 1) if len(cut) else 0.0,
-            }
-        )
+        rows.append(lab.chunker_row(name, lab.summarise(name, doc.text, cfg, spans, units)))
 st.dataframe(pd.DataFrame(rows), hide_index=True, key="ctable")
+with st.expander(f"Shortest chunks of A ({config.label})"):
+    st.dataframe(
+        pd.DataFrame(lab.shortest_chunks(doc.text, spans_a)), hide_index=True, key="cshort"
+    )
+    st.caption("A chunk that is a heading alone, or a few characters, shows up here first.")
 
 shown = st.multiselect(
     "Chunkers in the curves",
     names,
     default=list(dict.fromkeys([config.chunker, chunker_b])),
-    format_func=lambda n: CHUNKER_INFO[n].label,
+    format_func=CHUNKER_NAMES.get,
     key="cc",
 )
 with st.spinner(f"Sweeping {len(shown)} chunkers over sizes and overlaps …"):
@@ -277,4 +248,7 @@ with g2:
         st.plotly_chart(
             fragmentation_heatmap(grids[0]), key="cheat", config=chart_config("chunking-3")
         )
-        st.caption(f"{grids[0].chunker}: size × overlap; the outlined cell is the reference.")
+        st.caption(
+            f"{CHUNKER_NAMES[grids[0].chunker]}: size × overlap; the outlined cell is the "
+            "reference."
+        )

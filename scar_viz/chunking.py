@@ -194,18 +194,31 @@ def _sentence_units(text: str) -> list[Span]:
     return list(sentence_spans(text))
 
 
-def _pack(text: str, units: list[Span], breaks: set[int], size: int, overlap: int) -> list[Span]:
+def _pack(
+    text: str,
+    units: list[Span],
+    breaks: set[int],
+    size: int,
+    overlap: int,
+    headed: dict[int, int] | None = None,
+) -> list[Span]:
     """Greedy packing of consecutive ``units`` into chunks of at most ``size`` characters.
 
-    A unit longer than ``size`` is split recursively. A new chunk always starts at a unit
-    whose index is in ``breaks`` (no overlap across it). Elsewhere, when the next unit does
-    not fit, the next chunk repeats the trailing whole units of the previous one that fit in
-    ``overlap`` characters (and leave room for the next unit).
+    A unit longer than ``size`` is split recursively; when the unit starts with heading lines
+    (``headed``: unit index -> where its body starts), the pieces that hold only the heading
+    are joined to the next piece, so a heading is never a chunk of its own (that chunk may
+    exceed ``size`` by the heading's length). A new chunk always starts at a unit whose index
+    is in ``breaks`` (no overlap across it). Elsewhere, when the next unit does not fit, the
+    next chunk repeats the trailing whole units of the previous one that fit in ``overlap``
+    characters (and leave room for the next unit).
     """
+    headed = headed or {}
     pieces: list[Span] = []
     hard: list[bool] = []
     for i, (s, e) in enumerate(units):
         parts = _shift(split_recursive(text[s:e], size, overlap), s) if e - s > size else [(s, e)]
+        while i in headed and len(parts) > 1 and parts[0][1] <= headed[i]:
+            parts = [(parts[0][0], parts[1][1]), *parts[2:]]
         for j, part in enumerate(parts):
             pieces.append(part)
             hard.append(i in breaks and j == 0)
@@ -248,7 +261,7 @@ def semantic_breaks(vectors: np.ndarray, percentile: float) -> set[int]:
     return {int(i) + 1 for i in np.flatnonzero(sims < threshold)}
 
 
-def _line_units(text: str, size: int) -> tuple[list[Span], set[int]]:
+def _line_units(text: str, size: int) -> tuple[list[Span], set[int], dict[int, int]]:
     """Sentences grouped so that no unit boundary falls inside a line, with each heading
     joined to what follows it.
 
@@ -257,7 +270,8 @@ def _line_units(text: str, size: int) -> tuple[list[Span], set[int]]:
     :func:`scar_viz.documents.detect_sections`) is merged into the unit after it.
 
     Returns:
-        The units and the indices of the units that start a line (where a cut may go).
+        The units, the indices of the units that start a line (where a cut may go), and for
+        each unit that starts with a heading, where its body starts.
     """
     sentences = _sentence_units(text)
     lines: list[list[Span]] = []
@@ -277,6 +291,7 @@ def _line_units(text: str, size: int) -> tuple[list[Span], set[int]]:
     headings = {sec.start for sec in detect_sections(text) if sec.path}
     merged: list[Span] = []
     starts: set[int] = set()
+    headed: dict[int, int] = {}
     pending: int | None = None  # start of heading lines waiting for their body
     for i, (a, b) in enumerate(units):
         first = a if pending is None else pending
@@ -285,11 +300,13 @@ def _line_units(text: str, size: int) -> tuple[list[Span], set[int]]:
             continue
         if i in line_starts or pending is not None:
             starts.add(len(merged))
+        if pending is not None:
+            headed[len(merged)] = a
         merged.append((first, b))
         pending = None
     if pending is not None:
         merged.append((pending, units[-1][1]))
-    return merged, starts
+    return merged, starts, headed
 
 
 def _line_start(text: str, pos: int) -> int:
@@ -308,22 +325,24 @@ def split_semantic(
 
     The units are sentences grouped by line (:func:`_line_units`): a cut never falls inside
     a line unless the line alone is longer than ``size``, and a heading stays with what
-    follows it. Similarity cuts happen only at the start of a line, and at least
-    min(size // 10, 60) characters after the previous one.
+    follows it (even when heading and body together exceed ``size``). Similarity cuts happen
+    only at the start of a line, and at least min(size // 10, 60) characters after the
+    previous one.
 
     Raises:
         ValueError: without ``embed`` (the chunker needs the embedding model in use).
     """
     if embed is None:
         raise SettingsError("The semantic chunker needs an embedding model to compare sentences.")
-    units, line_starts = _line_units(text, size)
+    units, line_starts, headed = _line_units(text, size)
     if len(units) < 2:
-        return _pack(text, units, set(), size, overlap)
+        return _pack(text, units, set(), size, overlap, headed)
     vectors = np.asarray(embed([text[s:e] for s, e in units]))
     if vectors.shape[0] != len(units):
         raise SettingsError("The embedder returned a different number of vectors than sentences.")
     breaks = semantic_breaks(vectors, percentile) & line_starts
-    return _pack(text, units, _spaced(units, breaks, min(size // 10, 60)), size, overlap)
+    spaced = _spaced(units, breaks, min(size // 10, 60))
+    return _pack(text, units, spaced, size, overlap, headed)
 
 
 def _spaced(units: list[Span], breaks: set[int], min_chars: int) -> set[int]:

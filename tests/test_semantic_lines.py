@@ -72,3 +72,17 @@ def test_sample_semantic_chunks_have_no_heading_fragments():
         )
         assert not chunk.rstrip().splitlines()[-1].startswith("#")
         assert len(chunk) > 20
+
+
+@pytest.mark.parametrize("size", [60, 100, 150])
+def test_heading_stays_when_heading_and_body_exceed_the_size(size):
+    """A heading whose body line alone nearly fills ``size`` still leads that body: the chunk
+    may exceed ``size`` by the heading's length, but no chunk is a heading alone."""
+    body = "Invoices are due in thirty days. Late payment accrues interest monthly."
+    doc = "".join(f"## {i}. Part {i}\n\n{body[: size - 5]}\n\n" for i in range(1, 6))
+    spans = split_semantic(doc, size, 0, embed=HashEmbedder().embed, percentile=50.0)
+    for hs, he in _heading_lines(doc):
+        holder = next(sp for sp in spans if sp[0] <= hs < sp[1])
+        assert holder[1] > he, f"a heading forms a chunk of its own: {doc[slice(*holder)]!r}"
+    for s, e in spans:
+        assert not doc[s:e].rstrip().splitlines()[-1].startswith("#")

@@ -115,3 +115,54 @@ def test_query_types_under_both_chunkings(at):
             counts["scattered"],
         ]
     assert int(table["fragmented"].sum()) > 0
+
+
+TOPICS = (
+    ("Scope", "This agreement covers the supply of pumps. It names the parties and the goods."),
+    ("Delivery", "Goods ship within ten days. The carrier is chosen by the seller alone."),
+    ("Payment", "Invoices are due in thirty days. Late payment accrues interest monthly."),
+    ("Warranty", "Pumps are warranted for two years. Wear parts are excluded from it."),
+    ("Liability", "Liability is capped at the price paid. Indirect loss is never covered."),
+    ("Governing law", "The law of Delaware governs. Disputes go to its state courts."),
+    ("Termination", "Either party may end this on notice. Orders placed remain binding."),
+    ("Notices", "Notices are written and signed. Email counts when acknowledged."),
+)
+
+
+def numbered_markdown() -> str:
+    """A contract-like markdown document whose sections start with "## 1." style headings."""
+    body = [
+        f"## {i}. {title}\n\n{text} {text.lower()}\n"
+        for i, (title, text) in enumerate(TOPICS, start=1)
+    ]
+    return "# Supply agreement\n\n" + "\n".join(body)
+
+
+def is_heading_alone(text: str) -> bool:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return len(lines) == 1 and lines[0].lstrip().startswith("#")
+
+
+@pytest.mark.parametrize("size", [600, 150])
+def test_semantic_chunker_keeps_headings_with_their_text(hash_model, size):
+    """Issue 17 item 10: the semantic chunker never leaves a heading ("## 1.") as a chunk of
+    its own; the lab's "shortest chunks of A" table, which lists a heading-only chunk first,
+    shows none."""
+    from scar_viz.documents import document_from_text
+
+    doc = document_from_text("agreement.md", numbered_markdown())
+    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    app.session_state["uploaded"] = (text_key(doc.text), doc)
+    app.run()
+    app.switch_page("pages/chunking.py")
+    app.run()
+    app.selectbox(key="doc").set_value("upload").run()
+    app.sidebar.selectbox(key="chunker").set_value("semantic").run()
+    app.sidebar.number_input(key="size").set_value(size).run()
+    assert not app.exception, app.exception
+    assert app.sidebar.selectbox(key="chunker").value == "semantic"
+    short = next(df.value for df in app.dataframe if "text" in df.value.columns)
+    assert len(short) == min(8, int(metric(app, "A chunks")))
+    texts = [doc.text[int(s) : int(e)] for s, e in zip(short["start"], short["end"], strict=True)]
+    assert texts and not [t for t in texts if is_heading_alone(t)], texts
+    assert all(len(t.strip()) > 5 for t in texts)
