@@ -43,6 +43,7 @@ import numpy as np
 
 from scar_viz.documents import FRONT_MATTER, Document, Section, detect_sections
 from scar_viz.errors import SettingsError
+from scar_viz.fmt import join_words
 from scar_viz.sentences import strip_span
 from scar_viz.vectors import normalize
 
@@ -87,7 +88,8 @@ class ChunkingConfig:
     def validate(self) -> None:
         if self.chunker not in CHUNKERS:
             raise SettingsError(
-                f"Unknown chunker '{self.chunker}'; choose one of {sorted(CHUNKERS)}."
+                f"Unknown chunker '{self.chunker}'; choose one of "
+                f"{join_words(sorted(CHUNKERS), 'or')}."
             )
         if self.size < 1:
             raise SettingsError("Chunk size must be at least 1 character.")

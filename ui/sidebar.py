@@ -14,6 +14,7 @@ import streamlit as st
 from scar_viz import samples
 from scar_viz.chunking import (
     CHUNKER_INFO,
+    CHUNKER_NAMES,
     CHUNKERS,
     DEFAULT_CHUNK_SIZE,
     DEFAULT_OVERLAP,
@@ -39,16 +40,6 @@ from ui.state import (
     default_model,
     model_spec,
 )
-
-CHUNKER_NAMES: dict[str, str] = {
-    "recursive": "Recursive (langchain)",
-    "fixed": "Fixed characters",
-    "tokens": "Fixed tokens",
-    "sentence": "Sentence packing",
-    "semantic": "Semantic",
-    "section": "Section-aware",
-}
-"""Chunker id -> the short name its select shows (``CHUNKER_INFO`` describes it beneath)."""
 
 NO_DOCUMENT = (
     "Upload a document in the sidebar (txt, md, pdf or html), or pick the built-in sample. "
@@ -97,15 +88,9 @@ def named_select(where, label: str, names: dict[str, str], key: str, initial: st
     return choice
 
 
-def document_name(key: str) -> str:
-    """The name shown for a document id: a sample's title, or "Uploaded document"."""
-    sample = samples.SAMPLES.get(key)
-    return sample.title if sample else "Uploaded document"
-
-
 def sidebar_document() -> tuple[str, Document] | None:
     """Document picker (built-in sample or upload). Returns (content key, document)."""
-    names = {key: document_name(key) for key in [*samples.SAMPLES, UPLOAD]}
+    names = {key: samples.document_name(key) for key in [*samples.SAMPLES, UPLOAD]}
     choice = named_select(st.sidebar, "Document", names, "doc", samples.DEFAULT_SAMPLE)
     area = st.sidebar.container()  # always present, so later widgets keep their places
     if choice != UPLOAD:
@@ -138,7 +123,7 @@ def sidebar_chunking() -> ChunkingConfig | None:
     chunker = named_select(
         st.sidebar,
         "Chunker",
-        {name: CHUNKER_NAMES.get(name, name) for name in CHUNKERS},
+        {name: CHUNKER_NAMES[name] for name in CHUNKERS},
         "chunker",
         ChunkingConfig().chunker,
         help="How the document is cut into chunks. Every page (and the gold chunks of a "

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from scar_viz.chunking import CHUNKER_NAMES
 from scripts.live_app import wait_for_app_run
 from tests.browser.actions import ask, choose, context_chunks, go
-from ui.sidebar import CHUNKER_NAMES
 
 
 def slider_value(page, label: str) -> str:

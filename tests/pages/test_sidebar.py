@@ -12,11 +12,11 @@ from streamlit.elements.lib import policies
 from streamlit.testing.v1 import AppTest
 
 from scar_viz import samples
+from scar_viz.chunking import CHUNKER_NAMES
 from scar_viz.documents import document_from_text
 from scar_viz.embeddings import text_key
 from scar_viz.session import SETTING_KEYS
 from tests.pages.helpers import alerts
-from ui.sidebar import CHUNKER_NAMES
 from ui.state import MODEL_NAMES
 
 APP = "../../app.py"
