@@ -32,6 +32,7 @@ from scar_viz.queries import parse_queries
 from ui.alerts import alert
 from ui.cache import disk_cache
 from ui.loading import get_embedder, load_model
+from ui.presenter import presenting
 from ui.share import chart_config
 from ui.sidebar import sidebar
 from ui.state import URL, default, set_widget
@@ -130,10 +131,9 @@ summaries = (
     lab.summarise("A", doc.text, config, spans_a, units),
     lab.summarise("B", doc.text, config_b, spans_b, units),
 )
-for col, (label, value, why) in zip(
-    st.columns(6), [m for s in summaries for m in lab.summary_metrics(s, kind)], strict=True
-):
-    col.metric(label, value, help=why)
+for row in lab.metric_rows(summaries, kind, per_row=3 if presenting() else 6):
+    for col, (label, value, why) in zip(st.columns(len(row)), row, strict=True):
+        col.metric(label, value, help=why)
 
 if kind == "evidence":
     type_rows, problems = lab.type_rows(parse_queries(queries_text, doc.text), doc.text, summaries)

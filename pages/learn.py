@@ -223,5 +223,6 @@ st.caption(
 table = scale_rows(demo)
 if table:
     st.dataframe(pd.DataFrame(table), hide_index=True, key="l_scale_table")
+    st.caption("One row per decision that a bar changes; a pair recurs once per question.")
 else:
     st.caption("No decision changes at this α and β.")

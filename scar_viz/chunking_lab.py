@@ -76,6 +76,15 @@ def summary_metrics(s: ChunkingSummary, unit_kind: str) -> list[tuple[str, str, 
     ]
 
 
+def metric_rows(
+    summaries: Sequence[ChunkingSummary], unit_kind: str, per_row: int = 6
+) -> list[list[tuple[str, str, str]]]:
+    """Every chunking's :func:`summary_metrics`, in rows of ``per_row`` (3 in presenter mode,
+    so that large labels and values are not truncated)."""
+    flat = [m for s in summaries for m in summary_metrics(s, unit_kind)]
+    return [flat[i : i + per_row] for i in range(0, len(flat), max(1, per_row))]
+
+
 def type_rows(
     qset: QuerySet, text: str, summaries: Sequence[ChunkingSummary]
 ) -> tuple[list[dict[str, object]], list[str]]:

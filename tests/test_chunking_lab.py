@@ -75,3 +75,29 @@ def test_type_rows_on_the_sample():
     assert lab.type_rows(qset, doc.text, [lab.summarise("C", "", ChunkingConfig(), [], [])])[1][
         0
     ].startswith("C: the evidence cannot be mapped")
+
+
+def test_curves_name_chunkers_not_ids():
+    from scar_viz.charts import fragmentation_curves
+    from scar_viz.fragmentation import FragmentationGrid
+
+    def grid(chunker: str, scale: float) -> FragmentationGrid:
+        rates = np.array([[0.5, 0.4], [0.2, 0.1]])
+        return FragmentationGrid(
+            chunker, "sentence", 10, (300, 600), (0, 60), scale, rates, rates * 10, rates * 100
+        )
+
+    fig = fragmentation_curves([grid("recursive", 1.0), grid("tokens", 4.5)], 60)
+    names = [t.name for t in fig.data if t.showlegend is not False]
+    assert names == ["Recursive (langchain)", "Fixed tokens (≈4.5 ch/tok)"]
+
+
+def test_metric_rows_split_for_presenter_mode():
+    s = lab.summarise("A", TEXT, ChunkingConfig(), [(0, 32)], UNITS)
+    b = lab.summarise("B", TEXT, ChunkingConfig(), [(0, 15), (15, 32)], UNITS)
+    assert [len(r) for r in lab.metric_rows([s, b], "sentence")] == [6]
+    rows = lab.metric_rows([s, b], "sentence", per_row=3)
+    assert [[m[0] for m in r] for r in rows] == [
+        ["A chunks", "A mean chars", "A units cut"],
+        ["B chunks", "B mean chars", "B units cut"],
+    ]

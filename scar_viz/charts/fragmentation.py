@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from scar_viz.chunking import CHUNKER_INFO
+from scar_viz.chunking import CHUNKER_INFO, CHUNKER_NAMES
 from scar_viz.fragmentation import REFERENCE, UNIT_LABELS, FragmentationGrid
 
 CHUNKER_COLOURS = {
@@ -42,9 +42,8 @@ def fragmentation_curves(
         j = _nearest(grid.overlap_chars, overlap_chars)
         colour = CHUNKER_COLOURS.get(grid.chunker, "#555")
         unit = CHUNKER_INFO[grid.chunker].unit
-        name = (
-            grid.chunker if unit == "characters" else f"{grid.chunker} (≈{grid.scale:.1f} ch/tok)"
-        )
+        label = CHUNKER_NAMES.get(grid.chunker, grid.chunker)
+        name = label if unit == "characters" else f"{label} (≈{grid.scale:.1f} ch/tok)"
         custom = np.stack(
             [
                 np.asarray(grid.sizes),
@@ -62,7 +61,7 @@ def fragmentation_curves(
                 name=name,
                 line={"color": colour, "width": 2},
                 customdata=custom,
-                hovertemplate=f"<b>{grid.chunker}</b> %{{customdata[0]:.0f}}/"
+                hovertemplate=f"<b>{label}</b> %{{customdata[0]:.0f}}/"
                 f"%{{customdata[1]:.0f}} {unit}<br>cut: %{{y:.1f}}%<br>"
                 "chunks: %{customdata[3]:.0f}, mean %{customdata[2]:.0f} chars<extra></extra>",
             )
@@ -82,9 +81,9 @@ def fragmentation_curves(
                         "color": colour,
                         "line": {"width": 1, "color": "black"},
                     },
-                    name=f"{grid.chunker} at {reference[0]}/{reference[1]}",
+                    name=f"{label} at {reference[0]}/{reference[1]}",
                     showlegend=False,
-                    hovertemplate=f"<b>{grid.chunker}</b> at the reference "
+                    hovertemplate=f"<b>{label}</b> at the reference "
                     f"{reference[0]}/{reference[1]}: %{{y:.1f}}% cut<extra></extra>",
                 )
             )
