@@ -55,7 +55,8 @@ def test_cli_defaults_and_help_come_from_gate():
 
 
 def _literal_gate_defaults(path: Path) -> list[str]:
-    """Every k/lam/tau/radius parameter or dataclass field given a number literal as default."""
+    """Every k/lam/tau/radius parameter or dataclass field given a number literal as default
+    (``None``, "not given", is no gate value)."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -69,7 +70,11 @@ def _literal_gate_defaults(path: Path) -> list[str]:
                 if d is not None
             ]
             for arg, default in pairs:
-                if arg.arg in GATE_NAMES and isinstance(default, ast.Constant):
+                if (
+                    arg.arg in GATE_NAMES
+                    and isinstance(default, ast.Constant)
+                    and default.value is not None
+                ):
                     found.append(f"{path.name}:{node.lineno} {node.name}({arg.arg}=…)")
         if isinstance(node, ast.ClassDef):
             for item in node.body:
