@@ -7,6 +7,7 @@ import streamlit as st
 
 from scar_viz.budget import BUDGET_KS, budget_csv, budget_rows, equal_budget
 from scar_viz.charts import budget_chart
+from scar_viz.coverage import display_rows
 from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation import available_policies
 from scar_viz.gate import PRESETS, GateParams
@@ -104,7 +105,7 @@ for name, message in result.errors.items():
     alert(f"Policy '{name}' could not run: {message}", "warning")
 
 st.subheader("Recall against context tokens")
-log_x = st.toggle("Logarithmic token axis", False, key="bud_log", bind=URL)
+log_x = st.toggle("Logarithmic token axis", True, key="bud_log", bind=URL)
 st.plotly_chart(
     budget_chart(result, log_x=log_x), key="budget_chart", config=chart_config("budget-1")
 )
@@ -117,7 +118,7 @@ st.caption(
 )
 
 st.subheader("The points")
-st.dataframe(budget_rows(result), hide_index=True, key="budget_table")
+st.dataframe(display_rows(budget_rows(result)), hide_index=True, key="budget_table")
 st.download_button(
     "Download the points (CSV)",
     budget_csv(result),

@@ -81,9 +81,8 @@ except UserError as exc:
     st.stop()
 gate = report.gate
 
-left, right = st.columns([3, 2])
-left.plotly_chart(gate_weights_chart(gate), key="fg_weights", config=chart_config("fit-gate-1"))
-right.dataframe(display_rows(gate.describe()), hide_index=True, key="fg_weights_table")
+st.plotly_chart(gate_weights_chart(gate), key="fg_weights", config=chart_config("fit-gate-1"))
+st.dataframe(display_rows(gate.describe()), hide_index=True, key="fg_weights_table")
 st.caption(
     "Weights act on standardised features (value − mean) / std: + pushes towards admitting, − "
     "towards rejecting. Fitted by L2-regularised logistic regression with balanced classes."
