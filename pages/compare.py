@@ -15,6 +15,7 @@ from scar_viz.compare import (
     find_evidence,
     policy_labels,
     policy_settings,
+    qasc_steps,
     why_options,
     why_table,
 )
@@ -72,10 +73,10 @@ gate = gate_sliders(len(prep.chunks))
 with st.expander("Policy knobs", expanded=False):
     c1, c2, c3 = st.columns(3)
     w = c1.number_input("Window ±w (chunks)", 1, 10, 1, key="w", bind=URL)
-    level = c1.number_input("Parent: heading depth (0 = own section)", 0, 6, 0, key="plevel")
+    level = c1.number_input("Parent: heading depth", 0, 6, 0, key="plevel", bind=URL)
     n_cand = c2.number_input("Rerank: cosine candidates (0 = 4·k)", 0, 200, 0, key="nc", bind=URL)
     reranker = c2.text_input(
-        "Rerank: cross-encoder (local HF cache name or folder)", DEFAULT_RERANKER, key="rr"
+        "Rerank: cross-encoder (local name or folder)", DEFAULT_RERANKER, key="rr", bind=URL
     )
     rse_preset = c3.selectbox("RSE preset", list(RSE_PRESETS), key="rse_preset", bind=URL)
     ratio = c3.slider("Auto-merging: merge ratio", 0.0, 1.0, 0.5, 0.05, key="am_ratio", bind=URL)
@@ -211,3 +212,9 @@ with right:
 
 with st.expander(f"The full context {labels[other]} sends ({theirs.tokens:,} tokens)"):
     st.text(theirs.context)
+
+summary, windows = qasc_steps(getattr(results.get("qasc"), "detail", None), qasc.percentile)
+if windows:
+    with st.expander("QASC step by step"):
+        st.write(summary)
+        st.dataframe(windows, hide_index=True, key="qasc_windows")

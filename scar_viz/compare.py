@@ -178,3 +178,22 @@ def why_options(detail: object) -> dict[str, LearnedDecision]:
 def why_table(decision: LearnedDecision) -> list[dict[str, object]]:
     """The "why?" rows (term, value, contribution, meaning) ready to show (no ``None``)."""
     return uniform_columns(display_rows(decision.why_rows()))
+
+
+def qasc_steps(detail: object, percentile: float) -> tuple[str, list[dict[str, object]]]:
+    """QASC step by step: one sentence (θ, seeds, keep bar, windows kept, merged, sent) and one
+    row per scored window (seed, first and last sentence, W, kept); ("", []) for no detail."""
+    if detail is None or not hasattr(detail, "windows"):
+        return "", []
+    kept = sum(1 for x in detail.windows if x.kept)
+    chosen = getattr(detail, "chosen", ()) or ()
+    summary = (
+        f"θ = {detail.threshold:.3f} (p{percentile:g}); {len(detail.seeds)} seeds; keep bar "
+        f"ρ·θ = {detail.keep_bar:.3f}; {kept} of {len(detail.windows)} windows kept; "
+        f"{len(detail.merged)} after merging" + (f"; {len(chosen)} sent." if chosen else ".")
+    )
+    rows = [
+        {"seed": x.seed, "first": x.lo, "last": x.hi, "W": round(float(x.score), 3), "kept": x.kept}
+        for x in detail.windows
+    ]
+    return summary, rows

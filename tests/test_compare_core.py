@@ -127,3 +127,24 @@ def test_why_options_list_the_gate_decisions():
     assert table[-1]["term"] == "intercept" and table[-1]["value"] == EMPTY_CELL
     assert sum(float(r["contribution"]) for r in table) == pytest.approx(decision.score, abs=5e-3)
     assert why_options(None) == {} and why_options(object()) == {}
+
+
+def test_qasc_steps_summarise_and_list_the_windows():
+    from types import SimpleNamespace
+
+    from scar_viz.compare import qasc_steps
+    from scar_viz.qasc import ScoredWindow
+
+    detail = SimpleNamespace(
+        threshold=0.25,
+        seeds=(3, 9),
+        keep_bar=0.15,
+        windows=(ScoredWindow(3, 1, 5, 0.31234, True), ScoredWindow(9, 8, 10, 0.1, False)),
+        merged=((1, 5),),
+        chosen=((1, 5),),
+    )
+    summary, rows = qasc_steps(detail, 75)
+    assert summary.startswith("θ = 0.250 (p75); 2 seeds")
+    assert "1 of 2 windows kept; 1 after merging; 1 sent." in summary
+    assert rows[0] == {"seed": 3, "first": 1, "last": 5, "W": 0.312, "kept": True}
+    assert qasc_steps(None, 75) == ("", [])

@@ -90,6 +90,8 @@ def test_qasc_knobs_and_the_all_windows_toggle_change_its_context(at):
     assert int(row(at, "qasc")["characters"]) < before
     at.toggle(key="qa").set_value(True).run()
     assert not at.exception and "adaptive" in row(at, "qasc")["label"]
+    steps = next(d.value for d in at.dataframe if "seed" in d.value.columns)
+    assert len(steps) >= 1 and set(steps.columns) == {"seed", "first", "last", "W", "kept"}
 
 
 def test_window_width_and_k_change_the_table(at):

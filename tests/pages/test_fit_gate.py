@@ -76,6 +76,10 @@ def test_picking_a_curve_point_sets_p(at):
     p = at.slider(key="p").value
     assert p == pytest.approx(float(option.split("p = ")[1].split(":")[0]), abs=6e-4)
     assert frame_with(at, "part")["p"].astype(float)[0] == pytest.approx(p, rel=0.1)
+    at.switch_page("pages/compare.py").run()  # p follows the user to Compare
+    assert not at.exception
+    assert at.slider(key="p").value == pytest.approx(p)
+    assert any(r.startswith(f"learned (p={p:g})") for r in at.dataframe[0].value["label"])
 
 
 def test_use_download_and_back_to_default(at):
@@ -84,6 +88,9 @@ def test_use_download_and_back_to_default(at):
     kept = LearnedGate.from_json(at.session_state["learned_gate_json"])
     assert list(kept.weights) == pytest.approx(list(weights(at)), abs=1e-3)
     assert any("this session's gate" in c.value for c in at.caption)
+    at.switch_page("pages/compare.py").run()
+    assert any("fitted or uploaded on *Fit a gate*" in c.value for c in at.caption)
+    at.switch_page("pages/fit_gate.py").run()
     assert at.get("download_button")
     at.button(key="fg_default").click().run()
     assert "learned_gate_json" not in at.session_state
