@@ -137,11 +137,22 @@ def curve_options(curve: PCurve) -> list[tuple[float, float, float]]:
 
 def picked_p(selection: Mapping | None, curve_trace: int) -> float | None:
     """The p of the first selected point on trace ``curve_trace`` (the p-curve, whose points
-    carry ``customdata`` [p, index]) in a Plotly chart's selection state, else None."""
+    carry ``customdata`` [p, index]) in a Plotly chart's selection state, else None.
+
+    The browser may send ``customdata`` as a list or, for a typed array, as an object keyed
+    "0", "1"; anything else is ignored (never raises).
+    """
     points = ((selection or {}).get("selection") or {}).get("points") or []
     for point in points:
         trace = point.get("curve_number", point.get("curveNumber"))
         data = point.get("customdata")
-        if trace == curve_trace and data:
-            return float(data[0])
+        if trace != curve_trace or data is None:
+            continue
+        first = data.get("0", data.get(0)) if isinstance(data, Mapping) else data
+        if isinstance(first, Sequence) and not isinstance(first, str):
+            first = first[0] if len(first) else None
+        try:
+            return float(first)
+        except (TypeError, ValueError):
+            continue
     return None

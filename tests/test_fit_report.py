@@ -77,6 +77,11 @@ def test_picked_p_reads_only_the_curve_trace():
     assert picked_p(state, 4) == pytest.approx(0.031)
     assert picked_p(state, 2) is None
     assert picked_p(None, 4) is None and picked_p({"selection": {}}, 4) is None
+    # a typed array arrives as an object keyed "0", "1" (seen in Chromium)
+    typed = {"selection": {"points": [{"curve_number": 4, "customdata": {"0": 0.2, "1": 3}}]}}
+    assert picked_p(typed, 4) == pytest.approx(0.2)
+    junk = {"selection": {"points": [{"curve_number": 4, "customdata": {"x": "y"}}]}}
+    assert picked_p(junk, 4) is None
 
 
 def test_curve_options_follow_the_curve(sample_setup):
