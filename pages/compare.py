@@ -85,7 +85,8 @@ with st.expander("Policy knobs", expanded=False):
     qasc = knob_controls(QascParams, "QASC")
     all_windows = st.toggle("QASC top-k: send all windows", False, key="qaw", bind=URL)
 
-status = reranker_status(reranker)
+with st.spinner("Loading the cross-encoder (once) …"):
+    status = reranker_status(reranker, load=True)
 if not status.available:
     st.caption(f"Rerank is left out: {status.message} {status.hint}")
 

@@ -80,6 +80,16 @@ def test_a_local_reranker_adds_the_rerank_policy(at, tiny_reranker):
     assert int(row(at, "rerank")["chunks"]) == at.slider(key="k").value
 
 
+def test_a_cross_encoder_that_does_not_load_is_left_out_with_its_reason(at, tmp_path):
+    (tmp_path / "config.json").write_text("{}")
+    (tmp_path / "model.safetensors").write_bytes(b"not weights")
+    at.text_input(key="rr").set_value(str(tmp_path)).run()
+    assert not at.exception
+    assert "rerank" not in list(table(at)["policy"])
+    assert any("Rerank is left out" in c.value and RERANK_HINT in c.value for c in at.caption)
+    assert not any("Traceback" in t for t in alerts(at))
+
+
 def test_qasc_knobs_and_the_all_windows_toggle_change_its_context(at):
     before = int(row(at, "qasc")["characters"])
     at.toggle(key="qaw").set_value(True).run()
