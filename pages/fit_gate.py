@@ -99,7 +99,7 @@ front_key = (*content_key(prep, active, "fit-gate-front"), k, radius, on)
 
 
 def compute_front():
-    bar, update = progress_bar(f"SCAR's λ×τ sweep on {len(shown.queries)} queries")
+    bar, update = progress_bar(f"SCAR's λ×τ sweep on {shown.label}")
     try:
         return scar_front(prep, shown.queries, shown.vecs, k, radius, progress=update)
     finally:
@@ -134,7 +134,7 @@ st.selectbox(
     placeholder="Pick a point (or click one on the chart)",
 )
 st.caption(
-    f"On the {shown.name} queries ({len(shown.queries)}): the learned gate's curve (purple, ★ "
+    f"On {shown.label}: the learned gate's curve (purple, ★ "
     "at the current p), SCAR's λ×τ grid and its front, presets A and B, top-k and window ±1. "
     "Click a purple point to set p."
 )

@@ -30,6 +30,12 @@ class Half:
     queries: tuple[GoldQuery, ...]
     vecs: np.ndarray
 
+    @property
+    def label(self) -> str:
+        """``all 24 queries`` or ``the check half (12 queries)``."""
+        n = len(self.queries)
+        return f"all {n} queries" if self.name == "all" else f"the {self.name} half ({n} queries)"
+
 
 def halves(queries: Sequence[GoldQuery], vecs: np.ndarray, on: str) -> tuple[Half, ...]:
     """``(all,)`` when fitting on everything; ``(tune, check)`` from :func:`split_alternate`

@@ -45,6 +45,8 @@ def test_fitting_on_the_tune_half_reports_both_halves(sample_setup):
     tune = fit_report(prep, labelled, vecs, k=4, on="tune")
     assert [h.name for h in full.parts] == ["all"] and full.shown.name == "all"
     assert [h.name for h in tune.parts] == ["tune", "check"] and tune.shown.name == "check"
+    assert full.shown.label == f"all {len(labelled)} queries"
+    assert tune.shown.label == f"the check half ({len(tune.shown.queries)} queries)"
     assert not np.allclose(full.gate.weights, tune.gate.weights)
     assert tune.gate.fitted_on["n_queries"] == len(tune.parts[0].queries) < len(labelled)
     rows = half_rows(tune, 0.04)
