@@ -170,7 +170,7 @@ with st.expander(
 learned = results.get("learned")
 if isinstance(learned, PolicyResult):
     for note in setting_notes(knobs.gate, prep.embedder_id, prep.config.label, gate.k):
-        alert(note, "warning")
+        alert(f"Learned policy: {note}", "warning")
     with st.expander("Learned gate: why? (each feature's contribution against p)"):
         st.caption(
             "Gate: "
