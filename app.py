@@ -4,29 +4,44 @@ import streamlit as st
 
 st.set_page_config(page_title="scar-viz", page_icon=":material/join_inner:", layout="wide")
 
-pages = [
-    st.Page(
-        "pages/explorer.py",
-        title="Explorer",
-        icon=":material/travel_explore:",
-        url_path="explorer",
-        default=True,
-    ),
-    st.Page(
-        "pages/compare.py", title="Compare policies", icon=":material/balance:", url_path="compare"
-    ),
-    st.Page(
-        "pages/chunking.py",
-        title="Chunking lab",
-        icon=":material/content_cut:",
-        url_path="chunking",
-    ),
-    st.Page(
-        "pages/evaluate.py",
-        title="Evaluation lab",
-        icon=":material/monitoring:",
-        url_path="evaluate",
-    ),
-    st.Page("pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"),
-]
+pages = {
+    "Explore": [
+        st.Page(
+            "pages/explorer.py",
+            title="Explorer",
+            icon=":material/travel_explore:",
+            url_path="explorer",
+            default=True,
+        ),
+        st.Page(
+            "pages/compare.py",
+            title="Compare policies",
+            icon=":material/balance:",
+            url_path="compare",
+        ),
+        st.Page(
+            "pages/chunking.py",
+            title="Chunking lab",
+            icon=":material/content_cut:",
+            url_path="chunking",
+        ),
+    ],
+    "Evaluation lab": [
+        st.Page(
+            "pages/evaluate.py",
+            title="Evaluation lab",
+            icon=":material/monitoring:",
+            url_path="evaluate",
+        ),
+        st.Page(
+            "pages/budget.py", title="Equal budget", icon=":material/savings:", url_path="budget"
+        ),
+        st.Page(
+            "pages/fit_gate.py", title="Fit a gate", icon=":material/tune:", url_path="fit-gate"
+        ),
+    ],
+    "Learn": [
+        st.Page("pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"),
+    ],
+}
 st.navigation(pages).run()

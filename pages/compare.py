@@ -1,19 +1,31 @@
-"""Compare: what each retrieval policy sends to the language model for one query, and its cost."""
+"""Compare: what each retrieval policy sends to the language model for one query, its cost, and
+whether it holds the question's known evidence."""
 
 from __future__ import annotations
 
-import html
-
-import pandas as pd
 import streamlit as st
 
-from scar_viz.charts._style import REJECTED
+from scar_viz.charts.learned import contributions_chart
 from scar_viz.charts.policy_strips import policy_strips, span_text_html
-from scar_viz.embeddings import EmbeddingError, embed_cached
-from scar_viz.knobs import knob_values
+from scar_viz.compare import (
+    COVERS,
+    CompareKnobs,
+    cost_rows,
+    diff_with_scar,
+    find_evidence,
+    policy_labels,
+    policy_settings,
+    qasc_steps,
+    why_options,
+    why_table,
+)
+from scar_viz.embeddings import embed_cached
+from scar_viz.errors import UserError, user_message
+from scar_viz.learned_gate import setting_notes
 from scar_viz.pipeline import query_inputs
-from scar_viz.policies import ORDER, PolicyResult, comparison_rows, run_all, subtract_spans
-from scar_viz.policies.rerank import DEFAULT_RERANKER
+from scar_viz.policies import PolicyResult, run_all
+from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
+from scar_viz.policies.rse import PRESETS as RSE_PRESETS
 from scar_viz.qasc import QascParams
 from scar_viz.sentences import sentence_spans
 from scar_viz.tokens import TOKENIZER_NAME
@@ -21,18 +33,32 @@ from ui.alerts import alert
 from ui.cache import disk_cache
 from ui.gate_controls import gate_sliders, query_box
 from ui.knobs import knob_controls
+from ui.learned import active_gate, has_session_gate, p_slider
 from ui.loading import query_vector
+from ui.queryset import add_session_query, known_sets, progress_bar
 from ui.share import chart_config
 from ui.sidebar import sidebar_setup
 from ui.state import URL
 
 BIG_DOC = 60_000
+REJECTED_TEXT = {"colour": "#d73027", "background": "#fdeeee"}
+
+
+def _label_question(prep, question: str) -> None:
+    """on_click of "Add to my query set": the evidence pasted becomes the question's label."""
+    st.session_state["cmp_label_error"] = ""
+    try:
+        add_session_query(prep, question, st.session_state.get("cmp_passage", ""))
+    except UserError as exc:
+        st.session_state["cmp_label_error"] = user_message(exc)
+
 
 st.title("Compare policies")
 st.caption(
-    "The same question on the same document under six policies: top-k, a static window, parent "
-    "sections, cross-encoder reranking, SCAR and QASC. Each strip shows the document characters "
-    "a policy would send to the language model."
+    "The same question on the same document under every policy: top-k, a static window, parent "
+    "sections, cross-encoder reranking, SCAR, QASC and its hybrid, RSE, auto-merging, sentence "
+    "windows and the learned gate. Each strip shows the document characters a policy would send "
+    "to the language model."
 )
 
 setup = sidebar_setup()
@@ -45,19 +71,24 @@ query = query_box(st.session_state.get("doc"))
 gate = gate_sliders(len(prep.chunks))
 
 with st.expander("Policy knobs", expanded=False):
-    c1, c2 = st.columns(2)
+    c1, c2, c3 = st.columns(3)
     w = c1.number_input("Window ±w (chunks)", 1, 10, 1, key="w", bind=URL)
-    level = c1.number_input(
-        "Parent: heading depth (0 = the chunk's own section)", 0, 6, 0, key="plevel", bind=URL
-    )
+    level = c1.number_input("Parent: heading depth", 0, 6, 0, key="plevel", bind=URL)
     n_cand = c2.number_input("Rerank: cosine candidates (0 = 4·k)", 0, 200, 0, key="nc", bind=URL)
     reranker = c2.text_input(
-        "Rerank: cross-encoder (local HF cache name or folder)",
-        DEFAULT_RERANKER,
-        key="rr",
-        bind=URL,
+        "Rerank: cross-encoder (local name or folder)", DEFAULT_RERANKER, key="rr", bind=URL
     )
+    rse_preset = c3.selectbox("RSE preset", list(RSE_PRESETS), key="rse_preset", bind=URL)
+    ratio = c3.slider("Auto-merging: merge ratio", 0.0, 1.0, 0.5, 0.05, key="am_ratio", bind=URL)
+    sentence_w = c1.number_input("Sentence window ±w", 0, 10, 3, key="sw", bind=URL)
+    p = p_slider(c2)
     qasc = knob_controls(QascParams, "QASC")
+    all_windows = st.toggle("QASC top-k: send all windows", False, key="qaw", bind=URL)
+
+with st.spinner("Loading the cross-encoder (once) …"):
+    status = reranker_status(reranker, load=True)
+if not status.available:
+    st.caption(f"Rerank is left out: {status.message} {status.hint}")
 
 if query is None:
     st.stop()
@@ -66,103 +97,98 @@ if qvec is None:
     st.stop()
 try:
     inputs = query_inputs(prep, query, qvec, gate, embedder=embedder, cache=disk_cache())
-except ValueError as exc:
-    alert(str(exc))
+except UserError as exc:
+    alert(user_message(exc))
     st.stop()
 
-settings = {
-    "topk": {},
-    "window": {"w": int(w)},
-    "parent": {"level": int(level)},
-    "rerank": {"n_candidates": int(n_cand) or None, "reranker": reranker},
-    "scar": {},
-    "qasc": knob_values(qasc),
-}
 with st.spinner("Splitting the document into sentences (once per document) …"):
     sentences = sentence_spans(doc.text)
-bar = st.progress(0.0, text=f"QASC: embedding {len(sentences):,} sentences (once per model) …")
+bar, update = progress_bar(f"Sentence vectors for {len(sentences):,} sentences (once per model)")
 try:
-    embed_cached(
-        embedder,
-        [doc.text[s:e] for s, e in sentences],
-        disk_cache(),
-        lambda done, total: bar.progress(
-            min(1.0, done / max(total, 1)), text=f"QASC: sentence vectors {done:,}/{total:,}"
-        ),
-    )
-except EmbeddingError as exc:
-    alert(f"Embedding the sentences for QASC failed: {exc}", "warning")
+    embed_cached(embedder, [doc.text[s:e] for s, e in sentences], disk_cache(), update)
+except UserError as exc:
+    alert(f"Embedding the sentences failed: {user_message(exc)}", "warning")
 finally:
     bar.empty()
-with st.spinner("Running the six policies …"):
-    results = run_all(inputs, {name: settings[name] for name in ORDER})
 
+knobs = CompareKnobs(
+    int(w), int(level), int(n_cand), reranker, qasc, all_windows, rse_preset, ratio,
+    int(sentence_w), active_gate(), p,
+)  # fmt: skip
+with st.spinner("Running every policy …"):
+    results = run_all(inputs, policy_settings(knobs, status.available))
+labels = policy_labels(knobs, gate)
 for name, res in results.items():
     if not isinstance(res, PolicyResult):
         alert(f"Policy '{name}' is not available: {res} The other policies are shown.", "warning")
-
-labels = {
-    "topk": f"topk (k={gate.k})",
-    "window": f"window ±{int(w)}",
-    "parent": "parent" + (f" (depth {int(level)})" if level else ""),
-    "rerank": "rerank",
-    "scar": f"scar (r={gate.radius})",
-    "qasc": "qasc" + (" adaptive" if qasc.adaptive else f" m={qasc.window_m}"),
-}
 
 st.subheader("What each policy keeps")
 view = None
 if len(doc.text) > BIG_DOC:
     view = st.slider(
-        "Region of the document (characters)",
-        0,
-        len(doc.text),
-        (0, len(doc.text)),
-        step=500,
+        "Region of the document (characters)", 0, len(doc.text), (0, len(doc.text)), step=500,
         key="cmp_view",
-    )
-rows = [
-    (labels[name], res.spans if isinstance(res, PolicyResult) else None)
-    for name, res in results.items()
-]
+    )  # fmt: skip
+strip_rows = [(labels[n], getattr(r, "spans", None)) for n, r in results.items()]
 st.plotly_chart(
-    policy_strips(doc.text, rows, doc.sections, view),
+    policy_strips(doc.text, strip_rows, doc.sections, view),
     key="cmp_strips",
     config=chart_config("compare-1"),
 )
 st.caption("Top row: the detected sections (alternating shades). Hover a bar for its text.")
 
+evidence = find_evidence(query, known_sets(st.session_state.get("doc"), doc.text))
 st.subheader("Cost")
-table = pd.DataFrame(comparison_rows(results, reference="scar"))
-table.insert(0, "label", [labels[name] for name in results])
-st.dataframe(
-    table,
-    hide_index=True,
-    key="cmp_table",
-    column_config={
-        "ms": st.column_config.NumberColumn("time (ms)", format="%.2f"),
-        "jaccard vs scar": st.column_config.NumberColumn("Jaccard vs SCAR", format="%.3f"),
-        "characters": st.column_config.NumberColumn("characters", format="%d"),
-    },
-)
+st.dataframe(cost_rows(results, doc.text, labels, evidence), hide_index=True, key="cmp_table")
+if evidence:
+    st.caption(
+        f"'{COVERS}': the share of the question's known evidence (from a labelled query set) "
+        "inside each policy's context: full, partial (share of its characters) or none."
+    )
 st.caption(
-    f"Characters and tokens count the text as assembled (pieces joined by a blank line); "
-    f"tokens: {TOKENIZER_NAME}, offline. Time: the policy's own query-time work; embedding the "
-    "chunks and the query is shared and not counted; QASC's time includes looking up (or, the "
-    "first time, encoding) the sentence vectors; rerank's includes the cross-encoder's scoring. "
-    "Jaccard: |A ∩ B| / |A ∪ B| over document characters."
+    f"Spans: separate passages as a reader sees them (chunks separated only by whitespace are "
+    f"one). Characters and tokens count the text as assembled (pieces joined by a blank line); "
+    f"tokens: {TOKENIZER_NAME}, offline. Time: the policy's own query-time work (embedding is "
+    "shared and not counted). Jaccard: |A ∩ B| / |A ∪ B| over document characters."
 )
+with st.expander(
+    "Label this question: paste the passage that answers it"
+    + (" (it has known evidence)" if evidence else "")
+):
+    st.text_area("Evidence passage (copied from the document)", key="cmp_passage", height=100)
+    st.button(
+        "Add to my query set",
+        key="cmp_label",
+        icon=":material/bookmark_add:",
+        on_click=_label_question,
+        args=(prep, query),
+    )
+    if st.session_state.get("cmp_label_error"):
+        alert(st.session_state["cmp_label_error"])
+    st.caption("The Evaluation lab can use the questions you label (source: this session).")
 
-note_items = [
-    f"<li><b>{html.escape(labels[name])}</b>: {html.escape(note)}</li>"
-    for name, res in results.items()
-    if isinstance(res, PolicyResult)
-    for note in res.notes
-]
-if note_items:
-    st.html(f"<ul style='font-size:0.9em;margin:0'>{''.join(note_items)}</ul>")
+learned = results.get("learned")
+if isinstance(learned, PolicyResult):
+    for note in setting_notes(knobs.gate, prep.embedder_id, prep.config.label, gate.k):
+        alert(f"Learned policy: {note}", "warning")
+    with st.expander("Learned gate: why? (each feature's contribution against p)"):
+        st.caption(
+            "Gate: "
+            + ("fitted or uploaded on *Fit a gate*" if has_session_gate() else "the default")
+        )
+        options = why_options(learned.detail)
+        if not options:
+            st.info("The learned gate made no decision here (no neighbour to judge).")
+        else:
+            picked = st.selectbox("Decision", list(options), key="why")
+            st.dataframe(why_table(options[picked]), hide_index=True, key="why_table")
+            st.plotly_chart(
+                contributions_chart(options[picked]),
+                key="why_chart",
+                config=chart_config("compare-why"),
+            )
 
-ok = [name for name, res in results.items() if isinstance(res, PolicyResult) and name != "scar"]
+ok = [n for n, r in results.items() if isinstance(r, PolicyResult) and n != "scar"]
 scar = results.get("scar")
 st.subheader("Difference with SCAR")
 if not isinstance(scar, PolicyResult) or not ok:
@@ -176,41 +202,20 @@ other = st.selectbox(
     index=ok.index("window") if "window" in ok else 0,
 )
 theirs = results[other]
-only_theirs = subtract_spans(theirs.spans, scar.spans)
-only_scar = subtract_spans(scar.spans, theirs.spans)
+diff = diff_with_scar(theirs, scar)
 left, right = st.columns(2)
 with left:
-    st.markdown(
-        f"**In {labels[other]}, not in SCAR** · {sum(e - s for s, e in only_theirs):,} characters"
-    )
-    st.html(span_text_html(doc.text, only_theirs, doc.sections))
+    st.markdown(f"**In {labels[other]}, not in SCAR** · {diff.theirs_chars:,} characters")
+    st.html(span_text_html(doc.text, diff.only_theirs, doc.sections))
 with right:
-    st.markdown(
-        f"**In SCAR, not in {labels[other]}** · {sum(e - s for s, e in only_scar):,} characters"
-    )
-    st.html(
-        span_text_html(doc.text, only_scar, doc.sections, colour=REJECTED, background="#fdeeee")
-    )
+    st.markdown(f"**In SCAR, not in {labels[other]}** · {diff.scar_chars:,} characters")
+    st.html(span_text_html(doc.text, diff.only_scar, doc.sections, **REJECTED_TEXT))
 
 with st.expander(f"The full context {labels[other]} sends ({theirs.tokens:,} tokens)"):
     st.text(theirs.context)
-qasc_result = results.get("qasc")
-if isinstance(qasc_result, PolicyResult) and qasc_result.detail is not None:
+
+summary, windows = qasc_steps(getattr(results.get("qasc"), "detail", None), qasc.percentile)
+if windows:
     with st.expander("QASC step by step"):
-        det = qasc_result.detail
-        st.write(
-            f"θ = {det.threshold:.3f} (p{qasc.percentile:g}); {len(det.seeds)} seeds; keep bar "
-            f"ρ·θ = {det.keep_bar:.3f}; {len(det.kept)} of {len(det.windows)} windows kept; "
-            f"{len(det.merged)} after merging."
-        )
-        st.dataframe(
-            pd.DataFrame(
-                [
-                    {"seed": x.seed, "first": x.lo, "last": x.hi, "W": x.score, "kept": x.kept}
-                    for x in det.windows
-                ]
-            ),
-            hide_index=True,
-            key="qasc_windows",
-            column_config={"W": st.column_config.NumberColumn(format="%.3f")},
-        )
+        st.write(summary)
+        st.dataframe(windows, hide_index=True, key="qasc_windows")

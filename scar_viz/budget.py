@@ -12,6 +12,8 @@ span policies (qasc, qasc-hybrid, sentence-window), as in the evaluation.
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -153,3 +155,29 @@ def evaluation_points(
         s = pe.summaries[subset]
         out.append((name, float(s.mean_chunks), float(s.recall)))
     return out
+
+
+def budget_rows(result: BudgetResult) -> list[dict[str, object]]:
+    """The points as a table, by policy then k: recall, mean tokens and chunks, on the front."""
+    front = set(result.front)
+    return [
+        {
+            "policy": p.policy,
+            "k": p.k,
+            "recall": p.recall,
+            "mean tokens": p.mean_tokens,
+            "mean chunks": p.mean_chunks,
+            "on the front": i in front,
+        }
+        for i, p in sorted(enumerate(result.points), key=lambda ip: (ip[1].policy, ip[1].k))
+    ]
+
+
+def budget_csv(result: BudgetResult) -> str:
+    """:func:`budget_rows` as CSV text (header first), for download."""
+    rows = budget_rows(result)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else ["policy", "k"])
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()

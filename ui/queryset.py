@@ -257,3 +257,22 @@ def content_key(prep: PreparedDoc, active: ActiveQueries, tag: str) -> tuple:
         prep.prepend,
         active.key,
     )
+
+
+def known_sets(doc_choice: str | None, doc_text: str) -> list[QuerySet]:
+    """Every labelled set of this document (the active one first), for looking up a question's
+    known evidence; a set that cannot be read is left out (its page says why)."""
+    sources = _available(doc_choice, doc_text)
+    order = sorted(sources, key=lambda s: s != st.session_state.get("qs_pick"))
+    out = []
+    for source in order:
+        name, data = sources[source]
+        try:
+            out.append(
+                decode_queries(data, doc_text, name)
+                if isinstance(data, bytes)
+                else parse_queries(data, doc_text, name)
+            )
+        except UserError:
+            continue
+    return out

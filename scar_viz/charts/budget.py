@@ -16,7 +16,7 @@ _PALETTE = qualitative.Safe + qualitative.Vivid
 
 
 def budget_chart(
-    result: BudgetResult, height: int = 460, font_size: int = 12, log_x: bool = False
+    result: BudgetResult, height: int = 540, font_size: int = 12, log_x: bool = False
 ) -> go.Figure:
     """One trace per policy (points by k, hover gives k), then the Pareto front as a step
     line with ringed markers. ``customdata`` of every point is [policy, k]."""
@@ -58,14 +58,14 @@ def budget_chart(
     )
     fig.update_layout(
         height=height,
-        margin={"l": 10, "r": 10, "t": 30, "b": 40},
+        margin={"l": 10, "r": 10, "t": 20, "b": 40},
         font={"size": font_size},
         xaxis={
             "title": {"text": f"mean context tokens per query ({TOKENIZER_NAME})"},
             "type": "log" if log_x else "linear",
         },
         yaxis={"title": {"text": f"Recall@K ({result.subset} queries)"}, "range": [0, 1.02]},
-        legend={"orientation": "h", "y": 1.1, "x": 0},
+        legend={"orientation": "h", "y": -0.16, "yanchor": "top", "x": 0},
         plot_bgcolor="white",
         hovermode="closest",
     )

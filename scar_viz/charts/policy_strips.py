@@ -20,7 +20,12 @@ POLICY_COLOURS = {
     "parent": "#8c6d31",
     "rerank": "#7b3294",
     "scar": ADMITTED,
+    "qasc-hybrid": "#fdb863",  # before "qasc": labels are matched by prefix, in this order
     "qasc": "#e08214",
+    "rse": "#4393c3",
+    "automerge": "#b35806",
+    "sentence-window": "#bf812d",
+    "learned": "#542788",
 }
 _SECTION_SHADES = ("#d9d9d9", "#f0f0f0")
 SECTIONS_ROW = "sections"

@@ -1,14 +1,21 @@
-"""AppTest of the compare page: six policies on the sample and on an upload, knobs, the diff."""
+"""AppTest of the compare page: every policy on the sample and on an upload, rerank only with a
+cross-encoder, knobs, the evidence column, the learned gate's "why?", the diff."""
 
 from __future__ import annotations
+
+import json
 
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from scar_viz.compare import COVERS
 from scar_viz.documents import document_from_text
 from scar_viz.embeddings import text_key
-from scar_viz.policies import ORDER
+from scar_viz.gate import PRESETS
+from scar_viz.learned_gate import LearnedGate
+from scar_viz.policies import ALL_ORDER
+from scar_viz.policies.rerank import RERANK_HINT
 from tests.fakes import tiny_cross_encoder
 from tests.pages.helpers import alerts
 
@@ -31,7 +38,7 @@ def table(at: AppTest) -> pd.DataFrame:
 
 def row(at: AppTest, policy: str) -> pd.Series:
     frame = table(at)
-    return frame.iloc[list(ORDER).index(policy)]
+    return frame.loc[frame["policy"].str.startswith(policy)].iloc[0]
 
 
 @pytest.fixture
@@ -44,52 +51,129 @@ def tiny_reranker(tmp_path_factory) -> str:
     return str(tiny_cross_encoder(tmp_path_factory.mktemp("tiny_ce")))
 
 
-def test_six_policies_render_and_the_reranker_failure_is_a_message(at):
+def upload(app: AppTest, text: str, name: str = "notes.md") -> AppTest:
+    app.session_state["uploaded"] = (text_key(text), document_from_text(name, text))
+    open_compare(app)
+    app.selectbox(key="doc").set_value("upload").run()
+    return app
+
+
+def test_every_policy_but_rerank_renders_and_the_hint_says_how_to_add_one(at):
     assert at.title[0].value == "Compare policies"
     frame = table(at)
-    assert list(frame["label"].str.split().str[0]) == [
-        "topk",
-        "window",
-        "parent",
-        "rerank",
-        "scar",
-        "qasc",
-    ]
-    assert any(
-        "bge-reranker-large" in w and "cannot be loaded offline" in w for w in alerts(at, "warning")
-    )
-    assert pd.isna(row(at, "rerank")["tokens"])
-    others = frame.drop(index="rerank")
-    assert (others["tokens"] > 0).all() and (others["characters"] > 0).all()
-    assert row(at, "scar")["jaccard vs scar"] == pytest.approx(1.0)
-    assert len(at.get("plotly_chart")) == 1
+    names = [n for n in ALL_ORDER if n != "rerank"]
+    assert [p.rstrip("0123456789") for p in frame["policy"]] == names
+    assert any(RERANK_HINT in c.value for c in at.caption)
+    assert not any("not available" in w for w in alerts(at, "warning"))
+    assert not frame.isna().any().any()
+    assert not frame.astype(str).isin(["None", "nan"]).any().any()
+    assert (pd.to_numeric(frame["tokens"]) > 0).all()
+    assert float(row(at, "scar")["jaccard vs scar"]) == pytest.approx(1.0)
     assert any("not in SCAR" in m.value for m in at.markdown)
 
 
-def test_a_local_reranker_makes_the_sixth_policy_work(at, tiny_reranker):
+def test_a_local_reranker_adds_the_rerank_policy(at, tiny_reranker):
     at.text_input(key="rr").set_value(tiny_reranker).run()
     assert not at.exception
-    assert not any("not available" in w for w in alerts(at, "warning"))
-    rerank = row(at, "rerank")
-    assert rerank["chunks"] == at.slider(key="k").value and rerank["tokens"] > 0
+    assert "rerank" in list(table(at)["policy"])
+    assert not any(RERANK_HINT in c.value for c in at.caption)
+    assert int(row(at, "rerank")["chunks"]) == at.slider(key="k").value
 
 
-def test_qasc_knobs_change_its_context(at):
-    before = row(at, "qasc")["characters"]
-    at.slider(key="qp").set_value(97).run()
-    after = row(at, "qasc")["characters"]
+def test_a_cross_encoder_that_does_not_load_is_left_out_with_its_reason(at, tmp_path):
+    (tmp_path / "config.json").write_text("{}")
+    (tmp_path / "model.safetensors").write_bytes(b"not weights")
+    at.text_input(key="rr").set_value(str(tmp_path)).run()
     assert not at.exception
-    assert after < before
+    assert "rerank" not in list(table(at)["policy"])
+    assert any("Rerank is left out" in c.value and RERANK_HINT in c.value for c in at.caption)
+    assert not any("Traceback" in t for t in alerts(at))
+
+
+def test_qasc_knobs_and_the_all_windows_toggle_change_its_context(at):
+    before = int(row(at, "qasc")["characters"])
+    at.toggle(key="qaw").set_value(True).run()
+    assert "all windows" in row(at, "qasc")["label"]
+    assert int(row(at, "qasc")["characters"]) > before
+    at.toggle(key="qaw").set_value(False).run()
+    at.slider(key="qp").set_value(97).run()
+    assert int(row(at, "qasc")["characters"]) < before
     at.toggle(key="qa").set_value(True).run()
-    assert "adaptive" in row(at, "qasc")["label"]
+    assert not at.exception and "adaptive" in row(at, "qasc")["label"]
+    steps = next(d.value for d in at.dataframe if "seed" in d.value.columns)
+    assert len(steps) >= 1 and set(steps.columns) == {"seed", "first", "last", "W", "kept"}
 
 
 def test_window_width_and_k_change_the_table(at):
-    narrow = row(at, "window")["chunks"]
+    narrow = int(row(at, "window")["chunks"])
     at.number_input(key="w").set_value(2).run()
-    assert row(at, "window")["chunks"] > narrow
+    assert int(row(at, "window")["chunks"]) > narrow
     at.slider(key="k").set_value(1).run()
-    assert row(at, "topk")["chunks"] == 1
+    assert int(row(at, "topk")["chunks"]) == 1
+
+
+def test_the_sample_question_has_known_evidence_a_typed_one_not(at):
+    cells = set(table(at)[COVERS])
+    assert cells and all(c in {"full", "none"} or c.startswith("partial (") for c in cells)
+    at.text_input(key="q").set_value("Which colour are the lifeboats?").run()
+    assert COVERS not in table(at).columns
+
+
+PARAS = {
+    "ferry": "The ferry timetable lists every crossing and every harbour stop.",
+    "cake": "Lemon cake needs flour, sugar, butter, eggs and lemons.",
+}
+DOC = "# Notes\n\n" + "\n\n".join(
+    f"## Part {i}\n\n" + (PARAS["ferry"] if i == 3 else PARAS["cake"] if i == 17 else
+                          f"Filler paragraph {i} about nothing at all, padding the document.")
+    for i in range(20)
+)  # fmt: skip
+QUESTION = "Which ferry timetable lists every crossing and harbour stop?"
+
+
+def test_labelling_the_question_gives_each_policy_full_or_none(hash_model):
+    app = upload(AppTest.from_file(APP, default_timeout=TIMEOUT), DOC)
+    app.slider(key="k").set_value(1).run()
+    app.text_input(key="q").set_value(QUESTION).run()
+    assert COVERS not in table(app).columns
+    app.text_area(key="cmp_passage").set_value(PARAS["ferry"]).run()
+    app.button(key="cmp_label").click().run()
+    assert not app.exception
+    assert row(app, "topk")[COVERS] == "full"  # the retrieved chunk holds the passage
+    app.text_area(key="cmp_passage").set_value(PARAS["cake"]).run()
+    app.button(key="cmp_label").click().run()  # the same question again: relabelled
+    assert row(app, "topk")[COVERS] == "none"  # k = 1 and the cake is 14 parts away
+    assert row(app, "window")[COVERS] == "none"
+    app.text_area(key="cmp_passage").set_value("text that is not in the document").run()
+    app.button(key="cmp_label").click().run()
+    assert alerts(app, "error")
+
+
+def why_frame(at: AppTest) -> pd.DataFrame:
+    return next(d.value for d in at.dataframe if "contribution" in d.value.columns)
+
+
+def test_learned_why_box_follows_the_picked_decision(at):
+    why = at.selectbox(key="why")
+    assert len(why.options) >= 2
+    first = why_frame(at)
+    assert list(first["term"])[-1] == "intercept"
+    why.set_value(why.options[1]).run()
+    second = why_frame(at)
+    assert not first.equals(second)
+    spec = json.loads(at.get("plotly_chart")[-1].proto.spec)
+    title = spec["layout"]["title"]["text"]
+    assert title.startswith(why.options[1].split(" (")[0] + ":") and "probability" in title
+
+
+def test_learned_uses_the_session_gate(at):
+    lam, tau = PRESETS["A"]["lam"], PRESETS["A"]["tau"]
+    at.session_state["learned_gate_json"] = LearnedGate.scar(lam, tau).to_json()
+    at.slider(key="p").set_value(0.5).run()
+    assert not at.exception
+    learned, scar = row(at, "learned"), row(at, "scar")
+    assert int(learned["chunks"]) == int(scar["chunks"])
+    assert float(learned["jaccard vs scar"]) == pytest.approx(1.0)
 
 
 def diff_heads(at: AppTest) -> list[str]:
@@ -98,11 +182,11 @@ def diff_heads(at: AppTest) -> list[str]:
 
 def test_diff_view_follows_the_chosen_policy(at):
     at.selectbox(key="vs").set_value("topk").run()
-    theirs, ours = diff_heads(at)
+    theirs, _ = diff_heads(at)
     assert theirs.startswith(f"**In topk (k={at.slider(key='k').value}), not in SCAR**")
     assert theirs.endswith("· 0 characters")  # top-k is always inside SCAR
     at.selectbox(key="vs").set_value("qasc").run()
-    theirs, ours = diff_heads(at)
+    theirs, _ = diff_heads(at)
     assert theirs.startswith("**In qasc m=2, not in SCAR**")
     assert not theirs.endswith("· 0 characters")
 
@@ -111,11 +195,7 @@ def test_diff_text_is_escaped(hash_model):
     text = "# Tags\n\n" + "\n\n".join(
         f"Rule {i}: the <b>crew</b> & <script>alert({i})</script> passengers." for i in range(200)
     )
-    doc = document_from_text("tags.md", text)
-    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    app.session_state["uploaded"] = (text_key(text), doc)
-    open_compare(app)
-    app.selectbox(key="doc").set_value("upload").run()
+    app = upload(AppTest.from_file(APP, default_timeout=TIMEOUT), text, "tags.md")
     app.text_input(key="q").set_value("What is rule 7 about the crew?").run()
     app.selectbox(key="vs").set_value("parent").run()
     assert not app.exception
@@ -126,18 +206,11 @@ def test_diff_text_is_escaped(hash_model):
 
 
 def test_uploaded_document_runs_every_policy(hash_model):
-    text = "# Notes\n\n" + "\n\n".join(
-        f"## Part {i}\n\nParagraph {i} talks about topic {i % 4}. It goes on at some length. " * 3
-        for i in range(20)
-    )
-    doc = document_from_text("notes.md", text)
-    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    app.session_state["uploaded"] = (text_key(text), doc)
-    open_compare(app)
-    app.selectbox(key="doc").set_value("upload").run()
-    app.text_input(key="q").set_value("What does paragraph 7 say about topic 3?").run()
+    app = upload(AppTest.from_file(APP, default_timeout=TIMEOUT), DOC)
+    app.text_input(key="q").set_value("What does filler paragraph 7 say?").run()
     assert not app.exception
     assert any("notes.md" in t for t in alerts(app.sidebar))
     frame = table(app)
-    assert (frame.drop(index="rerank")["characters"] > 0).all()
-    assert frame["characters"].max() <= len(text) + 200
+    assert len(frame) == len(ALL_ORDER) - 1
+    assert (pd.to_numeric(frame["characters"]) > 0).all()
+    assert pd.to_numeric(frame["characters"]).max() <= len(DOC) + 200

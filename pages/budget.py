@@ -1,0 +1,129 @@
+"""Equal budget: recall against context tokens for every policy as k runs 1 … 10, with the
+Pareto front, over the active labelled query set."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from scar_viz.budget import BUDGET_KS, budget_csv, budget_rows, equal_budget
+from scar_viz.charts import budget_chart
+from scar_viz.coverage import display_rows
+from scar_viz.errors import UserError, user_message
+from scar_viz.evaluation import available_policies
+from scar_viz.gate import PRESETS, GateParams
+from scar_viz.pipeline import embed_function
+from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
+from ui.alerts import alert
+from ui.cache import cached, disk_cache
+from ui.learned import active_gate, current_p, has_session_gate
+from ui.queryset import content_key, progress_bar, query_set_picker, query_vectors, type_metrics
+from ui.share import chart_config
+from ui.sidebar import sidebar_setup
+from ui.state import URL
+
+st.title("Equal budget")
+st.caption(
+    "A policy that sends fewer chunks is not better if it also finds less, and one that finds "
+    f"more is not better if it sends the whole document. Each policy runs at k = {BUDGET_KS[0]} "
+    f"… {BUDGET_KS[-1]} over the labelled queries; each point is (mean context tokens, "
+    "Recall@K). The ringed points form the Pareto front: no other point has fewer tokens and "
+    "higher recall."
+)
+
+setup = sidebar_setup()
+if setup is None:
+    st.stop()
+prep, embedder = setup
+active = query_set_picker(prep, st.session_state.get("doc"))
+if active is None:
+    st.stop()
+type_metrics(active.labelled, prep.config.label)
+vecs = query_vectors(embedder, active.labelled)
+if vecs is None:
+    st.stop()
+
+st.subheader("Policies")
+status = reranker_status(DEFAULT_RERANKER)
+offered = available_policies(DEFAULT_RERANKER)
+c1, c2 = st.columns([3, 1])
+policies = c1.multiselect("Policies", offered, default=list(offered), key="bud_pols")
+preset = c2.selectbox(
+    "SCAR's λ and τ",
+    list(PRESETS),
+    format_func=lambda n: f"preset {n} (λ = {PRESETS[n]['lam']}, τ = {PRESETS[n]['tau']})",
+    key="bud_preset",
+    bind=URL,
+)
+if not status.available:
+    st.caption(f"Rerank is left out: {status.message} {status.hint}")
+gate, p = active_gate(), current_p()
+st.caption(
+    f"learned: {'the gate fitted on *Fit a gate*' if has_session_gate() else 'the default gate'}"
+    f", p = {p:g}."
+)
+if not policies:
+    st.info("Pick at least one policy.")
+    st.stop()
+
+params = GateParams.preset(preset)
+knobs = {"learned": {"gate": gate, "p": p}}
+key = (
+    *content_key(prep, active, "budget"),
+    tuple(policies),
+    params,
+    gate.to_json(),
+    p,
+)
+
+
+def compute():
+    bar, update = progress_bar(
+        f"{len(policies)} policies × {len(BUDGET_KS)} values of k × {len(active.labelled)} queries"
+    )
+    try:
+        return equal_budget(
+            prep,
+            active.labelled,
+            vecs,
+            policies,
+            BUDGET_KS,
+            params,
+            embed=embed_function(embedder, disk_cache()),
+            knobs=knobs,
+            progress=update,
+        )
+    finally:
+        bar.empty()
+
+
+try:
+    result = cached(key, compute)
+except UserError as exc:
+    alert(user_message(exc))
+    st.stop()
+for name, message in result.errors.items():
+    alert(f"Policy '{name}' could not run: {message}", "warning")
+
+st.subheader("Recall against context tokens")
+log_x = st.toggle("Logarithmic token axis", True, key="bud_log", bind=URL)
+st.plotly_chart(
+    budget_chart(result, log_x=log_x), key="budget_chart", config=chart_config("budget-1")
+)
+front = result.on_front()
+st.caption(
+    f"{len(result.points)} points, {len(front)} on the front: "
+    + ", ".join(f"{q.policy} k={q.k}" for q in front)
+    + ". Span policies (QASC, sentence windows) count recall as character coverage of the "
+    "gold chunks; RSE does not use k."
+)
+
+st.subheader("The points")
+st.dataframe(display_rows(budget_rows(result)), hide_index=True, key="budget_table")
+st.download_button(
+    "Download the points (CSV)",
+    budget_csv(result),
+    file_name="equal-budget.csv",
+    mime="text/csv",
+    key="budget_csv",
+    icon=":material/download:",
+)

@@ -1,0 +1,181 @@
+"""Fit a gate: fit the learned neighbour gate on a labelled query set (or on the tune half, so
+the check half stays honest), read its weights, and set p on its recall-vs-chunks curve beside
+SCAR's λ×τ front."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from scar_viz.charts import pareto_chart
+from scar_viz.charts.learned import add_p_curve, gate_weights_chart
+from scar_viz.coverage import display_rows
+from scar_viz.errors import UserError, user_message
+from scar_viz.fit_report import FIT_ON, curve_options, fit_report, half_rows, picked_p, scar_front
+from scar_viz.gate import DEFAULT_K
+from scar_viz.learned_gate import DEFAULT_L2, setting_notes
+from ui.alerts import alert
+from ui.cache import cached
+from ui.learned import (
+    P_STATE,
+    active_gate,
+    forget_gate,
+    has_session_gate,
+    keep_gate,
+    p_slider,
+    upload_gate,
+)
+from ui.queryset import content_key, progress_bar, query_set_picker, query_vectors, type_metrics
+from ui.share import chart_config
+from ui.sidebar import sidebar_setup
+from ui.state import URL, set_widget
+
+
+def _set_p(p: float | None) -> None:
+    if p is not None:
+        set_widget("p", round(float(p), 3))
+        st.session_state[P_STATE] = round(float(p), 3)
+
+
+def _pick_from_chart() -> None:
+    _set_p(picked_p(st.session_state.get("fg_chart"), st.session_state.get("_fg_trace", -1)))
+
+
+def _pick_from_list() -> None:
+    picked = st.session_state.get("fg_point")
+    _set_p(picked[0] if picked else None)
+
+
+st.title("Fit a gate")
+st.caption(
+    "The learned gate admits a neighbour n of a retrieved chunk c when σ(w·z + b) > p, where z "
+    "are five standardised features (cos(q,n), cos(q,c), cos(c,n), the rank of c, the side of "
+    "n). Fit w and b on labelled queries, read the weights, and choose p on the curve."
+)
+
+setup = sidebar_setup()
+if setup is None:
+    st.stop()
+prep, embedder = setup
+active = query_set_picker(prep, st.session_state.get("doc"))
+if active is None:
+    st.stop()
+type_metrics(active.labelled, prep.config.label)
+vecs = query_vectors(embedder, active.labelled)
+if vecs is None:
+    st.stop()
+
+st.subheader("Fit")
+c1, c2, c3, c4 = st.columns([1, 1, 1, 2])
+k = c1.slider("k (retrieved)", 1, 20, DEFAULT_K, key="fg_k", bind=URL)
+radius = c2.slider("r (radius)", 1, 3, 1, key="fg_r", bind=URL)
+l2 = c3.number_input("L2 penalty", 0.0, 100.0, DEFAULT_L2, 0.5, key="fg_l2", bind=URL)
+on = c4.radio(
+    "Fit on", list(FIT_ON), format_func=FIT_ON.get, horizontal=True, key="fit_on", bind=URL
+)
+key = (*content_key(prep, active, "fit-gate"), k, radius, float(l2), on)
+try:
+    with st.spinner("Fitting the gate …"):
+        report = cached(key, lambda: fit_report(prep, active.labelled, vecs, k, radius, on, l2))
+except UserError as exc:
+    alert(f"The gate cannot be fitted on this set: {user_message(exc)}")
+    st.stop()
+gate = report.gate
+
+st.plotly_chart(gate_weights_chart(gate), key="fg_weights", config=chart_config("fit-gate-1"))
+st.dataframe(display_rows(gate.describe()), hide_index=True, key="fg_weights_table")
+st.caption(
+    "Weights act on standardised features (value − mean) / std: + pushes towards admitting, − "
+    "towards rejecting. Fitted by L2-regularised logistic regression with balanced classes."
+)
+alert(
+    "Fitted on: " + ", ".join(f"{name} {value}" for name, value in gate.fitted_on.items()),
+    "caption",
+)
+
+st.subheader("Recall against chunks as p varies")
+p = p_slider()
+shown = report.shown
+front_key = (*content_key(prep, active, "fit-gate-front"), k, radius, on)
+
+
+def compute_front():
+    bar, update = progress_bar(f"SCAR's λ×τ sweep on {shown.label}")
+    try:
+        return scar_front(prep, shown.queries, shown.vecs, k, radius, progress=update)
+    finally:
+        bar.empty()
+
+
+front = cached(front_key, compute_front)
+fig = pareto_chart(
+    front.grid.mean_chunks,
+    front.grid.recall,
+    front.grid.lams,
+    front.grid.bars,
+    front.frontier,
+    front.points,
+)
+st.session_state["_fg_trace"] = len(fig.data)
+add_p_curve(fig, report.curves[shown.name], p)
+st.plotly_chart(
+    fig,
+    key="fg_chart",
+    on_select=_pick_from_chart,
+    selection_mode="points",
+    config=chart_config("fit-gate-2"),
+)
+st.selectbox(
+    "…or set p from a point of the learned curve",
+    curve_options(report.curves[shown.name]),
+    index=None,
+    format_func=lambda o: f"p = {o[0]:.3g}: recall {o[1]:.3f}, {o[2]:.2f} chunks",
+    key="fg_point",
+    on_change=_pick_from_list,
+    placeholder="Pick a point (or click one on the chart)",
+)
+st.caption(
+    f"On {shown.label}: the learned gate's curve (purple, ★ "
+    "at the current p), SCAR's λ×τ grid and its front, presets A and B, top-k and window ±1. "
+    "Click a purple point to set p."
+)
+st.dataframe(display_rows(half_rows(report, p)), hide_index=True, key="fg_halves")
+if on == "tune":
+    st.caption(
+        "Fitted on the tune half only: the held-out check half is the honest estimate of how "
+        "the gate does on new questions."
+    )
+
+st.subheader("Use and share the gate")
+c1, c2, c3 = st.columns(3)
+c1.button(
+    "Use this gate in Compare and the Explorer",
+    key="fg_use",
+    icon=":material/check:",
+    on_click=keep_gate,
+    args=(gate,),
+)
+c2.download_button(
+    "Download the weights (JSON)",
+    gate.to_json(),
+    file_name="gate.json",
+    mime="application/json",
+    key="fg_download",
+    icon=":material/download:",
+)
+c3.button("Back to the default gate", key="fg_default", on_click=forget_gate)
+st.file_uploader(
+    "Upload a gate (JSON from this page or `fit-gate`)",
+    type=["json"],
+    key="gate_file",
+    on_change=upload_gate,
+)
+if st.session_state.get("gate_file_error"):
+    alert(st.session_state["gate_file_error"])
+in_use = active_gate()
+st.caption(
+    "In use: "
+    + ("this session's gate (fitted or uploaded)" if has_session_gate() else "the default gate")
+    + f"; p = {p:g}."
+)
+for note in setting_notes(in_use, prep.embedder_id, prep.config.label, k):
+    alert(note, "warning")

@@ -1,0 +1,96 @@
+"""AppTest of the Equal budget page: every policy over k = 1 … 10 on one chart with the front,
+the table, the CSV, the policy picker, SCAR's preset and the session's learned gate."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from scar_viz.budget import BUDGET_KS
+from scar_viz.documents import document_from_text
+from scar_viz.embeddings import text_key
+from scar_viz.gate import PRESETS
+from scar_viz.learned_gate import LearnedGate
+from scar_viz.policies.rerank import RERANK_HINT
+
+APP = "../../app.py"
+TIMEOUT = 120
+
+
+def open_budget(app: AppTest) -> AppTest:
+    app.run()
+    app.switch_page("pages/budget.py")
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+@pytest.fixture
+def at(hash_model) -> AppTest:
+    return open_budget(AppTest.from_file(APP, default_timeout=TIMEOUT))
+
+
+def points(at: AppTest) -> pd.DataFrame:
+    return next(d.value for d in at.dataframe if "on the front" in d.value.columns)
+
+
+def chart(at: AppTest) -> dict:
+    return json.loads(at.get("plotly_chart")[0].proto.spec)
+
+
+def test_every_policy_over_k_with_the_front(at):
+    assert at.title[0].value == "Equal budget"
+    frame = points(at)
+    picked = at.multiselect(key="bud_pols").value
+    assert "rerank" not in picked and any(RERANK_HINT in c.value for c in at.caption)
+    assert set(frame["policy"]) == set(picked)
+    assert sorted(set(frame["k"])) == list(BUDGET_KS)
+    assert len(frame) == len(picked) * len(BUDGET_KS)
+    traces = chart(at)["data"]
+    assert len(traces) == len(picked) + 1 and traces[-1]["name"].startswith("Pareto front")
+    assert len(traces[-1]["x"]) == int(frame["on the front"].sum()) >= 1
+    assert at.get("download_button")
+
+
+def test_fewer_policies_and_another_preset(at):
+    before = points(at)
+    at.multiselect(key="bud_pols").set_value(["topk", "scar"]).run()
+    frame = points(at)
+    assert set(frame["policy"]) == {"topk", "scar"} and len(chart(at)["data"]) == 3
+    cols = ["k", "recall", "mean tokens"]
+    pd.testing.assert_frame_equal(
+        frame[frame.policy == "topk"][cols].reset_index(drop=True),
+        before[before.policy == "topk"][cols].reset_index(drop=True),
+    )
+    at.selectbox(key="bud_preset").set_value("B").run()
+    after = points(at)
+    scar_a = frame[frame.policy == "scar"].reset_index(drop=True)
+    scar_b = after[after.policy == "scar"].reset_index(drop=True)
+    assert not scar_a[["recall", "mean tokens"]].equals(scar_b[["recall", "mean tokens"]])
+
+
+def test_the_session_gate_is_the_learned_policy(at):
+    lam, tau = PRESETS["A"]["lam"], PRESETS["A"]["tau"]
+    at.session_state["learned_gate_json"] = LearnedGate.scar(lam, tau).to_json()
+    at.session_state["learned_p"] = 0.5
+    at.multiselect(key="bud_pols").set_value(["scar", "learned"]).run()
+    assert not at.exception
+    frame = points(at)
+    scar = frame[frame.policy == "scar"].reset_index(drop=True)
+    learned = frame[frame.policy == "learned"].reset_index(drop=True)
+    pd.testing.assert_series_equal(scar["recall"], learned["recall"])
+    pd.testing.assert_series_equal(scar["mean chunks"], learned["mean chunks"])
+
+
+def test_a_document_without_queries_says_how_to_get_some(hash_model):
+    text = "# Notes\n\n" + "\n\n".join(f"Paragraph {i} says something." for i in range(30))
+    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    app.session_state["uploaded"] = (text_key(text), document_from_text("n.md", text))
+    open_budget(app)
+    app.selectbox(key="doc").set_value("upload").run()
+    assert not app.exception
+    assert any("no labelled queries" in i.value for i in app.info)
+    assert not app.get("plotly_chart")

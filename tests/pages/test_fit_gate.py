@@ -1,0 +1,115 @@
+"""AppTest of the Fit a gate page: fit on the set or its tune half, weights, the p-curve beside
+SCAR's front, picking a point sets p, keeping / downloading / uploading a gate."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from scar_viz.learned_gate import LearnedGate, default_gate
+from tests.pages.helpers import alerts
+
+APP = "../../app.py"
+TIMEOUT = 120
+
+
+def open_fit(app: AppTest) -> AppTest:
+    app.run()
+    app.switch_page("pages/fit_gate.py")
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+@pytest.fixture
+def at(hash_model) -> AppTest:
+    return open_fit(AppTest.from_file(APP, default_timeout=TIMEOUT))
+
+
+def frame_with(at: AppTest, column: str) -> pd.DataFrame:
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def weights(at: AppTest) -> pd.Series:
+    return frame_with(at, "weight").set_index("feature")["weight"].astype(float)
+
+
+def test_fit_shows_weights_with_meaning_and_the_curve_beside_scar(at):
+    assert at.title[0].value == "Fit a gate"
+    table = frame_with(at, "weight")
+    assert list(table["feature"]) == ["cos_qn", "cos_qc", "cos_cn", "rank", "right"]
+    assert table["meaning"].str.len().min() > 10
+    halves = frame_with(at, "part")
+    assert list(halves["part"]) == ["all (fitted on)"] and int(halves["queries"][0]) == 24
+    names = [t.get("name", "") for t in json.loads(at.get("plotly_chart")[1].proto.spec)["data"]]
+    refs = {"preset A", "preset B", "top-k", "window ±1", "Pareto frontier"}
+    assert refs | {"learned gate (p varies)"} <= set(names)
+    # a click on the chart reads p from the learned curve's trace, whatever its position
+    assert names[at.session_state["_fg_trace"]] == "learned gate (p varies)"
+
+
+def test_the_tune_half_changes_the_weights_and_reports_both_halves(at):
+    full = weights(at)
+    at.radio(key="fit_on").set_value("tune").run()
+    assert not at.exception
+    tune = weights(at)
+    assert not full.round(6).equals(tune.round(6))
+    halves = frame_with(at, "part")
+    assert list(halves["part"]) == ["tune (fitted on)", "check (held out)"]
+    assert halves["queries"].astype(int).sum() == 24
+
+
+def test_k_refits(at):
+    before = weights(at)
+    at.slider(key="fg_k").set_value(6).run()
+    assert not weights(at).round(6).equals(before.round(6))
+
+
+def test_picking_a_curve_point_sets_p(at):
+    pick = at.selectbox(key="fg_point")
+    option = pick.options[10]
+    pick.set_value(pick.options[10]).run()
+    assert not at.exception
+    p = at.slider(key="p").value
+    assert p == pytest.approx(float(option.split("p = ")[1].split(":")[0]), abs=6e-4)
+    assert frame_with(at, "part")["p"].astype(float)[0] == pytest.approx(p, rel=0.1)
+    at.switch_page("pages/compare.py").run()  # p follows the user to Compare
+    assert not at.exception
+    assert at.slider(key="p").value == pytest.approx(p)
+    assert any(r.startswith(f"learned (p={p:g})") for r in at.dataframe[0].value["label"])
+
+
+def test_use_download_and_back_to_default(at):
+    assert "learned_gate_json" not in at.session_state
+    at.button(key="fg_use").click().run()
+    kept = LearnedGate.from_json(at.session_state["learned_gate_json"])
+    assert list(kept.weights) == pytest.approx(list(weights(at)), abs=1e-3)
+    assert any("this session's gate" in c.value for c in at.caption)
+    at.switch_page("pages/compare.py").run()
+    assert any("fitted or uploaded on *Fit a gate*" in c.value for c in at.caption)
+    at.switch_page("pages/fit_gate.py").run()
+    assert at.get("download_button")
+    at.button(key="fg_default").click().run()
+    assert "learned_gate_json" not in at.session_state
+    assert any("In use: the default gate" in c.value for c in at.caption)
+
+
+def test_uploading_a_broken_gate_gives_one_message(at):
+    at.file_uploader(key="gate_file").upload("gate.json", b'{"weights": [1, 2', "application/json")
+    at.run()
+    assert not at.exception
+    errors = alerts(at, "error")
+    assert len(errors) == 1 and "'gate.json' is not a gate file" in errors[0]
+    assert "learned_gate_json" not in at.session_state
+
+
+def test_uploading_a_gate_uses_it_and_warns_about_the_setting(at):
+    text = default_gate().to_json().encode()
+    at.file_uploader(key="gate_file").upload("default.json", text, "application/json")
+    at.run()
+    assert not at.exception and not alerts(at, "error")
+    assert at.session_state["learned_gate_json"] == default_gate().to_json()
+    assert any("fitted with model" in w for w in alerts(at, "warning"))
