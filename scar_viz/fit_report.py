@@ -13,7 +13,7 @@ import numpy as np
 
 from scar_viz.best_point import window_baseline
 from scar_viz.evaluation import candidates_for
-from scar_viz.gate import PRESETS
+from scar_viz.gate import DEFAULT_RADIUS, PRESETS
 from scar_viz.learned_gate import DEFAULT_L2, LearnedGate, PCurve, fit_gate_on, p_curve_on
 from scar_viz.queries import GoldQuery, split_alternate
 from scar_viz.sweep import LAMS, TAUS, SweepResult, pareto_frontier, sweep
@@ -72,9 +72,14 @@ class FitReport:
 
 
 def fit_report(
-    prep, queries: Sequence[GoldQuery], vecs: np.ndarray, k: int, radius: int = 1,
-    on: str = "all", l2: float = DEFAULT_L2,
-) -> FitReport:  # fmt: skip
+    prep,
+    queries: Sequence[GoldQuery],
+    vecs: np.ndarray,
+    k: int,
+    radius: int = DEFAULT_RADIUS,
+    on: str = "all",
+    l2: float = DEFAULT_L2,
+) -> FitReport:
     """Fit on ``halves(queries, vecs, on)[0]`` and trace the p-curve on every part.
 
     Raises:
@@ -98,9 +103,13 @@ class ScarFront:
 
 
 def scar_front(
-    prep, queries: Sequence[GoldQuery], vecs: np.ndarray, k: int, radius: int = 1,
+    prep,
+    queries: Sequence[GoldQuery],
+    vecs: np.ndarray,
+    k: int,
+    radius: int = DEFAULT_RADIUS,
     progress=None,
-) -> ScarFront:  # fmt: skip
+) -> ScarFront:
     """The λ×τ sweep at (k, r) on ``queries``, its Pareto front and the baselines."""
     cands = candidates_for(prep, queries, vecs, k, radius)
     grid = sweep(cands, LAMS, TAUS, progress=progress)
