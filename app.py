@@ -1,32 +1,48 @@
-"""scar-viz: the entry point declares the pages; nothing heavy happens here."""
+"""scar-viz: the entry point declares the pages in sections; nothing heavy happens here."""
 
 import streamlit as st
 
 st.set_page_config(page_title="scar-viz", page_icon=":material/join_inner:", layout="wide")
 
-pages = [
-    st.Page(
-        "pages/explorer.py",
-        title="Explorer",
-        icon=":material/travel_explore:",
-        url_path="explorer",
-        default=True,
-    ),
-    st.Page(
-        "pages/compare.py", title="Compare policies", icon=":material/balance:", url_path="compare"
-    ),
-    st.Page(
-        "pages/chunking.py",
-        title="Chunking lab",
-        icon=":material/content_cut:",
-        url_path="chunking",
-    ),
-    st.Page(
-        "pages/evaluate.py",
-        title="Evaluation lab",
-        icon=":material/monitoring:",
-        url_path="evaluate",
-    ),
-    st.Page("pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"),
-]
+pages = {
+    "Explore": [
+        st.Page(
+            "pages/explorer.py",
+            title="Explorer",
+            icon=":material/travel_explore:",
+            url_path="explorer",
+            default=True,
+        ),
+        st.Page(
+            "pages/compare.py",
+            title="Compare policies",
+            icon=":material/balance:",
+            url_path="compare",
+        ),
+        st.Page(
+            "pages/chunking.py",
+            title="Chunking lab",
+            icon=":material/content_cut:",
+            url_path="chunking",
+        ),
+    ],
+    "Evaluation lab": [
+        st.Page(
+            "pages/evaluate.py",
+            title="Evaluation lab",
+            icon=":material/monitoring:",
+            url_path="evaluate",
+        ),
+        st.Page("pages/sweep.py", title="λ×τ sweep", icon=":material/grid_on:", url_path="sweep"),
+        st.Page(
+            "pages/transfer.py",
+            title="Model transfer",
+            icon=":material/swap_horiz:",
+            url_path="transfer",
+        ),
+    ],
+    "Learn": [
+        st.Page("pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"),
+    ],
+}
 st.navigation(pages).run()

@@ -15,6 +15,7 @@ from scar_viz.evaluation.run import Evaluation
 from scar_viz.evaluation.significance import Comparison
 from scar_viz.evaluation.transfer import BarTransfer
 from scar_viz.evaluation.tune import GridPoint, TuneCheck
+from scar_viz.fmt import change
 from scar_viz.metrics import SUBSETS
 from scar_viz.queries import QueryIssue
 from scar_viz.tokens import TOKENIZER_NAME
@@ -34,6 +35,25 @@ def reduction(ev: Evaluation, target: str, baseline: str, subset: str = "all") -
     a = ev.policies[target].summaries[subset].mean_chunks
     b = ev.policies[baseline].summaries[subset].mean_chunks
     return 100.0 * (b - a) / b if b else 0.0
+
+
+def chunk_sentence(ev: Evaluation, target: str = "scar", baseline: str = "window1") -> str:
+    """ "SCAR's chunks against window ±1: −30% over all queries (−41% on the fragmented
+    ones)." — or "" when either policy did not run."""
+    names = ran(ev)
+    if target not in names or baseline not in names:
+        return ""
+
+    def rel(subset: str) -> str:
+        ours = ev.policies[target].summaries[subset].mean_chunks
+        return change(ours, ev.policies[baseline].summaries[subset].mean_chunks, 1)
+
+    label = "SCAR" if target == "scar" else target
+    other = "window ±1" if baseline == "window1" else baseline
+    return (
+        f"{label}'s chunks against {other}: **{rel('all')}** over all queries "
+        f"({rel('fragmented')} on the fragmented ones)."
+    )
 
 
 def ran(ev: Evaluation) -> list[str]:
