@@ -97,7 +97,15 @@ with tab_grid:
     point = (params.lam, params.tau)
     for col, (title, field) in zip(st.columns(3), HEATMAPS, strict=True):
         col.plotly_chart(
-            sweep_heatmap(grid.lams, grid.bars, getattr(grid, field), title, point, marks.marks),
+            sweep_heatmap(
+                grid.lams,
+                grid.bars,
+                getattr(grid, field),
+                title,
+                point,
+                marks.marks,
+                plot_width=160,
+            ),
             key=f"heat_{field}",
             config=chart_config("sweep-1"),
         )
