@@ -97,9 +97,9 @@ def _stash_upload() -> None:
     stash_query_set(doc_text, "upload", upload.name, upload.getvalue())
 
 
-def _follow_radio() -> None:
+def _follow_radio(key: str) -> None:
     """The user's pick on the radio becomes the active source (before the script runs)."""
-    st.session_state["qs_pick"] = st.session_state.get("qs_source")
+    st.session_state["qs_pick"] = st.session_state.get(key)
 
 
 def format_help(key: str = "fmt") -> None:
@@ -178,17 +178,19 @@ def query_set_picker(prep: PreparedDoc, doc_choice: str | None) -> ActiveQueries
     picked = st.session_state.get("qs_pick")
     if picked not in sources:
         picked = next(iter(sources))
-    # The radio holds its own state: a set stashed since (an upload, a label, an LLM set)
-    # moves it before it is drawn, and a source that went away falls back to the first.
-    if st.session_state.get("qs_source") != picked:
-        st.session_state["qs_source"] = picked
+    # ``qs_pick`` is the truth; the radio is drawn afresh (a key per pick) whenever it changes
+    # from outside it (a set stashed by an upload, a label or an LLM; another page of the
+    # section), since a widget's own state would win over its ``index``.
+    key = f"qs_source_{picked}"
     source = st.radio(
         "Use",
         list(sources),
+        index=list(sources).index(picked),
         format_func=lambda s: f"{SOURCES[s]} ({sources[s][0]})",
         horizontal=True,
-        key="qs_source",
+        key=key,
         on_change=_follow_radio,
+        args=(key,),
     )
     st.session_state["qs_pick"] = source
     name, data = sources[source]

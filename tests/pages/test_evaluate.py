@@ -73,6 +73,11 @@ def expected_gold(data: str) -> dict[str, str]:
     return {q.id: ", ".join(map(str, q.gold)) for q in labelled}
 
 
+def source_radio(at: AppTest):
+    """The query set's source radio (its key follows the active source)."""
+    return next(r for r in at.radio if r.label == "Use")
+
+
 def scar_chunks(at: AppTest) -> float:
     m = table(at, "metrics_table")
     return m[(m.policy == "scar") & (m.subset == "all")]["mean chunks"].iloc[0]
@@ -82,7 +87,7 @@ def test_runs_on_the_sample_with_its_own_queries(at):
     assert at.title[0].value == "Evaluation lab"
     assert int(metric(at, "Queries")) == n_sample_queries()
     assert int(metric(at, "Fragmented")) + int(metric(at, "Atomic")) == n_sample_queries()
-    assert at.radio(key="qs_source").value == "sample"
+    assert source_radio(at).value == "sample"
     metrics = table(at, "metrics_table")
     assert {"topk", "window1", "window2", "scar"} <= set(metrics["policy"])
     topk = metrics[(metrics.policy == "topk") & (metrics.subset == "all")]
@@ -142,11 +147,11 @@ def test_uploaded_query_set_with_errors_and_relocation(hash_model):
     stash_queries(at, samples.load_sample().text, "mine.jsonl", data)
     at.run()
     assert not at.exception, at.exception
-    assert at.radio(key="qs_source").value == "upload"
+    assert source_radio(at).value == "upload"
     assert int(metric(at, "Queries")) == 3
     assert any("1 line(s) of 'mine.jsonl' are invalid" in e for e in alerts(at, "error"))
     assert any("relocated" in i for i in alerts(at, "info"))
-    at.radio(key="qs_source").set_value("sample").run()  # back to the sample's own set
+    source_radio(at).set_value("sample").run()  # back to the sample's own set
     assert int(metric(at, "Queries")) == n_sample_queries()
 
 
@@ -157,7 +162,7 @@ def test_session_set_is_offered_and_used(hash_model):
     stash_queries(at, samples.load_sample().text, "labelled in this session", data, "session")
     at.run()
     assert not at.exception, at.exception
-    source = at.radio(key="qs_source")
+    source = source_radio(at)
     assert source.value == "session" and len(source.options) == 2
     assert "Labelled in this session" in source.options[1]
     assert int(metric(at, "Queries")) == 2
@@ -181,7 +186,7 @@ def test_uploaded_document_without_queries_offers_the_format(hash_model):
     stash_queries(at, text, "labelled in this session", jsonl([rule_query(text)]), "session")
     at.run()
     assert int(metric(at, "Queries")) == 1
-    assert at.radio(key="qs_source").value == "session"
+    assert source_radio(at).value == "session"
 
 
 def rule_query(text: str) -> dict:
