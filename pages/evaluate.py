@@ -22,7 +22,7 @@ from scar_viz.evaluation.report import (
 from scar_viz.evaluation.significance import smallest_p
 from scar_viz.tokens import TOKENIZER_NAME
 from ui.cache import cached
-from ui.evaluation_lab import NUM0, NUM2, NUM3, lab_setup, policy_picker, run_evaluation
+from ui.evaluation_lab import NUM0, NUM2, NUM3, lab_page, run_evaluation
 from ui.queryset import content_key
 
 COVERAGE_NOTE = (
@@ -32,20 +32,12 @@ COVERAGE_NOTE = (
     "(characters / mean chunk length)."
 )
 
-st.title("Evaluation lab")
-st.caption(
+lab, policies = lab_page(
+    "Evaluation lab",
     "Run a labelled query set through the policies: Recall@K, mean unique chunks, chunk "
     "efficiency (recall / chunks) and context tokens; why each gold chunk was missed; a paired "
-    "bootstrap. The λ×τ sweep and model transfer have their own pages in this section."
+    "bootstrap. The λ×τ sweep and model transfer have their own pages in this section.",
 )
-
-lab = lab_setup()
-if lab is None:
-    st.stop()
-policies = policy_picker()
-if not policies:
-    st.info("Pick at least one policy.")
-    st.stop()
 ev = run_evaluation(lab.prep, lab.embedder, lab.active, lab.vecs, policies, lab.params, "main")
 names = ran(ev)
 

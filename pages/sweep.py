@@ -23,7 +23,7 @@ from scar_viz.evaluation.tune import (
 )
 from scar_viz.queries import decode_queries, label_queries, split_alternate
 from ui.alerts import alert
-from ui.evaluation_lab import NUM2, NUM3, lab_setup, policy_picker, run_evaluation, run_sweep
+from ui.evaluation_lab import NUM2, NUM3, lab_page, run_evaluation, run_sweep
 from ui.loading import prepare
 from ui.queryset import issues_block, query_vectors
 from ui.share import chart_config
@@ -69,16 +69,12 @@ def _stash_check_doc() -> None:
         st.session_state["chk_doc"] = (text_key(doc.text), doc)
 
 
-st.title("λ×τ sweep")
-st.caption(
+lab, policies = lab_page(
+    "λ×τ sweep",
     "Every (λ, τ) on a grid at the sliders' k and r: where recall is bought, what it costs, "
-    "and whether a setting tuned on one query set holds on another."
+    "and whether a setting tuned on one query set holds on another.",
 )
-lab = lab_setup()
-if lab is None:
-    st.stop()
 prep, params = lab.prep, lab.params
-policies = policy_picker()
 cands, grid = run_sweep(prep, lab.active, lab.vecs, params, "main")
 
 tab_grid, tab_sets = st.tabs(["Sweep", "Two query sets"])

@@ -16,7 +16,7 @@ from scar_viz.evaluation.transfer import MAX_SIMILARITIES, model_labels
 from scar_viz.queries import label_queries
 from scar_viz.sweep import THETAS
 from ui.alerts import alert
-from ui.evaluation_lab import NUM2, NUM3, lab_setup, policy_picker, run_evaluation
+from ui.evaluation_lab import NUM2, NUM3, lab_page, run_evaluation
 from ui.loading import get_embedder, load_model, prepare
 from ui.queryset import query_vectors
 from ui.share import chart_config
@@ -52,16 +52,12 @@ def second_model(lab):
     return None if vecs2 is None else (prep2, embedder, vecs2)
 
 
-st.title("Model transfer")
-st.caption(
+lab, policies = lab_page(
+    "Model transfer",
     "Does a gate setting carry over to another embedding model, or another chunker? SCAR's bar "
-    "τ·cos(q,c) is relative to the retrieved chunk's similarity; an absolute bar is not."
+    "τ·cos(q,c) is relative to the retrieved chunk's similarity; an absolute bar is not.",
 )
-lab = lab_setup()
-if lab is None:
-    st.stop()
 prep, params = lab.prep, lab.params
-policies = policy_picker()
 ev = run_evaluation(prep, lab.embedder, lab.active, lab.vecs, policies, params, "main")
 
 tab_model, tab_chunker = st.tabs(["Second model", "Two chunkers"])

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from scar_viz import samples
-from scar_viz.embeddings import HashEmbedder, embed_cached
 from scar_viz.evaluation import evaluate, significance
 from scar_viz.evaluation.report import (
     chunk_sentence,
@@ -23,18 +21,12 @@ from scar_viz.evaluation.report import (
 )
 from scar_viz.evaluation.tune import GridPoint, TuneCheck
 from scar_viz.gate import GateParams
-from scar_viz.pipeline import prepare_document
-from scar_viz.queries import label_queries, parse_queries
+from tests.evaluation_sample import hash_sample
 
 
 @pytest.fixture(scope="module")
 def ev():
-    doc = samples.load_sample()
-    emb = HashEmbedder(256)
-    prep = prepare_document(doc, emb, cache=None)
-    qset = parse_queries(samples.sample_queries_text(), doc.text)
-    labelled = label_queries(qset, doc.text, prep.chunks)
-    vecs = embed_cached(emb, [q.query.query for q in labelled], None).vectors
+    prep, labelled, vecs, _, qset = hash_sample()
     return evaluate(
         prep, labelled, vecs, ["topk", "window1", "scar"], GateParams(3, 0.5, 0.1, 1),
         issues=qset.issues,

@@ -5,22 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scar_viz import samples
-from scar_viz.embeddings import HashEmbedder, embed_cached
 from scar_viz.evaluation import bar_transfer, candidates_for
 from scar_viz.evaluation.transfer import SIMILARITY_KINDS, model_labels, similarity_samples
-from scar_viz.pipeline import prepare_document
-from scar_viz.queries import label_queries, parse_queries
+from tests.evaluation_sample import hash_sample
 
 
 def setup(dim: int):
-    doc = samples.load_sample()
-    emb = HashEmbedder(dim)
-    prep = prepare_document(doc, emb, cache=None)
-    labelled = label_queries(
-        parse_queries(samples.sample_queries_text(), doc.text), doc.text, prep.chunks
-    )
-    return prep, labelled, embed_cached(emb, [q.query.query for q in labelled], None).vectors
+    prep, labelled, vecs, _, _ = hash_sample(dim)
+    return prep, labelled, vecs
 
 
 @pytest.fixture(scope="module")

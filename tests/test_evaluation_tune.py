@@ -5,8 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scar_viz import samples
-from scar_viz.embeddings import HashEmbedder, embed_cached
 from scar_viz.errors import SettingsError
 from scar_viz.evaluation import candidates_for
 from scar_viz.evaluation.tune import (
@@ -18,20 +16,13 @@ from scar_viz.evaluation.tune import (
     tune_check,
 )
 from scar_viz.gate import PRESETS
-from scar_viz.pipeline import prepare_document
-from scar_viz.queries import label_queries, parse_queries
 from scar_viz.sweep import SweepResult, sweep
+from tests.evaluation_sample import hash_sample
 
 
 @pytest.fixture(scope="module")
 def cands():
-    doc = samples.load_sample()
-    emb = HashEmbedder(256)
-    prep = prepare_document(doc, emb, cache=None)
-    labelled = label_queries(
-        parse_queries(samples.sample_queries_text(), doc.text), doc.text, prep.chunks
-    )
-    vecs = embed_cached(emb, [q.query.query for q in labelled], None).vectors
+    prep, labelled, vecs, _, _ = hash_sample()
     return candidates_for(prep, labelled, vecs, 3, 1)
 
 

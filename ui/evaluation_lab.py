@@ -92,6 +92,21 @@ def policy_picker() -> list[str]:
     return picked
 
 
+def lab_page(title: str, caption: str) -> tuple[Lab, list[str]]:
+    """A page of the section: its title and caption, :func:`lab_setup` and
+    :func:`policy_picker`; stops the script (after the message) when there is nothing to run."""
+    st.title(title)
+    st.caption(caption)
+    lab = lab_setup()
+    if lab is None:
+        st.stop()
+    policies = policy_picker()
+    if not policies:
+        st.info("Pick at least one policy.")
+        st.stop()
+    return lab, policies
+
+
 def _embed(embedder: Embedder):
     def embed(texts: list[str]) -> np.ndarray:
         return embed_cached(embedder, texts, disk_cache()).vectors
