@@ -16,7 +16,7 @@ from scar_viz.evaluation.transfer import MAX_SIMILARITIES, model_labels
 from scar_viz.queries import label_queries
 from scar_viz.sweep import THETAS
 from ui.alerts import alert
-from ui.evaluation_lab import NUM2, NUM3, lab_page, run_evaluation
+from ui.evaluation_lab import NUM0, NUM2, NUM3, lab_page, run_evaluation
 from ui.loading import get_embedder, load_model, prepare
 from ui.queryset import query_vectors
 from ui.share import chart_config
@@ -148,7 +148,9 @@ with tab_chunker:
                 key="chunker_table",
                 column_config={
                     c: NUM3 for c in table.columns if c.startswith(("recall", "SCAR recall"))
-                },
+                }
+                | {c: NUM2 for c in table.columns if c.startswith(("chunks ", "SCAR chunks"))}
+                | {"chunks in document": NUM0},
             )
             st.caption(
                 "Same queries, same model and gate; gold chunks recomputed under each chunking. "
