@@ -14,6 +14,7 @@ from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation.report import tune_rows
 from scar_viz.evaluation.tune import (
     OBJECTIVES,
+    best_caption,
     frontier_indices,
     frontier_points,
     point_at,
@@ -105,23 +106,9 @@ with tab_grid:
             key=f"heat_{field}",
             config=chart_config("sweep-1"),
         )
-    wanted = (
-        f"recall within 1 point of window ±1's {marks.target:.3f}"
-        if floor is None
-        else f"recall ≥ {marks.target:.3f}"
-    )
-    if marks.best is None:
-        best_text = f"no grid setting reaches {wanted}, so there is no best mark"
-    else:
-        lam_b, tau_b = marks.marks["best"]
-        best_text = (
-            f"best: λ = {lam_b:.2f}, τ = {tau_b:.2f}, the fewest chunks "
-            f"({grid.mean_chunks[marks.best]:.2f}; window ±1: {marks.window_chunks:.2f}) "
-            f"with {wanted}"
-        )
     st.caption(
         f"{len(grid.lams)}×{len(grid.bars)} grid at k = {params.k}, r = {params.radius}; "
-        f"★ the sliders, ○ presets A, B and the {best_text}."
+        f"★ the sliders, ○ presets A, B and the {best_caption(grid, marks, floor is not None)}."
     )
     ev = run_evaluation(prep, lab.embedder, lab.active, lab.vecs, policies, params, "main")
     if errors := [f"{n} ({pe.error})" for n, pe in ev.policies.items() if pe.error]:

@@ -8,6 +8,7 @@ import pytest
 from scar_viz.errors import SettingsError
 from scar_viz.evaluation import candidates_for
 from scar_viz.evaluation.tune import (
+    best_caption,
     frontier_points,
     grid_settings,
     point_at,
@@ -102,3 +103,15 @@ def test_tune_check_refuses_bad_input():
         tune_check(g, g, "tokens", 0, 0)
     with pytest.raises(SettingsError, match="same"):
         tune_check(g, hand_grid([[0.5, 0.6]], [[2, 3]]), "recall", 0, 0)
+
+
+def test_best_caption_names_the_target(grid, cands):
+    m = sweep_marks(grid, cands)
+    text = best_caption(grid, m, stated=False)
+    lam, tau = m.marks["best"]
+    assert f"λ = {lam:.2f}, τ = {tau:.2f}" in text and "within 1 point of window ±1" in text
+    assert f"{grid.mean_chunks[m.best]:.2f}" in text
+    floor = sweep_marks(grid, cands, floor=0.5)
+    assert "recall ≥ 0.500" in best_caption(grid, floor, stated=True)
+    none = sweep_marks(grid, cands, floor=1.01)
+    assert "no best mark" in best_caption(grid, none, stated=True)

@@ -86,6 +86,22 @@ class SweepMarks:
     window_chunks: float
 
 
+def best_caption(grid: SweepResult, marks: SweepMarks, stated: bool) -> str:
+    """What the best mark is, in words (``stated``: the target is the user's recall floor)."""
+    wanted = (
+        f"recall ≥ {marks.target:.3f}"
+        if stated
+        else f"recall within 1 point of window ±1's {marks.target:.3f}"
+    )
+    if marks.best is None:
+        return f"no grid setting reaches {wanted}, so there is no best mark"
+    lam, tau = marks.marks["best"]
+    return (
+        f"best: λ = {lam:.2f}, τ = {tau:.2f}, the fewest chunks "
+        f"({grid.mean_chunks[marks.best]:.2f}; window ±1: {marks.window_chunks:.2f}) with {wanted}"
+    )
+
+
 def sweep_marks(grid: SweepResult, cands: Candidates, floor: float | None = None) -> SweepMarks:
     """Preset marks A, B and the "best" mark: the fewest mean chunks whose recall is within
     1 point of window ±1's on the same queries, or at least ``floor`` when given."""
