@@ -31,12 +31,17 @@ COLUMNS = {
     "metrics_table": "mean tokens",
     "per_query_table": "missed → why",
     "sig_table": "SCAR vs",
-    "miss_reasons": "never reached",
 }
 
 
 def table(at: AppTest, key: str):
     """The table drawn with ``key`` (found by a column only it has)."""
+    if key == "miss_reasons":  # policy, then one column per reason that occurs
+        return next(
+            df.value
+            for df in at.dataframe
+            if list(df.value.columns[:1]) == ["policy"] and "subset" not in df.value.columns
+        )
     return next(df.value for df in at.dataframe if COLUMNS[key] in df.value.columns)
 
 
