@@ -1,4 +1,4 @@
-"""scar-viz: the entry point declares the pages; nothing heavy happens here."""
+"""scar-viz: the entry point declares the pages in sections; nothing heavy happens here."""
 
 import streamlit as st
 
@@ -32,6 +32,13 @@ pages = {
             title="Evaluation lab",
             icon=":material/monitoring:",
             url_path="evaluate",
+        ),
+        st.Page("pages/sweep.py", title="λ×τ sweep", icon=":material/grid_on:", url_path="sweep"),
+        st.Page(
+            "pages/transfer.py",
+            title="Model transfer",
+            icon=":material/swap_horiz:",
+            url_path="transfer",
         ),
         st.Page(
             "pages/budget.py", title="Equal budget", icon=":material/savings:", url_path="budget"

@@ -258,13 +258,8 @@ def cmd_select(args: argparse.Namespace) -> int:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from scar_viz.embeddings import embed_cached
-    from scar_viz.evaluation import (
-        default_policies,
-        evaluate,
-        evaluation_json,
-        parse_policy_list,
-        significance,
-    )
+    from scar_viz.evaluation import default_policies, evaluate, parse_policy_list, significance
+    from scar_viz.evaluation.report import evaluation_json, significance_lines, summary_lines
     from scar_viz.queries import label_queries, load_queries
 
     policies = parse_policy_list(args.policies) if args.policies else default_policies()
@@ -315,26 +310,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         f"{counts['scattered']} scattered (under this chunking)"
     )
     cli_gate.print_eval_gate(args, knobs)
-    print(
-        f"{'policy':<10} {'subset':<11} {'n':>3} {'recall':>7} {'chunks':>7} "
-        f"{'effic.':>7} {'tokens':>8}"
-    )
-    for name, pe in ev.policies.items():
-        if pe.error:
-            continue
-        for subset, s in pe.summaries.items():
-            if subset == "scattered" and not s.n:
-                continue
-            print(
-                f"{name:<10} {subset:<11} {s.n:>3} {s.recall:>7.3f} {s.mean_chunks:>7.2f} "
-                f"{s.efficiency:>7.3f} {s.mean_tokens:>8.1f}"
-            )
-    for c in tests:
-        r = c.result
-        print(
-            f"{c.target} − {c.baseline} {c.metric}: {r.mean_diff:+.3f} "
-            f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}] p={r.p_value:.4f} d={r.cohens_d:+.2f}"
-        )
+    for line in (*summary_lines(ev), *significance_lines(tests)):
+        print(line)
     return 0
 
 

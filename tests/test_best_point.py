@@ -104,3 +104,16 @@ def test_heatmap_labels_are_dark_on_a_white_box():
         a.font.color == "#111" and a.bgcolor.startswith("rgba(255,255,255") for a in notes.values()
     )
     assert (notes["A"].ax, notes["A"].ay) != (notes["best"].ax, notes["best"].ay)
+
+
+def test_heatmap_labels_stay_apart_on_a_narrow_plot():
+    """Three heatmaps side by side leave each plot ~160 px wide: B and best, 0.3 apart in τ,
+    are then 30 px apart and must not touch (they did when the chart assumed 300 px)."""
+    lams, taus = np.linspace(0, 2, 41), np.linspace(0, 1.5, 51)
+    marks = {"A": (0.5, 0.1), "B": (0.1, 0.8), "best": (0.0, 0.51)}
+    fig = sweep_heatmap(lams, taus, np.zeros((41, 51)), "recall", marks=marks, plot_width=160)
+    offsets = {a.text: (a.ax, -a.ay) for a in fig.layout.annotations}
+    flipped = {k: (tau, lam) for k, (lam, tau) in marks.items()}
+    boxes = _boxes(flipped, offsets, (0.0, 1.5), (0.0, 2.0), plot=(160.0, 240.0))
+    for a, b in itertools.combinations(boxes, 2):
+        assert not _overlaps(a, b)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scar_viz import samples
 from scar_viz.budget import (
     BudgetPoint,
     equal_budget,
@@ -15,27 +14,20 @@ from scar_viz.budget import (
 )
 from scar_viz.charts.budget import budget_chart
 from scar_viz.charts.pareto import pareto_chart
-from scar_viz.embeddings import HashEmbedder, embed_cached
 from scar_viz.evaluation import available_policies, evaluate
 from scar_viz.gate import GateParams
-from scar_viz.pipeline import prepare_document
 from scar_viz.policies import ALTERNATIVES
 from scar_viz.policies.rerank import (
     RERANK_HINT,
     reranker_status,
 )
-from scar_viz.queries import label_queries, parse_queries
+from tests.evaluation_sample import hash_sample
 from tests.fakes import tiny_cross_encoder
 
 
 @pytest.fixture(scope="module")
 def sample_setup():
-    doc = samples.load_sample()
-    emb = HashEmbedder(256)
-    prep = prepare_document(doc, emb, cache=None)
-    qset = parse_queries(samples.sample_queries_text(), doc.text)
-    labelled = label_queries(qset, doc.text, prep.chunks)
-    vecs = embed_cached(emb, [q.query.query for q in labelled], None).vectors
+    prep, labelled, vecs, emb, _ = hash_sample()
     vecs = vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
     return prep, labelled, vecs, emb
 

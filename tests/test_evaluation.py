@@ -7,7 +7,6 @@ import json
 import numpy as np
 import pytest
 
-from scar_viz import samples
 from scar_viz.embeddings import HashEmbedder, embed_cached
 from scar_viz.evaluation import (
     bar_transfer,
@@ -22,20 +21,14 @@ from scar_viz.evaluation import (
 from scar_viz.gate import GateParams
 from scar_viz.metrics import chunk_recall
 from scar_viz.pipeline import prepare_document
-from scar_viz.queries import label_queries, parse_queries
 from scar_viz.scoring import select_from_sims, top_k, window
 from scar_viz.sweep import sweep
+from tests.evaluation_sample import hash_sample
 
 
 @pytest.fixture(scope="module")
 def sample_setup():
-    doc = samples.load_sample()
-    emb = HashEmbedder(256)
-    prep = prepare_document(doc, emb, cache=None)
-    qset = parse_queries(samples.sample_queries_text(), doc.text)
-    labelled = label_queries(qset, doc.text, prep.chunks)
-    vecs = embed_cached(emb, [q.query.query for q in labelled], None).vectors
-    return prep, labelled, vecs, emb
+    return hash_sample()[:4]
 
 
 def test_policy_names_resolve():

@@ -15,6 +15,7 @@ and get the parsed, labelled queries under the current chunking, or ``None`` aft
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +25,7 @@ import streamlit as st
 from scar_viz import samples
 from scar_viz.embeddings import embed_cached, text_key
 from scar_viz.errors import UserError, user_message
+from scar_viz.evaluation.report import issue_rows
 from scar_viz.labelling import QUERY_FORMAT, TEMPLATE_JSONL, add_query, to_jsonl, worked_example
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.queries import (
@@ -95,6 +97,11 @@ def _stash_upload() -> None:
     stash_query_set(doc_text, "upload", upload.name, upload.getvalue())
 
 
+def _follow_radio(key: str) -> None:
+    """The user's pick on the radio becomes the active source (before the script runs)."""
+    st.session_state["qs_pick"] = st.session_state.get(key)
+
+
 def format_help(key: str = "fmt") -> None:
     """The query format, a template and a worked example on the sample, for download."""
     with st.expander("The labelled query format (and a template to fill in)"):
@@ -139,11 +146,9 @@ def issues_block(qset: QuerySet) -> None:
         alert(f"{len(qset.notes)} note(s) on '{qset.name}': e.g. {qset.notes[0]}", "info")
     if qset.issues:
         with st.expander(f"All {len(qset.issues)} messages on the query file"):
-            rows = [
-                {"line": i.line, "id": i.query_id, "level": i.level, "message": i.message}
-                for i in qset.issues
-            ]
-            st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"issues_{qset.name}")
+            st.dataframe(
+                pd.DataFrame(issue_rows(qset.issues)), hide_index=True, key=f"issues_{qset.name}"
+            )
 
 
 def query_set_picker(prep: PreparedDoc, doc_choice: str | None) -> ActiveQueries | None:
@@ -173,13 +178,19 @@ def query_set_picker(prep: PreparedDoc, doc_choice: str | None) -> ActiveQueries
     picked = st.session_state.get("qs_pick")
     if picked not in sources:
         picked = next(iter(sources))
+    # ``qs_pick`` is the truth; the radio is drawn afresh (a key per pick) whenever it changes
+    # from outside it (a set stashed by an upload, a label or an LLM; another page of the
+    # section), since a widget's own state would win over its ``index``.
+    key = f"qs_source_{picked}"
     source = st.radio(
         "Use",
         list(sources),
         index=list(sources).index(picked),
         format_func=lambda s: f"{SOURCES[s]} ({sources[s][0]})",
         horizontal=True,
-        key="qs_source",
+        key=key,
+        on_change=_follow_radio,
+        args=(key,),
     )
     st.session_state["qs_pick"] = source
     name, data = sources[source]
@@ -246,16 +257,18 @@ def progress_bar(text: str):
     return bar, update
 
 
-def content_key(prep: PreparedDoc, active: ActiveQueries, tag: str) -> tuple:
+def content_key(prep: PreparedDoc, queries: ActiveQueries | Sequence[GoldQuery], tag: str) -> tuple:
     """What a result depends on besides its settings: document, chunking, model, prepending
-    and the queries' content (never ids alone, names or the user)."""
+    and the queries' content (never ids alone, names or the user). ``queries`` is the active
+    set or any labelled queries (a half of it, a second set)."""
+    qkey = queries.key if isinstance(queries, ActiveQueries) else query_set_key(queries)
     return (
         tag,
         text_key(prep.document.text),
         prep.config,
         prep.embedder_id,
         prep.prepend,
-        active.key,
+        qkey,
     )
 
 

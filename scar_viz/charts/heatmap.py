@@ -74,6 +74,7 @@ def sweep_heatmap(
     bar_label: str = "τ (relative bar)",
     height: int = 330,
     font_size: int = 12,
+    plot_width: float = 300.0,
 ) -> go.Figure:
     """Heatmap of ``z[i, j]`` at (λ = lams[i], τ = taus[j]); τ across, λ up.
 
@@ -81,6 +82,8 @@ def sweep_heatmap(
         point: the current (λ, τ), drawn as a white star.
         marks: other labelled (λ, τ) points, e.g. the best grid point or presets.
         zmid: centre of a diverging colour scale (for gaps).
+        plot_width: the plot area's width in pixels where the figure is drawn (a third of a
+            wide page is about 160), so the mark labels are placed apart on screen.
     """
     z = np.asarray(z, dtype=float)
     fig = go.Figure(
@@ -102,7 +105,7 @@ def sweep_heatmap(
         {label: (tau, lam) for label, (lam, tau) in marks.items()},
         (float(taus_f.min()), float(taus_f.max())) if len(taus_f) else (0.0, 1.0),
         (float(lams_f.min()), float(lams_f.max())) if len(lams_f) else (0.0, 1.0),
-        (300.0, max(100.0, height - 90.0)),
+        (float(plot_width), max(100.0, height - 90.0)),
         max(9, font_size - 1),
     )
     for label, (lam, tau) in marks.items():

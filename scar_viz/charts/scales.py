@@ -52,9 +52,10 @@ def similarity_histograms(
     fig.update_layout(
         barmode="overlay",
         height=height,
-        margin={"l": 10, "r": 10, "t": 50, "b": 40},
+        margin={"l": 10, "r": 10, "t": 80, "b": 40},
         font={"size": font_size},
-        legend={"orientation": "h", "y": -0.18, "x": 0},
+        # above the panel titles: below the plots it ran into the axis titles
+        legend={"orientation": "h", "y": 1.12, "yanchor": "bottom", "x": 0},
         plot_bgcolor="white",
     )
     fig.update_annotations(font_size=font_size)

@@ -40,8 +40,10 @@ def ask(page, question: str) -> None:
 
 
 def go(page, title: str) -> None:
-    """Follow the sidebar navigation to another page in the same session."""
-    page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True).click()
+    """Follow the sidebar navigation to another page in the same session (the page's link,
+    not a section header of the same name, e.g. "Evaluation lab")."""
+    links = page.get_by_test_id("stSidebarNav").get_by_test_id("stSidebarNavLink")
+    links.filter(has=page.get_by_text(title, exact=True)).first.click()
     wait_for_app_run(page)
     settle(page)
 

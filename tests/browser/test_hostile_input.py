@@ -123,6 +123,8 @@ def test_untrusted_text_is_shown_as_text_and_never_runs(hash_app, page):
         "compare": "Compare policies",
         "chunking": "Chunking lab",
         "evaluate": "Evaluation lab",
+        "sweep": "λ×τ sweep",
+        "transfer": "Model transfer",
     }
     for view, title in views.items():
         if title:

@@ -10,6 +10,7 @@ from scar_viz import samples
 from scar_viz.chunking import chunk_document
 from scar_viz.queries import label_queries, parse_queries
 from scripts.live_app import wait_for_app_run
+from tests.browser.actions import go
 
 QUERY_UPLOADER = "[data-testid='stFileUploaderDropzoneInput'][accept*='.jsonl']"
 
@@ -71,3 +72,28 @@ def test_same_ids_in_two_sessions_stay_apart(hash_app, chromium):
     finally:
         for c in contexts:
             c.close()
+
+
+def metric_value(page, label: str) -> str:
+    box = page.get_by_test_id("stMetric").filter(has_text=label).first
+    return box.get_by_test_id("stMetricValue").inner_text().strip()
+
+
+def test_an_uploaded_set_follows_through_the_evaluation_lab(hash_app, page):
+    """Upload on the first page of the section; the sweep and the transfer page use it too
+    (navigation section "Evaluation lab", one query set per document and session)."""
+    data = query_files()[0]
+    page.goto(hash_app.url + "/evaluate")
+    wait_for_app_run(page)
+    nav = page.get_by_test_id("stSidebarNav").inner_text()
+    assert nav.index("Explore") < nav.index("Evaluation lab") < nav.index("Learn")
+    assert page.get_by_role("heading", name="Evaluation lab").count() >= 1
+    n_sample = metric_value(page, "Queries")
+    upload_queries(page, "mine.jsonl", data)
+    assert metric_value(page, "Queries") == "2" != n_sample
+    for title in ("λ×τ sweep", "Model transfer", "Evaluation lab"):
+        go(page, title)
+        assert metric_value(page, "Queries") == "2", title
+        assert page.get_by_text("An uploaded file (mine.jsonl)").count() == 1, title
+        assert "Traceback" not in page.content()
+    page.screenshot(path="artifacts/browser-evaluation-lab.png", full_page=True)

@@ -1,26 +1,23 @@
-"""Run a labelled query set through retrieval policies on one prepared document.
+"""The run: a labelled query set through retrieval policies on one prepared document.
 
-The flow: labelled queries (:mod:`scar_viz.queries`) and their query vectors → every policy
-for every query (:mod:`scar_viz.policies`) → per-query outcomes and summaries
-(:mod:`scar_viz.metrics`) → paired bootstrap of SCAR against each baseline
-(:mod:`scar_viz.bootstrap`). The page and ``python -m scar_viz eval`` share these functions;
-:func:`evaluation_json` is the CLI's ``--json`` shape.
+Labelled queries (:mod:`scar_viz.queries`) and their query vectors → every policy for every
+query (:mod:`scar_viz.policies`) → per-query outcomes and summaries (:mod:`scar_viz.metrics`).
+Also which policy names exist (:func:`available_policies`, :func:`resolve_policy`) and the
+sweep's candidates for a query set (:func:`candidates_for`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from scar_viz.bootstrap import DEFAULT_BOOT, DEFAULT_SEED, PairedBootstrap, paired_bootstrap
 from scar_viz.embeddings import Progress
 from scar_viz.errors import SettingsError, UserError, user_message
 from scar_viz.gate import DEFAULT_PARAMS, DEFAULT_RADIUS, GateParams
 from scar_viz.metrics import (
-    SUBSETS,
     Miss,
     QueryOutcome,
     Summary,
@@ -35,15 +32,7 @@ from scar_viz.pipeline import PreparedDoc
 from scar_viz.policies import POLICIES, PolicyResult, QueryInputs, run_policy
 from scar_viz.queries import GoldQuery, QueryIssue, type_counts
 from scar_viz.scoring import Selection, top_k
-from scar_viz.sweep import (
-    THETAS,
-    Candidates,
-    SweepResult,
-    build_candidates,
-    match_chunks,
-    sweep,
-)
-from scar_viz.tokens import TOKENIZER_NAME
+from scar_viz.sweep import Candidates, build_candidates
 
 BASE_POLICIES = ("topk", "window1", "window2", "scar")
 OPTIONAL_POLICIES = ("rerank", "qasc", "qasc-hybrid", "rse", "automerge", "sentence-window")
@@ -281,145 +270,6 @@ def evaluate(
     )
 
 
-# --- significance --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """``target`` against ``baseline`` on one per-query ``metric`` (differences target − base)."""
-
-    target: str
-    baseline: str
-    metric: str
-    result: PairedBootstrap
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "target": self.target,
-            "baseline": self.baseline,
-            "metric": self.metric,
-            **self.result.as_dict(),
-        }
-
-
-def significance(
-    ev: Evaluation,
-    target: str = "scar",
-    metrics: Sequence[str] = METRICS,
-    n_boot: int = DEFAULT_BOOT,
-    seed: int = DEFAULT_SEED,
-) -> tuple[Comparison, ...]:
-    """Paired bootstrap and Cohen's d of ``target`` against every other policy that ran.
-
-    The same seed draws the same resampled query indices for every comparison.
-    """
-    mine = ev.policies.get(target)
-    if mine is None or mine.error or not mine.outcomes:
-        return ()
-    out = []
-    for name, other in ev.policies.items():
-        if name == target or other.error or not other.outcomes:
-            continue
-        for metric in metrics:
-            res = paired_bootstrap(ev.values(target, metric), ev.values(name, metric), n_boot, seed)
-            out.append(Comparison(target, name, metric, res))
-    return tuple(out)
-
-
-def reduction(ev: Evaluation, target: str, baseline: str, subset: str = "all") -> float:
-    """Relative chunk reduction of ``target`` against ``baseline`` in percent (positive = fewer)."""
-    a = ev.policies[target].summaries[subset].mean_chunks
-    b = ev.policies[baseline].summaries[subset].mean_chunks
-    return 100.0 * (b - a) / b if b else 0.0
-
-
-# --- JSON --------------------------------------------------------------------------------------
-
-
-def _round(x: float) -> float:
-    return round(float(x), 6)
-
-
-def evaluation_json(
-    ev: Evaluation, comparisons: Sequence[Comparison] = (), per_query: bool = True
-) -> dict[str, object]:
-    """The ``eval --json`` shape: ``{"n_queries", "policies": {name: {"all", "fragmented",
-    "atomic", "scattered"}}}`` with recall, mean_chunks, efficiency, mean_tokens (and n) per
-    subset (``scattered`` only when such queries exist), plus the setting, the significance
-    tests, the per-query rows and the query-file issues."""
-    counts = ev.type_counts
-    subsets = [s for s in SUBSETS if s != "scattered" or counts["scattered"]]
-    policies: dict[str, object] = {}
-    errors: dict[str, str] = {}
-    for name, pe in ev.policies.items():
-        if pe.error:
-            errors[name] = pe.error
-            continue
-        entry: dict[str, object] = {
-            subset: {
-                k: (_round(v) if isinstance(v, float) else v)
-                for k, v in pe.summaries[subset].as_dict().items()
-            }
-            for subset in subsets
-        }
-        entry["recall_by"] = "character coverage" if pe.by_coverage else "chunk ids"
-        policies[name] = entry
-    out: dict[str, object] = {
-        "n_queries": ev.n_queries,
-        "n_fragmented": counts["fragmented"],
-        "n_atomic": counts["atomic"],
-        "n_scattered": counts["scattered"],
-        "document": ev.document,
-        "model": ev.model,
-        "chunking": ev.chunking,
-        "n_chunks": ev.n_chunks,
-        "params": {
-            "k": ev.k,
-            "lam": ev.lam,
-            "tau": ev.tau,
-            "radius": ev.radius,
-            "prepend": ev.prepend,
-        },
-        "tokenizer": TOKENIZER_NAME,
-        "policies": policies,
-        "errors": errors,
-        "significance": [c.as_dict() for c in comparisons],
-        "issues": [
-            {"line": i.line, "id": i.query_id, "level": i.level, "message": i.message}
-            for i in ev.issues
-        ],
-    }
-    if per_query:
-        rows = []
-        for qi, gq in enumerate(ev.queries):
-            per = {}
-            for name, pe in ev.policies.items():
-                if pe.error:
-                    continue
-                o = pe.outcomes[qi]
-                per[name] = {
-                    "recall": _round(o.recall),
-                    "chunks": _round(o.chunks),
-                    "tokens": o.tokens,
-                    "selected": list(o.selected) if o.selected is not None else None,
-                    "misses": [{"chunk": m.chunk, "reason": m.reason} for m in o.misses],
-                }
-            rows.append(
-                {
-                    "id": gq.id,
-                    "type": gq.type,
-                    "declared_type": gq.query.declared_type,
-                    "gold": list(gq.gold),
-                    "policies": per,
-                }
-            )
-        out["queries"] = rows
-    return out
-
-
-# --- sweep and model transfer ------------------------------------------------------------------
-
-
 def candidates_for(
     prep: PreparedDoc,
     queries: Sequence[GoldQuery],
@@ -430,89 +280,3 @@ def candidates_for(
     """The sweep's candidates for a query set on ``prep`` (see :func:`build_candidates`)."""
     sims = np.stack([prep.unit @ v for v in np.atleast_2d(query_vecs)])
     return build_candidates(sims, prep.unit, [q.gold for q in queries], k, max(1, radius))
-
-
-@dataclass(frozen=True)
-class BarRow:
-    model: str
-    bar: str
-    recall: float
-    mean_chunks: float
-    efficiency: float
-
-
-@dataclass(frozen=True)
-class BarTransfer:
-    """SCAR's relative bar against an absolute bar θ tuned on model 1, on both models.
-
-    θ is tuned on model 1 so that its mean chunk count at the same λ matches the relative
-    bar's; ``curves`` are the θ sweeps (one row of λ) on each model.
-    """
-
-    lam: float
-    tau: float
-    theta: float
-    rows: tuple[BarRow, ...]
-    curves: tuple[SweepResult, SweepResult] = field(repr=False)
-
-
-def bar_transfer(
-    c1: Candidates,
-    c2: Candidates,
-    lam: float,
-    tau: float,
-    labels: tuple[str, str] = ("model 1", "model 2"),
-    thetas: np.ndarray = THETAS,
-) -> BarTransfer:
-    """Relative bar τ·cos(q,c) against absolute bar θ on two models at the same λ."""
-    rel = [sweep(c, [lam], [tau]) for c in (c1, c2)]
-    curves = tuple(sweep(c, [lam], thetas, "absolute") for c in (c1, c2))
-    j = match_chunks(curves[0], 0, float(rel[0].mean_chunks[0, 0]))
-    theta = float(thetas[j])
-    rows = []
-    for label, r, curve in zip(labels, rel, curves, strict=True):
-        rows.append(
-            BarRow(
-                label,
-                f"relative τ = {tau:.2f}",
-                float(r.recall[0, 0]),
-                float(r.mean_chunks[0, 0]),
-                float(r.efficiency[0, 0]),
-            )
-        )
-        rows.append(
-            BarRow(
-                label,
-                f"absolute θ = {theta:.3f}",
-                float(curve.recall[0, j]),
-                float(curve.mean_chunks[0, j]),
-                float(curve.efficiency[0, j]),
-            )
-        )
-    return BarTransfer(float(lam), float(tau), theta, tuple(rows), curves)
-
-
-def chunker_rows(evals: dict[str, Evaluation]) -> list[dict[str, object]]:
-    """One row per chunking of the same queries: how much fragmentation it leaves, and how
-    much of it SCAR repairs over top-k (recall gained) at what cost (chunks added).
-
-    ``evals`` maps a chunking label to its evaluation (same queries, same policies).
-    """
-    rows = []
-    for label, ev in evals.items():
-        row: dict[str, object] = {
-            "chunking": label,
-            "chunks in document": ev.n_chunks,
-            "fragmented queries": ev.type_counts["fragmented"],
-            "scattered queries": ev.type_counts["scattered"],
-        }
-        ran = {n: pe for n, pe in ev.policies.items() if not pe.error}
-        for name, pe in ran.items():
-            row[f"recall {name}"] = pe.summaries["all"].recall
-            row[f"chunks {name}"] = pe.summaries["all"].mean_chunks
-        if "scar" in ran and "topk" in ran:
-            scar, top = ran["scar"].summaries["all"], ran["topk"].summaries["all"]
-            row["SCAR recall gain over top-k"] = scar.recall - top.recall
-            row["SCAR chunks added"] = scar.mean_chunks - top.mean_chunks
-        rows.append(row)
-    return rows

@@ -1,0 +1,228 @@
+"""λ×τ sweep: recall and cost over the whole grid, the cheapest setting that keeps window ±1's
+recall, every policy on the Pareto chart, and tune-on-one / check-on-another."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from scar_viz.budget import evaluation_points
+from scar_viz.charts import pareto_chart, sweep_heatmap
+from scar_viz.documents import DEFAULT_MAX_BYTES, read_document
+from scar_viz.embeddings import text_key
+from scar_viz.errors import UserError, user_message
+from scar_viz.evaluation.report import tune_rows
+from scar_viz.evaluation.tune import (
+    OBJECTIVES,
+    best_caption,
+    frontier_indices,
+    frontier_points,
+    point_at,
+    preset_points,
+    sweep_marks,
+    tune_check,
+)
+from scar_viz.queries import decode_queries, label_queries, split_alternate
+from ui.alerts import alert
+from ui.evaluation_lab import NUM2, NUM3, lab_page, run_evaluation, run_sweep
+from ui.loading import prepare
+from ui.queryset import issues_block, query_vectors
+from ui.share import chart_config
+from ui.state import URL, set_widget
+
+HEATMAPS = (("recall", "recall"), ("mean chunks", "mean_chunks"), ("efficiency", "efficiency"))
+
+
+def _set_sliders(lam: float, tau: float) -> None:
+    set_widget("lam", round(float(lam), 2))
+    set_widget("tau", round(float(tau), 2))
+
+
+def _apply_frontier_pick() -> None:
+    picked = st.session_state.get("front")
+    if picked is not None:
+        _set_sliders(picked.lam, picked.tau)
+
+
+def _apply_chart_pick() -> None:
+    points = (st.session_state.get("pareto_chart") or {}).get("selection", {}).get("points", [])
+    for point in points:
+        data = point.get("customdata")
+        if data and len(data) >= 2:
+            _set_sliders(data[0], data[1])
+            return
+
+
+def _stash_check() -> None:
+    upload = st.session_state.get("chk_file")
+    st.session_state["chk_data"] = None if upload is None else (upload.name, upload.getvalue())
+
+
+def _stash_check_doc() -> None:
+    upload = st.session_state.get("chk_doc_file")
+    st.session_state["chk_doc_error"], st.session_state["chk_doc"] = "", None
+    if upload is not None:
+        try:
+            doc = read_document(upload.name, upload.getvalue(), max_bytes=DEFAULT_MAX_BYTES)
+        except UserError as exc:
+            st.session_state["chk_doc_error"] = user_message(exc)
+            return
+        st.session_state["chk_doc"] = (text_key(doc.text), doc)
+
+
+lab, policies = lab_page(
+    "λ×τ sweep",
+    "Every (λ, τ) on a grid at the sliders' k and r: where recall is bought, what it costs, "
+    "and whether a setting tuned on one query set holds on another.",
+)
+prep, params = lab.prep, lab.params
+cands, grid = run_sweep(prep, lab.active, lab.vecs, params, "main")
+
+tab_grid, tab_sets = st.tabs(["Sweep", "Two query sets"])
+
+with tab_grid:
+    floor = st.number_input(
+        "Recall floor for the best mark (blank: within 1 point of window ±1)",
+        min_value=0.0,
+        max_value=1.0,
+        value=None,
+        step=0.05,
+        key="floor",
+        bind=URL,
+    )
+    marks = sweep_marks(grid, cands, floor)
+    point = (params.lam, params.tau)
+    for col, (title, field) in zip(st.columns(3), HEATMAPS, strict=True):
+        col.plotly_chart(
+            sweep_heatmap(
+                grid.lams,
+                grid.bars,
+                getattr(grid, field),
+                title,
+                point,
+                marks.marks,
+                plot_width=160,
+            ),
+            key=f"heat_{field}",
+            config=chart_config("sweep-1"),
+        )
+    st.caption(
+        f"{len(grid.lams)}×{len(grid.bars)} grid at k = {params.k}, r = {params.radius}; "
+        f"★ the sliders, ○ presets A, B and the {best_caption(grid, marks, floor is not None)}."
+    )
+    ev = run_evaluation(prep, lab.embedder, lab.active, lab.vecs, policies, params, "main")
+    if errors := [f"{n} ({pe.error})" for n, pe in ev.policies.items() if pe.error]:
+        alert(f"Not on the chart, could not run: {'; '.join(errors)}", "warning")
+    st.plotly_chart(
+        pareto_chart(
+            grid.mean_chunks,
+            grid.recall,
+            grid.lams,
+            grid.bars,
+            frontier_indices(grid),
+            preset_points(cands) + evaluation_points(ev),
+            point_at(cands, params.lam, params.tau),
+        ),
+        key="pareto_chart",
+        on_select=_apply_chart_pick,
+        selection_mode="points",
+        config=chart_config("sweep-2"),
+    )
+    st.selectbox(
+        "Pick a frontier point to set the sliders",
+        frontier_points(grid),
+        index=None,
+        key="front",
+        on_change=_apply_frontier_pick,
+        placeholder="λ, τ of a Pareto-optimal setting …",
+        format_func=lambda p: p.label(),
+    )
+    st.caption(
+        "Every policy picked above is a diamond (span policies in chunk equivalents). Click a "
+        "grid or frontier point in the chart to move the sliders there."
+    )
+
+with tab_sets:
+    mode = st.radio(
+        "Check set",
+        ["split", "upload"],
+        key="chk",
+        bind=URL,
+        horizontal=True,
+        format_func={
+            "split": "Split this set in two halves (tune on A, check on B)",
+            "upload": "Upload a second query set",
+        }.get,
+    )
+    objective = st.selectbox("Tune for", OBJECTIVES, key="obj", bind=URL)
+    check_prep = prep
+    if mode == "split":
+        tune_set, check_set = split_alternate(lab.labelled)
+        tune_name, check_name = "half A", "half B"
+    else:
+        st.file_uploader(
+            "Second query set (JSON Lines)",
+            type=["jsonl", "json", "txt"],
+            key="chk_file",
+            on_change=_stash_check,
+        )
+        st.file_uploader(
+            "Its document, if not the one above (txt, md, pdf, html)",
+            type=["txt", "md", "markdown", "pdf", "html", "htm"],
+            key="chk_doc_file",
+            on_change=_stash_check_doc,
+        )
+        if st.session_state.get("chk_doc_error"):
+            alert(st.session_state["chk_doc_error"])
+        tune_set, check_set, tune_name, check_name = lab.labelled, (), lab.active.qset.name, ""
+        chk_data, chk_doc = st.session_state.get("chk_data"), st.session_state.get("chk_doc")
+        if chk_data and chk_doc:
+            check_prep = prepare(chk_doc[0], chk_doc[1], prep.config, lab.embedder, prep.prepend)
+        if chk_data and check_prep is not None:
+            try:
+                qset2 = decode_queries(chk_data[1], check_prep.document.text, chk_data[0])
+                issues_block(qset2)
+                check_set = label_queries(qset2, check_prep.document.text, check_prep.chunks)
+                check_name = qset2.name
+            except UserError as exc:
+                alert(user_message(exc))
+    if not tune_set or not check_set:
+        st.info("Give a check set with at least one valid query (and a tune set of one or more).")
+        st.stop()
+    vt, vc = query_vectors(lab.embedder, tune_set), query_vectors(lab.embedder, check_set)
+    if vt is None or vc is None:
+        st.stop()
+    _, g_t = run_sweep(prep, tune_set, vt, params, f"tune:{mode}")
+    _, g_c = run_sweep(check_prep, check_set, vc, params, f"check:{mode}")
+    tc = tune_check(g_t, g_c, objective, params.lam, params.tau)
+    st.dataframe(
+        pd.DataFrame(tune_rows(tc, tune_name, check_name)),
+        hide_index=True,
+        key="two_sets_table",
+        column_config={"recall": NUM3, "mean chunks": NUM2, "efficiency": NUM3}
+        | {"λ": NUM2, "τ": NUM2},
+    )
+    m = st.columns(3)
+    m[0].metric(f"{objective} on tune set (tuned)", f"{tc.value(tc.tuned):.3f}")
+    m[1].metric(
+        f"{objective} on check set, same setting",
+        f"{tc.value(tc.transferred):.3f}",
+        f"{tc.change:+.3f} vs tune set",
+    )
+    m[2].metric("Gap to the check set's own best", f"{tc.gap:.3f}")
+    st.plotly_chart(
+        sweep_heatmap(
+            g_c.lams,
+            g_c.bars,
+            getattr(g_c, objective),
+            f"{objective} on the check set",
+            (params.lam, params.tau),
+            tc.marks(),
+        ),
+        key="heat_check",
+        config=chart_config("sweep-3"),
+    )
+    st.caption(
+        "A setting tuned on one set (or corpus) is only as good as it is on the other: the gap "
+        "is what tuning cost you on unseen queries."
+    )

@@ -1,0 +1,333 @@
+"""The report: every table the Evaluation lab shows and the ``eval --json`` shape, built from
+an :class:`~scar_viz.evaluation.run.Evaluation` and shared by the pages and the CLI.
+
+Tables are lists of flat dicts (one per row, columns in display order); numbers stay numbers
+(the page formats them). Nothing here computes a metric: that is the run's, the
+significance's, the transfer's and the tuning's job.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from scar_viz.evaluation.run import Evaluation
+from scar_viz.evaluation.significance import Comparison
+from scar_viz.evaluation.transfer import BarTransfer
+from scar_viz.evaluation.tune import GridPoint, TuneCheck
+from scar_viz.fmt import change
+from scar_viz.metrics import SUBSETS
+from scar_viz.queries import QueryIssue
+from scar_viz.tokens import TOKENIZER_NAME
+
+Rows = list[dict[str, object]]
+
+MISS_REASONS_NOTE = (
+    "never reached: not retrieved and farther than r from every retrieved chunk; blocked by "
+    "relevance: cos(q,n) alone is not above τ·cos(q,c); blocked by penalty: λ·b(c,n) pulls S "
+    "under the bar; not examined: a nearer neighbour was rejected first (r > 1); not "
+    "expanded: the policy adds no neighbours; outside the window: farther than the window."
+)
+
+
+def reduction(ev: Evaluation, target: str, baseline: str, subset: str = "all") -> float:
+    """Relative chunk reduction of ``target`` against ``baseline`` in percent (positive = fewer)."""
+    a = ev.policies[target].summaries[subset].mean_chunks
+    b = ev.policies[baseline].summaries[subset].mean_chunks
+    return 100.0 * (b - a) / b if b else 0.0
+
+
+def chunk_sentence(ev: Evaluation, target: str = "scar", baseline: str = "window1") -> str:
+    """ "SCAR's chunks against window ±1: −30% over all queries (−41% on the fragmented
+    ones)." — or "" when either policy did not run."""
+    names = ran(ev)
+    if target not in names or baseline not in names:
+        return ""
+
+    def rel(subset: str) -> str:
+        ours = ev.policies[target].summaries[subset].mean_chunks
+        return change(ours, ev.policies[baseline].summaries[subset].mean_chunks, 1)
+
+    label = "SCAR" if target == "scar" else target
+    other = "window ±1" if baseline == "window1" else baseline
+    return (
+        f"{label}'s chunks against {other}: **{rel('all')}** over all queries "
+        f"({rel('fragmented')} on the fragmented ones)."
+    )
+
+
+def ran(ev: Evaluation) -> list[str]:
+    """Names of the policies that ran, in evaluation order."""
+    return [n for n, pe in ev.policies.items() if not pe.error]
+
+
+def summary_rows(ev: Evaluation, model: str | None = None) -> Rows:
+    """One row per policy and subset (scattered only when such queries exist); a policy that
+    did not run gets one row with its error."""
+    rows: Rows = []
+    for name, pe in ev.policies.items():
+        if pe.error:
+            rows.append({"policy": name, "subset": "—", "note": f"did not run: {pe.error}"})
+            continue
+        for subset, s in pe.summaries.items():
+            if subset == "scattered" and not s.n:
+                continue
+            row: dict[str, object] = {
+                "policy": name,
+                "subset": subset,
+                "n": s.n,
+                "recall": s.recall,
+                "mean chunks": s.mean_chunks,
+                "efficiency": s.efficiency,
+                "mean tokens": s.mean_tokens,
+            }
+            rows.append({"model": model, **row} if model else row)
+    return rows
+
+
+def summary_lines(ev: Evaluation) -> list[str]:
+    """The CLI's fixed-width summary table (header first)."""
+    lines = [
+        f"{'policy':<10} {'subset':<11} {'n':>3} {'recall':>7} {'chunks':>7} "
+        f"{'effic.':>7} {'tokens':>8}"
+    ]
+    for row in summary_rows(ev):
+        if "note" in row:
+            continue
+        lines.append(
+            f"{row['policy']:<10} {row['subset']:<11} {row['n']:>3} {row['recall']:>7.3f} "
+            f"{row['mean chunks']:>7.2f} {row['efficiency']:>7.3f} {row['mean tokens']:>8.1f}"
+        )
+    return lines
+
+
+def per_query_rows(ev: Evaluation, policy: str) -> Rows:
+    """One row per query for ``policy``: gold, selection, recall, cost and why each gold
+    chunk was missed."""
+    pe = ev.policies[policy]
+    return [
+        {
+            "id": gq.id,
+            "type": gq.type,
+            "query": gq.query.query,
+            "gold": ", ".join(map(str, gq.gold)),
+            "selected": "—" if o.selected is None else ", ".join(map(str, o.selected)),
+            "recall": o.recall,
+            "chunks": o.chunks,
+            "tokens": o.tokens,
+            "missed → why": "; ".join(f"{m.chunk}: {m.reason}" for m in o.misses),
+        }
+        for gq, o in zip(ev.queries, pe.outcomes, strict=True)
+    ]
+
+
+def miss_reason_rows(ev: Evaluation) -> Rows:
+    """Missed gold chunks counted by reason, one row per policy that ran (a column per reason
+    that occurs, zeros filled); empty when nothing was missed."""
+    counts = {
+        n: Counter(m.reason for o in ev.policies[n].outcomes for m in o.misses) for n in ran(ev)
+    }
+    reasons = sorted({r for c in counts.values() for r in c})
+    if not reasons:
+        return []
+    return [{"policy": n, **{r: counts[n][r] for r in reasons}} for n in counts]
+
+
+def significance_rows(tests: Sequence[Comparison]) -> Rows:
+    """One row per comparison: means, difference, 95% CI, p and Cohen's d."""
+    return [
+        {
+            "SCAR vs": t.baseline,
+            "metric": t.metric,
+            "SCAR": t.result.mean_a,
+            "baseline": t.result.mean_b,
+            "mean diff": t.result.mean_diff,
+            "95% CI low": t.result.ci_low,
+            "95% CI high": t.result.ci_high,
+            "p (two-sided)": t.result.p_value,
+            "Cohen's d": t.result.cohens_d,
+        }
+        for t in tests
+    ]
+
+
+def significance_lines(tests: Sequence[Comparison]) -> list[str]:
+    """The CLI's one line per comparison."""
+    return [
+        f"{c.target} − {c.baseline} {c.metric}: {c.result.mean_diff:+.3f} "
+        f"[{c.result.ci_low:+.3f}, {c.result.ci_high:+.3f}] p={c.result.p_value:.4f} "
+        f"d={c.result.cohens_d:+.2f}"
+        for c in tests
+    ]
+
+
+def issue_rows(issues: Sequence[QueryIssue]) -> Rows:
+    """The query file's messages: line, id, level, message."""
+    return [
+        {"line": i.line, "id": i.query_id, "level": i.level, "message": i.message} for i in issues
+    ]
+
+
+def transfer_rows(ev: Evaluation, ev2: Evaluation) -> Rows:
+    """The same policies under two models, side by side (policies that ran on both)."""
+    rows: Rows = []
+    for name, pe in ev.policies.items():
+        pe2 = ev2.policies.get(name)
+        if pe.error or pe2 is None or pe2.error:
+            continue
+        a, b = pe.summaries["all"], pe2.summaries["all"]
+        rows.append(
+            {
+                "policy": name,
+                "recall · 1": a.recall,
+                "recall · 2": b.recall,
+                "chunks · 1": a.mean_chunks,
+                "chunks · 2": b.mean_chunks,
+                "efficiency · 1": a.efficiency,
+                "efficiency · 2": b.efficiency,
+            }
+        )
+    return rows
+
+
+def bar_rows(bars: BarTransfer) -> Rows:
+    """The relative and the absolute bar on each model."""
+    return [
+        {
+            "model": r.model,
+            "bar": r.bar,
+            "recall": r.recall,
+            "mean chunks": r.mean_chunks,
+            "efficiency": r.efficiency,
+        }
+        for r in bars.rows
+    ]
+
+
+def _grid_row(point: GridPoint) -> dict[str, object]:
+    return {
+        "λ": point.lam,
+        "τ": point.tau,
+        "recall": point.recall,
+        "mean chunks": point.mean_chunks,
+        "efficiency": point.efficiency,
+    }
+
+
+def tune_rows(tc: TuneCheck, tune_name: str, check_name: str) -> Rows:
+    """The tune/check table: tuned, transferred, the check set's best, the sliders on each."""
+    return [
+        {"setting": "best on the tune set", "set": tune_name, **_grid_row(tc.tuned)},
+        {"setting": "… applied to the check set", "set": check_name, **_grid_row(tc.transferred)},
+        {"setting": "best on the check set", "set": check_name, **_grid_row(tc.check_best)},
+        {"setting": "sliders (nearest grid point)", "set": tune_name, **_grid_row(tc.sliders_tune)},
+        {
+            "setting": "sliders (nearest grid point)",
+            "set": check_name,
+            **_grid_row(tc.sliders_check),
+        },
+    ]
+
+
+def chunker_rows(evals: dict[str, Evaluation]) -> list[dict[str, object]]:
+    """One row per chunking of the same queries: how much fragmentation it leaves, and how
+    much of it SCAR repairs over top-k (recall gained) at what cost (chunks added).
+
+    ``evals`` maps a chunking label to its evaluation (same queries, same policies).
+    """
+    rows = []
+    for label, ev in evals.items():
+        row: dict[str, object] = {
+            "chunking": label,
+            "chunks in document": ev.n_chunks,
+            "fragmented queries": ev.type_counts["fragmented"],
+            "scattered queries": ev.type_counts["scattered"],
+        }
+        ran = {n: pe for n, pe in ev.policies.items() if not pe.error}
+        for name, pe in ran.items():
+            row[f"recall {name}"] = pe.summaries["all"].recall
+            row[f"chunks {name}"] = pe.summaries["all"].mean_chunks
+        if "scar" in ran and "topk" in ran:
+            scar, top = ran["scar"].summaries["all"], ran["topk"].summaries["all"]
+            row["SCAR recall gain over top-k"] = scar.recall - top.recall
+            row["SCAR chunks added"] = scar.mean_chunks - top.mean_chunks
+        rows.append(row)
+    return rows
+
+
+def _round(x: float) -> float:
+    return round(float(x), 6)
+
+
+def evaluation_json(
+    ev: Evaluation, comparisons: Sequence[Comparison] = (), per_query: bool = True
+) -> dict[str, object]:
+    """The ``eval --json`` shape: ``{"n_queries", "policies": {name: {"all", "fragmented",
+    "atomic", "scattered"}}}`` with recall, mean_chunks, efficiency, mean_tokens (and n) per
+    subset (``scattered`` only when such queries exist), plus the setting, the significance
+    tests, the per-query rows and the query-file issues."""
+    counts = ev.type_counts
+    subsets = [s for s in SUBSETS if s != "scattered" or counts["scattered"]]
+    policies: dict[str, object] = {}
+    errors: dict[str, str] = {}
+    for name, pe in ev.policies.items():
+        if pe.error:
+            errors[name] = pe.error
+            continue
+        entry: dict[str, object] = {
+            subset: {
+                k: (_round(v) if isinstance(v, float) else v)
+                for k, v in pe.summaries[subset].as_dict().items()
+            }
+            for subset in subsets
+        }
+        entry["recall_by"] = "character coverage" if pe.by_coverage else "chunk ids"
+        policies[name] = entry
+    out: dict[str, object] = {
+        "n_queries": ev.n_queries,
+        "n_fragmented": counts["fragmented"],
+        "n_atomic": counts["atomic"],
+        "n_scattered": counts["scattered"],
+        "document": ev.document,
+        "model": ev.model,
+        "chunking": ev.chunking,
+        "n_chunks": ev.n_chunks,
+        "params": {
+            "k": ev.k,
+            "lam": ev.lam,
+            "tau": ev.tau,
+            "radius": ev.radius,
+            "prepend": ev.prepend,
+        },
+        "tokenizer": TOKENIZER_NAME,
+        "policies": policies,
+        "errors": errors,
+        "significance": [c.as_dict() for c in comparisons],
+        "issues": issue_rows(ev.issues),
+    }
+    if per_query:
+        rows = []
+        for qi, gq in enumerate(ev.queries):
+            per = {}
+            for name, pe in ev.policies.items():
+                if pe.error:
+                    continue
+                o = pe.outcomes[qi]
+                per[name] = {
+                    "recall": _round(o.recall),
+                    "chunks": _round(o.chunks),
+                    "tokens": o.tokens,
+                    "selected": list(o.selected) if o.selected is not None else None,
+                    "misses": [{"chunk": m.chunk, "reason": m.reason} for m in o.misses],
+                }
+            rows.append(
+                {
+                    "id": gq.id,
+                    "type": gq.type,
+                    "declared_type": gq.query.declared_type,
+                    "gold": list(gq.gold),
+                    "policies": per,
+                }
+            )
+        out["queries"] = rows
+    return out

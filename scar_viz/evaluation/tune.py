@@ -1,0 +1,197 @@
+"""Tuning λ and τ on a query set: the sweep's marks and frontier, and tune-on-one /
+check-on-another.
+
+The sweep (:func:`scar_viz.sweep.sweep`) gives recall and mean chunks over a λ×τ grid. Here:
+the grid's settings as flat lists (:func:`grid_settings`), the Pareto frontier's settings
+(:func:`frontier_points`), the presets and the sliders evaluated exactly
+(:func:`preset_points`, :func:`point_at`), the frugal "best" mark (:func:`sweep_marks`,
+:mod:`scar_viz.best_point`), and the held-out check (:func:`tune_check`): the best setting
+on a tune set applied unchanged to a check set, against the check set's own best.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from scar_viz.best_point import frugal_best, window_baseline
+from scar_viz.errors import SettingsError
+from scar_viz.gate import PRESETS
+from scar_viz.sweep import Candidates, SweepResult, pareto_frontier, sweep
+
+OBJECTIVES = ("efficiency", "recall")
+
+
+def grid_settings(grid: SweepResult) -> tuple[np.ndarray, np.ndarray]:
+    """(λ, bar) of every grid point, flattened in λ-major order (the order of ``ravel()``)."""
+    lam, bar = np.meshgrid(grid.lams, grid.bars, indexing="ij")
+    return lam.ravel(), bar.ravel()
+
+
+@dataclass(frozen=True)
+class FrontierPoint:
+    """A Pareto-optimal grid setting and what it costs and finds."""
+
+    lam: float
+    tau: float
+    recall: float
+    mean_chunks: float
+
+    def label(self) -> str:
+        return (
+            f"λ = {self.lam:.2f}, τ = {self.tau:.2f} · recall {self.recall:.3f} · "
+            f"{self.mean_chunks:.2f} chunks"
+        )
+
+
+def frontier_indices(grid: SweepResult) -> np.ndarray:
+    """Flat indices of the non-dominated grid points (more recall, fewer chunks)."""
+    return pareto_frontier(grid.recall, grid.mean_chunks)
+
+
+def frontier_points(grid: SweepResult) -> tuple[FrontierPoint, ...]:
+    """The frontier's settings, by mean chunks."""
+    lams, bars = grid_settings(grid)
+    recall, chunks = grid.recall.ravel(), grid.mean_chunks.ravel()
+    return tuple(
+        FrontierPoint(float(lams[i]), float(bars[i]), float(recall[i]), float(chunks[i]))
+        for i in frontier_indices(grid)
+    )
+
+
+def point_at(cands: Candidates, lam: float, tau: float) -> tuple[float, float]:
+    """(mean chunks, recall) of SCAR at exactly (λ, τ) (not the nearest grid point)."""
+    one = sweep(cands, [lam], [tau])
+    return float(one.mean_chunks[0, 0]), float(one.recall[0, 0])
+
+
+def preset_points(cands: Candidates) -> list[tuple[str, float, float]]:
+    """("preset A", mean chunks, recall) for each preset, for the Pareto chart."""
+    return [(f"preset {name}", *point_at(cands, p["lam"], p["tau"])) for name, p in PRESETS.items()]
+
+
+@dataclass(frozen=True)
+class SweepMarks:
+    """What the heatmaps mark: presets and the frugal best (label → (λ, τ)).
+
+    ``target`` is the recall the best must reach (window ±1's within ``tolerance``, or the
+    user's floor with tolerance 0); ``best`` the grid indices, None when nothing reaches it.
+    """
+
+    marks: dict[str, tuple[float, float]]
+    best: tuple[int, int] | None
+    target: float
+    tolerance: float
+    window_chunks: float
+
+
+def best_caption(grid: SweepResult, marks: SweepMarks, stated: bool) -> str:
+    """What the best mark is, in words (``stated``: the target is the user's recall floor)."""
+    wanted = (
+        f"recall ≥ {marks.target:.3f}"
+        if stated
+        else f"recall within 1 point of window ±1's {marks.target:.3f}"
+    )
+    if marks.best is None:
+        return f"no grid setting reaches {wanted}, so there is no best mark"
+    lam, tau = marks.marks["best"]
+    return (
+        f"best: λ = {lam:.2f}, τ = {tau:.2f}, the fewest chunks "
+        f"({grid.mean_chunks[marks.best]:.2f}; window ±1: {marks.window_chunks:.2f}) with {wanted}"
+    )
+
+
+def sweep_marks(grid: SweepResult, cands: Candidates, floor: float | None = None) -> SweepMarks:
+    """Preset marks A, B and the "best" mark: the fewest mean chunks whose recall is within
+    1 point of window ±1's on the same queries, or at least ``floor`` when given."""
+    base = window_baseline(cands)
+    target, tolerance = (base.recall, 0.01) if floor is None else (float(floor), 0.0)
+    best = frugal_best(grid, target, tolerance)
+    marks = {name: (p["lam"], p["tau"]) for name, p in PRESETS.items()}
+    if best is not None:
+        marks["best"] = (float(grid.lams[best[0]]), float(grid.bars[best[1]]))
+    return SweepMarks(marks, best, target, tolerance, base.mean_chunks)
+
+
+@dataclass(frozen=True)
+class GridPoint:
+    """One grid setting of one query set and its metrics."""
+
+    lam: float
+    tau: float
+    recall: float
+    mean_chunks: float
+    efficiency: float
+
+
+def grid_point(grid: SweepResult, ij: tuple[int, int]) -> GridPoint:
+    """The setting at grid indices ``ij`` with its metrics."""
+    return GridPoint(
+        float(grid.lams[ij[0]]),
+        float(grid.bars[ij[1]]),
+        float(grid.recall[ij]),
+        float(grid.mean_chunks[ij]),
+        float(grid.efficiency[ij]),
+    )
+
+
+@dataclass(frozen=True)
+class TuneCheck:
+    """The best setting on a tune set, applied to a check set.
+
+    ``tuned`` is the tune set's best on the tune set, ``transferred`` the same setting on the
+    check set, ``check_best`` the check set's own best, ``sliders_tune`` / ``sliders_check``
+    the grid point nearest the sliders on each.
+    """
+
+    objective: str
+    tuned: GridPoint
+    transferred: GridPoint
+    check_best: GridPoint
+    sliders_tune: GridPoint
+    sliders_check: GridPoint
+
+    def value(self, point: GridPoint) -> float:
+        return float(getattr(point, self.objective))
+
+    @property
+    def change(self) -> float:
+        """Objective on the check set minus on the tune set, same setting."""
+        return self.value(self.transferred) - self.value(self.tuned)
+
+    @property
+    def gap(self) -> float:
+        """What tuning on the other set costs on the check set (≥ 0 on the same grid)."""
+        return self.value(self.check_best) - self.value(self.transferred)
+
+    def marks(self) -> dict[str, tuple[float, float]]:
+        """Heatmap marks on the check set: the tuned setting and the check set's best."""
+        return {
+            "tuned on tune set": (self.tuned.lam, self.tuned.tau),
+            "check best": (self.check_best.lam, self.check_best.tau),
+        }
+
+
+def tune_check(
+    tune: SweepResult, check: SweepResult, objective: str, lam: float, tau: float
+) -> TuneCheck:
+    """Tune on ``tune`` for ``objective`` (efficiency or recall), check on ``check`` (same
+    grid); (λ, τ) are the sliders.
+
+    Raises:
+        SettingsError: for another objective or grids of different shapes.
+    """
+    if objective not in OBJECTIVES:
+        raise SettingsError(f"Unknown objective '{objective}'; use efficiency or recall.")
+    if tune.recall.shape != check.recall.shape:
+        raise SettingsError("The tune and check sweeps must use the same λ×τ grid.")
+    bt, bc = tune.best(objective), check.best(objective)
+    return TuneCheck(
+        objective,
+        grid_point(tune, bt),
+        grid_point(check, bt),
+        grid_point(check, bc),
+        grid_point(tune, tune.nearest(lam, tau)),
+        grid_point(check, check.nearest(lam, tau)),
+    )

@@ -1,0 +1,121 @@
+"""AppTest of the λ×τ sweep page: the frugal best mark, the Pareto chart with every policy,
+picking a frontier point, tune/check on two query sets."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from scar_viz import samples
+from tests.pages.helpers import stash_queries
+
+APP = "../../app.py"
+TIMEOUT = 90
+PAGE = "pages/sweep.py"
+
+
+@pytest.fixture
+def at(hash_model) -> AppTest:
+    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    app.run()
+    app.switch_page(PAGE).run()
+    assert not app.exception, app.exception
+    return app
+
+
+def figure(at: AppTest, title: str | None = None, trace: str | None = None) -> dict:
+    """The first plotly figure with this title text or a trace of this name."""
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        layout_title = spec["layout"].get("title", {}).get("text")
+        names = {t.get("name") for t in spec["data"]}
+        if (title and layout_title == title) or (trace and trace in names):
+            return spec
+    raise AssertionError(f"no chart {title or trace}")
+
+
+def marks(spec: dict) -> dict[str, tuple[float, float]]:
+    """Heatmap mark label -> (λ, τ), from the annotations."""
+    return {a["text"]: (a["y"], a["x"]) for a in spec["layout"].get("annotations", [])}
+
+
+def caption(at: AppTest, start: str) -> str:
+    return next(c.value for c in at.caption if start in c.value)
+
+
+def test_page_title_and_three_heatmaps_with_a_b_and_best(at):
+    assert at.title[0].value == "λ×τ sweep"
+    for title in ("recall", "mean chunks", "efficiency"):
+        got = marks(figure(at, title))
+        assert got["A"] == (0.5, 0.1) and got["B"] == (0.1, 0.8)
+        assert "best" in got
+    assert "within 1 point of window ±1" in caption(at, "grid at k")
+
+
+def test_recall_floor_moves_the_best_mark(at):
+    default = marks(figure(at, "recall"))["best"]
+    at.number_input(key="floor").set_value(0.3).run()
+    low = marks(figure(at, "recall"))["best"]
+    assert "recall ≥ 0.300" in caption(at, "grid at k")
+    at.number_input(key="floor").set_value(1.0).run()
+    text = caption(at, "grid at k")
+    assert default != low
+    if "best" in marks(figure(at, "recall")):  # a perfect-recall setting exists
+        assert marks(figure(at, "recall"))["best"] != low
+    else:
+        assert "no best mark" in text
+
+
+def test_pareto_chart_has_every_policy_that_ran(at):
+    at.multiselect(key="pol").set_value(["topk", "window1", "scar", "rse", "automerge"]).run()
+    assert not at.exception, at.exception
+    spec = figure(at, trace="Pareto frontier")
+    names = {t.get("name") for t in spec["data"]}
+    assert {"preset A", "preset B", "topk", "window1", "rse", "automerge"} <= names
+    assert "scar" not in names
+
+
+def test_frontier_pick_sets_the_sliders(at):
+    front = at.selectbox(key="front")
+    assert len(front.options) >= 2
+    i = len(front.options) // 2
+    label = front.options[i]
+    front.select_index(i).run()
+    assert not at.exception, at.exception
+    lam, tau = at.slider(key="lam").value, at.slider(key="tau").value
+    assert (lam, tau) != (0.5, 0.1)
+    assert f"λ = {lam:.2f}, τ = {tau:.2f}" in label
+    star = next(t for t in figure(at, "recall")["data"] if t.get("name") == "sliders")
+    assert (star["y"][0], star["x"][0]) == (lam, tau)
+
+
+def test_two_query_sets_split_and_upload(at):
+    gap = next(m for m in at.metric if m.label == "Gap to the check set's own best")
+    assert float(gap.value) >= 0
+    table = next(d.value for d in at.dataframe if "setting" in d.value.columns)
+    assert list(table["set"])[:3] == ["half A", "half B", "half B"]
+    at.selectbox(key="obj").set_value("recall").run()
+    assert any(m.label == "recall on tune set (tuned)" for m in at.metric)
+    at.radio(key="chk").set_value("upload").run()
+    assert any("Give a check set" in i.value for i in at.info)
+    lines = samples.sample_queries_text().splitlines()
+    at.session_state["chk_data"] = ("check.jsonl", "\n".join(lines[:6]).encode())
+    at.run()
+    assert not at.exception, at.exception
+    table = next(d.value for d in at.dataframe if "setting" in d.value.columns)
+    assert "check.jsonl" in set(table["set"])
+
+
+def test_uploaded_set_drives_the_sweep(hash_model):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    at.switch_page(PAGE).run()
+    before = caption(at, "grid at k")
+    lines = samples.sample_queries_text().splitlines()
+    stash_queries(at, samples.load_sample().text, "few.jsonl", "\n".join(lines[:3]).encode())
+    at.run()
+    assert not at.exception, at.exception
+    assert next(m.value for m in at.metric if m.label == "Queries") == "3"
+    assert caption(at, "grid at k") != before

@@ -1,0 +1,82 @@
+"""AppTest of the Model transfer page: a second embedder, the relative vs absolute bar, and
+the same queries under a second chunker."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from scar_viz import samples
+from scar_viz.chunking import ChunkingConfig, chunk_document
+from scar_viz.queries import label_queries, parse_queries, type_counts
+from tests.pages.helpers import alerts
+
+APP = "../../app.py"
+TIMEOUT = 120
+PAGE = "pages/transfer.py"
+
+
+def table(at: AppTest, column: str):
+    return next(df.value for df in at.dataframe if column in df.value.columns)
+
+
+def open_page() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.fixture
+def at(hash_model) -> AppTest:
+    return open_page()
+
+
+def test_without_a_second_model_it_says_what_to_do(at):
+    assert at.title[0].value == "Model transfer"
+    assert any("Name a second embedding model" in i.value for i in at.info)
+    assert not any("recall · 1" in d.value.columns for d in at.dataframe)
+
+
+def test_a_second_model_fills_the_transfer_tables(at):
+    at.text_input(key="m2").set_value("hash:64").run()
+    assert not at.exception, at.exception
+    side = table(at, "recall · 1")
+    assert {"topk", "window1", "scar"} <= set(side["policy"])
+    topk = side.set_index("policy").loc["topk"]
+    assert topk["chunks · 1"] == topk["chunks · 2"] == at.slider(key="k").value
+    bars = table(at, "bar")
+    assert len(bars) == 4 and bars["bar"].str.startswith("absolute").sum() == 2
+    assert len(at.get("plotly_chart")) == 2  # similarity histograms and the θ chart
+    first = side.copy()
+    at.text_input(key="m2").set_value("hash:32").run()
+    assert not at.exception, at.exception
+    second = table(at, "recall · 1")
+    assert list(first["recall · 1"]) == list(second["recall · 1"])  # model 1 unchanged
+    assert list(first["recall · 2"]) != list(second["recall · 2"]) or list(
+        first["chunks · 2"]
+    ) != list(second["chunks · 2"])
+
+
+def test_bad_second_model_shows_an_error(at):
+    at.text_input(key="m2").set_value("nonsense-model").run()
+    assert not at.exception
+    assert any("Unknown model" in e for e in alerts(at, "error"))
+
+
+def test_two_chunkers_on_the_same_queries(hash_model):
+    at = open_page()
+    at.selectbox(key="ev_chunker2").set_value("section").run()
+    table_ = table(at, "chunks in document")
+    assert list(table_["chunking"]) == ["recursive 600/60", "section 600/60"]
+    sample = samples.load_sample()
+    qset = parse_queries(samples.sample_queries_text(), sample.text)
+    for row, config in enumerate((ChunkingConfig(), ChunkingConfig("section", 600, 60))):
+        counts = type_counts(label_queries(qset, sample.text, chunk_document(sample, config)))
+        assert table_["fragmented queries"].iloc[row] == counts["fragmented"]
+        assert table_["scattered queries"].iloc[row] == counts["scattered"]
+    assert table_["chunks in document"].iloc[0] != table_["chunks in document"].iloc[1]
+    assert "SCAR recall gain over top-k" in table_.columns
+    at.selectbox(key="ev_chunker2").set_value("fixed").run()
+    assert list(table(at, "chunks in document")["chunking"])[1].startswith("fixed")

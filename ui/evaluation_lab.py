@@ -1,0 +1,161 @@
+"""What every Evaluation-lab page starts with, and its cached steps.
+
+:func:`lab_setup` draws the sidebar, the query set (:mod:`ui.queryset`) and the gate sliders
+and returns a :class:`Lab`; :func:`policy_picker` lists every policy that can run here (rerank
+only with a local cross-encoder); :func:`run_evaluation` and :func:`run_sweep` run the core
+once per content key (document, chunking, model, queries' content, settings) with a progress
+bar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from scar_viz.embeddings import Embedder, embed_cached
+from scar_viz.evaluation import Evaluation, available_policies, candidates_for, default_policies
+from scar_viz.evaluation import evaluate as run_core
+from scar_viz.gate import GateParams
+from scar_viz.pipeline import PreparedDoc
+from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
+from scar_viz.queries import GoldQuery
+from scar_viz.sweep import LAMS, TAUS, Candidates, SweepResult, sweep
+from ui.cache import cached, disk_cache
+from ui.gate_controls import gate_sliders
+from ui.queryset import (
+    ActiveQueries,
+    content_key,
+    progress_bar,
+    query_set_picker,
+    query_vectors,
+    type_metrics,
+)
+from ui.sidebar import sidebar_setup
+from ui.state import URL
+
+NUM3 = st.column_config.NumberColumn(format="%.3f")
+NUM2 = st.column_config.NumberColumn(format="%.2f")
+NUM0 = st.column_config.NumberColumn(format="%.0f")
+
+
+@dataclass(frozen=True)
+class Lab:
+    """The page's inputs: the prepared document, its model, the query set and its vectors,
+    and the sliders."""
+
+    prep: PreparedDoc
+    embedder: Embedder
+    active: ActiveQueries
+    vecs: np.ndarray
+    params: GateParams
+
+    @property
+    def labelled(self) -> tuple[GoldQuery, ...]:
+        return self.active.labelled
+
+
+def lab_setup() -> Lab | None:
+    """Sidebar, query set, its counts by type and the gate sliders; None after a message."""
+    setup = sidebar_setup()
+    if setup is None:
+        return None
+    prep, embedder = setup
+    active = query_set_picker(prep, st.session_state.get("doc"))
+    if active is None:
+        return None
+    type_metrics(active.labelled, prep.config.label)
+    params = gate_sliders(len(prep.chunks))
+    vecs = query_vectors(embedder, active.labelled)
+    if vecs is None:
+        return None
+    return Lab(prep, embedder, active, vecs, params)
+
+
+def policy_picker() -> list[str]:
+    """Every policy that can run here (rerank only with a local cross-encoder, else a one-line
+    hint), default topk, window ±1/±2, SCAR (and parent)."""
+    choices = list(available_policies())
+    status = reranker_status(DEFAULT_RERANKER)
+    picked = st.multiselect(
+        "Policies",
+        choices,
+        default=[p for p in default_policies() if p in choices],
+        key="pol",
+        bind=URL,
+        help="windowN = static window ±N; qasc embeds every sentence (slow on a real model).",
+    )
+    if not status.available:
+        st.caption(f"Rerank is not listed: {status.message} {status.hint}")
+    return picked
+
+
+def lab_page(title: str, caption: str) -> tuple[Lab, list[str]]:
+    """A page of the section: its title and caption, :func:`lab_setup` and
+    :func:`policy_picker`; stops the script (after the message) when there is nothing to run."""
+    st.title(title)
+    st.caption(caption)
+    lab = lab_setup()
+    if lab is None:
+        st.stop()
+    policies = policy_picker()
+    if not policies:
+        st.info("Pick at least one policy.")
+        st.stop()
+    return lab, policies
+
+
+def _embed(embedder: Embedder):
+    def embed(texts: list[str]) -> np.ndarray:
+        return embed_cached(embedder, texts, disk_cache()).vectors
+
+    return embed
+
+
+def run_evaluation(
+    prep: PreparedDoc,
+    embedder: Embedder,
+    queries: ActiveQueries | Sequence[GoldQuery],
+    vecs: np.ndarray,
+    policies: Sequence[str],
+    params: GateParams,
+    tag: str,
+) -> Evaluation:
+    """:func:`scar_viz.evaluation.evaluate`, once per content and settings."""
+    labelled = queries.labelled if isinstance(queries, ActiveQueries) else tuple(queries)
+    key = ("eval", *content_key(prep, queries, tag), tuple(policies), params)
+
+    def compute() -> Evaluation:
+        bar, update = progress_bar(f"Evaluating {len(labelled)} queries …")
+        try:
+            return run_core(
+                prep, labelled, vecs, policies, params, embed=_embed(embedder), progress=update
+            )
+        finally:
+            bar.empty()
+
+    return cached(key, compute)
+
+
+def run_sweep(
+    prep: PreparedDoc,
+    queries: ActiveQueries | Sequence[GoldQuery],
+    vecs: np.ndarray,
+    params: GateParams,
+    tag: str,
+) -> tuple[Candidates, SweepResult]:
+    """The sweep's candidates and the λ×τ grid at the sliders' k and r."""
+    labelled = queries.labelled if isinstance(queries, ActiveQueries) else tuple(queries)
+    key = ("sweep", *content_key(prep, queries, tag), params.k, params.radius)
+
+    def compute() -> tuple[Candidates, SweepResult]:
+        bar, update = progress_bar(f"Sweeping {len(LAMS)}×{len(TAUS)} (λ, τ) …")
+        try:
+            cands = candidates_for(prep, labelled, vecs, params.k, params.radius)
+            return cands, sweep(cands, LAMS, TAUS, progress=update)
+        finally:
+            bar.empty()
+
+    return cached(key, compute)
