@@ -27,6 +27,7 @@ pages = [
         icon=":material/monitoring:",
         url_path="evaluate",
     ),
+    st.Page("pages/answers.py", title="Answers (LLM)", icon=":material/forum:", url_path="answers"),
     st.Page("pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"),
 ]
 st.navigation(pages).run()

@@ -16,6 +16,8 @@ from scar_viz.llm import Usage
 from scar_viz.queries import GoldQuery
 from scar_viz.querygen import DROP_REASONS, GeneratedSet
 
+DIFF_COLUMN = "difference in context"
+"""The side-by-side column that compares each policy's context with the base policy's."""
 SCORE_LABELS = {
     "faithfulness": "faithfulness",
     "answer_relevancy": "answer relevancy",
@@ -181,7 +183,7 @@ def _row(check: AnswerCheck, query_id: str, policy: str) -> AnswerRow | None:
 def context_difference(row: AnswerRow, base: AnswerRow | None) -> str:
     """How ``row``'s context differs from ``base``'s: chunks added and left out, tokens."""
     if base is None or row is base:
-        return "reference for the differences"
+        return "the base the others are compared with"
     tokens = row.context_tokens - base.context_tokens
     sign = "+" if tokens > 0 else "−" if tokens < 0 else "±"
     tok = f"{sign}{abs(tokens):,} tokens"
@@ -216,7 +218,7 @@ def side_by_side(check: AnswerCheck, query_id: str, base: str = "scar") -> list[
             item[SCORE_LABELS[s]] = cell(row.score(s), 3)
         item["context tokens"] = row.context_tokens
         item["chunks"] = chunk_list(row.chunk_ids) if row.chunk_ids is not None else "spans"
-        item[f"context vs {base}"] = context_difference(row, ref)
+        item[DIFF_COLUMN] = context_difference(row, ref)
         out.append(item)
     return out
 
@@ -245,3 +247,25 @@ def claim_rows(check: AnswerCheck, query_id: str) -> list[dict[str, object]]:
     for r in out:
         r.setdefault("supported", EMPTY_CELL)
     return out
+
+
+def calls_note(queries: Sequence[GoldQuery], n_policies: int, references: Mapping[str, str]) -> str:
+    """What the answer check will cost in calls, said before it runs."""
+    return (
+        f"At most {planned_calls(queries, n_policies, references):,} calls: per query "
+        f"{calls_per_query(n_policies)} ({calls_per_query(1)} per policy: 1 answer, then the "
+        "judge's faithfulness, relevancy and recall), "
+        f"{calls_per_query(n_policies, reference=True)} with a reference answer. Identical "
+        "requests are sent once; cached replies cost nothing."
+    )
+
+
+def check_caption(check: AnswerCheck) -> str:
+    """What an answer check was run on, and who judged it (the scores are that model's)."""
+    p = check.params
+    return (
+        f"{check.n_queries} queries on {check.document} · {check.chunking} · k = {p.k}, "
+        f"λ = {p.lam:.2f}, τ = {p.tau:.2f}, r = {p.radius} · answers by {check.answer_model}, "
+        f"judged by {check.judge_model}. The scores are the judge's verdicts: they are only as "
+        "good as that model."
+    )

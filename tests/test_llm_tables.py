@@ -18,6 +18,7 @@ from scar_viz.fmt import EMPTY_CELL
 from scar_viz.gate import GateParams
 from scar_viz.llm import ChatModel, Usage
 from scar_viz.llm_tables import (
+    DIFF_COLUMN,
     calls_per_query,
     claim_rows,
     comparison_rows,
@@ -142,15 +143,15 @@ def test_side_by_side_and_the_difference_in_context(llm_server, setting):
     rows = side_by_side(ch, qid)
     assert [r["policy"] for r in rows] == list(POLICIES)
     by = {r["policy"]: r for r in rows}
-    assert by["scar"]["context vs scar"] == "reference for the differences"
+    assert by["scar"][DIFF_COLUMN] == "the base the others are compared with"
     top = ch.policies["topk"].rows[0]
     scar = ch.policies["scar"].rows[0]
     assert by["topk"]["answer"] == top.answer
     left = set(scar.chunk_ids) - set(top.chunk_ids)
     if left:
-        assert "leaves out" in by["topk"]["context vs scar"]
+        assert "leaves out" in by["topk"][DIFF_COLUMN]
     else:
-        assert by["topk"]["context vs scar"].startswith("same chunks")
+        assert by["topk"][DIFF_COLUMN].startswith("same chunks")
     kinds = {r["kind"] for r in claim_rows(ch, qid)}
     assert kinds == {"claim", "question written from the answer"}
     assert {r["supported"] for r in claim_rows(ch, qid)} <= {"yes", "no", EMPTY_CELL}
@@ -171,7 +172,7 @@ def test_context_difference_words():
     assert context_difference(wider, base) == "adds chunks 2 and 6; +60 tokens"
     assert context_difference(narrower, base) == "leaves out chunks 3 and 5; −60 tokens"
     assert context_difference(spans, base) == "±0 tokens (spans, not whole chunks)"
-    assert context_difference(base, base) == "reference for the differences"
+    assert context_difference(base, base) == "the base the others are compared with"
 
 
 def test_unparseable_replies_are_listed(llm_server, setting):

@@ -257,3 +257,9 @@ def content_key(prep: PreparedDoc, active: ActiveQueries, tag: str) -> tuple:
         prep.prepend,
         active.key,
     )
+
+
+def set_text(doc_choice: str | None, doc_text: str, source: str) -> str:
+    """The file behind ``source``'s set as text (e.g. for its reference answers); "" if none."""
+    _, data = _available(doc_choice, doc_text).get(source, ("", ""))
+    return data.decode("utf-8-sig", errors="replace") if isinstance(data, bytes) else data
