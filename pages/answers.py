@@ -41,8 +41,7 @@ NOT_CONFIGURED = (
 
 
 def _load_generated(doc_text: str, jsonl: str) -> None:
-    stash_query_set(doc_text, "generated", "generated.jsonl", jsonl)
-    st.session_state.pop("qs_source", None)  # the picker below starts on the generated set
+    stash_query_set(doc_text, "generated", "generated.jsonl", jsonl)  # the picker follows
 
 
 st.title("Answers (LLM)")

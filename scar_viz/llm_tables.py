@@ -110,9 +110,10 @@ def _scores(check: AnswerCheck) -> tuple[str, ...]:
 
 
 def summary_rows(check: AnswerCheck) -> list[dict[str, object]]:
-    """One row per policy that ran: the mean of each score (over the queries scored), queries
-    scored, mean context tokens, answer and judge tokens and calls, unparseable replies.
-    Answer correctness appears only when the query file has reference answers."""
+    """One row per policy that ran: the mean of each score (over the queries scored), the
+    fewest queries any score was computed for, mean context tokens, answer and judge tokens,
+    calls and cache hits, unparseable replies. Answer correctness appears only when the query
+    file has reference answers."""
     bad: dict[str, int] = {}
     for u in check.unparseable:
         bad[u.policy] = bad.get(u.policy, 0) + 1
@@ -123,13 +124,13 @@ def summary_rows(check: AnswerCheck) -> list[dict[str, object]]:
         row: dict[str, object] = {"policy": name}
         for s in _scores(check):
             row[SCORE_LABELS[s]] = cell(pa.mean(s), 3)
-        row["queries scored"] = min((pa.n_scored(s) for s in _scores(check)), default=0)
-        row["context tokens (mean)"] = round(pa.mean_context_tokens, 1)
+        row["scored"] = min((pa.n_scored(s) for s in _scores(check)), default=0)
+        row["context tokens"] = round(pa.mean_context_tokens, 1)
         answer, judge = pa.answer_usage, pa.judge_usage
         row["answer tokens"] = answer.total_tokens
         row["judge tokens"] = judge.total_tokens
         row["LLM calls"] = answer.calls + judge.calls
-        row["from cache"] = answer.cached + judge.cached
+        row["cached"] = answer.cached + judge.cached
         row["unparseable"] = bad.get(name, 0)
         rows.append(row)
     return rows

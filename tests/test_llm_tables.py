@@ -110,9 +110,9 @@ def test_summary_one_row_per_policy_and_tokens_sum(llm_server, setting):
     for r in rows:
         pa = ch.policies[r["policy"]]
         assert r["answer tokens"] == pa.answer_usage.total_tokens
-        assert r["LLM calls"] + r["from cache"] == 4 * ch.n_queries  # 1 answer + 3 judge calls
+        assert r["LLM calls"] + r["cached"] == 4 * ch.n_queries  # 1 answer + 3 judge calls
         assert r["faithfulness"] == round(pa.mean("faithfulness"), 3)
-        assert r["queries scored"] == ch.n_queries
+        assert r["scored"] == ch.n_queries
     assert sum(r["LLM calls"] for r in rows) == ch.usage.calls
     labelled = ch.queries
     assert planned_calls(labelled, len(POLICIES), {}) == 4 * len(POLICIES) * ch.n_queries
@@ -129,7 +129,7 @@ def test_reference_answers_add_the_correctness_column(llm_server, setting):
     assert ch.has_references
     rows = summary_rows(ch)
     assert all("answer correctness" in r for r in rows)
-    assert sum(r["LLM calls"] + r["from cache"] for r in rows) == 5 * 3 * ch.n_queries
+    assert sum(r["LLM calls"] + r["cached"] for r in rows) == 5 * 3 * ch.n_queries
     assert planned_calls(ch.queries, 3, reference_answers(gs.jsonl())) == 5 * 3 * ch.n_queries
     qid = next(iter(query_choices(ch)))
     assert all("answer correctness" in r for r in side_by_side(ch, qid))

@@ -95,6 +95,11 @@ def _stash_upload() -> None:
     stash_query_set(doc_text, "upload", upload.name, upload.getvalue())
 
 
+def _follow_radio() -> None:
+    """The user's pick on the radio becomes the active source (before the script runs)."""
+    st.session_state["qs_pick"] = st.session_state.get("qs_source")
+
+
 def format_help(key: str = "fmt") -> None:
     """The query format, a template and a worked example on the sample, for download."""
     with st.expander("The labelled query format (and a template to fill in)"):
@@ -173,13 +178,17 @@ def query_set_picker(prep: PreparedDoc, doc_choice: str | None) -> ActiveQueries
     picked = st.session_state.get("qs_pick")
     if picked not in sources:
         picked = next(iter(sources))
+    # The radio holds its own state: a set stashed since (an upload, a label, an LLM set)
+    # moves it before it is drawn. Set on every run: after a page switch the radio is a new
+    # widget, and its state under the old page's widget would still read as ``picked``.
+    st.session_state["qs_source"] = picked
     source = st.radio(
         "Use",
         list(sources),
-        index=list(sources).index(picked),
         format_func=lambda s: f"{SOURCES[s]} ({sources[s][0]})",
         horizontal=True,
         key="qs_source",
+        on_change=_follow_radio,
     )
     st.session_state["qs_pick"] = source
     name, data = sources[source]

@@ -75,6 +75,8 @@ def test_generate_evaluate_answer_check(llm_app, chat_server, page):
     assert len(rows) == kept and all(r["evidence"] and r["answer"] for r in rows)
     click(page, "Use it in the Evaluation lab")
     page.get_by_text("Loaded: the Evaluation lab's pages use this set now").wait_for()
+    assert page.get_by_role("radio", name="Generated with an LLM").is_checked()  # this page's
+    assert metric(page, "Queries") == kept
 
     go(page, "Evaluation lab")  # the lab's pages now run on the generated set
     assert page.get_by_role("radio", name="Generated with an LLM").is_checked()
