@@ -46,6 +46,9 @@ pages = {
         st.Page(
             "pages/fit_gate.py", title="Fit a gate", icon=":material/tune:", url_path="fit-gate"
         ),
+        st.Page(
+            "pages/answers.py", title="Answers (LLM)", icon=":material/forum:", url_path="answers"
+        ),
     ],
     "Learn": [
         st.Page("pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"),

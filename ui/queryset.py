@@ -289,3 +289,9 @@ def known_sets(doc_choice: str | None, doc_text: str) -> list[QuerySet]:
         except UserError:
             continue
     return out
+
+
+def set_text(doc_choice: str | None, doc_text: str, source: str) -> str:
+    """The file behind ``source``'s set as text (e.g. for its reference answers); "" if none."""
+    _, data = _available(doc_choice, doc_text).get(source, ("", ""))
+    return data.decode("utf-8-sig", errors="replace") if isinstance(data, bytes) else data

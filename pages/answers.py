@@ -1,0 +1,190 @@
+"""Answers (LLM): a labelled query set written by a language model from this document, and the
+answer check (each policy's context to the model, the answers scored as RAGAS defines them)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from scar_viz.answers import DEFAULT_QUESTIONS, check_answers, reference_answers
+from scar_viz.embeddings import text_key
+from scar_viz.errors import UserError, user_message
+from scar_viz.evaluation import available_policies
+from scar_viz.llm import ChatModel, public_url
+from scar_viz.llm_tables import calls_note
+from scar_viz.pipeline import embed_function
+from scar_viz.querygen import DEFAULT_FRAGMENTED_SHARE, DEFAULT_N, generate_queries
+from ui.alerts import alert
+from ui.answer_views import check_view, generated_view
+from ui.cache import disk_cache
+from ui.gate_controls import gate_sliders
+from ui.queryset import (
+    content_key,
+    progress_bar,
+    query_set_picker,
+    query_vectors,
+    set_text,
+    stash_query_set,
+    type_metrics,
+)
+from ui.sidebar import sidebar_setup
+from ui.state import URL, llm_settings
+
+POLICIES = ["topk", "window1", "scar"]
+GENERATED = "llm_generated"  # session_state: {document digest: (chunking label, GeneratedSet)}
+CHECK = "llm_check"  # session_state: (settings key, AnswerCheck) of the last answer check
+NOT_CONFIGURED = (
+    "No language model is configured, so this page shows no answer-quality figure. Open "
+    "*LLM (answers and query generation)* in the sidebar and give a chat model and a base URL "
+    "(Ollama: `http://localhost:11434/v1`), and an API key for a hosted endpoint (the field, "
+    "`OPENAI_API_KEY` or `.streamlit/secrets.toml`)."
+)
+
+
+def _load_generated(doc_text: str, jsonl: str) -> None:
+    stash_query_set(doc_text, "generated", "generated.jsonl", jsonl)  # the picker follows
+
+
+st.title("Answers (LLM)")
+st.caption(
+    "Bring your own language model: let it write labelled questions for this document, then "
+    "send each policy's context to it and score the answers (faithfulness, answer relevancy, "
+    "context recall, answer correctness). Every reply is cached on disk: a rerun is free."
+)
+setup = sidebar_setup()
+if setup is None:
+    st.stop()
+prep, embedder = setup
+model, base_url, key = llm_settings()
+configured = bool(base_url or key)
+if configured:
+    alert(f"Chat model: {model} at {public_url(base_url or None)}", "caption")
+else:
+    st.info(NOT_CONFIGURED, icon=":material/info:")
+
+
+def chat(name: str = "") -> ChatModel:
+    """A client for this action only (the key is never kept in the session)."""
+    return ChatModel(name or model, base_url=base_url or None, api_key=key or None)
+
+
+# --- 1. a query set written by the model -------------------------------------------------------
+st.header("Generate a query set", divider="gray")
+st.caption(
+    "Fragmented questions come from chunk boundaries that cut a paragraph or sentence (the "
+    "model sees both sides), atomic ones from single chunks. A question is kept only if every "
+    "evidence sentence is found in the document, it does not copy its evidence and it is not "
+    "a duplicate; its type is then computed under the current chunking."
+)
+c1, c2, c3, c4 = st.columns([1, 1.4, 1, 1.2], vertical_alignment="bottom")
+n = c1.number_input("Queries", 1, 200, DEFAULT_N, key="gen_n", bind=URL)
+share = c2.slider(
+    "Fragmented share", 0.0, 1.0, DEFAULT_FRAGMENTED_SHARE, 0.05, key="gen_share", bind=URL
+)
+seed = c3.number_input("Seed", 0, 10_000, 0, key="gen_seed", bind=URL)
+doc_key = text_key(prep.document.text)
+if c4.button("Generate", key="gen_run", icon=":material/auto_awesome:", disabled=not configured):
+    bar, update = progress_bar("Asking the model for questions …")
+    try:
+        gs = generate_queries(
+            prep.document,
+            prep.chunks,
+            chat(),
+            n=int(n),
+            fragmented_share=share,
+            seed=int(seed),
+            progress=update,
+        )
+    except (UserError, ValueError) as exc:
+        alert(f"Generating failed: {user_message(exc)} Nothing was lost; try again.")
+    else:
+        st.session_state.setdefault(GENERATED, {})[doc_key] = (prep.config.label, gs)
+    finally:
+        bar.empty()
+
+made = st.session_state.get(GENERATED, {}).get(doc_key)
+if made is not None:
+    jsonl = made[1].jsonl()
+    stashed = set_text(None, prep.document.text, "generated")
+    in_use = st.session_state.get("qs_pick") == "generated" and stashed == jsonl
+    generated_view(*made, on_load=_load_generated, args=(prep.document.text, jsonl), loaded=in_use)
+
+# --- 2. the answer check -----------------------------------------------------------------------
+st.header("Answer check", divider="gray")
+st.caption(
+    "Each query's context under each policy (as the Explorer's context view assembles it) goes "
+    "to the chat model with one fixed prompt; a judge model scores the answers. Faithfulness = "
+    "supported claims / claims; answer relevancy = mean cosine between the question and N "
+    "questions the judge writes from the answer; context recall = reference-evidence "
+    "statements the context supports; answer correctness (files with reference answers) = "
+    "0.75 · F1 of the answer's statements against the reference + 0.25 · their cosine."
+)
+active = query_set_picker(prep, st.session_state.get("doc"))
+if active is None:
+    st.stop()
+type_metrics(active.labelled, prep.config.label)
+st.caption("SCAR's gate")
+params = gate_sliders(len(prep.chunks))
+a1, a2, a3 = st.columns([2, 1.2, 1])
+policies = a1.multiselect(
+    "Policies", list(available_policies()), POLICIES, key="ans_policies", bind=URL
+)
+judge_name = a2.text_input(
+    "Judge model (blank = the chat model)", key="ans_judge", bind=URL, placeholder=model
+).strip()
+n_questions = a3.number_input(
+    "N (relevancy)",
+    1,
+    10,
+    DEFAULT_QUESTIONS,
+    key="ans_nq",
+    bind=URL,
+    help="Questions the judge writes from each answer for answer relevancy.",
+)
+references = reference_answers(
+    set_text(st.session_state.get("doc"), prep.document.text, active.source)
+)
+st.caption(calls_note(active.labelled, len(policies), references))
+settings = (
+    content_key(prep, active, "answers"),
+    tuple(policies),
+    params,
+    judge_name,
+    int(n_questions),
+    model,
+    public_url(base_url or None),
+)
+ready = configured and bool(policies)
+if st.button(
+    "Run the answer check",
+    key="ans_run",
+    icon=":material/fact_check:",
+    disabled=not ready,
+    type="primary",
+):
+    vecs = query_vectors(embedder, active.labelled)
+    if vecs is not None:
+        bar, update = progress_bar("Answering and judging …")
+        try:
+            check = check_answers(
+                prep,
+                active.labelled,
+                vecs,
+                chat(),
+                embed_function(embedder, disk_cache()),
+                policies=policies,
+                params=params,
+                judge=chat(judge_name) if judge_name else None,
+                references=references,
+                n_questions=int(n_questions),
+                progress=update,
+            )
+        except (UserError, ValueError) as exc:
+            alert(f"The answer check failed: {user_message(exc)} Earlier results are kept.")
+        else:
+            st.session_state[CHECK] = (settings, check)
+        finally:
+            bar.empty()
+
+last = st.session_state.get(CHECK)
+if last is not None:
+    check_view(last[1], stale=last[0] != settings)

@@ -1,0 +1,121 @@
+"""The Answers page's result views: a generated query set and an answer check.
+
+Every text from the document, the query file or a model (questions, answers, judge replies,
+file names) is shown escaped: in ``ui.alerts.alert`` boxes or in dataframes, never as markdown.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import streamlit as st
+
+from scar_viz.answers import AnswerCheck, answer_json
+from scar_viz.llm_tables import (
+    DIFF_COLUMN,
+    check_caption,
+    claim_rows,
+    comparison_rows,
+    drop_detail_rows,
+    drop_rows,
+    kept_rows,
+    policy_errors,
+    query_choices,
+    side_by_side,
+    summary_rows,
+    unparseable_rows,
+    usage_line,
+)
+from scar_viz.querygen import GeneratedSet
+from ui.alerts import alert
+
+
+def generated_view(
+    label: str, gs: GeneratedSet, on_load: Callable, args: tuple, loaded: bool = False
+) -> None:
+    """Counts, tokens, the kept/dropped report, the download and the load button (``loaded``:
+    the set is the Evaluation lab's active one)."""
+    m = st.columns(4)
+    m[0].metric("Kept", len(gs.queries))
+    m[1].metric("Fragmented", gs.type_counts.get("fragmented", 0))
+    m[2].metric("Atomic", gs.type_counts.get("atomic", 0))
+    m[3].metric("Dropped", len(gs.drops))
+    alert(f"Made under {label}. Tokens spent: {usage_line(gs.usage)}.", "caption")
+    for note in gs.notes:
+        alert(note, "info")
+    st.dataframe(drop_rows(gs), hide_index=True, key="gen_report")
+    with st.expander(f"The {len(gs.queries)} kept questions"):
+        st.dataframe(kept_rows(gs), hide_index=True, key="gen_kept")
+    if gs.drops:
+        with st.expander(f"The {len(gs.drops)} dropped questions, with the reason"):
+            st.dataframe(drop_detail_rows(gs), hide_index=True, key="gen_drops")
+    if not gs.queries:
+        alert("No generated question was kept; the table above says why.", "warning")
+        return
+    d1, d2 = st.columns(2)
+    d1.download_button(
+        "Download the set (JSON Lines)",
+        gs.jsonl(),
+        file_name="generated.queries.jsonl",
+        mime="application/jsonl",
+        key="gen_download",
+        icon=":material/download:",
+    )
+    d2.button(
+        "Use it in the Evaluation lab",
+        key="gen_load",
+        icon=":material/playlist_add_check:",
+        on_click=on_load,
+        args=args,
+        help="Makes this set the active query set of every Evaluation-lab page (this session).",
+    )
+    if loaded:
+        st.success(
+            "Loaded: the Evaluation lab's pages use this set now (source: Generated with an "
+            "LLM). Download it to keep it beyond this session.",
+            icon=":material/check_circle:",
+        )
+
+
+def check_view(check: AnswerCheck, stale: bool) -> None:
+    """Per-policy means, significance, tokens, unparseable replies, the answers side by side
+    for one query, the judge's verdicts, and the JSON download."""
+    if stale:
+        alert("The settings changed since this run; run the check again to update it.", "warning")
+    alert(check_caption(check), "caption")
+    st.subheader("Per policy (means over the queries scored)")
+    st.dataframe(summary_rows(check), hide_index=True, key="ans_summary")
+    for problem in policy_errors(check):
+        alert(problem, "warning")
+    alert(f"Tokens spent: {usage_line(check.usage)}.", "caption")
+    if check.comparisons:
+        st.subheader("SCAR against each policy (paired bootstrap, B = 10,000; Cohen's d)")
+        st.dataframe(comparison_rows(check), hide_index=True, key="ans_significance")
+    if check.unparseable:
+        alert(
+            f"{len(check.unparseable)} judge replies could not be parsed; those scores are left "
+            "empty (not counted as zero).",
+            "warning",
+        )
+        with st.expander("The unparseable replies"):
+            st.dataframe(unparseable_rows(check), hide_index=True, key="ans_unparseable")
+    st.subheader("Answers side by side")
+    choices = query_choices(check)
+    qid = st.selectbox("Query", list(choices), format_func=choices.get, key="ans_query")
+    rows = side_by_side(check, qid)
+    for col, row in zip(st.columns(len(rows) or 1), rows, strict=False):
+        col.markdown(f"**{row['policy']}**")
+        alert(str(row["answer"]), "info", col)
+        alert(str(row[DIFF_COLUMN]), "caption", col)
+    st.dataframe(rows, hide_index=True, key="ans_side")
+    with st.expander("What the judge said (claims, questions written from the answers)"):
+        st.dataframe(claim_rows(check, qid), hide_index=True, key="ans_claims")
+    st.download_button(
+        "Download the answer check (JSON)",
+        json.dumps(answer_json(check), ensure_ascii=False, indent=2),
+        file_name="answer-check.json",
+        mime="application/json",
+        key="ans_download",
+        icon=":material/download:",
+    )
