@@ -78,6 +78,11 @@ def test_nothing_runs_and_no_score_shows_until_a_model_is_configured(at, llm_ser
     assert not any("shows no answer-quality figure" in i.value for i in at.info)
 
 
+def source_radio(at):
+    """The query-set picker's radio (its key follows the active source, so find it by label)."""
+    return next(r for r in at.radio if r.label == "Use")
+
+
 def test_generate_then_load_into_the_evaluation_lab(at, llm_server):
     connect(at, llm_server)
     generate(at, n=6)
@@ -88,11 +93,11 @@ def test_generate_then_load_into_the_evaluation_lab(at, llm_server):
     assert report["queries"].sum() == kept + metric(at, "Dropped")
     assert any("Tokens spent:" in a and "completion tokens" in a for a in alerts(at, "caption"))
     assert llm_server.requests[-1]["headers"]["authorization"] == f"Bearer {SECRET}"
-    assert at.radio(key="qs_source").value == "sample"
+    assert source_radio(at).value == "sample"
 
     at.button(key="gen_load").click().run()
     assert not at.exception, at.exception
-    assert at.radio(key="qs_source").value == "generated"
+    assert source_radio(at).value == "generated"
     assert metric(at, "Queries") == kept  # the picker's counts are the generated set's
     assert any("Loaded" in s.value for s in at.success)
     assert at.session_state["qs_pick"] == "generated"
