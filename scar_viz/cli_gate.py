@@ -14,6 +14,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
+from scar_viz.cli_common import setup
 from scar_viz.learned_gate import (
     DEFAULT_L2,
     DEFAULT_P,
@@ -124,7 +125,6 @@ def register(
 
 
 def cmd_fit_gate(args: argparse.Namespace) -> int:
-    from scar_viz.cli import setup
     from scar_viz.embeddings import embed_cached
     from scar_viz.queries import label_queries, load_queries
 

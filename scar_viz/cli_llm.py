@@ -22,6 +22,7 @@ import sys
 from collections.abc import Callable
 
 from scar_viz.chunking import ChunkingConfig, chunk_document
+from scar_viz.cli_common import EXIT_FAILED, setup
 from scar_viz.llm import (
     DEFAULT_BACKOFF,
     DEFAULT_CONCURRENCY,
@@ -171,7 +172,6 @@ def register(
 
 
 def cmd_make_queries(args: argparse.Namespace) -> int:
-    from scar_viz.cli import EXIT_FAILED
     from scar_viz.documents import load_path
     from scar_viz.querygen import generate_queries
 
@@ -209,7 +209,6 @@ def cmd_make_queries(args: argparse.Namespace) -> int:
 
 def cmd_answer(args: argparse.Namespace) -> int:
     from scar_viz.answers import SCORES, answer_json, check_answers, reference_answers
-    from scar_viz.cli import setup
     from scar_viz.embeddings import embed_cached
     from scar_viz.evaluation import default_policies, parse_policy_list
     from scar_viz.gate import GateParams
