@@ -14,8 +14,10 @@ DOCUMENT_UPLOADER = "[data-testid='stFileUploaderDropzoneInput'][accept*='.txt']
 
 
 def choose(page, label: str, option: str) -> None:
-    """Pick ``option`` in the selectbox labelled ``label``."""
+    """Pick ``option`` in the selectbox labelled ``label`` (typed first, so the option is in
+    the list's rendered window even when the select sits low in a small viewport)."""
     page.get_by_test_id("stSelectbox").filter(has_text=label).first.click()
+    page.keyboard.type(option)
     page.get_by_role("option", name=option, exact=True).click()
     wait_for_app_run(page)
 
