@@ -13,12 +13,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz import fmt
+from scar_viz.answers import SCORES, Embed, answer_contexts, check_question
 from scar_viz.chunking import Chunk
 from scar_viz.context import ContextCost, context_cost, context_text
 from scar_viz.errors import UserError
 from scar_viz.gate import GateParams
-from scar_viz.learned_gate import DEFAULT_P, LearnedGate, learned_select, resolve_gate
-from scar_viz.llm import Reply
+from scar_viz.learned_gate import (
+    DEFAULT_P,
+    LearnedDecision,
+    LearnedGate,
+    learned_select,
+    resolve_gate,
+)
+from scar_viz.llm import ChatModel, Progress, Usage
 from scar_viz.queries import LabelledQuery
 from scar_viz.scoring import Selection, select_from_sims, window
 from scar_viz.tokens import TOKENIZER_NAME, count_tokens
@@ -145,6 +152,29 @@ def summarise(chunks: Sequence[Chunk], sel: Selection, policy: str = "SCAR") -> 
     return Summary(policy, window_name(sel.params.radius), costs)
 
 
+def why_table(decision: LearnedDecision) -> list[dict[str, object]]:
+    """The learned gate's why? rows for a table: value written out ("—" for the intercept),
+    the contribution w_i·z_i, the meaning; then the score and the bar logit(p)."""
+    rows = [
+        {
+            "term": r["term"],
+            "value": fmt.EMPTY_CELL if r["value"] is None else f"{r['value']:.3f}",
+            "contribution": round(float(r["contribution"]), 4),
+            "meaning": r["meaning"],
+        }
+        for r in decision.why_rows()
+    ]
+    rows.append(
+        {
+            "term": "score",
+            "value": f"p = {decision.probability:.3f}",
+            "contribution": round(decision.score, 4),
+            "meaning": f"admitted iff score > logit(p = {decision.p:g}) = {decision.bar:.3f}",
+        }
+    )
+    return rows
+
+
 def chunk_span(chunks: Sequence[Chunk], ids: Sequence[int]) -> tuple[int, int]:
     """The character span from the first picked chunk's start to the last one's end.
 
@@ -166,23 +196,75 @@ def known_evidence(queries: Sequence[LabelledQuery], question: str) -> tuple[str
     return ()
 
 
-def answer_rows(
-    contexts: Mapping[str, str], replies: Mapping[str, Reply], against: str
-) -> list[dict[str, object]]:
-    """The answer check's table: per answered policy its context's tokens, their change
-    against ``against``'s, and the tokens the call spent (prompt + completion; a reply from
-    the disk cache reports the stored call's)."""
-    base = count_tokens(contexts[against]) if against in contexts else 0
-    rows = []
-    for name, reply in replies.items():
-        tokens = count_tokens(contexts[name])
-        rows.append(
-            {
-                "policy": name,
-                "context tokens": tokens,
-                f"vs {against}": fmt.change(tokens, base) if name != against else fmt.EMPTY_CELL,
-                "tokens spent": reply.prompt_tokens + reply.completion_tokens,
-                "from cache": "yes" if reply.cached else "no",
-            }
+@dataclass(frozen=True)
+class AnsweredContext:
+    """One context's answer in the Explorer's check: the answer text (verbatim: escape it),
+    the context's tokens, the tokens the calls spent, and scores (empty when not scored)."""
+
+    policy: str
+    answer: str
+    context_tokens: int
+    spent: Usage
+    scores: Mapping[str, float | None]
+
+
+def answer_question(
+    chat: ChatModel,
+    question: str,
+    contexts: Mapping[str, str],
+    *,
+    embed: Embed | None = None,
+    evidence: Sequence[str] = (),
+    progress: Progress | None = None,
+) -> list[AnsweredContext]:
+    """Answer ``question`` from each context; scored (faithfulness, answer relevancy, and
+    context recall against ``evidence``) when the question has known evidence and ``embed``
+    is given, else answers only (one call per context).
+
+    Raises:
+        LLMError: when the endpoint fails.
+    """
+    if evidence and embed is not None:
+        check = check_question(
+            chat, embed, question, contexts, evidence=evidence, progress=progress
         )
+        return [
+            AnsweredContext(
+                name,
+                row.answer,
+                row.context_tokens,
+                row.answer_usage + row.judge_usage,
+                {score: row.score(score) for score in SCORES if row.score(score) is not None},
+            )
+            for name, row in check.rows.items()
+        ]
+    replies = answer_contexts(chat, question, contexts, progress)
+    return [
+        AnsweredContext(
+            name,
+            reply.text,
+            count_tokens(contexts[name]),
+            Usage(reply.prompt_tokens, reply.completion_tokens, 1, int(reply.cached)),
+            {},
+        )
+        for name, reply in replies.items()
+    ]
+
+
+def answer_rows(answers: Sequence[AnsweredContext], against: str) -> list[dict[str, object]]:
+    """The answer check's table: per context its tokens, their change against ``against``'s
+    context, the tokens spent, and the scores (when scored)."""
+    base = next((a.context_tokens for a in answers if a.policy == against), 0)
+    rows = []
+    for a in answers:
+        row: dict[str, object] = {
+            "policy": a.policy,
+            "context tokens": a.context_tokens,
+            f"vs {against}": fmt.change(a.context_tokens, base)
+            if a.policy != against
+            else fmt.EMPTY_CELL,
+            "tokens spent": a.spent.total_tokens,
+        }
+        row.update({name: round(float(v), 3) for name, v in a.scores.items()})
+        rows.append(row)
     return rows
