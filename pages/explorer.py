@@ -72,11 +72,13 @@ def metrics(sel, summary, big: bool) -> None:
     m[1].metric(names[1], len(sel.admitted))
     m[2].metric(names[2], len(sel.rejected))
     for col, field, name in ((m[3], "chunks", names[3]), (m[4], "tokens", names[4])):
+        arrow, colour = summary.delta_style(field)
         col.metric(
             f"{summary.policy} {name}",
             getattr(summary.ours, field),
             summary.delta(field, short=big),
-            delta_color="inverse",
+            delta_color=colour,
+            delta_arrow=arrow,
             help=f"{summary.policy}'s context against {summary.window}'s",
         )
     for level, note in edge_notes(sel, len(prep.chunks)):
@@ -192,11 +194,13 @@ def gate_view(prep: PreparedDoc) -> None:
         live_panel(params, focus, big)
     if big:
         metrics(sel, summary, big)
-        plane(sel, params.lam, big) if policy == "SCAR" else learned_why(sel, source)
-    else:
-        left, right = st.columns([1, 1])
-        with left:
-            plane(sel, params.lam, big) if policy == "SCAR" else learned_why(sel, source)
+    left, right = (st.container(), None) if big else st.columns([1, 1])
+    with left:
+        if policy == "SCAR":
+            plane(sel, params.lam, big)
+        else:
+            learned_why(sel, source)
+    if right is not None:
         with right:
             summary_and_why(sel, summary)
     decisions(sel)

@@ -122,6 +122,18 @@ class Summary:
         change = fmt.change(getattr(self.ours, field), getattr(self.base, field))
         return change if short else f"{change} vs window"
 
+    def delta_style(self, field: str) -> tuple[str, str]:
+        """(arrow, colour) for ``field``'s delta: fewer than the window is down and green,
+        more is up and red, equal is no arrow and grey (``st.metric``'s ``delta_arrow``
+        and ``delta_color``: the written delta uses a true minus sign, which Streamlit's own
+        sign test does not read)."""
+        ours, base = getattr(self.ours, field), getattr(self.base, field)
+        if ours < base:
+            return "down", "green"
+        if ours > base:
+            return "up", "red"
+        return "off", "gray"
+
     def rows(self) -> list[dict[str, object]]:
         """The summary table: one row per policy (chunks, tokens, characters, vs window)."""
         return [

@@ -309,6 +309,18 @@ def test_answers_from_three_contexts_side_by_side(hash_model, llm_server):
     assert llm_server.calls == calls
 
 
+def test_a_labelled_question_is_answered_and_scored(hash_model, llm_server):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["llm_url"] = llm_server.base_url
+    at.query_params["llm_model"] = "fake-model"
+    at.run()  # the sample's first example question: its evidence is in the sample's file
+    at.button(key="llm_answer").click().run()
+    assert not at.exception, at.exception
+    table = table_with(at, "tokens spent")
+    assert {"faithfulness", "context_recall"} <= set(table.columns)
+    assert table["faithfulness"].between(0, 1).all()
+
+
 def test_answers_are_escaped(hash_model, llm_server):
     from tests.fake_llm import HTML_ANSWER
 
