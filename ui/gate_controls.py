@@ -101,12 +101,12 @@ def query_box(
         )
     query = (query or "").strip()
     if not query:
-        st.info(
-            "Type a question to see which chunks the retriever finds and what SCAR adds."
-            if sample
-            else "A new document: ask a question about it"
-            + (", or pick a starting question drawn from its headings." if options else ".")
-        )
+        prompt = "type a question to see which chunks the retriever finds and what SCAR adds"
+        if sample:
+            st.info(prompt[0].upper() + prompt[1:] + ".")
+        else:
+            more = ", or pick a starting question drawn from its headings" if options else ""
+            st.info(f"A new document: {prompt}{more}.")
         return None
     if len(query) > MAX_QUERY_CHARS:
         st.warning(

@@ -231,7 +231,7 @@ def uploaded_app(text: str = REPORT, name: str = "report.md") -> AppTest:
 def test_an_upload_starts_with_an_empty_question_and_starters(hash_model):
     at = uploaded_app()
     assert at.text_input(key="q").value in ("", None)
-    assert any("A new document: ask a question" in i.value for i in at.info)
+    assert any("A new document: type a question" in i.value for i in at.info)
     assert not at.metric  # no results for the sample's question on the new document
     starters = at.selectbox(key="starter")
     assert "What does the document say about weather limits?" in starters.options
