@@ -18,6 +18,7 @@ from scar_viz.explain import edge_notes, explain_decision
 from scar_viz.explorer import contexts, policy_selection, query_sims, summarise
 from scar_viz.focus import gate_payload, overview_data
 from scar_viz.pipeline import PreparedDoc
+from scar_viz.scoring import Selection
 from ui.alerts import alert
 from ui.cache import cached, prepared_key
 from ui.explore_tools import (
@@ -28,8 +29,8 @@ from ui.explore_tools import (
     learned_why,
     policy_choice,
 )
-from ui.gate_controls import gate_sliders, query_box, release_to_sliders
-from ui.gate_panel import gate_panel, remember_overview_click
+from ui.gate_controls import gate_sliders, panel_setting, query_box, release_to_sliders
+from ui.gate_panel import gate_panel, payload_id, remember_overview_click
 from ui.loading import query_vector
 from ui.presenter import presenting
 from ui.share import chart_config
@@ -103,13 +104,15 @@ def overview(sel, focus: int | None, big: bool) -> None:
 
 def live_panel(params, focus: int | None, big: bool) -> None:
     payload = cached(
-        ("gate-payload", *prepared_key(prep), query, focus),
+        ("gate-payload", *prepared_key(prep), query, params.k, params.radius, focus),
         lambda: gate_payload(prep.chunks, sims, prep.unit, params, focus=focus),
     )
+    lam, tau, seq = panel_setting(params, f"{payload_id(payload)}-{big}")
     gate_panel(
         payload,
-        lam=params.lam,
-        tau=params.tau,
+        lam=lam,
+        tau=tau,
+        seq=seq,
         key="gate_panel",
         big=big,
         on_release=release_to_sliders,
@@ -118,6 +121,16 @@ def live_panel(params, focus: int | None, big: bool) -> None:
 
 def plane(sel, lam: float, big: bool) -> None:
     st.subheader("Decision plane")
+    shown = st.toggle(
+        "Draw it as a chart (hover, PNG/SVG download)",
+        big,
+        key="plane_chart_on",
+        help="The live panel above draws the plane while you drag; this chart redraws after "
+        "each release.",
+    )
+    if not shown:
+        st.caption("The live panel above shows the decision plane.")
+        return
     fig = decision_plane(
         sel.decisions,
         lam,
@@ -178,7 +191,7 @@ def context(sel, big: bool) -> None:
 
 
 @st.fragment
-def gate_view(prep: PreparedDoc) -> None:
+def gate_view(prep: PreparedDoc) -> tuple[Selection, str]:
     """Everything that depends on the gate: a release or a slider move reruns only this."""
     big = presenting()
     params = gate_sliders(len(prep.chunks))
@@ -205,11 +218,14 @@ def gate_view(prep: PreparedDoc) -> None:
             summary_and_why(sel, summary)
     decisions(sel)
     context(sel, big)
-    label_box(prep, query, sel.selected)
-    evidence = known_evidence_for(prep, st.session_state.get("doc"), query)
-    answer_box(prep, embedder, query, contexts(prep.chunks, sel, policy), policy, evidence)
     if big:
         summary_and_why(sel, summary)
+    return sel, policy
 
 
-gate_view(prep)
+# outside the fragment: a release does not re-send them; their buttons rerun the whole page,
+# so they always act on the gate's current setting
+sel, policy = gate_view(prep)
+label_box(prep, query, range(len(prep.chunks)))
+evidence = known_evidence_for(prep, st.session_state.get("doc"), query)
+answer_box(prep, embedder, query, contexts(prep.chunks, sel, policy), policy, evidence)

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import streamlit as st
 
-from scar_viz import fmt, samples
+from scar_viz import samples
 from scar_viz.charts.learned import contributions_chart
 from scar_viz.embeddings import Embedder
 from scar_viz.errors import UserError, user_message
@@ -170,7 +170,7 @@ def answer_box(
         model, base_url, key = llm_settings()
         st.caption(
             f"{model} at {base_url or 'OpenAI'} (the sidebar's LLM settings) answers from "
-            f"each context: {fmt.join_words(contexts)}."
+            "each context: top-k, the static window and the gate's, at the current setting."
             + (" The question has known evidence: answers are also scored." if evidence else "")
         )
         if not st.button("Answer", key="llm_answer", icon=":material/play_arrow:"):

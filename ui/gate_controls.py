@@ -130,6 +130,21 @@ def release_to_sliders(panel_key: str = "gate_panel") -> None:
     if values is not None:
         set_widget("lam", values[0])
         set_widget("tau", values[1])
+        st.session_state["_panel_shows"] = values
+
+
+def panel_setting(params: GateParams, payload_id: str) -> tuple[float, float, int]:
+    """(λ, τ, seq) to send to the gate panel: the page's λ and τ with a new ``seq`` when the
+    panel does not show them yet (a slider, a preset, a new payload), else exactly what was
+    sent last, so the rerun after a release sends unchanged data (no payload re-sent)."""
+    want = (params.lam, params.tau)
+    sent = st.session_state.get("_panel_sent")  # (λ, τ, seq, payload id)
+    if sent is not None and sent[3] == payload_id and st.session_state.get("_panel_shows") == want:
+        return sent[0], sent[1], sent[2]
+    seq = (sent[2] + 1) if sent is not None else 0
+    st.session_state["_panel_sent"] = (*want, seq, payload_id)
+    st.session_state["_panel_shows"] = want
+    return want[0], want[1], seq
 
 
 def gate_sliders(n_chunks: int) -> GateParams:

@@ -88,6 +88,16 @@ def test_dragging_lambda_in_the_panel_flips_neighbours_and_release_updates_table
     lam = page.get_by_test_id("stSlider").filter(has_text="λ (penalty weight)")
     assert "0.25" in lam.inner_text()
     page.wait_for_function("() => window.location.search.includes('lam=0.25')", timeout=10_000)
+    panel_lam = page.locator("[data-testid=sv-lam]")
+    for value in ("1.1", "0.4"):  # the panel keeps what it released (no jump back)
+        _input(page, "sv-lam", value, release=True)
+        wait_for_app_run(page)
+        assert panel_lam.input_value() == value
+        assert value in lam.inner_text()
+    lam.get_by_role("slider").focus()  # the page's slider moves the panel
+    page.keyboard.press("ArrowRight")
+    wait_for_app_run(page)
+    expect(panel_lam).to_have_value("0.41", timeout=10_000)
     page.screenshot(path=str(artifacts / "browser-explorer-panel-release.png"), full_page=True)
     assert "Traceback" not in page.content()
 

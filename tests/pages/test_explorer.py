@@ -39,7 +39,9 @@ def test_opens_on_sample_without_upload(at):
     assert at.selectbox(key="doc").value == samples.DEFAULT_SAMPLE
     assert at.text_input(key="q").value  # the default example question
     assert int(metric(at, "Retrieved")) == DEFAULT_K
-    assert len(at.get("plotly_chart")) == 2
+    assert len(at.get("plotly_chart")) == 1  # the overview; the live panel draws the plane
+    at.toggle(key="plane_chart_on").set_value(True).run()
+    assert len(at.get("plotly_chart")) == 2  # and the plane as a chart, on demand
 
 
 def test_lambda_and_tau_change_the_admitted_set(at):
