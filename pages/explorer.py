@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from scar_viz.charts import decision_plane
-from scar_viz.charts.overview import overview_chart
+from scar_viz.charts.overview import overview_charts
 from scar_viz.context import context_html
 from scar_viz.errors import UserError, user_message
 from scar_viz.explain import edge_notes, explain_decision
@@ -87,19 +87,21 @@ def metrics(sel, summary, big: bool) -> None:
 
 
 def overview(sel, focus: int | None, big: bool) -> None:
-    fig = overview_chart(
+    """Marks above the similarity row: only the small marks figure changes with λ and τ."""
+    figs = overview_charts(
         overview_data(sims, sel),
         focus=focus,
         height=240 if big else 190,
         font_size=18 if big else 12,
     )
-    st.plotly_chart(
-        fig,
-        key="overview",
-        on_select=remember_overview_click("overview", "focus"),
-        selection_mode="points",
-        config=chart_config("overview"),
-    )
+    for fig, key in zip(figs, ("overview_marks", "overview"), strict=True):
+        st.plotly_chart(
+            fig,
+            key=key,
+            on_select=remember_overview_click(key, "focus"),
+            selection_mode="points",
+            config=chart_config("overview"),
+        )
 
 
 def live_panel(params, focus: int | None, big: bool) -> None:

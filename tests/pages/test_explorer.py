@@ -39,9 +39,10 @@ def test_opens_on_sample_without_upload(at):
     assert at.selectbox(key="doc").value == samples.DEFAULT_SAMPLE
     assert at.text_input(key="q").value  # the default example question
     assert int(metric(at, "Retrieved")) == DEFAULT_K
-    assert len(at.get("plotly_chart")) == 1  # the overview; the live panel draws the plane
+    # the overview (marks above the similarity row); the live panel draws the plane
+    assert [c.key for c in at.get("plotly_chart")] == ["overview_marks", "overview"]
     at.toggle(key="plane_chart_on").set_value(True).run()
-    assert len(at.get("plotly_chart")) == 2  # and the plane as a chart, on demand
+    assert len(at.get("plotly_chart")) == 3  # and the plane as a chart, on demand
 
 
 def test_lambda_and_tau_change_the_admitted_set(at):
@@ -163,12 +164,19 @@ def test_page_is_thin():
 
 
 def test_overview_and_gate_panel_are_shown(at):
-    charts = at.get("plotly_chart")
-    assert [c.proto.id for c in charts]  # overview + decision plane
-    assert any("overview" in (c.proto.id or "") for c in charts)
-    assert any(el.type == "bidi_component" for el in at.main.get("bidi_component")) or at.get(
-        "bidi_component"
-    )
+    import json as _json
+
+    charts = {c.key: _json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    marks, base = charts["overview_marks"], charts["overview"]
+    assert [t["name"] for t in marks["data"]] == ["rejected", "admitted", "retrieved"]
+    assert [t["name"] for t in base["data"]] == ["cos(q,c)", "chunks"]
+    assert marks["layout"]["xaxis"]["range"] == base["layout"]["xaxis"]["range"]  # aligned
+    # λ moves change the marks only: the similarity row is sent unchanged
+    at.slider(key="lam").set_value(0.0)
+    at.slider(key="tau").set_value(0.0).run()
+    after = {c.key: c.proto.spec for c in at.get("plotly_chart")}
+    assert after["overview"] == _json.dumps(base) or _json.loads(after["overview"]) == base
+    assert _json.loads(after["overview_marks"]) != marks
 
 
 def test_metric_deltas_never_show_minus_zero(at):
