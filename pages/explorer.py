@@ -94,13 +94,13 @@ def overview(sel, focus: int | None, big: bool) -> None:
         height=240 if big else 190,
         font_size=18 if big else 12,
     )
-    for fig, key in zip(figs, ("overview_marks", "overview"), strict=True):
+    for fig, key, bar in zip(figs, ("overview_marks", "overview"), (True, False), strict=True):
         st.plotly_chart(
             fig,
             key=key,
             on_select=remember_overview_click(key, "focus"),
             selection_mode="points",
-            config=chart_config("overview"),
+            config={**chart_config("overview"), "displayModeBar": bar},
         )
 
 

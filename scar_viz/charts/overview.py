@@ -253,6 +253,7 @@ def overview_charts(
         },
     )
     base_traces = [t.to_plotly_json() for t in whole.data[:2]]
+    base_traces[1]["marker"] = {**base_traces[1]["marker"], "color": "rgba(0,0,0,0)"}
     base_traces[0]["colorbar"] = {
         **base_traces[0]["colorbar"],
         "x": 1.01,
@@ -268,7 +269,7 @@ def overview_charts(
             "hovermode": "closest",
             "clickmode": "event+select",
             "dragmode": False,
-            "margin": {**margin, "b": 20 + 2 * font_size},
+            "margin": {**margin, "b": 28 + 3 * font_size},
             "plot_bgcolor": "white",
             "showlegend": False,
             "xaxis": {**x_axis, "title": layout["xaxis"]["title"]},
