@@ -126,3 +126,19 @@ def test_an_upload_starts_with_an_empty_question_and_offers_starters(hash_app, p
     assert box.input_value() == "What does the document say about crew duties?"
     assert page.get_by_test_id("stMetric").count() == 5
     page.screenshot(path=str(artifacts / "browser-explorer-upload-starters.png"), full_page=True)
+
+
+def test_clicking_the_overview_focuses_a_chunk_in_the_panel(hash_app, page):
+    page.goto(hash_app.url + "/")
+    wait_for_app_run(page)
+    settle(page)
+    base = page.get_by_test_id("stPlotlyChart").nth(1)  # the similarity row under the marks
+    box = base.locator(".nsewdrag").first.bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5)
+    wait_for_app_run(page)
+    settle(page)
+    first = page.locator(".sv-row").first
+    expect(first).to_contain_text("focus")
+    chunk = int(first.get_attribute("data-chunk"))
+    n = int(re.search(r"(\d+) chunks\)", page.inner_text("body")).group(1))
+    assert abs(chunk - n // 2) <= 2  # the middle of the row is the middle of the document
