@@ -30,7 +30,7 @@ from scar_viz.qasc import QascParams
 from scar_viz.sentences import sentence_spans
 from scar_viz.tokens import TOKENIZER_NAME
 from ui.alerts import alert
-from ui.cache import disk_cache
+from ui.cache import disk_cache, prepared_key
 from ui.gate_controls import gate_sliders, query_box
 from ui.knobs import knob_controls
 from ui.learned import active_gate, has_session_gate, p_slider
@@ -67,7 +67,7 @@ if setup is None:
 prep, embedder = setup
 doc = prep.document
 
-query = query_box(st.session_state.get("doc"))
+query = query_box(st.session_state.get("doc"), prep.document, prepared_key(prep)[0])
 gate = gate_sliders(len(prep.chunks))
 
 with st.expander("Policy knobs", expanded=False):

@@ -1,25 +1,46 @@
-"""Explorer: where does the document fragment, and what does the SCAR gate admit?"""
+"""Explorer: where does the document fragment, and what does the gate admit?
+
+The whole document in one overview (click a chunk to focus it), the live gate panel (λ and τ
+decided in the browser while dragging; a release reruns only the gate view, an
+``st.fragment``), then the tables, the context, labelling and the answer check.
+"""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from scar_viz.charts import chunk_strip, decision_plane
-from scar_viz.charts.strip import strip_hover
-from scar_viz.context import context_cost, context_html, saving
+from scar_viz.charts import decision_plane
+from scar_viz.charts.overview import overview_charts
+from scar_viz.context import context_html
+from scar_viz.errors import UserError, user_message
 from scar_viz.explain import edge_notes, explain_decision
-from scar_viz.scoring import select_from_sims, window
-from scar_viz.tokens import TOKENIZER_NAME
+from scar_viz.explorer import contexts, policy_selection, query_sims, summarise
+from scar_viz.focus import gate_payload, overview_data
+from scar_viz.pipeline import PreparedDoc
+from scar_viz.scoring import Selection
+from ui.alerts import alert
 from ui.cache import cached, prepared_key
-from ui.gate_controls import gate_sliders, query_box
+from ui.explore_tools import (
+    active_gate,
+    answer_box,
+    known_evidence_for,
+    label_box,
+    learned_why,
+    policy_choice,
+)
+from ui.gate_controls import gate_sliders, panel_setting, query_box, release_to_sliders
+from ui.gate_panel import gate_panel, payload_id, remember_overview_click
 from ui.loading import query_vector
 from ui.presenter import presenting
 from ui.share import chart_config
 from ui.sidebar import sidebar_setup
 
-STRIP_MAX = 400
-NUMBER_COLUMNS = ("cos(q,n)", "b(c,n)", "S", "bar τ·cos(q,c)", "margin")
+NUMBER_COLUMNS = ("cos(q,n)", "b(c,n)", "S", "bar τ·cos(q,c)", "margin", "score", "probability")
+LABELS = {  # metric labels: full, and short enough for presenter mode's large type
+    False: ("Retrieved", "Admitted neighbours", "Rejected neighbours", "chunks", "tokens"),
+    True: ("Retrieved", "Admitted", "Rejected", "chunks", "tokens"),
+}
 
 st.title("Explorer")
 st.caption(
@@ -31,127 +52,114 @@ setup = sidebar_setup()
 if setup is None:
     st.stop()
 prep, embedder = setup
-chunks = prep.chunks
-big = presenting()
-font = 20 if big else 12
-
-query = query_box(st.session_state.get("doc"))
-params = gate_sliders(len(chunks))
+doc_key = prepared_key(prep)[0]
+query = query_box(st.session_state.get("doc"), prep.document, doc_key)
 if query is None:
     st.stop()
 qvec = query_vector(embedder, query)
 if qvec is None:
     st.stop()
-if qvec.shape[0] != prep.unit.shape[1]:
-    st.error("The query and the chunks were embedded with different dimensions; re-embed.")
+try:
+    sims = cached(("sims", *prepared_key(prep), query), lambda: query_sims(prep.unit, qvec))
+except UserError as exc:
+    alert(user_message(exc))
     st.stop()
 
-sims = prep.unit @ qvec
-sel = select_from_sims(sims, prep.unit, params)
-static = window(sel.retrieved, len(chunks), params.radius)
-win_label = f"window ±{params.radius}"
-costs = {
-    "top-k": context_cost(chunks, sel.retrieved),
-    "SCAR": context_cost(chunks, sel.selected),
-    win_label: context_cost(chunks, static),
-}
-scar, win = costs["SCAR"], costs[win_label]
 
-
-def metrics() -> None:
+def metrics(sel, summary, big: bool) -> None:
+    names = LABELS[big]
     m = st.columns(5)
-    m[0].metric("Retrieved", len(sel.retrieved))
-    m[1].metric("Admitted neighbours", len(sel.admitted))
-    m[2].metric("Rejected neighbours", len(sel.rejected))
-    m[3].metric(
-        "SCAR chunks",
-        scar.chunks,
-        f"{-saving(scar.chunks, win.chunks):+.0f}% vs window",
-        delta_color="inverse",
-    )
-    m[4].metric(
-        "SCAR tokens",
-        scar.tokens,
-        f"{-saving(scar.tokens, win.tokens):+.0f}% vs window",
-        delta_color="inverse",
-    )
-    for level, note in edge_notes(sel, len(chunks)):
+    m[0].metric(names[0], len(sel.retrieved))
+    m[1].metric(names[1], len(sel.admitted))
+    m[2].metric(names[2], len(sel.rejected))
+    for col, field, name in ((m[3], "chunks", names[3]), (m[4], "tokens", names[4])):
+        arrow, colour = summary.delta_style(field)
+        col.metric(
+            f"{summary.policy} {name}",
+            getattr(summary.ours, field),
+            summary.delta(field, short=big),
+            delta_color=colour,
+            delta_arrow=arrow,
+            help=f"{summary.policy}'s context against {summary.window}'s",
+        )
+    for level, note in edge_notes(sel, len(prep.chunks)):
         (st.warning if level == "warning" else st.caption)(note)
 
 
-def strip() -> None:
-    st.subheader("Chunk strip")
-    view = None
-    if len(chunks) > STRIP_MAX:
-        top = sel.retrieved[0]
-        lo0 = max(0, min(top - STRIP_MAX // 2, len(chunks) - STRIP_MAX))
-        view = st.slider(
-            "Region of the document (chunk indices)",
-            0,
-            len(chunks) - 1,
-            (lo0, lo0 + STRIP_MAX - 1),
-            key="strip_view",
+def overview(sel, focus: int | None, big: bool) -> None:
+    """Marks above the similarity row: only the small marks figure changes with λ and τ."""
+    figs = overview_charts(
+        overview_data(sims, sel),
+        focus=focus,
+        height=240 if big else 190,
+        font_size=18 if big else 12,
+    )
+    for fig, key, bar in zip(figs, ("overview_marks", "overview"), (True, False), strict=True):
+        st.plotly_chart(
+            fig,
+            key=key,
+            on_select=remember_overview_click(key, "focus"),
+            selection_mode="points",
+            config={**chart_config("overview"), "displayModeBar": bar},
         )
-    hover = cached(
-        ("hover", *prepared_key(prep), query, view),
-        lambda: strip_hover(chunks, sims, prep.penalties, view),
-    )
-    fig = chunk_strip(
-        chunks,
-        sims,
-        prep.penalties,
-        sel.retrieved,
-        sel.admitted,
-        sel.rejected,
-        view,
-        height=420 if big else 300,
-        font_size=font,
-        hover=hover,
-    )
-    st.plotly_chart(fig, key="strip_chart", config=chart_config("strip"))
 
 
-def plane() -> None:
+def live_panel(params, focus: int | None, big: bool) -> None:
+    payload = cached(
+        ("gate-payload", *prepared_key(prep), query, params.k, params.radius, focus),
+        lambda: gate_payload(prep.chunks, sims, prep.unit, params, focus=focus),
+    )
+    lam, tau, seq = panel_setting(params, f"{payload_id(payload)}-{big}")
+    gate_panel(
+        payload,
+        lam=lam,
+        tau=tau,
+        seq=seq,
+        key="gate_panel",
+        big=big,
+        on_release=release_to_sliders,
+    )
+
+
+def plane(sel, lam: float, big: bool) -> None:
     st.subheader("Decision plane")
+    shown = st.toggle(
+        "Draw it as a chart (hover, PNG/SVG download)",
+        big,
+        key="plane_chart_on",
+        help="The live panel above draws the plane while you drag; this chart redraws after "
+        "each release.",
+    )
+    if not shown:
+        st.caption("The live panel above shows the decision plane.")
+        return
     fig = decision_plane(
         sel.decisions,
-        params.lam,
+        lam,
         height=560 if big else 380,
-        font_size=font,
+        font_size=20 if big else 12,
         marker_size=18 if big else 11,
     )
     st.plotly_chart(fig, key="plane_chart", config=chart_config("decision-plane"))
-    st.caption(
-        "Each point is one candidate neighbour; the gate admits points above the line "
-        "y = λ·x. Moving τ shifts points vertically, moving λ tilts the line."
-    )
 
 
-def summary_and_why() -> None:
+def summary_and_why(sel, summary) -> None:
     st.subheader("Summary")
-    table = pd.DataFrame(
-        [
-            {"policy": name, "chunks": c.chunks, "tokens": c.tokens, "characters": c.chars}
-            for name, c in costs.items()
-        ]
-    )
-    st.dataframe(table, hide_index=True, key="summary_table")
-    st.caption(
-        f"Tokens: {TOKENIZER_NAME} over the chunks joined in document order. SCAR saves "
-        f"{saving(scar.tokens, win.tokens):.1f}% of the window's tokens and adds "
-        f"{-saving(scar.tokens, costs['top-k'].tokens):.1f}% to top-k's."
-    )
-    if not sel.decisions:
+    st.dataframe(pd.DataFrame(summary.rows()), hide_index=True, key="summary_table")
+    st.caption(summary.sentence())
+    if not sel.decisions or summary.policy != "SCAR":
         return
     # options are the stable (c, n) pairs; the outcome is shown below, never in a stale label
     pairs = [f"{d.chunk} → {d.neighbour} ({d.side}, d={d.distance})" for d in sel.decisions]
-    picked = st.selectbox("Why this decision?", pairs, key="why_pick")
-    why = explain_decision(sel.decisions[pairs.index(picked)])
+    picked = st.selectbox(
+        "Why this decision?", range(len(pairs)), format_func=pairs.__getitem__, key="why_pick"
+    )
+    why = explain_decision(sel.decisions[picked])
     st.latex(why.latex)
     st.write(why.sentence)
 
 
-def decisions() -> None:
+def decisions(sel) -> None:
     st.subheader("Decisions")
     if not sel.decisions:
         st.caption("No candidates: radius 0 or a one-chunk document.")
@@ -161,7 +169,9 @@ def decisions() -> None:
         frame,
         hide_index=True,
         key="decision_table",
-        column_config={c: st.column_config.NumberColumn(format="%.3f") for c in NUMBER_COLUMNS},
+        column_config={
+            c: st.column_config.NumberColumn(format="%.3f") for c in NUMBER_COLUMNS if c in frame
+        },
     )
     st.download_button(
         "Download decisions (CSV)",
@@ -173,28 +183,51 @@ def decisions() -> None:
     )
 
 
-def context() -> None:
+def context(sel, big: bool) -> None:
     st.subheader("Context sent to the language model")
     st.caption(
         "Blue: retrieved (with rank); green: admitted by the gate; yellow: text repeated "
         "from the previous chunk by the splitter's overlap. Document order."
     )
-    st.html(context_html(chunks, sel.retrieved, sel.admitted, font_px=20 if big else 14))
+    st.html(context_html(prep.chunks, sel.retrieved, sel.admitted, font_px=20 if big else 14))
 
 
-if big:
-    strip()
-    plane()
-    metrics()
-else:
-    metrics()
-    strip()
-    left, right = st.columns([1, 1])
+@st.fragment
+def gate_view(prep: PreparedDoc) -> tuple[Selection, str]:
+    """Everything that depends on the gate: a release or a slider move reruns only this."""
+    big = presenting()
+    params = gate_sliders(len(prep.chunks))
+    policy, p = policy_choice()
+    gate, source = active_gate() if policy == "learned" else (None, "")
+    sel = policy_selection(policy, sims, prep.unit, params, gate, p)
+    summary = summarise(prep.chunks, sel, policy)
+    focus = st.session_state.get("focus")
+    if not big:
+        metrics(sel, summary, big)
+    overview(sel, focus, big)
+    if policy == "SCAR":
+        live_panel(params, focus, big)
+    if big:
+        metrics(sel, summary, big)
+    left, right = (st.container(), None) if big else st.columns([1, 1])
     with left:
-        plane()
-    with right:
-        summary_and_why()
-decisions()
-context()
-if big:
-    summary_and_why()
+        if policy == "SCAR":
+            plane(sel, params.lam, big)
+        else:
+            learned_why(sel, source)
+    if right is not None:
+        with right:
+            summary_and_why(sel, summary)
+    decisions(sel)
+    context(sel, big)
+    if big:
+        summary_and_why(sel, summary)
+    return sel, policy
+
+
+# outside the fragment: a release does not re-send them; their buttons rerun the whole page,
+# so they always act on the gate's current setting
+sel, policy = gate_view(prep)
+label_box(prep, query, range(len(prep.chunks)))
+evidence = known_evidence_for(prep, st.session_state.get("doc"), query)
+answer_box(prep, embedder, query, contexts(prep.chunks, sel, policy), policy, evidence)

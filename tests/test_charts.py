@@ -81,7 +81,42 @@ def test_plane_points_are_at_penalty_and_relevance_minus_bar():
         ds = [d for d in sel.decisions if d.outcome == name]
         assert np.allclose(trace.x, [d.penalty for d in ds])
         assert np.allclose(trace.y, [d.cos_qn - d.tau * d.cos_qc for d in ds])
-        assert list(trace.text) == [f"{d.chunk}→{d.neighbour}" for d in ds]
+    points = {f"{d.chunk}→{d.neighbour}": (d.penalty, d.cos_qn - d.bar) for d in sel.decisions}
+    notes = fig.layout.annotations
+    assert notes, "no label placed"
+    for note in notes:  # each label sits at its own point
+        assert (note.x, note.y) == pytest.approx(points[note.text])
+
+
+@pytest.mark.parametrize("font_size", [12, 20])
+def test_plane_labels_never_overlap_and_stay_inside_the_frame(font_size):
+    """Issue 14.4: crowded points (many near one another and at the top of the range) get
+    labels that overlap no other label or marker and are not clipped at the top."""
+    from scar_viz.charts.plane import NOMINAL_WIDTH, place_labels, plane_margin
+
+    rng = np.random.default_rng(3)
+    xs = np.concatenate([rng.uniform(0.1, 0.14, 12), rng.uniform(0, 0.6, 12), [0.3, 0.31]])
+    ys = np.concatenate([rng.uniform(0.2, 0.22, 12), rng.uniform(-0.3, 0.3, 12), [0.3, 0.3]])
+    texts = [f"{i}→{i + 1}" for i in range(len(xs))]
+    margin = plane_margin(font_size)
+    boxes = place_labels(xs, ys, texts, (0, 0.6), (-0.3, 0.3), 380, font_size, 11, margin=margin)
+    assert len(boxes) >= 8  # most points keep a label
+    for i, a in enumerate(boxes):
+        assert a.y0 >= margin["t"] and a.y1 <= 380 - margin["b"]  # not clipped at the top
+        assert a.x0 >= margin["l"] and a.x1 <= NOMINAL_WIDTH - margin["r"]
+        assert not any(a.overlaps(b) for b in boxes[i + 1 :])
+    # the two points at the very top of the range are labelled below or beside, not above
+    top = [b for b in boxes if b.index in (24, 25)]
+    assert all(b.yanchor != "bottom" for b in top)
+    assert top or font_size > 12
+
+
+def test_plane_figure_labels_match_their_placement():
+    sel = mixed_selection(0.5, 0.1)
+    fig = validated(decision_plane(sel.decisions, 0.5, font_size=20, marker_size=18))
+    assert fig.layout.margin.t >= 40 and fig.layout.margin.autoexpand is False
+    for note in fig.layout.annotations:
+        assert note.yanchor in ("bottom", "top", "middle") and not note.showarrow
 
 
 def test_plane_without_decisions_still_draws_the_gate():

@@ -1,12 +1,20 @@
-"""The query box and the SCAR gate's sliders (k, r, λ, τ) with presets A and B."""
+"""The query box and the SCAR gate's sliders (k, r, λ, τ) with presets A and B.
+
+A built-in sample opens on its first example question and offers its example list; any other
+document (an upload) starts with an empty question, a prompt to ask one, and up to five
+starting questions drawn from its headings (:func:`scar_viz.starters.starter_questions`).
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from scar_viz import samples
+from scar_viz.documents import Document
 from scar_viz.gate import DEFAULT_PARAMS, DEFAULT_RADIUS, PRESETS, GateParams
-from ui.state import URL, default, set_widget
+from scar_viz.starters import starter_questions
+from ui.gate_panel import released_values
+from ui.state import URL, default, set_by_code, set_widget
 
 MAX_QUERY_CHARS = 2000
 
@@ -18,10 +26,27 @@ def _apply_preset(name: str) -> None:
     set_widget("r", preset.radius)
 
 
-def _use_example() -> None:
-    picked = st.session_state.get("example")
+def _use_example(key: str = "example") -> None:
+    picked = st.session_state.get(key)
     if picked:
         set_widget("q", picked)
+
+
+def _follow_document(doc_key: str, doc_choice: str | None) -> None:
+    """A new document gets its own question: the sample's first example, or none.
+
+    Runs before the question box is drawn; a question restored with the document (a session
+    file sets both in one callback) is kept.
+    """
+    last = st.session_state.get("_q_doc")
+    st.session_state["_q_doc"] = doc_key
+    if last is None or last == doc_key:
+        return
+    if set_by_code("q"):
+        return
+    set_widget("q", default_query(doc_choice) if doc_choice in samples.SAMPLES else "")
+    st.session_state.pop("starter", None)
+    st.session_state.pop("example", None)
 
 
 def _preset_help(name: str, source: str) -> str:
@@ -29,36 +54,59 @@ def _preset_help(name: str, source: str) -> str:
     return f"λ = {p['lam']}, τ = {p['tau']}, r = {DEFAULT_RADIUS} ({source})"
 
 
-def default_query() -> str:
-    questions = samples.sample_questions()
+def default_query(doc_choice: str | None = None) -> str:
+    """The first example question of a built-in sample (the default sample when None)."""
+    questions = samples.sample_questions(doc_choice or samples.DEFAULT_SAMPLE)
     return questions[0]["query"] if questions else ""
 
 
-def query_box(doc_choice: str | None) -> str | None:
-    """The question input (with example questions on a built-in sample). None if unusable."""
-    examples = []
-    if doc_choice in samples.SAMPLES:
-        examples = [q["query"] for q in samples.sample_questions(doc_choice)]
-    cols = st.columns([3, 2]) if examples else [st.container()]
+def query_box(
+    doc_choice: str | None, document: Document | None = None, doc_key: str = ""
+) -> str | None:
+    """The question input, with a sample's example questions or a document's starting
+    questions beside it. None (with a prompt shown) when there is no usable question.
+
+    Args:
+        doc_choice: the sidebar's document id (a sample's key or ``upload``).
+        document: the active document (its headings give the starting questions).
+        doc_key: its content digest; a change of document resets the question.
+    """
+    sample = doc_choice in samples.SAMPLES
+    if doc_key:
+        _follow_document(doc_key, doc_choice)
+    if sample:
+        options, key = [q["query"] for q in samples.sample_questions(doc_choice)], "example"
+        label, hint = "…or pick an example question", "Example questions on this sample"
+    else:
+        options = list(starter_questions(document)) if document is not None else []
+        key, label = "starter", "…or start with a question from its headings"
+        hint = "Starting questions from the document's headings"
+    cols = st.columns([3, 2]) if options else [st.container()]
     query = cols[0].text_input(
         "Question",
-        default("q", default_query()),
+        default("q", default_query(doc_choice) if sample else ""),
         key="q",
         bind=URL,
         placeholder="Type a question about the document",
     )
-    if examples:
+    if options:
         cols[1].selectbox(
-            "…or pick an example question",
-            examples,
+            label,
+            options,
             index=None,
-            key="example",
+            key=key,
             on_change=_use_example,
-            placeholder="Example questions on this sample",
+            args=(key,),
+            placeholder=hint,
         )
     query = (query or "").strip()
     if not query:
-        st.info("Type a question to see which chunks the retriever finds and what SCAR adds.")
+        prompt = "type a question to see which chunks the retriever finds and what SCAR adds"
+        if sample:
+            st.info(prompt[0].upper() + prompt[1:] + ".")
+        else:
+            more = ", or pick a starting question drawn from its headings" if options else ""
+            st.info(f"A new document: {prompt}{more}.")
         return None
     if len(query) > MAX_QUERY_CHARS:
         st.warning(
@@ -70,6 +118,33 @@ def query_box(doc_choice: str | None) -> str | None:
 
 
 PRESET_SOURCES = {"A": "the longer description", "B": "the English summary"}
+
+
+def release_to_sliders(panel_key: str = "gate_panel") -> None:
+    """The gate panel's ``on_release``: its λ and τ into the page's (URL-bound) sliders.
+
+    Like :func:`ui.gate_panel.copy_release_to`, through :func:`ui.state.set_widget`, so the
+    sliders are drawn without a default on that run (no Session State warning in the log).
+    """
+    values = released_values(panel_key)
+    if values is not None:
+        set_widget("lam", values[0])
+        set_widget("tau", values[1])
+        st.session_state["_panel_shows"] = values
+
+
+def panel_setting(params: GateParams, payload_id: str) -> tuple[float, float, int]:
+    """(λ, τ, seq) to send to the gate panel: the page's λ and τ with a new ``seq`` when the
+    panel does not show them yet (a slider, a preset, a new payload), else exactly what was
+    sent last, so the rerun after a release sends unchanged data (no payload re-sent)."""
+    want = (params.lam, params.tau)
+    sent = st.session_state.get("_panel_sent")  # (λ, τ, seq, payload id)
+    if sent is not None and sent[3] == payload_id and st.session_state.get("_panel_shows") == want:
+        return sent[0], sent[1], sent[2]
+    seq = (sent[2] + 1) if sent is not None else 0
+    st.session_state["_panel_sent"] = (*want, seq, payload_id)
+    st.session_state["_panel_shows"] = want
+    return want[0], want[1], seq
 
 
 def gate_sliders(n_chunks: int) -> GateParams:

@@ -493,10 +493,13 @@ export default function (component) {
     view.times = [];
     view.scriptTimes = [];
     root.__sv = view;
-  } else {
+  } else if (data.seq == null || data.seq !== view.seq) {
+    // Python moved λ or τ (its own sliders, a preset): follow. The same seq means the data
+    // only repeats what the panel already shows (e.g. the rerun after its own release).
     view.lam.input.value = lam0;
     view.tau.input.value = tau0;
   }
+  view.seq = data.seq;
   const current = () => [parseFloat(view.lam.input.value), parseFloat(view.tau.input.value)];
   const onInput = () => {
     const [l, t] = current();

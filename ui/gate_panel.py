@@ -70,6 +70,7 @@ def gate_panel(
     key: str = "gate_panel",
     big: bool = False,
     on_release: Callable[[], None] | None = None,
+    seq: int | None = None,
 ) -> tuple[float, float] | None:
     """Mount the panel; returns (λ, τ) on the rerun a release caused, else None.
 
@@ -84,6 +85,10 @@ def gate_panel(
         on_release: called before the rerun a release causes, like a widget's ``on_change``:
             the place to copy the values into the page's own λ and τ widgets
             (:func:`copy_release_to`).
+        seq: when given, the ranges move to ``lam``/``tau`` only when ``seq`` changes, so a
+            page can send the same data on the rerun after a release (the panel already
+            shows those values) and Streamlit need not re-send the payload (its message
+            cache keeps identical large messages); see ``ui.gate_controls.panel_setting``.
     """
     result = _component(
         key=key,
@@ -93,6 +98,7 @@ def gate_panel(
             "lam": float(payload["lam"] if lam is None else lam),
             "tau": float(payload["tau"] if tau is None else tau),
             "big": bool(big),
+            "seq": seq,
         },
         on_release_change=on_release or _ignore,
     )

@@ -49,6 +49,11 @@ def set_widget(key: str, value: Any) -> None:
     st.session_state[_SET_BY_CODE] = pending | {key}
 
 
+def set_by_code(key: str) -> bool:
+    """Whether :func:`set_widget` set ``key`` and its widget has not been drawn since."""
+    return key in (st.session_state.get(_SET_BY_CODE) or set())
+
+
 def default(key: str, value: Any, held: Any = None) -> Any:
     """A widget's default: ``value``, or ``held`` right after :func:`set_widget` set ``key``.
 

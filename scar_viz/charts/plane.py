@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -15,6 +16,104 @@ _OUTCOME_STYLE = {
     "rejected": (REJECTED, "x"),
     "retrieved": (RETRIEVED, "diamond"),
 }
+
+
+NOMINAL_WIDTH = 520
+"""The plot width (px) labels are placed for: the narrowest the Explorer draws the plane."""
+
+
+def plane_margin(font_size: int) -> dict[str, int]:
+    """Plot margins (px) for ``font_size``, fixed (no autoexpand) so label placement knows
+    the frame: room for tick labels and axis titles, and for the legend above the frame."""
+    return {"l": 30 + 3 * font_size, "r": 10, "t": 16 + 2 * font_size, "b": 20 + 3 * font_size}
+
+
+@dataclass(frozen=True)
+class LabelBox:
+    """A label's box in pixels (origin top left of the figure) and its plotly anchor."""
+
+    index: int
+    x0: float
+    x1: float
+    y0: float
+    y1: float
+    xanchor: str
+    yanchor: str
+
+    def overlaps(self, other: LabelBox) -> bool:
+        return not (
+            self.x1 <= other.x0 or self.x0 >= other.x1 or self.y1 <= other.y0 or self.y0 >= other.y1
+        )
+
+
+def place_labels(
+    xs: Sequence[float],
+    ys: Sequence[float],
+    texts: Sequence[str],
+    x_range: tuple[float, float],
+    y_range: tuple[float, float],
+    height: int,
+    font_size: int,
+    marker_size: int,
+    width: int = NOMINAL_WIDTH,
+    margin: dict[str, int] | None = None,
+) -> list[LabelBox]:
+    """Greedy label placement: above, below, right or left of each point, inside the plot
+    frame and overlapping no other label or marker; a label that fits nowhere is left out
+    (the point's hover still names it). Points are taken in the order given.
+    """
+    m = margin or plane_margin(font_size)
+    top, left, right, bottom = m["t"], m["l"], width - m["r"], height - m["b"]
+    plot_w, plot_h = right - left, bottom - top
+    (xa, xb), (ya, yb) = x_range, y_range
+
+    def px(x: float, y: float) -> tuple[float, float]:
+        return (
+            left + (x - xa) / (xb - xa) * plot_w,
+            top + (yb - y) / (yb - ya) * plot_h,
+        )
+
+    rad = marker_size / 2 + 1
+    points = [px(x, y) for x, y in zip(xs, ys, strict=True)]
+    taken = [LabelBox(-1, x - rad, x + rad, y - rad, y + rad, "", "") for x, y in points]
+    out = []
+    for i, ((x, y), text) in enumerate(zip(points, texts, strict=True)):
+        w, h, g = 0.62 * font_size * len(text) + 4, 1.3 * font_size, rad + 2
+        for x0, y0, xanchor, yanchor in (
+            (x - w / 2, y - g - h, "center", "bottom"),
+            (x - w / 2, y + g, "center", "top"),
+            (x + g, y - h / 2, "left", "middle"),
+            (x - g - w, y - h / 2, "right", "middle"),
+        ):
+            box = LabelBox(i, x0, x0 + w, y0, y0 + h, xanchor, yanchor)
+            inside = x0 >= left and x0 + w <= right and y0 >= top and y0 + h <= bottom
+            if inside and not any(box.overlaps(o) for o in taken):
+                taken.append(box)
+                out.append(box)
+                break
+    return out
+
+
+def _annotations(
+    xs: np.ndarray, ys: np.ndarray, texts: list[str], boxes: list[LabelBox], gap: float, size: int
+) -> list[dict]:
+    """Plotly annotations for ``boxes``: anchored at the point, shifted by ``gap`` px."""
+    dx = {"left": gap, "right": -gap, "center": 0.0}
+    dy = {"bottom": gap, "top": -gap, "middle": 0.0}
+    return [
+        {
+            "x": float(xs[box.index]),
+            "y": float(ys[box.index]),
+            "text": texts[box.index],
+            "showarrow": False,
+            "xanchor": box.xanchor,
+            "yanchor": box.yanchor,
+            "xshift": dx[box.xanchor],
+            "yshift": dy[box.yanchor],
+            "font": {"size": size},
+        }
+        for box in boxes
+    ]
 
 
 def decision_plane(
@@ -62,11 +161,8 @@ def decision_plane(
                 "type": "scatter",
                 "x": xs[sel],
                 "y": ys[sel],
-                "mode": "markers+text",
+                "mode": "markers",
                 "name": outcome,
-                "text": [f"{d.chunk}→{d.neighbour}" for d in ds],
-                "textposition": "top center",
-                "textfont": {"size": max(9, font_size - 2)},
                 "marker": {
                     "color": colour,
                     "symbol": symbol,
@@ -95,12 +191,27 @@ def decision_plane(
                 ),
             }
         )
+    texts = [f"{d.chunk}→{d.neighbour}" for d in decisions]
+    label_size = max(9, font_size - 2)
+    margin = plane_margin(font_size)
+    boxes = place_labels(
+        xs,
+        ys,
+        texts,
+        (0.0, x_max),
+        (-y_abs, y_abs),
+        height,
+        label_size,
+        marker_size,
+        margin=margin,
+    )
     layout = {
         "height": height,
-        "margin": {"l": 10, "r": 10, "t": 30, "b": 40},
+        "margin": {**margin, "autoexpand": False},
         "font": {"size": font_size},
         "plot_bgcolor": "white",
-        "legend": {"orientation": "h", "y": 1.08, "x": 0},
+        "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
+        "annotations": _annotations(xs, ys, texts, boxes, marker_size / 2 + 3, label_size),
         "xaxis": {
             "title": {"text": "boundary penalty b(c,n) = 1 − cos(c,n)"},
             "range": [0, x_max],

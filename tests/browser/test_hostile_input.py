@@ -80,10 +80,12 @@ def test_degenerate_documents_and_queries(hash_app, page):
     wait_for_app_run(page)
     upload(page, "tiny.txt", b"One short sentence about the ferry.")
     assert "1 chunks" in document_caption(page)
+    ask(page, "What about the ferry?")  # a new document starts with an empty question
     expect(page.get_by_text("No candidates")).to_be_visible()
     upload(
         page, "same.txt", ("Identical paragraph about tides and wind. " * 14 + "\n\n").encode() * 12
     )
+    ask(page, "What about the tides?")
     assert page.get_by_test_id("stMetric").count() == 5
     ask(page, "   ")
     expect(page.get_by_text("Type a question to see which chunks")).to_be_visible()
@@ -115,7 +117,7 @@ def test_untrusted_text_is_shown_as_text_and_never_runs(hash_app, page):
     ask(page, "harbour payload paragraph tides script window pwned")
     settle(page)
     strip = page.get_by_test_id("stPlotlyChart").first
-    strip.hover(position={"x": 200, "y": 150})  # draw a hover label with chunk text
+    strip.hover()  # draw a hover label (the overview sends no chunk text; the panel does)
     page.wait_for_timeout(300)
     assert context_chunks(page), "the payload chunks are in the context view"
     views = {

@@ -11,9 +11,15 @@ from scar_viz import samples
 from scar_viz.documents import document_from_text
 from scar_viz.embeddings import text_key
 from scar_viz.scoring import DEFAULT_K
+from tests.pages.helpers import alerts
 
 APP = "../../app.py"
 TIMEOUT = 60
+
+
+def table_with(at: AppTest, column: str):
+    """The first dataframe on the page with ``column``."""
+    return next(d.value for d in at.dataframe if column in d.value.columns)
 
 
 def metric(at: AppTest, label: str) -> str:
@@ -33,7 +39,10 @@ def test_opens_on_sample_without_upload(at):
     assert at.selectbox(key="doc").value == samples.DEFAULT_SAMPLE
     assert at.text_input(key="q").value  # the default example question
     assert int(metric(at, "Retrieved")) == DEFAULT_K
-    assert len(at.get("plotly_chart")) == 2
+    # the overview (marks above the similarity row); the live panel draws the plane
+    assert [c.key for c in at.get("plotly_chart")] == ["overview_marks", "overview"]
+    at.toggle(key="plane_chart_on").set_value(True).run()
+    assert len(at.get("plotly_chart")) == 3  # and the plane as a chart, on demand
 
 
 def test_lambda_and_tau_change_the_admitted_set(at):
@@ -118,13 +127,12 @@ def test_decision_table_download_is_offered(at):
     assert any(b.key == "dl_decisions" for b in at.get("download_button"))
 
 
-def test_hover_memo_is_keyed_on_content_not_object_identity(at):
-    """The strip's hover text is cached under the document's digest, the chunking, the model,
-    prepending, the query and the view: never ``id(prep)``, which CPython reuses."""
+def test_payload_memo_is_keyed_on_content_not_object_identity(at):
+    """The gate panel's payload is cached under the document's digest, the chunking, the
+    model, prepending, the query and the focus: never ``id(prep)``, which CPython reuses."""
     import dataclasses
 
     from scar_viz.chunking import ChunkingConfig
-    from scar_viz.documents import document_from_text
     from scar_viz.embeddings import make_embedder
     from scar_viz.pipeline import prepare_document
     from ui.cache import prepared_key
@@ -142,4 +150,202 @@ def test_hover_memo_is_keyed_on_content_not_object_identity(at):
     assert isinstance(key[1], ChunkingConfig) and key[2].startswith("hash:")
     assert not any(isinstance(part, int) and part > 2**20 for part in key)
     source = (Path(__file__).resolve().parents[2] / "pages" / "explorer.py").read_text()
-    assert '("hover", *prepared_key(prep)' in source and "id(prep)" not in source
+    assert '("gate-payload", *prepared_key(prep)' in source and "id(prep)" not in source
+
+
+def test_page_is_thin():
+    """Issue 12.1: the page is a thin script (about 250 lines at most)."""
+    source = (Path(__file__).resolve().parents[2] / "pages" / "explorer.py").read_text()
+    assert len(source.splitlines()) <= 250
+    assert "charts._" not in source and "import numpy" not in source
+
+
+# --- overview, panel, policy ---------------------------------------------------------------
+
+
+def test_overview_and_gate_panel_are_shown(at):
+    import json as _json
+
+    charts = {c.key: _json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    marks, base = charts["overview_marks"], charts["overview"]
+    assert [t["name"] for t in marks["data"]] == ["rejected", "admitted", "retrieved"]
+    assert [t["name"] for t in base["data"]] == ["cos(q,c)", "chunks"]
+    assert marks["layout"]["xaxis"]["range"] == base["layout"]["xaxis"]["range"]  # aligned
+    # λ moves change the marks only: the similarity row is sent unchanged
+    at.slider(key="lam").set_value(0.0)
+    at.slider(key="tau").set_value(0.0).run()
+    after = {c.key: c.proto.spec for c in at.get("plotly_chart")}
+    assert after["overview"] == _json.dumps(base) or _json.loads(after["overview"]) == base
+    assert _json.loads(after["overview_marks"]) != marks
+
+
+def test_metric_deltas_never_show_minus_zero(at):
+    at.slider(key="lam").set_value(2.0)
+    at.slider(key="tau").set_value(1.5).run()
+    for m in at.metric:
+        assert "-0%" not in str(m.delta) and "−0%" not in str(m.delta)
+    # with nothing admitted and r = 1 the window still sends more: a real change
+    assert "vs window" in str(next(m.delta for m in at.metric if m.label == "SCAR chunks"))
+
+
+def test_presenter_mode_uses_short_metric_labels(hash_model):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["present"] = "true"
+    at.run()
+    assert not at.exception, at.exception
+    labels = [m.label for m in at.metric]
+    assert "Admitted" in labels and "Admitted neighbours" not in labels
+    assert all(len(label) <= 12 for label in labels), labels
+    assert all("vs window" not in str(m.delta) for m in at.metric)
+
+
+def test_learned_policy_shows_its_why_box(at):
+    at.segmented_control(key="policy").set_value("learned").run()
+    assert not at.exception, at.exception
+    why = table_with(at, "term")
+    terms = list(why["term"])
+    assert terms[-2:] == ["intercept", "score"] and "cos_qn" in terms
+    assert why["contribution"][:-1].sum() == pytest.approx(why["contribution"].iloc[-1], abs=1e-3)
+    assert any("default gate" in c.value for c in at.caption)
+    assert metric(at, "learned chunks")
+
+
+def test_learned_policy_reads_a_gate_fitted_in_this_session(at):
+    from scar_viz.learned_gate import default_gate
+
+    gate = default_gate()
+    at.session_state["fitted_gate_json"] = gate.to_json()
+    at.segmented_control(key="policy").set_value("learned").run()
+    assert not at.exception
+    assert any("fitted on the Evaluation lab" in c.value for c in at.caption)
+
+
+# --- a new document (issue 17.4) -------------------------------------------------------------
+
+REPORT = "# Ferry report\n\n" + "\n\n".join(
+    f"## {title}\n\n" + f"The {title.lower()} of the ferry are described here in detail. " * 8
+    for title in ("Weather limits", "Crew duties", "Fuel and bunkering", "Passenger safety")
+)
+
+
+def uploaded_app(text: str = REPORT, name: str = "report.md") -> AppTest:
+    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    app.run()
+    doc = document_from_text(name, text)
+    app.session_state["uploaded"] = (text_key(text), doc)
+    app.selectbox(key="doc").set_value("upload").run()
+    assert not app.exception, app.exception
+    return app
+
+
+def test_an_upload_starts_with_an_empty_question_and_starters(hash_model):
+    at = uploaded_app()
+    assert at.text_input(key="q").value in ("", None)
+    assert any("A new document: type a question" in i.value for i in at.info)
+    assert not at.metric  # no results for the sample's question on the new document
+    starters = at.selectbox(key="starter")
+    assert "What does the document say about weather limits?" in starters.options
+    assert len(starters.options) <= 5
+    starters.set_value("What does the document say about crew duties?").run()
+    assert at.text_input(key="q").value == "What does the document say about crew duties?"
+    assert int(metric(at, "Retrieved")) == DEFAULT_K
+
+
+def test_back_on_the_sample_its_question_and_examples_return(hash_model):
+    at = uploaded_app()
+    at.selectbox(key="doc").set_value(samples.DEFAULT_SAMPLE).run()
+    assert at.text_input(key="q").value == samples.sample_questions()[0]["query"]
+    assert at.selectbox(key="example").options
+
+
+# --- label as you explore (issue 17.6) -------------------------------------------------------
+
+
+def test_label_the_current_question_and_download_the_set(at):
+    from ui.queryset import session_set
+
+    doc = samples.load_sample()
+    passage = doc.text[1000:1200]
+    at.text_area(key="lab_text").set_value(passage)
+    at.button(key="lab_add").click().run()
+    assert not at.exception
+    assert any("Added as session-01" in a for a in alerts(at, "info"))
+    assert any(b.key == "lab_dl" for b in at.get("download_button"))
+    stored = at.session_state["qsets"]
+    assert any("session" in v for v in stored.values())
+    _ = session_set  # the Evaluation lab reads the same store (source "session")
+
+
+def test_labelling_errors_show_one_message(at):
+    at.text_area(key="lab_text").set_value("words that are nowhere in the harbour document xyz")
+    at.button(key="lab_add").click().run()
+    assert not at.exception
+    errors = alerts(at, "error")
+    assert len(errors) == 1 and "does not occur in the document" in errors[0]
+
+
+def test_label_by_picking_chunks(at):
+    first = at.multiselect(key="lab_chunks").options[0]  # "chunk N"
+    at.multiselect(key="lab_chunks").set_value([int(first.split()[1])])
+    at.button(key="lab_add").click().run()
+    assert any("Added as session-01" in a for a in alerts(at, "info"))
+
+
+# --- answer with an LLM (issue 13) -----------------------------------------------------------
+
+
+def llm_app(server) -> AppTest:
+    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    app.query_params["llm_url"] = server.base_url
+    app.query_params["llm_model"] = "fake-model"
+    app.query_params["q"] = "Who decides whether a crossing goes ahead in fog?"
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def test_answers_from_three_contexts_side_by_side(hash_model, llm_server):
+    at = llm_app(llm_server)
+    at.button(key="llm_answer").click().run()
+    assert not at.exception, at.exception
+    table = table_with(at, "tokens spent")
+    assert list(table["policy"]) == ["top-k", "window ±1", "SCAR"]
+    assert (table["tokens spent"] > 0).all()
+    assert table["context tokens"].iloc[1] >= table["context tokens"].iloc[0]
+    # one call per distinct context (identical contexts share the disk cache)
+    assert llm_server.calls == table["context tokens"].nunique()
+    calls = llm_server.calls
+    at.button(key="llm_answer").click().run()  # asking again costs no call
+    assert llm_server.calls == calls
+
+
+def test_a_labelled_question_is_answered_and_scored(hash_model, llm_server):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["llm_url"] = llm_server.base_url
+    at.query_params["llm_model"] = "fake-model"
+    at.run()  # the sample's first example question: its evidence is in the sample's file
+    at.button(key="llm_answer").click().run()
+    assert not at.exception, at.exception
+    table = table_with(at, "tokens spent")
+    assert {"faithfulness", "context_recall"} <= set(table.columns)
+    assert table["faithfulness"].between(0, 1).all()
+
+
+def test_answers_are_escaped(hash_model, llm_server):
+    from tests.fake_llm import HTML_ANSWER
+
+    llm_server.mode = "html"
+    at = llm_app(llm_server)
+    at.button(key="llm_answer").click().run()
+    bodies = [h.proto.body for h in at.get("html")]
+    assert not any("<script>" in b for b in bodies)
+    assert any("&lt;script&gt;" in b for b in bodies)
+    assert any(HTML_ANSWER in a for a in alerts(at, "info"))
+
+
+def test_llm_errors_show_one_message(hash_model, llm_server):
+    llm_server.mode = "401"
+    at = llm_app(llm_server)
+    at.button(key="llm_answer").click().run()
+    assert not at.exception
+    assert len(alerts(at, "error")) == 1

@@ -1,0 +1,143 @@
+"""The Explorer's rerun after a λ release against an empty script's rerun (issue 14.3).
+
+Both sides in one run, through live servers (``streamlit run``) in headless Chromium, with the
+presses interleaved (empty, explorer, empty, …) so the machine's drift hits both alike:
+
+- empty: a script with a title and one slider; a key press on the slider;
+- explorer release: RFC 9293 uploaded, chunked 434/43 (about 825 chunks), a question asked;
+  a key press on the live gate panel's λ range (its ``change`` event reports λ back and
+  reruns the gate view, an ``st.fragment``);
+- explorer slider: a key press on the page's own λ slider (the same fragment rerun).
+
+Each time runs from the first websocket frame the key press makes the page send to the last
+frame of the answer (then 0.6 s of quiet), as ``benchmarks/perf.py`` part b; the page is then
+waited on until the app's script state is ``notRunning``. Medians of ``--n`` presses.
+
+Run: ``.venv/bin/python benchmarks/explorer_rerun.py [--model hash|default] [--n 15]``
+(about 2 minutes with ``hash``; needs Chromium and ``../shared/corpora/rfc9293.txt``).
+Writes ``benchmarks/results/explorer_rerun.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from perf import EMPTY_APP, FrameClock  # noqa: E402  (benchmarks/ is the script's folder)
+
+from scripts.live_app import LiveApp, browser, settle, wait_for_app_run  # noqa: E402
+from tests.browser.actions import ask, document_caption, upload  # noqa: E402
+
+CORPUS = ROOT.parent / "shared" / "corpora" / "rfc9293.txt"
+RESULTS = ROOT / "benchmarks" / "results" / "explorer_rerun.json"
+GATE_PANEL_RESULTS = ROOT / "benchmarks" / "results" / "gate_panel.json"
+QUESTION = "How does TCP decide when to retransmit a segment that was not acknowledged?"
+TARGET = 3.0
+
+
+def press(page, clock: FrameClock, locator, key: str) -> float:
+    """Seconds from the key press's first frame sent to the answer's last frame received."""
+    locator.focus()
+    seconds = clock.rerun_seconds(page, lambda: page.keyboard.press(key))
+    wait_for_app_run(page)
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="hash", choices=["hash", "default"])
+    parser.add_argument("--n", type=int, default=15, help="presses per side")
+    parser.add_argument("--out", default=str(RESULTS))
+    args = parser.parse_args()
+    if not CORPUS.exists():
+        sys.exit(f"error: {CORPUS} not found (the development corpus)")
+    cache = tempfile.mkdtemp(prefix="scar-rerun-")
+    env = {"SCAR_VIZ_CACHE_DIR": cache, "HF_HUB_OFFLINE": "1", "SCAR_VIZ_DEFAULT_MODEL": args.model}
+    with tempfile.TemporaryDirectory() as tmp, browser() as b:
+        empty_script = Path(tmp) / "empty.py"
+        empty_script.write_text(EMPTY_APP)
+        empty_app = LiveApp(env=env)
+        empty_app.script = str(empty_script)
+        with empty_app, LiveApp(env=env) as app:
+            epage = b.new_page(viewport={"width": 1400, "height": 1200})
+            eclock = FrameClock(epage)
+            epage.goto(empty_app.url + "/")
+            wait_for_app_run(epage)
+            eslider = epage.get_by_test_id("stSlider").filter(has_text="x").get_by_role("slider")
+
+            page = b.new_page(viewport={"width": 1400, "height": 1600})
+            clock = FrameClock(page)
+            page.goto(app.url + "/?size=434&overlap=43")
+            wait_for_app_run(page)
+            t0 = time.perf_counter()
+            upload(page, "rfc9293.txt", CORPUS.read_bytes())
+            embed_s = time.perf_counter() - t0
+            ask(page, QUESTION)
+            settle(page)
+            chunks = int(
+                re.search(r"([\d,]+) chunks", document_caption(page)).group(1).replace(",", "")
+            )
+            panel_lam = page.locator("[data-testid=sv-lam]")
+            page_lam = (
+                page.get_by_test_id("stSlider")
+                .filter(has_text="λ (penalty weight)")
+                .get_by_role("slider")
+            )
+            for _ in range(2):  # warm-up: first reruns compile and fill caches
+                press(page, clock, panel_lam, "ArrowRight")
+                press(epage, eclock, eslider, "ArrowRight")
+            empty, release, slider = [], [], []
+            for i in range(args.n):
+                key = "ArrowRight" if i % 2 == 0 else "ArrowLeft"
+                empty.append(press(epage, eclock, eslider, key))
+                release.append(press(page, clock, panel_lam, key))
+                slider.append(press(page, clock, page_lam, key))
+            lam_after = panel_lam.input_value()
+            assert "Traceback" not in page.content()
+    e, r, s = (statistics.median(x) for x in (empty, release, slider))
+    redraw = json.loads(GATE_PANEL_RESULTS.read_text()) if GATE_PANEL_RESULTS.exists() else None
+    result = {
+        "measured": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "machine": f"{platform.machine()}, {platform.python_version()}",
+        "document": f"RFC 9293 uploaded, recursive 434/43, {chunks} chunks",
+        "model": args.model,
+        "question": QUESTION,
+        "presses_per_side": args.n,
+        "upload_to_first_view_s": round(embed_s, 2),
+        "empty_script_ms": round(e * 1000, 1),
+        "explorer_release_ms": round(r * 1000, 1),
+        "explorer_slider_ms": round(s * 1000, 1),
+        "ratio_release": round(r / e, 2),
+        "ratio_slider": round(s / e, 2),
+        "target_ratio": TARGET,
+        "met": r / e <= TARGET,
+        "panel_lambda_after": lam_after,
+        "all_ms": {
+            "empty": [round(x * 1000, 1) for x in empty],
+            "release": [round(x * 1000, 1) for x in release],
+            "slider": [round(x * 1000, 1) for x in slider],
+        },
+        "redraw_in_browser": None
+        if redraw is None
+        else {"source": "benchmarks/results/gate_panel.json", **redraw.get("summary", redraw)},
+    }
+    Path(args.out).write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    print(
+        f"{chunks} chunks ({args.model}): empty {e * 1000:.0f} ms · release {r * 1000:.0f} ms "
+        f"({r / e:.2f}×) · slider {s * 1000:.0f} ms ({s / e:.2f}×) · target ≤ {TARGET:g}×: "
+        f"{'met' if r / e <= TARGET else 'MISSED'}"
+    )
+
+
+if __name__ == "__main__":
+    main()

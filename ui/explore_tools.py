@@ -1,0 +1,170 @@
+"""The Explorer's tools under the context view: the gate policy (SCAR or learned) with the
+learned gate's why? box, labelling the current question, and answering it with an LLM.
+
+Widgets and rendering only; the computing is in :mod:`scar_viz.explorer`,
+:mod:`scar_viz.answers` and :mod:`ui.queryset`. Everything drawn from document text, the
+question or an LLM's answer goes through :func:`ui.alerts.alert` or a dataframe (escaped).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+import streamlit as st
+
+from scar_viz import samples
+from scar_viz.charts.learned import contributions_chart
+from scar_viz.embeddings import Embedder
+from scar_viz.errors import UserError, user_message
+from scar_viz.explorer import (
+    POLICIES,
+    answer_question,
+    answer_rows,
+    chunk_span,
+    known_evidence,
+    why_table,
+)
+from scar_viz.labelling import to_jsonl
+from scar_viz.learned_gate import LearnedGate, LearnedSelection
+from scar_viz.llm import make_chat_model
+from scar_viz.pipeline import PreparedDoc, embed_function
+from scar_viz.queries import LabelledQuery, parse_queries
+from ui.alerts import alert
+from ui.cache import disk_cache
+from ui.learned import active_gate as session_gate
+from ui.learned import current_p, has_session_gate, p_slider
+from ui.queryset import add_session_query, session_set
+from ui.share import chart_config
+from ui.state import URL, llm_settings
+
+# --- the gate policy -----------------------------------------------------------------------
+
+
+def active_gate() -> tuple[LearnedGate, str]:
+    """The learned gate to use (the session's, from Fit a gate, else the shipped default) and
+    where it comes from, in words."""
+    if has_session_gate():
+        return session_gate(), "fitted on the Evaluation lab"
+    return session_gate(), "the default gate, shipped with the package"
+
+
+def policy_choice() -> tuple[str, float]:
+    """The gate policy ("SCAR" or "learned") and the learned gate's bar p."""
+    cols = st.columns([2, 1])
+    policy = cols[0].segmented_control(
+        "Gate",
+        POLICIES,
+        default="SCAR",
+        key="policy",
+        bind=URL,
+        required=True,
+        help="SCAR: the relative bar with λ and τ. Learned: a logistic gate over five "
+        "features, admitting a neighbour when its probability exceeds p.",
+    )
+    p = p_slider(cols[1]) if policy == "learned" else current_p()
+    return str(policy or "SCAR"), float(p)
+
+
+def learned_why(sel: LearnedSelection, source: str) -> None:
+    """The learned gate's why? box: each feature's contribution and the probability vs p."""
+    st.caption(f"Learned gate: {source}; admits a neighbour when σ(w·z + b) > p = {sel.p:g}.")
+    if not sel.decisions:
+        return
+    pairs = [f"{d.chunk} → {d.neighbour} ({d.side}, d={d.distance})" for d in sel.decisions]
+    picked = st.selectbox(
+        "Why this decision?", range(len(pairs)), format_func=pairs.__getitem__, key="why_learned"
+    )
+    decision = sel.decisions[picked]
+    st.plotly_chart(contributions_chart(decision), key="why_chart", config=chart_config("why"))
+    st.dataframe(pd.DataFrame(why_table(decision)), hide_index=True, key="why_table")
+
+
+# --- label as you explore --------------------------------------------------------------------
+
+
+def label_box(prep: PreparedDoc, question: str, chunk_ids: Sequence[int]) -> None:
+    """ "Add to my query set": the question + a pasted passage or picked chunks."""
+    with st.expander("Add to my query set", icon=":material/bookmark_add:"):
+        st.caption(
+            "Label as you explore: the current question and the passage that answers it go "
+            "into this session's query set, which the Evaluation lab uses (source: session)."
+        )
+        passage = st.text_area(
+            "Evidence: paste the answer's text from the document", key="lab_text", height=90
+        )
+        picked = st.multiselect(
+            "…or pick the chunk(s) that hold it",
+            list(chunk_ids),
+            key="lab_chunks",
+            format_func=lambda i: f"chunk {i}",
+        )
+        if st.button("Add to my query set", key="lab_add", icon=":material/add:"):
+            try:
+                evidence = passage if passage.strip() else chunk_span(prep.chunks, picked)
+                qid = add_session_query(prep, question, evidence)
+                alert(f"Added as {qid}.", "info")
+            except UserError as exc:
+                alert(user_message(exc))
+        queries = session_set(prep.document.text).queries
+        if queries:
+            st.download_button(
+                f"Download my query set ({len(queries)} questions, JSON Lines)",
+                data=to_jsonl(queries, prep.document.text, prep.chunks),
+                file_name="my-queries.jsonl",
+                mime="application/jsonl",
+                key="lab_dl",
+                on_click="ignore",
+            )
+
+
+# --- answer with an LLM ----------------------------------------------------------------------
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _sample_queries(doc_choice: str, doc_text: str) -> tuple[LabelledQuery, ...]:
+    return parse_queries(samples.sample_queries_text(doc_choice), doc_text).queries
+
+
+def known_evidence_for(prep: PreparedDoc, doc_choice: str | None, question: str) -> tuple[str, ...]:
+    """Evidence texts of ``question`` when it is labelled: in this session's query set, or
+    in a built-in sample's own query file."""
+    text = prep.document.text
+    found = known_evidence(session_set(text).queries, question)
+    if not found and doc_choice in samples.SAMPLES:
+        found = known_evidence(_sample_queries(doc_choice, text), question)
+    return found
+
+
+def answer_box(
+    prep: PreparedDoc,
+    embedder: Embedder,
+    question: str,
+    contexts: Mapping[str, str],
+    against: str,
+    evidence: Sequence[str] = (),
+) -> None:
+    """ "Answer with an LLM": each context's answer side by side, escaped, with its cost."""
+    with st.expander("Answer with an LLM", icon=":material/forum:"):
+        model, base_url, key = llm_settings()
+        st.caption(
+            f"{model} at {base_url or 'OpenAI'} (the sidebar's LLM settings) answers from "
+            "each context: top-k, the static window and the gate's, at the current setting."
+            + (" The question has known evidence: answers are also scored." if evidence else "")
+        )
+        if not st.button("Answer", key="llm_answer", icon=":material/play_arrow:"):
+            return
+        try:
+            with st.spinner("Asking the model …"):
+                chat = make_chat_model(model, base_url=base_url or None, api_key=key or None)
+                embed = embed_function(embedder, disk_cache()) if evidence else None
+                answers = answer_question(chat, question, contexts, embed=embed, evidence=evidence)
+        except UserError as exc:
+            alert(user_message(exc))
+            return
+        st.dataframe(
+            pd.DataFrame(answer_rows(answers, against)), hide_index=True, key="answer_table"
+        )
+        for col, answer in zip(st.columns(len(answers)), answers, strict=True):
+            col.markdown(f"**{answer.policy}**")
+            alert(answer.answer or "(empty answer)", "info", col)
