@@ -213,9 +213,14 @@ def test_learned_policy_shows_its_why_box(at):
 def test_learned_policy_reads_a_gate_fitted_in_this_session(at):
     from scar_viz.learned_gate import default_gate
 
-    gate = default_gate()
-    at.session_state["fitted_gate_json"] = gate.to_json()
+    from ui.learned import GATE_STATE
+
     at.segmented_control(key="policy").set_value("learned").run()
+    assert not at.exception
+    assert any("the default gate" in c.value for c in at.caption)
+    assert not any("fitted on the Evaluation lab" in c.value for c in at.caption)
+    at.session_state[GATE_STATE] = default_gate().to_json()  # what Fit a gate keeps
+    at.run()
     assert not at.exception
     assert any("fitted on the Evaluation lab" in c.value for c in at.caption)
 
