@@ -63,3 +63,15 @@ def llm_server():
 
     with ChatServer() as server:
         yield server
+
+
+@pytest.fixture
+def sample_files(tmp_path) -> tuple[Path, Path]:
+    """The bundled sample document and its query set, written to ``tmp_path`` (for the CLI)."""
+    from scar_viz import samples
+
+    doc = tmp_path / "harbor.md"
+    doc.write_text(samples.load_sample().text, encoding="utf-8")
+    queries = tmp_path / "harbor.queries.jsonl"
+    queries.write_text(samples.sample_queries_text(), encoding="utf-8")
+    return doc, queries

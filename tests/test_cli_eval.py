@@ -15,15 +15,6 @@ from scar_viz.queries import label_queries, parse_queries, type_counts
 from tests.conftest import ROOT
 
 
-@pytest.fixture
-def sample_files(tmp_path):
-    doc = tmp_path / "harbor.md"
-    doc.write_text(samples.load_sample().text, encoding="utf-8")
-    queries = tmp_path / "harbor.queries.jsonl"
-    queries.write_text(samples.sample_queries_text(), encoding="utf-8")
-    return doc, queries
-
-
 def run_json(capsys, *argv) -> dict:
     assert main(["eval", *map(str, argv), "--model", "hash", "--json"]) == 0
     return json.loads(capsys.readouterr().out)

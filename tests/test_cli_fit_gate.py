@@ -17,13 +17,9 @@ from tests.conftest import ROOT
 QUERY = "What happens if the last crossing of the day is cancelled?"
 
 
-@pytest.fixture
-def sample_files(tmp_path):
-    doc = tmp_path / "harbor.md"
-    doc.write_text(samples.load_sample().text, encoding="utf-8")
-    queries = tmp_path / "harbor.queries.jsonl"
-    queries.write_text(samples.sample_queries_text(), encoding="utf-8")
-    return doc, queries
+def select_learned(doc) -> list[str]:
+    """``select`` with the learned policy on the hashing model."""
+    return ["select", str(doc), "--query", QUERY, "--policy", "learned", "--model", "hash"]
 
 
 @pytest.fixture
@@ -89,7 +85,7 @@ def test_select_with_gate_and_p(sample_files, hash_gate, capsys):
 
 def test_select_without_gate_uses_the_default_gate(sample_files, capsys):
     doc, _ = sample_files
-    argv = ["select", str(doc), "--query", QUERY, "--policy", "learned", "--model", "hash"]
+    argv = select_learned(doc)
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert "policy learned" in text and "prob" in text
@@ -137,7 +133,7 @@ def test_bad_gate_file_is_one_error_line(sample_files, tmp_path, capsys, content
 
 def test_bad_p_and_missing_gate(sample_files, tmp_path, capsys):
     doc, queries = sample_files
-    argv = ["select", str(doc), "--query", QUERY, "--policy", "learned", "--model", "hash"]
+    argv = select_learned(doc)
     assert main([*argv, "--p", "1.5"]) == 1
     assert capsys.readouterr().err.startswith("error: p must lie strictly between 0 and 1")
     assert main([*argv, "--gate", str(tmp_path / "none.json")]) == 1
@@ -173,7 +169,7 @@ def test_fit_gate_in_a_subprocess_has_no_traceback(tmp_path):
 
 def test_a_gate_from_another_setting_gets_a_note(sample_files, capsys):
     doc, _ = sample_files
-    argv = ["select", str(doc), "--query", QUERY, "--policy", "learned", "--model", "hash"]
+    argv = select_learned(doc)
     assert main(argv) == 0
     err = capsys.readouterr().err
     assert "note: The gate was fitted with model" in err and "hash" in err
