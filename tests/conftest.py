@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -75,3 +77,17 @@ def sample_files(tmp_path) -> tuple[Path, Path]:
     queries = tmp_path / "harbor.queries.jsonl"
     queries.write_text(samples.sample_queries_text(), encoding="utf-8")
     return doc, queries
+
+
+def run_cli(
+    *args: str, env: Mapping[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """``python -m scar_viz *args`` from the project root, its output captured as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "scar_viz", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=timeout,
+    )

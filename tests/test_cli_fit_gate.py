@@ -4,15 +4,13 @@ eval (hashing embedder: no model download)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from scar_viz import samples
 from scar_viz.cli import main
 from scar_viz.learned_gate import BASE_FEATURES, DEFAULT_P, LearnedGate, default_gate
-from tests.conftest import ROOT
+from tests.conftest import run_cli
 
 QUERY = "What happens if the last crossing of the day is cancelled?"
 
@@ -155,14 +153,10 @@ def test_fit_gate_without_gold_neighbours_is_one_error_line(sample_files, tmp_pa
 
 
 def test_fit_gate_in_a_subprocess_has_no_traceback(tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-m", "scar_viz", "fit-gate", str(tmp_path / "no.md"), "q.jsonl"]
-        + ["--model", "hash", "--out", str(tmp_path / "g.json")],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    proc = run_cli(
+        "fit-gate", str(tmp_path / "no.md"), "q.jsonl",
+        "--model", "hash", "--out", str(tmp_path / "g.json"),
+    )  # fmt: skip
     assert proc.returncode == 1
     assert proc.stderr.startswith("error: ") and "Traceback" not in proc.stderr
 
