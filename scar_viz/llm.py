@@ -21,7 +21,6 @@ import hashlib
 import json
 import os
 import re
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -30,8 +29,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from scar_viz.embeddings import default_cache_dir
 from scar_viz.errors import UserError, scrub_secret
+from scar_viz.sqlite_cache import SqliteCache
 
 DEFAULT_LLM_MODEL = "gpt-4o-mini"
 DEFAULT_TIMEOUT = 60.0
@@ -157,23 +156,18 @@ def public_url(base_url: str | None) -> str:
     return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
 
 
-class LLMCache:
+class LLMCache(SqliteCache):
     """Replies on disk (SQLite): the digest of (base URL, model, messages, parameters) →
     reply text and its usage. Neither the key nor the base URL's credentials are stored."""
 
     def __init__(self, path: str | Path | None = None) -> None:
-        self.path = Path(path) if path else default_cache_dir() / "llm.sqlite"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, model TEXT NOT NULL, "
-                "text TEXT NOT NULL, prompt_tokens INTEGER NOT NULL, "
-                "completion_tokens INTEGER NOT NULL)"
-            )
-
-    def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(self.path, timeout=30)
+        super().__init__(
+            path,
+            "llm.sqlite",
+            "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, model TEXT NOT NULL, "
+            "text TEXT NOT NULL, prompt_tokens INTEGER NOT NULL, "
+            "completion_tokens INTEGER NOT NULL)",
+        )
 
     def get(self, key: str) -> tuple[str, int, int] | None:
         with self._connect() as db:
