@@ -318,19 +318,6 @@ class ChatModel:
                         **kwargs, response_format={"type": "json_object"}
                     )
                 return client.chat.completions.create(**kwargs)
-            except openai.AuthenticationError as exc:
-                raise self._error(
-                    "The LLM endpoint refused the API key (401 Unauthorized)."
-                ) from exc
-            except openai.PermissionDeniedError as exc:
-                raise self._error(
-                    f"The LLM endpoint denied access to the model '{self.model}' (403)."
-                ) from exc
-            except openai.NotFoundError as exc:
-                raise self._error(
-                    f"The LLM endpoint at {self.host} has no model '{self.model}' or no chat "
-                    "completions (404); check the model name and the base URL."
-                ) from exc
             except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
                 if use_format:  # perhaps the server does not take response_format: ask without
                     self._json_mode = False
@@ -355,21 +342,47 @@ class ChatModel:
                         f"The LLM endpoint {what} after {attempt} attempt(s); wait and try again."
                     ) from exc
                 time.sleep(pause)
-            except openai.APITimeoutError as exc:
-                raise self._error(
-                    f"The LLM endpoint did not answer within {self.timeout:g} s."
-                ) from exc
-            except openai.APIConnectionError as exc:
-                raise self._error(
-                    f"Could not connect to the LLM endpoint at {self.host}; check the base URL "
-                    "and that the server is running."
-                ) from exc
-            except openai.APIStatusError as exc:
-                raise self._error(f"The LLM endpoint answered HTTP {exc.status_code}.") from exc
-            except (openai.APIResponseValidationError, ValueError, TypeError, KeyError) as exc:
-                raise self._error(
-                    "The LLM endpoint's answer is not a valid chat completion."
-                ) from exc
+            except (openai.APIError, ValueError, TypeError, KeyError) as exc:
+                message = self._failure(exc)
+                if message is None:
+                    raise
+                raise self._error(message) from exc
+
+    def _failure(self, exc: Exception) -> str | None:
+        """The message for a request that failed for good (no retry); None for an error this
+        client does not expect."""
+        import openai
+
+        messages = (
+            (
+                openai.AuthenticationError,
+                "The LLM endpoint refused the API key (401 Unauthorized).",
+            ),
+            (
+                openai.PermissionDeniedError,
+                f"The LLM endpoint denied access to the model '{self.model}' (403).",
+            ),
+            (
+                openai.NotFoundError,
+                f"The LLM endpoint at {self.host} has no model '{self.model}' or no chat "
+                "completions (404); check the model name and the base URL.",
+            ),
+            (openai.APITimeoutError, f"The LLM endpoint did not answer within {self.timeout:g} s."),
+            (
+                openai.APIConnectionError,
+                f"Could not connect to the LLM endpoint at {self.host}; check the base URL "
+                "and that the server is running.",
+            ),
+            (
+                openai.APIStatusError,
+                f"The LLM endpoint answered HTTP {getattr(exc, 'status_code', '')}.",
+            ),
+            (
+                (openai.APIResponseValidationError, ValueError, TypeError, KeyError),
+                "The LLM endpoint's answer is not a valid chat completion.",
+            ),
+        )
+        return next((text for kind, text in messages if isinstance(exc, kind)), None)
 
     def cache_key(self, messages: Sequence[Message], json_reply: bool) -> str:
         """Digest of base URL, model, messages and parameters (never the key)."""
