@@ -43,7 +43,7 @@ import numpy as np
 
 from scar_viz.errors import UserError
 from scar_viz.gate import DEFAULT_RADIUS, GateParams
-from scar_viz.scoring import Selection, normalize, top_k
+from scar_viz.scoring import GateDecision, Selection, normalize, top_k
 from scar_viz.sweep import CandidateSlots, contiguous, per_query, walk_candidates
 
 FEATURES: tuple[str, ...] = ("cos_qn", "cos_qc", "cos_cn", "rank", "right", "distance")
@@ -549,8 +549,8 @@ def fit_gate_on(
 # --- selection --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class LearnedDecision:
+@dataclass(frozen=True, kw_only=True)
+class LearnedDecision(GateDecision):
     """One gate evaluation, with what a "why?" box shows.
 
     ``features`` maps feature name to its raw value; ``contributions`` maps each of the gate's
@@ -559,29 +559,16 @@ class LearnedDecision:
     ``admitted``, ``rejected`` or ``retrieved`` as in :class:`~scar_viz.scoring.Decision`.
     """
 
-    chunk: int
-    neighbour: int
-    side: str
-    distance: int
     rank: int
     features: Mapping[str, float]
     contributions: Mapping[str, float]
     intercept: float
-    score: float
-    bar: float
-    margin: float
     probability: float
     p: float
-    passes: bool
-    outcome: str
-    blocked_by: str
 
     def as_row(self) -> dict[str, object]:
         return {
-            "retrieved": self.chunk,
-            "neighbour": self.neighbour,
-            "side": self.side,
-            "distance": self.distance,
+            **self._where(),
             "rank": self.rank,
             "cos(q,n)": self.features["cos_qn"],
             "cos(q,c)": self.features["cos_qc"],
@@ -665,22 +652,24 @@ def learned_select(
                     outcome, blocked = "rejected", "learned gate"
                 decisions.append(
                     LearnedDecision(
-                        c,
-                        j,
-                        side,
-                        d,
-                        rank,
-                        dict(zip(FEATURES, (float(v) for v in f), strict=True)),
-                        dict(zip(gate.feature_names, (float(v) for v in z * w), strict=True)),
-                        float(gate.intercept),
-                        score,
-                        bar,
-                        score - bar,
-                        float(sigmoid(score)),
-                        float(p),
-                        bool(passes),
-                        outcome,
-                        blocked,
+                        chunk=c,
+                        neighbour=j,
+                        side=side,
+                        distance=d,
+                        rank=rank,
+                        features=dict(zip(FEATURES, (float(v) for v in f), strict=True)),
+                        contributions=dict(
+                            zip(gate.feature_names, (float(v) for v in z * w), strict=True)
+                        ),
+                        intercept=float(gate.intercept),
+                        score=score,
+                        bar=bar,
+                        margin=score - bar,
+                        probability=float(sigmoid(score)),
+                        p=float(p),
+                        passes=bool(passes),
+                        outcome=outcome,
+                        blocked_by=blocked,
                     )
                 )
                 if outcome == "rejected":
