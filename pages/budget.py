@@ -15,10 +15,10 @@ from scar_viz.pipeline import embed_function
 from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
 from ui.alerts import alert
 from ui.cache import cached, disk_cache
+from ui.evaluation_lab import labelled_setup
 from ui.learned import active_gate, current_p, has_session_gate
-from ui.queryset import content_key, progress_bar, query_set_picker, query_vectors, type_metrics
+from ui.queryset import content_key, progress_bar
 from ui.share import chart_config
-from ui.sidebar import sidebar_setup
 from ui.state import URL
 
 st.title("Equal budget")
@@ -30,17 +30,8 @@ st.caption(
     "higher recall."
 )
 
-setup = sidebar_setup()
-if setup is None:
-    st.stop()
-prep, embedder = setup
-active = query_set_picker(prep, st.session_state.get("doc"))
-if active is None:
-    st.stop()
-type_metrics(active.labelled, prep.config.label)
-vecs = query_vectors(embedder, active.labelled)
-if vecs is None:
-    st.stop()
+lab = labelled_setup()
+prep, embedder, active, vecs = lab.prep, lab.embedder, lab.active, lab.vecs
 
 st.subheader("Policies")
 status = reranker_status(DEFAULT_RERANKER)

@@ -15,6 +15,7 @@ from scar_viz.gate import DEFAULT_K
 from scar_viz.learned_gate import DEFAULT_L2, setting_notes
 from ui.alerts import alert
 from ui.cache import cached
+from ui.evaluation_lab import labelled_setup
 from ui.learned import (
     P_STATE,
     active_gate,
@@ -24,9 +25,8 @@ from ui.learned import (
     p_slider,
     upload_gate,
 )
-from ui.queryset import content_key, progress_bar, query_set_picker, query_vectors, type_metrics
+from ui.queryset import content_key, progress_bar
 from ui.share import chart_config
-from ui.sidebar import sidebar_setup
 from ui.state import URL, set_widget
 
 
@@ -52,17 +52,8 @@ st.caption(
     "n). Fit w and b on labelled queries, read the weights, and choose p on the curve."
 )
 
-setup = sidebar_setup()
-if setup is None:
-    st.stop()
-prep, embedder = setup
-active = query_set_picker(prep, st.session_state.get("doc"))
-if active is None:
-    st.stop()
-type_metrics(active.labelled, prep.config.label)
-vecs = query_vectors(embedder, active.labelled)
-if vecs is None:
-    st.stop()
+lab = labelled_setup()
+prep, embedder, active, vecs = lab.prep, lab.embedder, lab.active, lab.vecs
 
 st.subheader("Fit")
 c1, c2, c3, c4 = st.columns([1, 1, 1, 2])

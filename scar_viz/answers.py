@@ -35,8 +35,8 @@ from scar_viz.embeddings import EmbeddingError
 from scar_viz.evaluation import Comparison, default_policies, parse_policy_list, resolve_policy
 from scar_viz.gate import GateParams
 from scar_viz.llm import ChatModel, Progress, Reply, Usage
-from scar_viz.pipeline import PreparedDoc
-from scar_viz.policies import PolicyResult, QueryInputs, run_policy
+from scar_viz.pipeline import PreparedDoc, query_inputs
+from scar_viz.policies import PolicyResult, run_policy
 from scar_viz.queries import GoldQuery
 from scar_viz.sentences import paragraph_spans, split_piece
 from scar_viz.tokens import TOKENIZER_NAME, count_tokens
@@ -387,16 +387,8 @@ def _contexts(
     results: dict[str, list[PolicyResult]] = {label: [] for label in labels}
     errors: dict[str, str] = {}
     for qi, gq in enumerate(queries):
-        qvec = np.asarray(query_vecs[qi], dtype=np.float64)
-        inputs = QueryInputs(
-            prep.document,
-            prep.chunks,
-            prep.unit,
-            gq.query.query,
-            qvec,
-            prep.unit @ qvec,
-            params,
-            embed,
+        inputs = query_inputs(
+            prep, gq.query.query, np.asarray(query_vecs[qi], dtype=np.float64), params, embed=embed
         )
         for label in labels:
             if label in errors:

@@ -16,6 +16,7 @@ from scar_viz.cli_common import (
     add_common_options,
     add_knob_options,
     gate_params,
+    load_labelled,
     setup,
 )
 from scar_viz.cli_llm import register as register_llm_commands
@@ -183,7 +184,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from scar_viz.embeddings import embed_cached
     from scar_viz.evaluation import default_policies, evaluate, parse_policy_list, significance
     from scar_viz.evaluation.report import evaluation_json, significance_lines, summary_lines
-    from scar_viz.queries import label_queries, load_queries
 
     policies = parse_policy_list(args.policies) if args.policies else default_policies()
     if args.boot < 0:
@@ -191,15 +191,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     knobs = cli_gate.eval_knobs(args, policies)
     embedder, cache, prep = setup(args)
     cli_gate.print_setting_notes((knobs or {}).get("learned", {}), prep, args.k)
-    qset = load_queries(args.queries, prep.document.text)
-    for issue in qset.issues:
-        print(f"{'warning' if issue.level == 'error' else 'note'}: {issue}", file=sys.stderr)
-    if not qset.queries:
-        raise SettingsError(
-            f"'{args.queries}' holds no valid query ({len(qset.errors)} invalid lines)."
-        )
-    labelled = label_queries(qset, prep.document.text, prep.chunks)
-    vecs = embed_cached(embedder, [q.query.query for q in labelled], cache).vectors
+    qset, labelled, vecs = load_labelled(args.queries, prep, embedder, cache)
 
     def embed(texts: list[str]):
         return embed_cached(embedder, texts, cache).vectors

@@ -8,14 +8,18 @@ on this module; it imports none of them.
 from __future__ import annotations
 
 import argparse
+import sys
+
+import numpy as np
 
 from scar_viz.chunking import ChunkingConfig
 from scar_viz.documents import load_path
-from scar_viz.embeddings import EmbeddingCache, make_embedder
+from scar_viz.embeddings import Embedder, EmbeddingCache, embed_cached, make_embedder
 from scar_viz.errors import SettingsError
 from scar_viz.gate import DEFAULT_PARAMS, GateParams
 from scar_viz.knobs import field_default, field_type, knob_fields
-from scar_viz.pipeline import prepare_document
+from scar_viz.pipeline import PreparedDoc, prepare_document
+from scar_viz.queries import GoldQuery, QuerySet, label_queries, load_queries
 
 EXIT_FAILED = 1
 
@@ -31,20 +35,7 @@ def add_common_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--radius", type=int, default=d.radius, help=f"r, neighbours per side (default {d.radius})"
     )
-    p.add_argument("--chunk-size", type=int, default=600)
-    p.add_argument("--overlap", type=int, default=60)
-    p.add_argument(
-        "--chunker",
-        default="recursive",
-        help="recursive (default), fixed, tokens, sentence, semantic or section",
-    )
-    p.add_argument(
-        "--chunk-percentile",
-        type=float,
-        default=None,
-        help="semantic chunker: cut below this percentile of consecutive-sentence "
-        "similarity (default 10)",
-    )
+    add_chunking_options(p)
     p.add_argument(
         "--model",
         default="default",
@@ -59,6 +50,24 @@ def add_common_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cache", default=None, help="embedding cache file (default ~/.cache/...)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def add_chunking_options(p: argparse.ArgumentParser) -> None:
+    """The chunking options: size, overlap, chunker, the semantic chunker's percentile."""
+    p.add_argument("--chunk-size", type=int, default=600)
+    p.add_argument("--overlap", type=int, default=60)
+    p.add_argument(
+        "--chunker",
+        default="recursive",
+        help="recursive (default), fixed, tokens, sentence, semantic or section",
+    )
+    p.add_argument(
+        "--chunk-percentile",
+        type=float,
+        default=None,
+        help="semantic chunker: cut below this percentile of consecutive-sentence "
+        "similarity (default 10)",
+    )
 
 
 def add_knob_options(p: argparse.ArgumentParser, settings: type, prefix: str) -> None:
@@ -96,3 +105,28 @@ def setup(args: argparse.Namespace):
     cache = None if args.no_cache else EmbeddingCache(args.cache)
     prep = prepare_document(document, embedder, config, args.prepend, cache)
     return embedder, cache, prep
+
+
+def load_query_set(path: str, prep: PreparedDoc) -> QuerySet:
+    """The query file ``path`` checked against the document: each issue is one line on stderr
+    (``warning:`` for a skipped line, ``note:`` otherwise).
+
+    Raises:
+        SettingsError: when the file holds no valid query.
+    """
+    qset = load_queries(path, prep.document.text)
+    for issue in qset.issues:
+        print(f"{'warning' if issue.level == 'error' else 'note'}: {issue}", file=sys.stderr)
+    if not qset.queries:
+        raise SettingsError(f"'{path}' holds no valid query ({len(qset.errors)} invalid lines).")
+    return qset
+
+
+def load_labelled(
+    path: str, prep: PreparedDoc, embedder: Embedder, cache: EmbeddingCache | None
+) -> tuple[QuerySet, tuple[GoldQuery, ...], np.ndarray]:
+    """:func:`load_query_set`, its queries labelled with their gold chunks, and their vectors."""
+    qset = load_query_set(path, prep)
+    labelled = label_queries(qset, prep.document.text, prep.chunks)
+    vecs = embed_cached(embedder, [q.query.query for q in labelled], cache).vectors
+    return qset, labelled, vecs

@@ -14,7 +14,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
-from scar_viz.cli_common import setup
+from scar_viz.cli_common import load_labelled, setup
 from scar_viz.learned_gate import (
     DEFAULT_L2,
     DEFAULT_P,
@@ -125,22 +125,12 @@ def register(
 
 
 def cmd_fit_gate(args: argparse.Namespace) -> int:
-    from scar_viz.embeddings import embed_cached
-    from scar_viz.queries import label_queries, load_queries
 
     if args.l2 < 0:
         raise ValueError("--l2 must be 0 or more.")
     threshold_logit(args.p)
     embedder, cache, prep = setup(args)
-    qset = load_queries(args.queries, prep.document.text)
-    for issue in qset.issues:
-        print(f"{'warning' if issue.level == 'error' else 'note'}: {issue}", file=sys.stderr)
-    if not qset.queries:
-        raise ValueError(
-            f"'{args.queries}' holds no valid query ({len(qset.errors)} invalid lines)."
-        )
-    labelled = label_queries(qset, prep.document.text, prep.chunks)
-    vecs = embed_cached(embedder, [q.query.query for q in labelled], cache).vectors
+    _, labelled, vecs = load_labelled(args.queries, prep, embedder, cache)
     radius = max(1, args.radius)
     gate = fit_gate_on(prep, labelled, vecs, args.k, radius=radius, l2=args.l2)
     gate = LearnedGate(

@@ -22,7 +22,7 @@ import sys
 from collections.abc import Callable
 
 from scar_viz.chunking import ChunkingConfig, chunk_document
-from scar_viz.cli_common import EXIT_FAILED, setup
+from scar_viz.cli_common import EXIT_FAILED, add_chunking_options, load_query_set, setup
 from scar_viz.llm import (
     DEFAULT_BACKOFF,
     DEFAULT_CONCURRENCY,
@@ -117,19 +117,7 @@ def register(
     )
     mq.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     _llm_options(mq, ("--model", "--llm-model"), ("--base-url", "--llm-base-url"))
-    mq.add_argument("--chunk-size", type=int, default=600)
-    mq.add_argument("--overlap", type=int, default=60)
-    mq.add_argument(
-        "--chunker",
-        default="recursive",
-        help="recursive (default), fixed, tokens, sentence, semantic or section",
-    )
-    mq.add_argument(
-        "--chunk-percentile",
-        type=float,
-        default=None,
-        help="semantic chunker: cut below this percentile (default 10)",
-    )
+    add_chunking_options(mq)
     mq.add_argument(
         "--embed-model",
         default="default",
@@ -212,7 +200,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
     from scar_viz.embeddings import embed_cached
     from scar_viz.evaluation import default_policies, parse_policy_list
     from scar_viz.gate import GateParams
-    from scar_viz.queries import label_queries, load_queries
+    from scar_viz.queries import label_queries
 
     policies = parse_policy_list(args.policies) if args.policies else default_policies()
     if args.boot < 0 or (args.limit is not None and args.limit < 1):
@@ -222,11 +210,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
     if args.judge_model or args.judge_base_url:
         judge = _chat(args, args.judge_model, args.judge_base_url)
     embedder, cache, prep = setup(args)
-    qset = load_queries(args.queries, prep.document.text)
-    for issue in qset.issues:
-        print(f"{'warning' if issue.level == 'error' else 'note'}: {issue}", file=sys.stderr)
-    if not qset.queries:
-        raise ValueError(f"'{args.queries}' holds no valid query.")
+    qset = load_query_set(args.queries, prep)
     queries = qset.queries[: args.limit] if args.limit else qset.queries
     with open(args.queries, encoding="utf-8-sig") as f:
         references = reference_answers(f.read())

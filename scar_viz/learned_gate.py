@@ -43,7 +43,8 @@ import numpy as np
 
 from scar_viz.errors import UserError
 from scar_viz.gate import DEFAULT_RADIUS, GateParams
-from scar_viz.scoring import Selection, normalize, top_k
+from scar_viz.scoring import GateDecision, Selection, normalize, top_k
+from scar_viz.sweep import CandidateSlots, contiguous, per_query, walk_candidates
 
 FEATURES: tuple[str, ...] = ("cos_qn", "cos_qc", "cos_cn", "rank", "right", "distance")
 """Every feature the gate may use, in the column order of the feature matrices."""
@@ -322,35 +323,16 @@ def setting_notes(gate: LearnedGate, model: str, chunking: str, k: int) -> tuple
 
 
 @dataclass(frozen=True)
-class CandidateTable:
-    """Every gate candidate of a query set for one (k, r), flattened into arrays of length M.
+class CandidateTable(CandidateSlots):
+    """:class:`~scar_viz.sweep.CandidateSlots` with each candidate's ``features`` (M, 6) in
+    :data:`FEATURES` order; ``query``, ``chunk``, ``neighbour`` index the query and chunks;
+    ``gold`` marks gold neighbours."""
 
-    ``features`` (M, 6) in :data:`FEATURES` order; ``query``, ``chunk``, ``neighbour`` index
-    the query and chunks; ``is_retrieved`` marks neighbours that are themselves in the top-k;
-    ``gold`` marks gold neighbours. ``chain`` (C, r) lists, per (query, retrieved chunk, side),
-    its candidates by distance (−1 past the edge). ``slot`` maps a candidate to its unique
-    (query, neighbour) pair; slots are sorted by query and ``slot_bounds`` (Q+1,) delimit them.
-    """
-
-    k: int
-    radius: int
     features: np.ndarray
     query: np.ndarray
     chunk: np.ndarray
     neighbour: np.ndarray
-    is_retrieved: np.ndarray
     gold: np.ndarray
-    chain: np.ndarray
-    slot: np.ndarray
-    slot_gold: np.ndarray
-    slot_bounds: np.ndarray
-    base_chunks: np.ndarray
-    base_hits: np.ndarray
-    n_gold: np.ndarray
-
-    @property
-    def n_queries(self) -> int:
-        return len(self.n_gold)
 
     def training_rows(self, max_distance: int = 1) -> np.ndarray:
         """Mask of the fitting candidates: not retrieved, at distance ≤ ``max_distance``."""
@@ -394,55 +376,21 @@ def build_table(
     """
     sims = np.atleast_2d(np.asarray(sims, dtype=np.float64))
     unit = np.asarray(unit, dtype=np.float64)
-    n_q, n = sims.shape
-    golds = [()] * n_q if golds is None else [tuple(g) for g in golds]
-    if len(golds) != n_q:
-        raise ValueError(f"{n_q} rows of similarities but {len(golds)} gold sets.")
-    if unit.shape[0] != n:
-        raise ValueError(f"Similarities cover {n} chunks but there are {unit.shape[0]} vectors.")
-    if k < 1 or radius < 1:
-        raise ValueError("The candidates need k ≥ 1 and r ≥ 1.")
-    rows, meta, chains, keys = [], [], [], []
-    base_chunks, base_hits = np.zeros(n_q), np.zeros(n_q)
-    for q in range(n_q):
-        row = sims[q]
-        retrieved = top_k(row, k)
-        members, gold = set(retrieved), set(golds[q])
-        base_chunks[q] = len(retrieved)
-        base_hits[q] = len(gold & members)
-        for rank, c in enumerate(retrieved):
-            for step in (-1, 1):
-                chain = [-1] * radius
-                for d in range(1, radius + 1):
-                    j = c + step * d
-                    if not 0 <= j < n:
-                        break
-                    chain[d - 1] = len(rows)
-                    rows.append(candidate_features(row, unit, c, rank, j, d))
-                    meta.append((q, c, j, j in members, j in gold))
-                    keys.append((q, j, j in gold))
-                chains.append(chain)
-    uniq = sorted(set(keys))
-    index = {key: u for u, key in enumerate(uniq)}
-    meta_arr = np.array(meta, dtype=np.int64).reshape(-1, 5)
+    golds = [()] * sims.shape[0] if golds is None else [tuple(g) for g in golds]
+    walk = walk_candidates(sims, unit, golds, k, radius, "The candidates need k ≥ 1 and r ≥ 1.")
+    cols = (walk.query, walk.chunk, walk.rank, walk.neighbour, walk.distance)
+    rows = [
+        candidate_features(sims[q], unit, c, rank, j, d)
+        for q, c, rank, j, d in zip(*(col.tolist() for col in cols), strict=True)
+    ]
     return CandidateTable(
-        k=int(k),
-        radius=int(radius),
-        features=np.array(rows, dtype=np.float64).reshape(-1, len(FEATURES)),
-        query=meta_arr[:, 0],
-        chunk=meta_arr[:, 1],
-        neighbour=meta_arr[:, 2],
-        is_retrieved=meta_arr[:, 3].astype(bool),
-        gold=meta_arr[:, 4].astype(bool),
-        chain=np.array(chains, dtype=np.int64).reshape(-1, radius),
-        slot=np.array([index[key] for key in keys], dtype=np.int64),
-        slot_gold=np.array([key[2] for key in uniq], dtype=bool),
-        slot_bounds=np.searchsorted(
-            np.array([key[0] for key in uniq], dtype=np.int64), np.arange(n_q + 1)
-        ),
-        base_chunks=base_chunks,
-        base_hits=base_hits,
+        **walk.slots,
         n_gold=np.array([max(1, len(set(g))) for g in golds], dtype=np.float64),
+        features=np.array(rows, dtype=np.float64).reshape(-1, len(FEATURES)),
+        query=walk.query,
+        chunk=walk.chunk,
+        neighbour=walk.neighbour,
+        gold=walk.gold,
     )
 
 
@@ -601,8 +549,8 @@ def fit_gate_on(
 # --- selection --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class LearnedDecision:
+@dataclass(frozen=True, kw_only=True)
+class LearnedDecision(GateDecision):
     """One gate evaluation, with what a "why?" box shows.
 
     ``features`` maps feature name to its raw value; ``contributions`` maps each of the gate's
@@ -611,29 +559,16 @@ class LearnedDecision:
     ``admitted``, ``rejected`` or ``retrieved`` as in :class:`~scar_viz.scoring.Decision`.
     """
 
-    chunk: int
-    neighbour: int
-    side: str
-    distance: int
     rank: int
     features: Mapping[str, float]
     contributions: Mapping[str, float]
     intercept: float
-    score: float
-    bar: float
-    margin: float
     probability: float
     p: float
-    passes: bool
-    outcome: str
-    blocked_by: str
 
     def as_row(self) -> dict[str, object]:
         return {
-            "retrieved": self.chunk,
-            "neighbour": self.neighbour,
-            "side": self.side,
-            "distance": self.distance,
+            **self._where(),
             "rank": self.rank,
             "cos(q,n)": self.features["cos_qn"],
             "cos(q,c)": self.features["cos_qc"],
@@ -717,22 +652,24 @@ def learned_select(
                     outcome, blocked = "rejected", "learned gate"
                 decisions.append(
                     LearnedDecision(
-                        c,
-                        j,
-                        side,
-                        d,
-                        rank,
-                        dict(zip(FEATURES, (float(v) for v in f), strict=True)),
-                        dict(zip(gate.feature_names, (float(v) for v in z * w), strict=True)),
-                        float(gate.intercept),
-                        score,
-                        bar,
-                        score - bar,
-                        float(sigmoid(score)),
-                        float(p),
-                        bool(passes),
-                        outcome,
-                        blocked,
+                        chunk=c,
+                        neighbour=j,
+                        side=side,
+                        distance=d,
+                        rank=rank,
+                        features=dict(zip(FEATURES, (float(v) for v in f), strict=True)),
+                        contributions=dict(
+                            zip(gate.feature_names, (float(v) for v in z * w), strict=True)
+                        ),
+                        intercept=float(gate.intercept),
+                        score=score,
+                        bar=bar,
+                        margin=score - bar,
+                        probability=float(sigmoid(score)),
+                        p=float(p),
+                        passes=bool(passes),
+                        outcome=outcome,
+                        blocked_by=blocked,
                     )
                 )
                 if outcome == "rejected":
@@ -811,17 +748,7 @@ class PCurve:
 
 def admitted_matrix(table: CandidateTable, scores: np.ndarray, bars: np.ndarray) -> np.ndarray:
     """(T, M) booleans: candidate m admitted at score bar ``bars[t]``, with the contiguity rule."""
-    passes = scores[None, :] > bars[:, None]
-    if table.radius == 1 or not passes.shape[1]:
-        return passes & ~table.is_retrieved[None, :]
-    ok = passes | table.is_retrieved[None, :]
-    valid = table.chain >= 0
-    link = np.where(valid[None], ok[:, np.maximum(table.chain, 0)], False)
-    reached = np.ones_like(link)
-    reached[:, :, 1:] = np.cumprod(link[:, :, :-1], axis=2).astype(bool)
-    reached_m = np.zeros_like(passes)
-    reached_m[:, table.chain[valid]] = reached[:, valid]
-    return passes & reached_m & ~table.is_retrieved[None, :]
+    return contiguous(table, scores[None, :] > bars[:, None])
 
 
 def p_curve(
@@ -845,20 +772,7 @@ def p_curve(
     scores = gate.scores(table.features) if len(table.features) else np.zeros(0)
     admitted = admitted_matrix(table, scores, bars)
     n_t, n_q = len(ps), table.n_queries
-    order = np.argsort(table.slot, kind="stable")
-    slots, starts = np.unique(table.slot[order], return_index=True)
-    if admitted.shape[1]:
-        per_slot = np.logical_or.reduceat(admitted[:, order], starts, axis=1)
-    else:
-        per_slot = np.zeros((n_t, 0), dtype=bool)
-    gold = table.slot_gold[slots].astype(np.float64)
-    counts = np.zeros((n_t, len(slots) + 1))
-    hits = np.zeros((n_t, len(slots) + 1))
-    np.cumsum(per_slot, axis=1, out=counts[:, 1:])
-    np.cumsum(per_slot * gold[None, :], axis=1, out=hits[:, 1:])
-    b = table.slot_bounds
-    q_chunks = table.base_chunks + counts[:, b[1:]] - counts[:, b[:-1]]
-    q_recall = (table.base_hits + hits[:, b[1:]] - hits[:, b[:-1]]) / table.n_gold
+    q_chunks, q_recall = per_query(table, admitted)
     frag = None if fragmented is None else np.asarray(fragmented, dtype=bool)
     return PCurve(
         ps,

@@ -21,7 +21,6 @@ import hashlib
 import json
 import os
 import re
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -30,8 +29,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from scar_viz.embeddings import default_cache_dir
 from scar_viz.errors import UserError, scrub_secret
+from scar_viz.sqlite_cache import SqliteCache
 
 DEFAULT_LLM_MODEL = "gpt-4o-mini"
 DEFAULT_TIMEOUT = 60.0
@@ -157,23 +156,18 @@ def public_url(base_url: str | None) -> str:
     return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
 
 
-class LLMCache:
+class LLMCache(SqliteCache):
     """Replies on disk (SQLite): the digest of (base URL, model, messages, parameters) →
     reply text and its usage. Neither the key nor the base URL's credentials are stored."""
 
     def __init__(self, path: str | Path | None = None) -> None:
-        self.path = Path(path) if path else default_cache_dir() / "llm.sqlite"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, model TEXT NOT NULL, "
-                "text TEXT NOT NULL, prompt_tokens INTEGER NOT NULL, "
-                "completion_tokens INTEGER NOT NULL)"
-            )
-
-    def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(self.path, timeout=30)
+        super().__init__(
+            path,
+            "llm.sqlite",
+            "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, model TEXT NOT NULL, "
+            "text TEXT NOT NULL, prompt_tokens INTEGER NOT NULL, "
+            "completion_tokens INTEGER NOT NULL)",
+        )
 
     def get(self, key: str) -> tuple[str, int, int] | None:
         with self._connect() as db:
@@ -324,19 +318,6 @@ class ChatModel:
                         **kwargs, response_format={"type": "json_object"}
                     )
                 return client.chat.completions.create(**kwargs)
-            except openai.AuthenticationError as exc:
-                raise self._error(
-                    "The LLM endpoint refused the API key (401 Unauthorized)."
-                ) from exc
-            except openai.PermissionDeniedError as exc:
-                raise self._error(
-                    f"The LLM endpoint denied access to the model '{self.model}' (403)."
-                ) from exc
-            except openai.NotFoundError as exc:
-                raise self._error(
-                    f"The LLM endpoint at {self.host} has no model '{self.model}' or no chat "
-                    "completions (404); check the model name and the base URL."
-                ) from exc
             except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
                 if use_format:  # perhaps the server does not take response_format: ask without
                     self._json_mode = False
@@ -361,21 +342,47 @@ class ChatModel:
                         f"The LLM endpoint {what} after {attempt} attempt(s); wait and try again."
                     ) from exc
                 time.sleep(pause)
-            except openai.APITimeoutError as exc:
-                raise self._error(
-                    f"The LLM endpoint did not answer within {self.timeout:g} s."
-                ) from exc
-            except openai.APIConnectionError as exc:
-                raise self._error(
-                    f"Could not connect to the LLM endpoint at {self.host}; check the base URL "
-                    "and that the server is running."
-                ) from exc
-            except openai.APIStatusError as exc:
-                raise self._error(f"The LLM endpoint answered HTTP {exc.status_code}.") from exc
-            except (openai.APIResponseValidationError, ValueError, TypeError, KeyError) as exc:
-                raise self._error(
-                    "The LLM endpoint's answer is not a valid chat completion."
-                ) from exc
+            except (openai.APIError, ValueError, TypeError, KeyError) as exc:
+                message = self._failure(exc)
+                if message is None:
+                    raise
+                raise self._error(message) from exc
+
+    def _failure(self, exc: Exception) -> str | None:
+        """The message for a request that failed for good (no retry); None for an error this
+        client does not expect."""
+        import openai
+
+        messages = (
+            (
+                openai.AuthenticationError,
+                "The LLM endpoint refused the API key (401 Unauthorized).",
+            ),
+            (
+                openai.PermissionDeniedError,
+                f"The LLM endpoint denied access to the model '{self.model}' (403).",
+            ),
+            (
+                openai.NotFoundError,
+                f"The LLM endpoint at {self.host} has no model '{self.model}' or no chat "
+                "completions (404); check the model name and the base URL.",
+            ),
+            (openai.APITimeoutError, f"The LLM endpoint did not answer within {self.timeout:g} s."),
+            (
+                openai.APIConnectionError,
+                f"Could not connect to the LLM endpoint at {self.host}; check the base URL "
+                "and that the server is running.",
+            ),
+            (
+                openai.APIStatusError,
+                f"The LLM endpoint answered HTTP {getattr(exc, 'status_code', '')}.",
+            ),
+            (
+                (openai.APIResponseValidationError, ValueError, TypeError, KeyError),
+                "The LLM endpoint's answer is not a valid chat completion.",
+            ),
+        )
+        return next((text for kind, text in messages if isinstance(exc, kind)), None)
 
     def cache_key(self, messages: Sequence[Message], json_reply: bool) -> str:
         """Digest of base URL, model, messages and parameters (never the key)."""

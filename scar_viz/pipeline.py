@@ -85,14 +85,18 @@ def query_inputs(
     *,
     embedder: Embedder | None = None,
     cache: EmbeddingCache | None = None,
+    embed: Embed | None = None,
 ) -> QueryInputs:
-    """The inputs every policy takes, for one query on ``prep``."""
+    """The inputs every policy takes, for one query on ``prep``.
+
+    Extra texts (QASC's sentences) are embedded with ``embedder`` through ``cache``, or with
+    ``embed`` when the caller already has such a function.
+    """
     if query_vec.shape[0] != prep.unit.shape[1]:
         raise SettingsError(
             f"The query vector has {query_vec.shape[0]} dimensions but the chunks have "
             f"{prep.unit.shape[1]}; embed both with the same model."
         )
-    embed = None
     if embedder is not None:
 
         def embed(texts: list[str]) -> np.ndarray:

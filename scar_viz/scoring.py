@@ -59,25 +59,21 @@ def window(retrieved: list[int], n_chunks: int, w: int) -> list[int]:
     return sorted(keep)
 
 
-@dataclass(frozen=True)
-class Decision:
-    """One gate evaluation: retrieved chunk ``chunk``, candidate ``neighbour`` on ``side``.
+@dataclass(frozen=True, kw_only=True)
+class GateDecision:
+    """What any gate's evaluation of one candidate says: retrieved chunk ``chunk``, candidate
+    ``neighbour`` on ``side`` at ``distance``; admitted iff ``score`` > ``bar`` (``passes``),
+    ``margin`` = score − bar.
 
     ``outcome`` is ``admitted``, ``rejected`` or ``retrieved`` (the neighbour is itself a
     retrieved chunk: in the context already, counted once, and expansion goes on past it).
-    ``blocked_by`` names the term that failed a rejection: ``relevance`` when cos(q,n) alone
-    is not above the bar, ``penalty`` when cos(q,n) clears the bar but λ·b(c,n) pulls S under.
+    ``blocked_by`` names what failed a rejection ("" otherwise).
     """
 
     chunk: int
     neighbour: int
     side: str  # "left" | "right"
     distance: int
-    cos_qn: float
-    cos_qc: float
-    penalty: float
-    lam: float
-    tau: float
     score: float
     bar: float
     margin: float
@@ -85,12 +81,32 @@ class Decision:
     outcome: str
     blocked_by: str
 
-    def as_row(self) -> dict[str, object]:
+    def _where(self) -> dict[str, object]:
+        """The first columns of a decision's table row: which candidate of which chunk."""
         return {
             "retrieved": self.chunk,
             "neighbour": self.neighbour,
             "side": self.side,
             "distance": self.distance,
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class Decision(GateDecision):
+    """SCAR's evaluation of one candidate (:class:`GateDecision`): S = cos(q,n) − λ·b(c,n)
+    against the bar τ·cos(q,c). ``blocked_by`` is ``relevance`` when cos(q,n) alone is not
+    above the bar, ``penalty`` when cos(q,n) clears the bar but λ·b(c,n) pulls S under.
+    """
+
+    cos_qn: float
+    cos_qc: float
+    penalty: float
+    lam: float
+    tau: float
+
+    def as_row(self) -> dict[str, object]:
+        return {
+            **self._where(),
             "cos(q,n)": self.cos_qn,
             "b(c,n)": self.penalty,
             "S": self.score,
@@ -185,21 +201,21 @@ def select_from_sims(sims: np.ndarray, unit_chunks: np.ndarray, params: GatePara
                     blocked = "relevance" if sims[j] <= bar else "penalty"
                 decisions.append(
                     Decision(
-                        c,
-                        j,
-                        side,
-                        d,
-                        float(sims[j]),
-                        float(sims[c]),
-                        penalty,
-                        lam,
-                        tau,
-                        score,
-                        bar,
-                        score - bar,
-                        passes,
-                        outcome,
-                        blocked,
+                        chunk=c,
+                        neighbour=j,
+                        side=side,
+                        distance=d,
+                        cos_qn=float(sims[j]),
+                        cos_qc=float(sims[c]),
+                        penalty=penalty,
+                        lam=lam,
+                        tau=tau,
+                        score=score,
+                        bar=bar,
+                        margin=score - bar,
+                        passes=passes,
+                        outcome=outcome,
+                        blocked_by=blocked,
                     )
                 )
                 if outcome == "rejected":

@@ -35,19 +35,18 @@ MODES = ("relative", "absolute")
 
 
 @dataclass(frozen=True)
-class Candidates:
-    """Every gate candidate of a query set for one (k, r), flattened into arrays of length M.
+class CandidateSlots:
+    """What every candidate list of a query set for one (k, r) holds, whatever it scores with
+    (the λ×τ gate here, the learned gate in :mod:`scar_viz.learned_gate`); arrays of length M.
 
-    ``chain`` (C, r) lists, for each (query, retrieved chunk, side), its candidates by
-    distance (−1 past the document's edge). ``slot`` maps a candidate to its unique (query,
-    neighbour) pair; slots are sorted by query, ``slot_bounds`` (Q+1,) delimit each query's.
+    ``is_retrieved`` marks neighbours that are themselves in the top-k. ``chain`` (C, r) lists,
+    for each (query, retrieved chunk, side), its candidates by distance (−1 past the document's
+    edge). ``slot`` maps a candidate to its unique (query, neighbour) pair; slots are sorted by
+    query, ``slot_bounds`` (Q+1,) delimit each query's.
     """
 
     k: int
     radius: int
-    cos_qn: np.ndarray
-    cos_qc: np.ndarray
-    penalty: np.ndarray
     is_retrieved: np.ndarray
     chain: np.ndarray
     slot: np.ndarray
@@ -60,6 +59,103 @@ class Candidates:
     @property
     def n_queries(self) -> int:
         return len(self.n_gold)
+
+
+@dataclass(frozen=True)
+class Candidates(CandidateSlots):
+    """:class:`CandidateSlots` with each candidate's cos(q,n), cos(q,c) and b(c,n)."""
+
+    cos_qn: np.ndarray
+    cos_qc: np.ndarray
+    penalty: np.ndarray
+
+
+@dataclass(frozen=True)
+class Walk:
+    """Every candidate of a query set in walking order (query, retrieved chunk by rank, side,
+    distance): the (M,) arrays ``query``, ``chunk``, ``rank``, ``neighbour``, ``distance``,
+    ``gold``, and the :class:`CandidateSlots` fields of ``slots`` (``n_gold`` as given)."""
+
+    query: np.ndarray
+    chunk: np.ndarray
+    rank: np.ndarray
+    neighbour: np.ndarray
+    distance: np.ndarray
+    gold: np.ndarray
+    slots: dict[str, object]
+
+
+def walk_candidates(
+    sims: np.ndarray,
+    unit: np.ndarray,
+    golds: Sequence[Sequence[int]],
+    k: int,
+    radius: int,
+    needs: str,
+) -> Walk:
+    """List every candidate: each neighbour at distance 1…r on each side of each retrieved chunk,
+    stopping at the document's edge.
+
+    Args:
+        sims: (Q, N), sims[q, i] = cos(e_q, e_{c_i}) for query q (float64).
+        unit: (N, d) unit-norm chunk vectors in document order.
+        golds: the gold chunk indices of each query.
+        k: chunks retrieved per query.
+        radius: r ≥ 1.
+        needs: the sentence for k < 1 or r < 1.
+
+    Raises:
+        SettingsError: for mismatched shapes, k < 1 or r < 1.
+    """
+    n_q, n = sims.shape
+    if len(golds) != n_q:
+        raise SettingsError(f"{n_q} rows of similarities but {len(golds)} gold sets.")
+    if unit.shape[0] != n:
+        raise SettingsError(f"Similarities cover {n} chunks but there are {unit.shape[0]} vectors.")
+    if radius < 1 or k < 1:
+        raise SettingsError(needs)
+    meta, chains, keys = [], [], []
+    base_chunks, base_hits = np.zeros(n_q), np.zeros(n_q)
+    for q in range(n_q):
+        retrieved = top_k(sims[q], k)
+        members, gold = set(retrieved), set(golds[q])
+        base_chunks[q] = len(retrieved)
+        base_hits[q] = len(gold & members)
+        for rank, c in enumerate(retrieved):
+            for step in (-1, 1):
+                chain = [-1] * radius
+                for d in range(1, radius + 1):
+                    j = c + step * d
+                    if not 0 <= j < n:
+                        break
+                    chain[d - 1] = len(meta)
+                    meta.append((q, c, rank, j, d, j in members, j in gold))
+                    keys.append((q, j, j in gold))
+                chains.append(chain)
+    uniq = sorted(set(keys))
+    index = {key: u for u, key in enumerate(uniq)}
+    cols = np.array(meta, dtype=np.int64).reshape(-1, 7).T
+    return Walk(
+        query=cols[0],
+        chunk=cols[1],
+        rank=cols[2],
+        neighbour=cols[3],
+        distance=cols[4],
+        gold=cols[6].astype(bool),
+        slots={
+            "k": int(k),
+            "radius": int(radius),
+            "is_retrieved": cols[5].astype(bool),
+            "chain": np.array(chains, dtype=np.int64).reshape(-1, radius),
+            "slot": np.array([index[key] for key in keys], dtype=np.int64),
+            "slot_gold": np.array([key[2] for key in uniq], dtype=bool),
+            "slot_bounds": np.searchsorted(
+                np.array([key[0] for key in uniq], dtype=np.int64), np.arange(n_q + 1)
+            ),
+            "base_chunks": base_chunks,
+            "base_hits": base_hits,
+        },
+    )
 
 
 def build_candidates(
@@ -83,59 +179,20 @@ def build_candidates(
     """
     sims = np.atleast_2d(np.asarray(sims, dtype=np.float64))
     unit = np.asarray(unit, dtype=np.float64)
-    n_q, n = sims.shape
-    if len(golds) != n_q:
-        raise SettingsError(f"{n_q} rows of similarities but {len(golds)} gold sets.")
-    if unit.shape[0] != n:
-        raise SettingsError(f"Similarities cover {n} chunks but there are {unit.shape[0]} vectors.")
-    if radius < 1 or k < 1:
-        raise SettingsError("The sweep needs k ≥ 1 and r ≥ 1.")
+    walk = walk_candidates(sims, unit, golds, k, radius, "The sweep needs k ≥ 1 and r ≥ 1.")
     if any(not g for g in golds):
         raise SettingsError("Every query needs at least one gold chunk.")
-    qn, qc, pen, is_ret, chains, slot_keys = [], [], [], [], [], []
-    base_chunks, base_hits = np.zeros(n_q), np.zeros(n_q)
+    pairs = list(zip(walk.chunk.tolist(), walk.neighbour.tolist(), strict=True))
     pair_penalty: dict[tuple[int, int], float] = {}
-    for q in range(n_q):
-        row = sims[q]
-        retrieved = top_k(row, k)
-        members = set(retrieved)
-        gold = set(golds[q])
-        base_chunks[q] = len(retrieved)
-        base_hits[q] = len(gold & members)
-        for c in retrieved:
-            for step in (-1, 1):
-                chain = [-1] * radius
-                for d in range(1, radius + 1):
-                    j = c + step * d
-                    if not 0 <= j < n:
-                        break
-                    if (c, j) not in pair_penalty:
-                        pair_penalty[(c, j)] = float(1.0 - unit[c] @ unit[j])
-                    chain[d - 1] = len(qn)
-                    qn.append(float(row[j]))
-                    qc.append(float(row[c]))
-                    pen.append(pair_penalty[(c, j)])
-                    is_ret.append(j in members)
-                    slot_keys.append((q, j, j in gold))
-                chains.append(chain)
-    keys = sorted(set(slot_keys))
-    index = {key: u for u, key in enumerate(keys)}
-    slot = np.array([index[key] for key in slot_keys], dtype=np.int64)
-    slot_query = np.array([key[0] for key in keys], dtype=np.int64)
+    for c, j in pairs:
+        if (c, j) not in pair_penalty:
+            pair_penalty[(c, j)] = float(1.0 - unit[c] @ unit[j])
     return Candidates(
-        k=int(k),
-        radius=int(radius),
-        cos_qn=np.array(qn, dtype=np.float64),
-        cos_qc=np.array(qc, dtype=np.float64),
-        penalty=np.array(pen, dtype=np.float64),
-        is_retrieved=np.array(is_ret, dtype=bool),
-        chain=np.array(chains, dtype=np.int64).reshape(-1, radius),
-        slot=slot,
-        slot_gold=np.array([key[2] for key in keys], dtype=bool),
-        slot_bounds=np.searchsorted(slot_query, np.arange(n_q + 1)),
-        base_chunks=base_chunks,
-        base_hits=base_hits,
+        **walk.slots,
         n_gold=np.array([len(set(g)) for g in golds], dtype=np.float64),
+        cos_qn=sims[walk.query, walk.neighbour],
+        cos_qc=sims[walk.query, walk.chunk],
+        penalty=np.array([pair_penalty[cj] for cj in pairs], dtype=np.float64),
     )
 
 
@@ -173,10 +230,9 @@ class SweepResult:
         return int(i), int(j)
 
 
-def _admitted(cands: Candidates, lam: float, bars: np.ndarray, mode: str) -> np.ndarray:
-    """(T, M) booleans: candidate m admitted at (lam, bars[t])."""
-    cos_qc = cands.cos_qc[None, :] if mode == "relative" else 1.0  # absolute: bar = θ
-    _, _, passes = gate(cands.cos_qn[None, :], cos_qc, cands.penalty[None, :], lam, bars[:, None])
+def contiguous(cands: CandidateSlots, passes: np.ndarray) -> np.ndarray:
+    """(T, M) booleans: the candidates admitted, from ``passes`` (T, M) (candidate m passes the
+    gate at the t-th bar) by the contiguity rule (module docstring); retrieved ones excluded."""
     if cands.radius == 1 or not passes.shape[1]:
         return passes & ~cands.is_retrieved[None, :]
     ok = passes | cands.is_retrieved[None, :]
@@ -187,6 +243,34 @@ def _admitted(cands: Candidates, lam: float, bars: np.ndarray, mode: str) -> np.
     reached_m = np.zeros_like(passes)
     reached_m[:, cands.chain[valid]] = reached[:, valid]
     return passes & reached_m & ~cands.is_retrieved[None, :]
+
+
+def per_query(cands: CandidateSlots, admitted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(chunks, recall), each (T, Q), from ``admitted`` (T, M): chunks = |retrieved| +
+    |admitted neighbours| (unique), recall = |selected ∩ gold| / |gold|."""
+    n_t = admitted.shape[0]
+    order = np.argsort(cands.slot, kind="stable")
+    slots, starts = np.unique(cands.slot[order], return_index=True)
+    if admitted.shape[1]:
+        per_slot = np.logical_or.reduceat(admitted[:, order], starts, axis=1)
+    else:
+        per_slot = np.zeros((n_t, 0), dtype=bool)
+    gold = cands.slot_gold[slots].astype(np.float64)
+    counts = np.zeros((n_t, len(slots) + 1))
+    hits = np.zeros((n_t, len(slots) + 1))
+    np.cumsum(per_slot, axis=1, out=counts[:, 1:])
+    np.cumsum(per_slot * gold[None, :], axis=1, out=hits[:, 1:])
+    b = cands.slot_bounds
+    q_chunks = cands.base_chunks + counts[:, b[1:]] - counts[:, b[:-1]]
+    q_recall = (cands.base_hits + hits[:, b[1:]] - hits[:, b[:-1]]) / cands.n_gold
+    return q_chunks, q_recall
+
+
+def _admitted(cands: Candidates, lam: float, bars: np.ndarray, mode: str) -> np.ndarray:
+    """(T, M) booleans: candidate m admitted at (lam, bars[t])."""
+    cos_qc = cands.cos_qc[None, :] if mode == "relative" else 1.0  # absolute: bar = θ
+    _, _, passes = gate(cands.cos_qn[None, :], cos_qc, cands.penalty[None, :], lam, bars[:, None])
+    return contiguous(cands, passes)
 
 
 def sweep(
@@ -216,22 +300,8 @@ def sweep(
     n_l, n_t, n_q = len(lams), len(bars), cands.n_queries
     q_chunks = np.empty((n_l, n_t, n_q))
     q_recall = np.empty((n_l, n_t, n_q))
-    order = np.argsort(cands.slot, kind="stable")
-    slots, starts = np.unique(cands.slot[order], return_index=True)
-    gold = cands.slot_gold[slots].astype(np.float64)
-    bounds = cands.slot_bounds
     for i, lam in enumerate(lams):
-        admitted = _admitted(cands, float(lam), bars, mode)
-        if admitted.shape[1]:
-            per_slot = np.logical_or.reduceat(admitted[:, order], starts, axis=1)
-        else:
-            per_slot = np.zeros((n_t, 0), dtype=bool)
-        counts = np.zeros((n_t, len(slots) + 1))
-        hits = np.zeros((n_t, len(slots) + 1))
-        np.cumsum(per_slot, axis=1, out=counts[:, 1:])
-        np.cumsum(per_slot * gold[None, :], axis=1, out=hits[:, 1:])
-        q_chunks[i] = cands.base_chunks + counts[:, bounds[1:]] - counts[:, bounds[:-1]]
-        q_recall[i] = (cands.base_hits + hits[:, bounds[1:]] - hits[:, bounds[:-1]]) / cands.n_gold
+        q_chunks[i], q_recall[i] = per_query(cands, _admitted(cands, float(lam), bars, mode))
         if progress:
             progress(i + 1, n_l)
     recall = q_recall.mean(axis=2) if n_q else np.zeros((n_l, n_t))

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -63,3 +65,29 @@ def llm_server():
 
     with ChatServer() as server:
         yield server
+
+
+@pytest.fixture
+def sample_files(tmp_path) -> tuple[Path, Path]:
+    """The bundled sample document and its query set, written to ``tmp_path`` (for the CLI)."""
+    from scar_viz import samples
+
+    doc = tmp_path / "harbor.md"
+    doc.write_text(samples.load_sample().text, encoding="utf-8")
+    queries = tmp_path / "harbor.queries.jsonl"
+    queries.write_text(samples.sample_queries_text(), encoding="utf-8")
+    return doc, queries
+
+
+def run_cli(
+    *args: str, env: Mapping[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """``python -m scar_viz *args`` from the project root, its output captured as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "scar_viz", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=timeout,
+    )

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests.fake_http import JsonServer, send_json, send_raw
 
 HTML_ANSWER = '<b>bold</b> <img src=x onerror="alert(1)"><script>alert("pwned")</script>'
 NOT_IN_DOCUMENT = "The harbour master keeps a purple giraffe in the lighthouse basement."
@@ -63,97 +63,56 @@ def _supported(piece: str, context: str) -> bool:
     return bool(probe) and probe in norm
 
 
-class _QuietServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request, client_address):  # a client that gave up (the timeout test)
-        import sys
-
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
-
-
-class ChatServer:
+class ChatServer(JsonServer):
     """The fake server on 127.0.0.1 (a free port); use as a context manager."""
 
     def __init__(self) -> None:
         self.mode = "ok"
         self.fail_times = 1
-        self.requests: list[dict] = []
-        self._lock = threading.Lock()
-        server = self
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):  # keep test output clean
-                pass
-
-            def do_POST(self):  # noqa: N802 (http.server's naming)
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                with server._lock:
-                    server.requests.append(
-                        {
-                            "path": self.path,
-                            "headers": {k.lower(): v for k, v in self.headers.items()},
-                            "body": body,
-                        }
-                    )
-                    n = len(server.requests)
-                mode = server.mode
-                if mode == "401":
-                    return self._send(401, {"error": {"message": "Incorrect API key provided"}})
-                if mode == "429" and n <= server.fail_times:
-                    return self._send(
-                        429, {"error": {"message": "Rate limit reached"}}, {"Retry-After": "0"}
-                    )
-                if mode == "500":
-                    return self._send(500, {"error": {"message": "boom"}}, {"Retry-After": "0"})
-                if mode == "400":
-                    return self._send(400, {"error": {"message": "context length exceeded"}})
-                if mode == "no-format" and "response_format" in body:
-                    return self._send(400, {"error": {"message": "response_format unsupported"}})
-                if mode == "slow":
-                    time.sleep(3)
-                if mode == "malformed":
-                    raw = b'{"id": "x", "choices": [{"message": {"content": "'
-                    return self._raw(200, raw)
-                content = server.reply(body["messages"])
-                return self._send(
-                    200,
+    def respond(self, handler, body: dict, n: int) -> None:
+        mode = self.mode
+        if mode == "401":
+            return send_json(handler, 401, {"error": {"message": "Incorrect API key provided"}})
+        if mode == "429" and n <= self.fail_times:
+            return send_json(
+                handler, 429, {"error": {"message": "Rate limit reached"}}, {"Retry-After": "0"}
+            )
+        if mode == "500":
+            return send_json(handler, 500, {"error": {"message": "boom"}}, {"Retry-After": "0"})
+        if mode == "400":
+            return send_json(handler, 400, {"error": {"message": "context length exceeded"}})
+        if mode == "no-format" and "response_format" in body:
+            return send_json(handler, 400, {"error": {"message": "response_format unsupported"}})
+        if mode == "slow":
+            time.sleep(3)
+        if mode == "malformed":
+            raw = b'{"id": "x", "choices": [{"message": {"content": "'
+            return send_raw(handler, 200, raw)
+        content = self.reply(body["messages"])
+        return send_json(
+            handler,
+            200,
+            {
+                "id": f"chatcmpl-{n}",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body["model"],
+                "choices": [
                     {
-                        "id": f"chatcmpl-{n}",
-                        "object": "chat.completion",
-                        "created": 0,
-                        "model": body["model"],
-                        "choices": [
-                            {
-                                "index": 0,
-                                "finish_reason": "stop",
-                                "message": {"role": "assistant", "content": content},
-                            }
-                        ],
-                        "usage": {
-                            "prompt_tokens": 10,
-                            "completion_tokens": 5,
-                            "total_tokens": 15,
-                        },
-                    },
-                )
-
-            def _send(self, code, payload, headers=None):
-                self._raw(code, json.dumps(payload).encode(), headers)
-
-            def _raw(self, code, raw, headers=None):
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-        self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
-        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": content},
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": 10,
+                    "completion_tokens": 5,
+                    "total_tokens": 15,
+                },
+            },
+        )
 
     @property
     def calls(self) -> int:
@@ -228,11 +187,3 @@ class ChatServer:
         if _supported(answer, reference) or _supported(reference, answer):
             return {"TP": [answer], "FP": [], "FN": []}
         return {"TP": [], "FP": [answer], "FN": [reference]}
-
-    def __enter__(self) -> ChatServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()

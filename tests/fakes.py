@@ -4,13 +4,12 @@ tiny random BERT models saved to a folder (no download)."""
 from __future__ import annotations
 
 import io
-import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
+
+from tests.fake_http import JsonServer, send_json, send_raw
 
 WORDS = [
     "the",
@@ -42,104 +41,69 @@ WORDS = [
 ]
 
 
-class EmbeddingsServer:
+class EmbeddingsServer(JsonServer):
     """An OpenAI-compatible ``POST /v1/embeddings`` on 127.0.0.1 with a switchable ``mode``:
     ok, 401, 429, slow, malformed, wrong-dims, mixed-dims. Records each request's headers."""
 
     def __init__(self, dim: int = 8) -> None:
         self.dim = dim
         self.mode = "ok"
-        self.requests: list[dict] = []
-        server = self
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):  # keep test output clean
-                pass
-
-            def do_POST(self):  # noqa: N802 (http.server's naming)
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append(
-                    {
-                        "path": self.path,
-                        "headers": {k.lower(): v for k, v in self.headers.items()},
-                        "body": body,
+    def respond(self, handler, body: dict, n: int) -> None:
+        mode = self.mode
+        if mode == "401":
+            return send_json(
+                handler,
+                401,
+                {
+                    "error": {
+                        "message": "Incorrect API key provided",
+                        "type": "invalid_request_error",
+                        "code": "invalid_api_key",
                     }
-                )
-                mode = server.mode
-                if mode == "401":
-                    return self._send(
-                        401,
-                        {
-                            "error": {
-                                "message": "Incorrect API key provided",
-                                "type": "invalid_request_error",
-                                "code": "invalid_api_key",
-                            }
-                        },
-                    )
-                if mode == "429":
-                    return self._send(
-                        429,
-                        {
-                            "error": {
-                                "message": "Rate limit reached",
-                                "type": "requests",
-                                "code": "rate_limit",
-                            }
-                        },
-                    )
-                if mode == "slow":
-                    time.sleep(3)
-                if mode == "malformed":
-                    raw = b'{"object": "list", "data": [{"embedding": [0.1, 0.2'
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(raw)))
-                    self.end_headers()
-                    self.wfile.write(raw)
-                    return None
-                texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
-                data = []
-                for i, text in enumerate(texts):
-                    dim = server.dim + (1 if mode == "mixed-dims" and i % 2 else 0)
-                    dim = server.dim * 2 if mode == "wrong-dims" else dim
-                    rng = np.random.default_rng(abs(hash(text)) % 2**32)
-                    data.append(
-                        {
-                            "object": "embedding",
-                            "index": i,
-                            "embedding": rng.normal(size=dim).round(6).tolist(),
-                        }
-                    )
-                return self._send(
-                    200,
-                    {
-                        "object": "list",
-                        "data": data,
-                        "model": body["model"],
-                        "usage": {"prompt_tokens": 1, "total_tokens": 1},
-                    },
-                )
-
-            def _send(self, code, payload):
-                raw = json.dumps(payload).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> EmbeddingsServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+                },
+            )
+        if mode == "429":
+            return send_json(
+                handler,
+                429,
+                {
+                    "error": {
+                        "message": "Rate limit reached",
+                        "type": "requests",
+                        "code": "rate_limit",
+                    }
+                },
+            )
+        if mode == "slow":
+            time.sleep(3)
+        if mode == "malformed":
+            raw = b'{"object": "list", "data": [{"embedding": [0.1, 0.2'
+            return send_raw(handler, 200, raw)
+        texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        data = []
+        for i, text in enumerate(texts):
+            dim = self.dim + (1 if mode == "mixed-dims" and i % 2 else 0)
+            dim = self.dim * 2 if mode == "wrong-dims" else dim
+            rng = np.random.default_rng(abs(hash(text)) % 2**32)
+            data.append(
+                {
+                    "object": "embedding",
+                    "index": i,
+                    "embedding": rng.normal(size=dim).round(6).tolist(),
+                }
+            )
+        return send_json(
+            handler,
+            200,
+            {
+                "object": "list",
+                "data": data,
+                "model": body["model"],
+                "usage": {"prompt_tokens": 1, "total_tokens": 1},
+            },
+        )
 
 
 def write_vocab(folder: Path) -> Path:

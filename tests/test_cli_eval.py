@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -12,16 +10,7 @@ from scar_viz import samples
 from scar_viz.chunking import chunk_document
 from scar_viz.cli import main
 from scar_viz.queries import label_queries, parse_queries, type_counts
-from tests.conftest import ROOT
-
-
-@pytest.fixture
-def sample_files(tmp_path):
-    doc = tmp_path / "harbor.md"
-    doc.write_text(samples.load_sample().text, encoding="utf-8")
-    queries = tmp_path / "harbor.queries.jsonl"
-    queries.write_text(samples.sample_queries_text(), encoding="utf-8")
-    return doc, queries
+from tests.conftest import run_cli
 
 
 def run_json(capsys, *argv) -> dict:
@@ -101,26 +90,11 @@ def test_text_output_and_errors(sample_files, capsys, tmp_path):
 
 
 def test_module_entry_point_on_the_development_corpus(corpus_path, corpus_queries_path):
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "scar_viz",
-            "eval",
-            str(corpus_path),
-            str(corpus_queries_path),
-            "--model",
-            "hash",
-            "--json",
-            "--boot",
-            "1000",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+    proc = run_cli(
+        "eval", str(corpus_path), str(corpus_queries_path), "--model", "hash", "--json",
+        "--boot", "1000",
         timeout=300,
-        check=False,
-    )
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["n_queries"] == 40 and out["n_fragmented"] == 20

@@ -4,26 +4,20 @@ eval (hashing embedder: no model download)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from scar_viz import samples
 from scar_viz.cli import main
 from scar_viz.learned_gate import BASE_FEATURES, DEFAULT_P, LearnedGate, default_gate
-from tests.conftest import ROOT
+from tests.conftest import run_cli
 
 QUERY = "What happens if the last crossing of the day is cancelled?"
 
 
-@pytest.fixture
-def sample_files(tmp_path):
-    doc = tmp_path / "harbor.md"
-    doc.write_text(samples.load_sample().text, encoding="utf-8")
-    queries = tmp_path / "harbor.queries.jsonl"
-    queries.write_text(samples.sample_queries_text(), encoding="utf-8")
-    return doc, queries
+def select_learned(doc) -> list[str]:
+    """``select`` with the learned policy on the hashing model."""
+    return ["select", str(doc), "--query", QUERY, "--policy", "learned", "--model", "hash"]
 
 
 @pytest.fixture
@@ -88,11 +82,12 @@ def test_select_with_gate_and_p(sample_files, hash_gate, capsys):
 
 
 def test_select_without_gate_uses_the_default_gate(sample_files, capsys):
-    doc, _ = sample_files
-    argv = ["select", str(doc), "--query", QUERY, "--policy", "learned", "--model", "hash"]
+    argv = select_learned(sample_files[0])
     assert main(argv) == 0
-    text = capsys.readouterr().out
+    text, err = capsys.readouterr()
     assert "policy learned" in text and "prob" in text
+    # the shipped gate was fitted on another model, and the run says so
+    assert "note: The gate was fitted with model" in err and "hash" in err
     assert main([*argv, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["params"]["gate"] == "default"
@@ -137,7 +132,7 @@ def test_bad_gate_file_is_one_error_line(sample_files, tmp_path, capsys, content
 
 def test_bad_p_and_missing_gate(sample_files, tmp_path, capsys):
     doc, queries = sample_files
-    argv = ["select", str(doc), "--query", QUERY, "--policy", "learned", "--model", "hash"]
+    argv = select_learned(doc)
     assert main([*argv, "--p", "1.5"]) == 1
     assert capsys.readouterr().err.startswith("error: p must lie strictly between 0 and 1")
     assert main([*argv, "--gate", str(tmp_path / "none.json")]) == 1
@@ -159,21 +154,9 @@ def test_fit_gate_without_gold_neighbours_is_one_error_line(sample_files, tmp_pa
 
 
 def test_fit_gate_in_a_subprocess_has_no_traceback(tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-m", "scar_viz", "fit-gate", str(tmp_path / "no.md"), "q.jsonl"]
-        + ["--model", "hash", "--out", str(tmp_path / "g.json")],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    proc = run_cli(
+        "fit-gate", str(tmp_path / "no.md"), "q.jsonl",
+        "--model", "hash", "--out", str(tmp_path / "g.json"),
+    )  # fmt: skip
     assert proc.returncode == 1
     assert proc.stderr.startswith("error: ") and "Traceback" not in proc.stderr
-
-
-def test_a_gate_from_another_setting_gets_a_note(sample_files, capsys):
-    doc, _ = sample_files
-    argv = ["select", str(doc), "--query", QUERY, "--policy", "learned", "--model", "hash"]
-    assert main(argv) == 0
-    err = capsys.readouterr().err
-    assert "note: The gate was fitted with model" in err and "hash" in err

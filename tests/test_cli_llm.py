@@ -5,15 +5,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 
 import pytest
 
 from scar_viz import samples
 from scar_viz.cli import main
 from scar_viz.queries import parse_queries
-from tests.conftest import ROOT
+from tests.conftest import run_cli
 
 SECRET = "sk-test-SECRET0123456789abcdef"
 DOWN = "http://127.0.0.1:9/v1"
@@ -133,29 +131,11 @@ def test_answer_server_down_is_one_error_line(files, capsys):
 def test_answer_entry_point_exits_non_zero_without_traceback(files):
     doc, queries = files
     env = {**os.environ, "OPENAI_API_KEY": SECRET}
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "scar_viz",
-            "answer",
-            str(doc),
-            str(queries),
-            "--model",
-            "hash",
-            "--llm-base-url",
-            DOWN,
-            "--limit",
-            "1",
-            "--retries",
-            "0",
-        ],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
+    proc = run_cli(
+        "answer", str(doc), str(queries), "--model", "hash", "--llm-base-url", DOWN,
+        "--limit", "1", "--retries", "0",
         env=env,
-        timeout=120,
-    )
+    )  # fmt: skip
     assert proc.returncode == 1
     assert proc.stderr.startswith("error: Could not connect") and "Traceback" not in proc.stderr
     assert SECRET not in proc.stdout + proc.stderr

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from scar_viz import cli
 from scar_viz.policies import ORDER
+from tests.conftest import run_cli
 from tests.fakes import tiny_cross_encoder
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,26 +77,9 @@ def test_a_knob_for_another_policy_is_an_error(capsys):
 
 
 def test_module_entry_point_runs_qasc(tmp_path):
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "scar_viz",
-            "select",
-            str(SAMPLE),
-            "--query",
-            QUERY,
-            "--model",
-            "hash",
-            "--policy",
-            "qasc",
-            "--cache",
-            str(tmp_path / "c.sqlite"),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = run_cli(
+        "select", str(SAMPLE), "--query", QUERY, "--model", "hash", "--policy", "qasc",
+        "--cache", str(tmp_path / "c.sqlite"),
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "policy qasc:" in proc.stdout and "spans:" in proc.stdout

@@ -121,22 +121,22 @@ def test_qasc_select_end_to_end_by_hand():
     assert res.keep_bar == pytest.approx(0.21)
     assert res.merged == ((1, 3), (7, 9))
     assert res.spans == ((11, 43), (77, 109))
-    # snapping at most 25 characters: 11 -> 0, 43 -> 54, 77 -> 55 (22 away), 109 stays
-    snapped = qasc_select(
-        sentences,
-        scores,
-        paragraphs,
-        QascParams(percentile=70, window_m=1, decay=0.0, snap_chars=25),
-    )
-    assert snapped.spans == ((0, 54), (55, 109)) and snapped.unsnapped == 0
-    # at most 20: 77 is 22 away from its paragraph start and stays where it is
-    partly = qasc_select(
-        sentences,
-        scores,
-        paragraphs,
-        QascParams(percentile=70, window_m=1, decay=0.0, snap_chars=20),
-    )
-    assert partly.spans == ((0, 54), (77, 109)) and partly.unsnapped == 1
+
+
+@pytest.mark.parametrize(
+    ("snap_chars", "spans", "unsnapped"),
+    [
+        (25, ((0, 54), (55, 109)), 0),  # 11 -> 0, 43 -> 54, 77 -> 55 (22 away), 109 stays
+        (20, ((0, 54), (77, 109)), 1),  # 77 is 22 away from its paragraph start and stays
+    ],
+)
+def test_qasc_select_snaps_by_hand(snap_chars, spans, unsnapped):
+    # the sentences and scores of the test above; spans before snapping (11, 43), (77, 109)
+    sentences = [(11 * i, 11 * i + 10) for i in range(10)]
+    scores = np.array([0.1, 0.2, 0.9, 0.2, 0.1, 0.1, 0.1, 0.1, 0.8, 0.7])
+    params = QascParams(percentile=70, window_m=1, decay=0.0, snap_chars=snap_chars)
+    res = qasc_select(sentences, scores, [(0, 54), (55, 109)], params)
+    assert res.spans == spans and res.unsnapped == unsnapped
 
 
 def test_keep_rule_is_strict():

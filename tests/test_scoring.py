@@ -185,18 +185,18 @@ def test_matches_reference_on_random_data(seed):
 # --- invariants ---------------------------------------------------------------------------
 
 vectors = st.integers(0, 2**32 - 1).map(lambda s: np.random.default_rng(s))
+SETTINGS = {
+    "rng": vectors,
+    "k": st.integers(1, 6),
+    "r": st.integers(1, 3),
+    "lam": st.floats(0, 2),
+    "tau": st.floats(0, 1.5),
+}
+"""A random generator and gate settings (k, r, λ, τ) for the properties below."""
 
 
 @settings(max_examples=150, deadline=None)
-@given(
-    rng=vectors,
-    k=st.integers(1, 6),
-    r=st.integers(1, 3),
-    lam=st.floats(0, 2),
-    tau=st.floats(0, 1.5),
-    dl=st.floats(0, 1),
-    dt=st.floats(0, 1),
-)
+@given(**SETTINGS, dl=st.floats(0, 1), dt=st.floats(0, 1))
 def test_raising_lambda_or_tau_never_admits_more(rng, k, r, lam, tau, dl, dt):
     n = int(rng.integers(2, 30))
     chunks = rng.normal(size=(n, 8))
@@ -209,13 +209,7 @@ def test_raising_lambda_or_tau_never_admits_more(rng, k, r, lam, tau, dl, dt):
 
 
 @settings(max_examples=150, deadline=None)
-@given(
-    rng=vectors,
-    k=st.integers(1, 6),
-    r=st.integers(1, 3),
-    lam=st.floats(0, 2),
-    tau=st.floats(0, 1.5),
-)
+@given(**SETTINGS)
 def test_topk_within_scar_within_window(rng, k, r, lam, tau):
     n = int(rng.integers(1, 30))
     chunks = rng.normal(size=(n, 6))

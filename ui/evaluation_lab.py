@@ -42,23 +42,29 @@ NUM0 = st.column_config.NumberColumn(format="%.0f")
 
 
 @dataclass(frozen=True)
-class Lab:
-    """The page's inputs: the prepared document, its model, the query set and its vectors,
-    and the sliders."""
+class Labelled:
+    """A page's inputs: the prepared document, its model, the query set and its vectors."""
 
     prep: PreparedDoc
     embedder: Embedder
     active: ActiveQueries
     vecs: np.ndarray
-    params: GateParams
 
     @property
     def labelled(self) -> tuple[GoldQuery, ...]:
         return self.active.labelled
 
 
-def lab_setup() -> Lab | None:
-    """Sidebar, query set, its counts by type and the gate sliders; None after a message."""
+@dataclass(frozen=True)
+class Lab(Labelled):
+    """:class:`Labelled` and the gate sliders."""
+
+    params: GateParams
+
+
+def _setup(
+    sliders: bool,
+) -> tuple[PreparedDoc, Embedder, ActiveQueries, np.ndarray, GateParams | None] | None:
     setup = sidebar_setup()
     if setup is None:
         return None
@@ -67,11 +73,26 @@ def lab_setup() -> Lab | None:
     if active is None:
         return None
     type_metrics(active.labelled, prep.config.label)
-    params = gate_sliders(len(prep.chunks))
+    params = gate_sliders(len(prep.chunks)) if sliders else None
     vecs = query_vectors(embedder, active.labelled)
     if vecs is None:
         return None
-    return Lab(prep, embedder, active, vecs, params)
+    return prep, embedder, active, vecs, params
+
+
+def lab_setup() -> Lab | None:
+    """Sidebar, query set, its counts by type and the gate sliders; None after a message."""
+    inputs = _setup(sliders=True)
+    return None if inputs is None else Lab(*inputs)
+
+
+def labelled_setup() -> Labelled:
+    """Sidebar, query set and its counts by type, for a page with its own settings (no gate
+    sliders); stops the script after a message when there is nothing to run."""
+    inputs = _setup(sliders=False)
+    if inputs is None:
+        st.stop()
+    return Labelled(*inputs[:4])
 
 
 def policy_picker() -> list[str]:

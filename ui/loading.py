@@ -43,27 +43,26 @@ def load_model(embedder: Embedder, slot) -> bool:
     The static model's one-time distillation shows a progress bar instead. False (with the
     message shown in ``slot``) when the model cannot be loaded.
     """
-    if getattr(embedder, "needs_distillation", False):
-        bar = slot.progress(0.0, text="Distilling the static model from the default (once) …")
-        try:
+    distil = getattr(embedder, "needs_distillation", False)
+    if not distil and not _needs_loading(embedder):
+        return True
+    try:
+        if distil:
+            bar = slot.progress(0.0, text="Distilling the static model from the default (once) …")
             embedder.load(  # type: ignore[attr-defined]
                 lambda done, total, stage: bar.progress(min(1.0, done / max(total, 1)), text=stage)
             )
-        except EmbeddingError as exc:
-            with slot.container():
-                alert(str(exc))
-            return False
-        slot.empty()
-        return True
-    if _needs_loading(embedder):
-        with slot.container(), st.spinner(f"Loading {embedder.label} (first use in this server) …"):
-            try:
+        else:
+            with (
+                slot.container(),
+                st.spinner(f"Loading {embedder.label} (first use in this server) …"),
+            ):
                 _load(embedder)
-            except EmbeddingError as exc:
-                with slot.container():
-                    alert(str(exc))
-                return False
-        slot.empty()
+    except EmbeddingError as exc:
+        with slot.container():
+            alert(str(exc))
+        return False
+    slot.empty()
     return True
 
 

@@ -197,38 +197,43 @@ def sidebar_model() -> tuple[str, str]:
             placeholder="/path/to/model or BAAI/bge-small-en-v1.5",
         )
     elif choice == "openai":
-        extra.text_input(
-            "Model", default("openai_model", OPENAI_EMBEDDING_MODEL), key="openai_model", bind=URL
-        )
-        extra.text_input(
-            "Base URL (blank = OpenAI)",
-            key="base_url",
-            bind=URL,
-            placeholder="http://localhost:11434/v1",
-        )
-        extra.text_input(
-            "API key (blank = OPENAI_API_KEY / st.secrets)", type="password", key="api_key_input"
+        endpoint_inputs(
+            extra,
+            ("Model", "Base URL", "API key"),
+            ("openai_model", "base_url", "api_key_input"),
+            OPENAI_EMBEDDING_MODEL,
         )
     return model_spec()
+
+
+def endpoint_inputs(
+    box, labels: tuple[str, str, str], keys: tuple[str, str, str], default_model: str
+) -> None:
+    """An OpenAI-compatible endpoint's model, base URL and API key inputs in ``box``, with
+    these ``labels`` and widget ``keys``; model and URL travel in the address, the key never."""
+    model_label, url_label, key_label = labels
+    model_key, url_key, key_key = keys
+    box.text_input(model_label, default(model_key, default_model), key=model_key, bind=URL)
+    box.text_input(
+        f"{url_label} (blank = OpenAI)",
+        key=url_key,
+        bind=URL,
+        placeholder="http://localhost:11434/v1",
+    )
+    box.text_input(
+        f"{key_label} (blank = OPENAI_API_KEY / st.secrets)", type="password", key=key_key
+    )
 
 
 def sidebar_llm() -> None:
     """The chat model for answers and query generation; read with ``ui.state.llm_settings``.
     Model and base URL travel in the address; the key never does."""
     with st.sidebar.expander("LLM (answers and query generation)", expanded=False):
-        st.text_input(
-            "Chat model", default("llm_model", LLM_DEFAULT_MODEL), key="llm_model", bind=URL
-        )
-        st.text_input(
-            "Chat base URL (blank = OpenAI)",
-            key="llm_url",
-            bind=URL,
-            placeholder="http://localhost:11434/v1",
-        )
-        st.text_input(
-            "Chat API key (blank = OPENAI_API_KEY / st.secrets)",
-            type="password",
-            key="llm_key_input",
+        endpoint_inputs(
+            st,
+            ("Chat model", "Chat base URL", "Chat API key"),
+            ("llm_model", "llm_url", "llm_key_input"),
+            LLM_DEFAULT_MODEL,
         )
         st.caption("Any OpenAI-compatible chat endpoint. The key stays in this session only.")
 

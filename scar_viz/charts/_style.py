@@ -36,3 +36,13 @@ def fast_figure(traces: list[dict], layout: dict) -> go.Figure:
     two on every slider move; the builders' tests check the structure instead.
     """
     return go.Figure(data=traces, layout=layout, _validate=False)
+
+
+def point_trace(
+    x: float, y: float, symbol: str, size: float, colour: str, edge: tuple[float, str], **kw
+) -> go.Scatter:
+    """One marked point (the sliders' star, a preset's dot): a one-point markers trace with an
+    edge of ``edge`` = (width, colour); ``kw`` go to :class:`plotly.graph_objects.Scatter`."""
+    marker = {"symbol": symbol, "size": size, "color": colour}
+    marker["line"] = {"width": edge[0], "color": edge[1]}
+    return go.Scatter(x=[x], y=[y], mode="markers", marker=marker, **kw)

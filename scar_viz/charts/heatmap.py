@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from scar_viz.charts._style import point_trace
+
 SCALES = {"recall": "Viridis", "mean chunks": "Cividis", "efficiency": "Magma", "gap": "RdBu"}
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in pixels, y up
@@ -110,16 +112,13 @@ def sweep_heatmap(
     )
     for label, (lam, tau) in marks.items():
         fig.add_trace(
-            go.Scatter(
-                x=[tau],
-                y=[lam],
-                mode="markers",
-                marker={
-                    "symbol": "circle",
-                    "size": 9,
-                    "color": "white",
-                    "line": {"width": 2, "color": "#111"},
-                },
+            point_trace(
+                tau,
+                lam,
+                "circle",
+                9,
+                "white",
+                (2, "#111"),
                 hovertemplate=f"{label}: λ = {lam:.2f}, τ = {tau:.2f}<extra></extra>",
                 name=label,
                 showlegend=False,
@@ -144,16 +143,13 @@ def sweep_heatmap(
         )
     if point is not None:
         fig.add_trace(
-            go.Scatter(
-                x=[point[1]],
-                y=[point[0]],
-                mode="markers",
-                marker={
-                    "symbol": "star",
-                    "size": 16,
-                    "color": "white",
-                    "line": {"width": 1.5, "color": "black"},
-                },
+            point_trace(
+                point[1],
+                point[0],
+                "star",
+                16,
+                "white",
+                (1.5, "black"),
                 hovertemplate=f"sliders: λ = {point[0]:.2f}, τ = {point[1]:.2f}<extra></extra>",
                 name="sliders",
                 showlegend=False,

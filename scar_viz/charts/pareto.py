@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from scar_viz.charts._style import ADMITTED, RETRIEVED, WINDOW
+from scar_viz.charts._style import ADMITTED, RETRIEVED, WINDOW, point_trace
 
 _TEXT_POSITIONS = ("top right", "bottom right", "top left", "bottom left")
 
@@ -88,17 +88,14 @@ def pareto_chart(
         )
     if current is not None:
         fig.add_trace(
-            go.Scatter(
-                x=[current[0]],
-                y=[current[1]],
-                mode="markers",
+            point_trace(
+                current[0],
+                current[1],
+                "star",
+                16,
+                "gold",
+                (1.5, "black"),
                 name="sliders",
-                marker={
-                    "symbol": "star",
-                    "size": 16,
-                    "color": "gold",
-                    "line": {"width": 1.5, "color": "black"},
-                },
                 hovertemplate="sliders<br>chunks %{x:.2f}, recall %{y:.3f}<extra></extra>",
             )
         )

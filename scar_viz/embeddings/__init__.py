@@ -18,13 +18,7 @@ from scar_viz.embeddings.base import (
     ModelSpecError,
     Progress,
 )
-from scar_viz.embeddings.cache import (
-    EmbeddingCache,
-    EmbedResult,
-    default_cache_dir,
-    embed_cached,
-    text_key,
-)
+from scar_viz.embeddings.cache import EmbeddingCache, EmbedResult, embed_cached, text_key
 from scar_viz.embeddings.factory import DEFAULT_MODEL, make_embedder
 from scar_viz.embeddings.hashing import HashEmbedder
 from scar_viz.embeddings.openai_compat import OPENAI_DEFAULT_MODEL, OpenAIEmbedder
@@ -34,6 +28,7 @@ from scar_viz.embeddings.sentence_transformers import (
     default_model_path,
 )
 from scar_viz.embeddings.static import StaticEmbedder, static_embedder
+from scar_viz.sqlite_cache import default_cache_dir
 
 __all__ = [
     "DEFAULT_MODEL",

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
-import sqlite3
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -13,12 +11,8 @@ from pathlib import Path
 import numpy as np
 
 from scar_viz.embeddings.base import Embedder, EmbeddingError, Progress, batches
+from scar_viz.sqlite_cache import SqliteCache
 from scar_viz.vectors import normalize
-
-
-def default_cache_dir() -> Path:
-    """``$SCAR_VIZ_CACHE_DIR``, else ``~/.cache/scar-viz``."""
-    return Path(os.environ.get("SCAR_VIZ_CACHE_DIR") or Path.home() / ".cache" / "scar-viz")
 
 
 def text_key(text: str) -> str:
@@ -26,21 +20,16 @@ def text_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-class EmbeddingCache:
+class EmbeddingCache(SqliteCache):
     """Vectors on disk (SQLite), keyed by (model id, sha256 of the exact text embedded)."""
 
     def __init__(self, path: str | Path | None = None) -> None:
-        self.path = Path(path) if path else default_cache_dir() / "embeddings.sqlite"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, key TEXT NOT NULL, "
-                "dim INTEGER NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (model, key))"
-            )
-
-    def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(self.path, timeout=30)
+        super().__init__(
+            path,
+            "embeddings.sqlite",
+            "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, key TEXT NOT NULL, "
+            "dim INTEGER NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (model, key))",
+        )
 
     def get_many(self, model_id: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}

@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 
 from scar_viz.embeddings.base import EmbeddingError, LoadProgress, ModelSpecError, batches
-from scar_viz.embeddings.cache import default_cache_dir
 from scar_viz.embeddings.sentence_transformers import default_model_path
+from scar_viz.sqlite_cache import default_cache_dir
 
 DistillProgress = LoadProgress
 """Called as progress(done, total, stage) while distilling; ``stage`` is a short sentence."""

@@ -28,7 +28,7 @@ from scar_viz.metrics import (
     miss_reasons,
     summarise_subsets,
 )
-from scar_viz.pipeline import PreparedDoc
+from scar_viz.pipeline import PreparedDoc, query_inputs
 from scar_viz.policies import POLICIES, PolicyResult, QueryInputs, run_policy
 from scar_viz.queries import GoldQuery, QueryIssue, type_counts
 from scar_viz.scoring import Selection, top_k
@@ -228,17 +228,7 @@ def evaluate(
     coverage: dict[str, bool] = dict.fromkeys(labels, False)
     errors: dict[str, str] = {}
     for qi, gq in enumerate(queries):
-        qvec = query_vecs[qi]
-        inputs = QueryInputs(
-            prep.document,
-            prep.chunks,
-            prep.unit,
-            gq.query.query,
-            qvec,
-            prep.unit @ qvec,
-            params,
-            embed,
-        )
+        inputs = query_inputs(prep, gq.query.query, query_vecs[qi], params, embed=embed)
         for label, (name, label_knobs) in resolved.items():
             if label in errors:
                 continue

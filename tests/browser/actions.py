@@ -13,6 +13,15 @@ DOCUMENT_UPLOADER = "[data-testid='stFileUploaderDropzoneInput'][accept*='.txt']
 """The sidebar's document uploader (the session-file uploader takes .json only)."""
 
 
+def fresh_page(chromium, url: str):
+    """A page in a new browser context (no shared session) opened at ``url``, once the app has
+    run."""
+    page = chromium.new_context().new_page()
+    page.goto(url)
+    wait_for_app_run(page)
+    return page
+
+
 def choose(page, label: str, option: str) -> None:
     """Pick ``option`` in the selectbox labelled ``label`` (typed first, so the option is in
     the list's rendered window even when the select sits low in a small viewport)."""

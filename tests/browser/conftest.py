@@ -45,12 +45,18 @@ def live_app(tmp_path_factory):
     app.stop()
 
 
+def running_hash_app(tmp_path_factory, **env: str):
+    """The app on the instant hashing embedder with ``env`` (a generator for a module fixture:
+    ``yield from``); stopped after."""
+    app = start_app(tmp_path_factory, SCAR_VIZ_DEFAULT_MODEL="hash", **env)
+    yield app
+    app.stop()
+
+
 @pytest.fixture(scope="module")
 def hash_app(tmp_path_factory):
     """The app starting on the instant hashing embedder (for input handling, not models)."""
-    app = start_app(tmp_path_factory, SCAR_VIZ_DEFAULT_MODEL="hash")
-    yield app
-    app.stop()
+    yield from running_hash_app(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import pytest
 
 from scripts.live_app import settle, wait_for_app_run
 from tests.browser.actions import alerts
-from tests.browser.conftest import start_app
+from tests.browser.conftest import running_hash_app
 from tests.fake_llm import ChatServer
 
 KEY = "sk-llm-flow-SECRET-0123456789abcdef"
@@ -28,9 +28,7 @@ def chat_server():
 
 @pytest.fixture(scope="module")
 def llm_app(tmp_path_factory):
-    app = start_app(tmp_path_factory, OPENAI_API_KEY=KEY, SCAR_VIZ_DEFAULT_MODEL="hash")
-    yield app
-    app.stop()
+    yield from running_hash_app(tmp_path_factory, OPENAI_API_KEY=KEY)
 
 
 def metric(page, label: str) -> int:

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from scripts.live_app import wait_for_app_run
 from tests.browser.actions import alerts
-from tests.browser.conftest import start_app
+from tests.browser.conftest import running_hash_app
 from tests.fakes import EmbeddingsServer
 
 CONFIGURED = "sk-configured-SECRET-0123456789abcdef"
@@ -25,9 +25,7 @@ def endpoint():
 
 @pytest.fixture(scope="module")
 def keyed_app(tmp_path_factory):
-    app = start_app(tmp_path_factory, OPENAI_API_KEY=CONFIGURED, SCAR_VIZ_DEFAULT_MODEL="hash")
-    yield app
-    app.stop()
+    yield from running_hash_app(tmp_path_factory, OPENAI_API_KEY=CONFIGURED)
 
 
 def download_text(page, button: str) -> str:

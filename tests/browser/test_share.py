@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scar_viz.chunking import CHUNKER_NAMES
 from scripts.live_app import wait_for_app_run
-from tests.browser.actions import ask, choose, context_chunks, go
+from tests.browser.actions import ask, choose, context_chunks, fresh_page, go
 
 
 def slider_value(page, label: str) -> str:
@@ -21,9 +21,7 @@ def nudge(page, label: str, presses: int) -> None:
 
 
 def test_copied_address_reproduces_the_explorer(hash_app, chromium):
-    teacher = chromium.new_context().new_page()
-    teacher.goto(hash_app.url + "/")
-    wait_for_app_run(teacher)
+    teacher = fresh_page(chromium, hash_app.url + "/")
     ask(teacher, "When may the master refuse to sail in strong wind?")
     nudge(teacher, "λ (penalty weight)", 37)
     nudge(teacher, "τ (relative bar)", 12)
@@ -39,9 +37,7 @@ def test_copied_address_reproduces_the_explorer(hash_app, chromium):
     chosen = context_chunks(teacher)
     assert seen["λ (penalty weight)"] == "0.87" and seen["k (retrieved)"] == "5"
 
-    student = chromium.new_context().new_page()  # a fresh browser: no shared session
-    student.goto(link)
-    wait_for_app_run(student)
+    student = fresh_page(chromium, link)  # a fresh browser: no shared session
     assert {label: slider_value(student, label) for label in seen} == seen
     assert context_chunks(student) == chosen
     chunker = student.get_by_role("combobox", name="Chunker")
@@ -52,9 +48,7 @@ def test_copied_address_reproduces_the_explorer(hash_app, chromium):
 
 
 def test_copied_address_reproduces_a_lesson_round(hash_app, chromium):
-    teacher = chromium.new_context().new_page()
-    teacher.goto(hash_app.url + "/")
-    wait_for_app_run(teacher)
+    teacher = fresh_page(chromium, hash_app.url + "/")
     go(teacher, "Learn")
     nudge(teacher, "λ", 20)
     rounds = teacher.get_by_test_id("stRadio").filter(has_text="Round")
@@ -64,9 +58,7 @@ def test_copied_address_reproduces_a_lesson_round(hash_app, chromium):
     wait_for_app_run(teacher)
     assert "l_round=" in teacher.url
     link = teacher.url
-    student = chromium.new_context().new_page()
-    student.goto(link)
-    wait_for_app_run(student)
+    student = fresh_page(chromium, link)
     assert slider_value(student, "λ") == slider_value(teacher, "λ") == "0.70"
     assert student.get_by_role("radio", name=name).is_checked()
     teacher.context.close()
@@ -74,9 +66,7 @@ def test_copied_address_reproduces_a_lesson_round(hash_app, chromium):
 
 
 def test_presets_set_sliders_without_a_session_state_warning(hash_app, chromium):
-    page = chromium.new_context().new_page()
-    page.goto(hash_app.url + "/")
-    wait_for_app_run(page)
+    page = fresh_page(chromium, hash_app.url + "/")
     for preset, lam in (("B", "0.10"), ("A", "0.50")):
         page.get_by_role("button", name=preset, exact=True).click()
         wait_for_app_run(page)

@@ -1,9 +1,37 @@
-"""Reading the app's escaped HTML messages (``ui.alerts.alert``) in AppTest."""
+"""AppTest helpers: opening a page, reading the app's escaped HTML messages
+(``ui.alerts.alert``), stashing a query set."""
 
 from __future__ import annotations
 
 import html
 import re
+
+from streamlit.testing.v1 import AppTest
+
+from scar_viz.documents import Document
+from scar_viz.embeddings import text_key
+
+APP = "../../app.py"
+"""The entry point, relative to this folder (AppTest resolves it against the calling file)."""
+
+
+def open_page(
+    page: str, timeout: float, app: AppTest | None = None, upload: Document | None = None
+) -> AppTest:
+    """Run the app, switch to ``page`` (e.g. ``"pages/budget.py"``) and run it, checking that
+    nothing raised. With ``upload``, that document is put in the session first and then picked
+    in the document selector."""
+    if app is None:
+        app = AppTest.from_file(APP, default_timeout=timeout)
+    if upload is not None:
+        app.session_state["uploaded"] = (text_key(upload.text), upload)
+    app.run()
+    app.switch_page(page)
+    app.run()
+    assert not app.exception, app.exception
+    if upload is not None:
+        app.selectbox(key="doc").set_value("upload").run()
+    return app
 
 
 def alerts(node, kind: str | None = None) -> list[str]:
@@ -20,8 +48,6 @@ def alerts(node, kind: str | None = None) -> list[str]:
 def stash_queries(at, doc_text: str, name: str, data: bytes | str, source: str = "upload") -> None:
     """Put a query set into an AppTest session as ``ui.queryset.stash_query_set`` does (an
     upload's bytes, or the session's / an LLM's JSON Lines text) and make it the active one."""
-    from scar_viz.embeddings import text_key
-
     store = dict(at.session_state["qsets"]) if "qsets" in at.session_state else {}
     store.setdefault(text_key(doc_text), {})[source] = (name, data)
     at.session_state["qsets"] = store

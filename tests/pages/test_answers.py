@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.fake_llm import HTML_ANSWER
-from tests.pages.helpers import alerts
+from tests.pages.helpers import alerts, open_page
 
 APP = "../../app.py"
 TIMEOUT = 90
@@ -47,12 +47,7 @@ def everything(at: AppTest) -> str:
 def at(hash_model, llm_server, monkeypatch) -> AppTest:
     for name in ("OPENAI_API_KEY", "SCAR_VIZ_LLM_API_KEY"):
         monkeypatch.delenv(name, raising=False)
-    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    app.run()
-    app.switch_page("pages/answers.py")
-    app.run()
-    assert not app.exception, app.exception
-    return app
+    return open_page("pages/answers.py", TIMEOUT)
 
 
 def connect(at: AppTest, server) -> None:

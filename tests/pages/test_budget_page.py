@@ -11,26 +11,18 @@ from streamlit.testing.v1 import AppTest
 
 from scar_viz.budget import BUDGET_KS
 from scar_viz.documents import document_from_text
-from scar_viz.embeddings import text_key
 from scar_viz.gate import PRESETS
 from scar_viz.learned_gate import LearnedGate
 from scar_viz.policies.rerank import RERANK_HINT
+from tests.pages.helpers import open_page
 
-APP = "../../app.py"
+PAGE = "pages/budget.py"
 TIMEOUT = 120
-
-
-def open_budget(app: AppTest) -> AppTest:
-    app.run()
-    app.switch_page("pages/budget.py")
-    app.run()
-    assert not app.exception, app.exception
-    return app
 
 
 @pytest.fixture
 def at(hash_model) -> AppTest:
-    return open_budget(AppTest.from_file(APP, default_timeout=TIMEOUT))
+    return open_page(PAGE, TIMEOUT)
 
 
 def points(at: AppTest) -> pd.DataFrame:
@@ -87,10 +79,7 @@ def test_the_session_gate_is_the_learned_policy(at):
 
 def test_a_document_without_queries_says_how_to_get_some(hash_model):
     text = "# Notes\n\n" + "\n\n".join(f"Paragraph {i} says something." for i in range(30))
-    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    app.session_state["uploaded"] = (text_key(text), document_from_text("n.md", text))
-    open_budget(app)
-    app.selectbox(key="doc").set_value("upload").run()
+    app = open_page(PAGE, TIMEOUT, upload=document_from_text("n.md", text))
     assert not app.exception
     assert any("no labelled queries" in i.value for i in app.info)
     assert not app.get("plotly_chart")

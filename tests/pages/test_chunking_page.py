@@ -8,10 +8,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from scar_viz.documents import load_path
-from scar_viz.embeddings import text_key
-from tests.pages.helpers import alerts
+from tests.pages.helpers import alerts, open_page
 
 APP = "../../app.py"
+PAGE = "pages/chunking.py"
 TIMEOUT = 90
 
 
@@ -21,12 +21,7 @@ def metric(at: AppTest, label: str) -> str:
 
 @pytest.fixture
 def at(hash_model) -> AppTest:
-    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    app.run()
-    app.switch_page("pages/chunking.py")
-    app.run()
-    assert not app.exception, app.exception
-    return app
+    return open_page(PAGE, TIMEOUT)
 
 
 def test_renders_view_table_and_curves(at):
@@ -78,13 +73,7 @@ def test_chosen_chunker_reaches_the_explorer(hash_model):
 
 
 def test_fragmentation_on_the_corpus(hash_model, corpus_path):
-    doc = load_path(corpus_path)
-    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    app.session_state["uploaded"] = (text_key(doc.text), doc)
-    app.run()
-    app.switch_page("pages/chunking.py")
-    app.run()
-    app.selectbox(key="doc").set_value("upload").run()
+    app = open_page(PAGE, TIMEOUT, upload=load_path(corpus_path))
     assert not app.exception, app.exception
     assert app.radio(key="cu").value == "sentence"  # no query set uploaded
     assert len(app.get("plotly_chart")) == 3
@@ -151,12 +140,7 @@ def test_semantic_chunker_keeps_headings_with_their_text(hash_model, size):
     from scar_viz.documents import document_from_text
 
     doc = document_from_text("agreement.md", numbered_markdown())
-    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    app.session_state["uploaded"] = (text_key(doc.text), doc)
-    app.run()
-    app.switch_page("pages/chunking.py")
-    app.run()
-    app.selectbox(key="doc").set_value("upload").run()
+    app = open_page(PAGE, TIMEOUT, upload=doc)
     app.sidebar.selectbox(key="chunker").set_value("semantic").run()
     app.sidebar.number_input(key="size").set_value(size).run()
     assert not app.exception, app.exception

@@ -11,24 +11,15 @@ from streamlit.testing.v1 import AppTest
 
 from scar_viz.compare import COVERS
 from scar_viz.documents import document_from_text
-from scar_viz.embeddings import text_key
 from scar_viz.gate import PRESETS
 from scar_viz.learned_gate import LearnedGate
 from scar_viz.policies import ALL_ORDER
 from scar_viz.policies.rerank import RERANK_HINT
 from tests.fakes import tiny_cross_encoder
-from tests.pages.helpers import alerts
+from tests.pages.helpers import alerts, open_page
 
-APP = "../../app.py"
+PAGE = "pages/compare.py"
 TIMEOUT = 90
-
-
-def open_compare(app: AppTest) -> AppTest:
-    app.run()
-    app.switch_page("pages/compare.py")
-    app.run()
-    assert not app.exception, app.exception
-    return app
 
 
 def table(at: AppTest) -> pd.DataFrame:
@@ -43,7 +34,7 @@ def row(at: AppTest, policy: str) -> pd.Series:
 
 @pytest.fixture
 def at(hash_model) -> AppTest:
-    return open_compare(AppTest.from_file(APP, default_timeout=TIMEOUT))
+    return open_page(PAGE, TIMEOUT)
 
 
 @pytest.fixture(scope="module")
@@ -51,11 +42,8 @@ def tiny_reranker(tmp_path_factory) -> str:
     return str(tiny_cross_encoder(tmp_path_factory.mktemp("tiny_ce")))
 
 
-def upload(app: AppTest, text: str, name: str = "notes.md") -> AppTest:
-    app.session_state["uploaded"] = (text_key(text), document_from_text(name, text))
-    open_compare(app)
-    app.selectbox(key="doc").set_value("upload").run()
-    return app
+def upload(text: str, name: str = "notes.md") -> AppTest:
+    return open_page(PAGE, TIMEOUT, upload=document_from_text(name, text))
 
 
 def test_every_policy_but_rerank_renders_and_the_hint_says_how_to_add_one(at):
@@ -132,7 +120,7 @@ QUESTION = "Which ferry timetable lists every crossing and harbour stop?"
 
 
 def test_labelling_the_question_gives_each_policy_full_or_none(hash_model):
-    app = upload(AppTest.from_file(APP, default_timeout=TIMEOUT), DOC)
+    app = upload(DOC)
     app.slider(key="k").set_value(1).run()
     app.text_input(key="q").set_value(QUESTION).run()
     assert COVERS not in table(app).columns
@@ -195,7 +183,7 @@ def test_diff_text_is_escaped(hash_model):
     text = "# Tags\n\n" + "\n\n".join(
         f"Rule {i}: the <b>crew</b> & <script>alert({i})</script> passengers." for i in range(200)
     )
-    app = upload(AppTest.from_file(APP, default_timeout=TIMEOUT), text, "tags.md")
+    app = upload(text, "tags.md")
     app.text_input(key="q").set_value("What is rule 7 about the crew?").run()
     app.selectbox(key="vs").set_value("parent").run()
     assert not app.exception
@@ -206,7 +194,7 @@ def test_diff_text_is_escaped(hash_model):
 
 
 def test_uploaded_document_runs_every_policy(hash_model):
-    app = upload(AppTest.from_file(APP, default_timeout=TIMEOUT), DOC)
+    app = upload(DOC)
     app.text_input(key="q").set_value("What does filler paragraph 7 say?").run()
     assert not app.exception
     assert any("notes.md" in t for t in alerts(app.sidebar))

@@ -10,23 +10,14 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from scar_viz.learned_gate import LearnedGate, default_gate
-from tests.pages.helpers import alerts
+from tests.pages.helpers import alerts, open_page
 
-APP = "../../app.py"
 TIMEOUT = 120
-
-
-def open_fit(app: AppTest) -> AppTest:
-    app.run()
-    app.switch_page("pages/fit_gate.py")
-    app.run()
-    assert not app.exception, app.exception
-    return app
 
 
 @pytest.fixture
 def at(hash_model) -> AppTest:
-    return open_fit(AppTest.from_file(APP, default_timeout=TIMEOUT))
+    return open_page("pages/fit_gate.py", TIMEOUT)
 
 
 def frame_with(at: AppTest, column: str) -> pd.DataFrame:
