@@ -132,6 +132,9 @@ def browser_rerun(page, clock: FrameClock, label: str, n: int = 9) -> float:
     return statistics.median(times)
 
 
+RERUN_QUESTION = "What happens when a segment arrives with the RST bit set?"
+
+
 def apptest_reruns(cache: str) -> tuple[float, float]:
     from streamlit.testing.v1 import AppTest
 
@@ -149,6 +152,8 @@ def apptest_reruns(cache: str) -> tuple[float, float]:
     chunks = next(h.proto.body for h in at.sidebar.get("html") if "chunks" in h.proto.body)
     chunks = re.sub(r"<[^>]+>", "", chunks)
     print(f"   document: {chunks}")
+    at.text_input(key="q").set_value(RERUN_QUESTION).run()  # an upload starts with no question
+    assert not at.exception, at.exception
     times = []
     for i in range(10):
         at.slider(key="lam").set_value(0.4 + 0.05 * i)
