@@ -9,6 +9,9 @@ presses interleaved (empty, explorer, empty, …) so the machine's drift hits bo
   reruns the gate view, an ``st.fragment``);
 - explorer slider: a key press on the page's own λ slider (the same fragment rerun).
 
+The two Explorer sides alternate which one comes right after the empty press (release first
+on even rounds, slider first on odd ones), so neither always pays the switch of page and server.
+
 Each time runs from the first websocket frame the key press makes the page send to the last
 frame of the answer (then 0.6 s of quiet), as ``benchmarks/perf.py`` part b; the page is then
 waited on until the app's script state is ``notRunning``. Medians of ``--n`` presses.
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import re
 import statistics
@@ -62,6 +66,7 @@ def main() -> None:
     if not CORPUS.exists():
         sys.exit(f"error: {CORPUS} not found (the development corpus)")
     cache = tempfile.mkdtemp(prefix="scar-rerun-")
+    load_before = round(os.getloadavg()[0], 2)
     env = {"SCAR_VIZ_CACHE_DIR": cache, "HF_HUB_OFFLINE": "1", "SCAR_VIZ_DEFAULT_MODEL": args.model}
     with tempfile.TemporaryDirectory() as tmp, browser() as b:
         empty_script = Path(tmp) / "empty.py"
@@ -100,8 +105,12 @@ def main() -> None:
             for i in range(args.n):
                 key = "ArrowRight" if i % 2 == 0 else "ArrowLeft"
                 empty.append(press(epage, eclock, eslider, key))
-                release.append(press(page, clock, panel_lam, key))
-                slider.append(press(page, clock, page_lam, key))
+                # alternate which Explorer side follows the empty press: the press right after
+                # the switch from the other page and server was always the release before, and
+                # paid that switch (release ≈ slider when measured in balanced order)
+                sides = [(release, panel_lam), (slider, page_lam)]
+                for times, locator in sides if i % 2 == 0 else sides[::-1]:
+                    times.append(press(page, clock, locator, key))
             lam_after = panel_lam.input_value()
             assert "Traceback" not in page.content()
     e, r, s = (statistics.median(x) for x in (empty, release, slider))
@@ -113,6 +122,8 @@ def main() -> None:
         "model": args.model,
         "question": QUESTION,
         "presses_per_side": args.n,
+        "order": "empty, then release/slider alternating which goes first",
+        "load_average_1min_before": load_before,
         "upload_to_first_view_s": round(embed_s, 2),
         "empty_script_ms": round(e * 1000, 1),
         "explorer_release_ms": round(r * 1000, 1),
