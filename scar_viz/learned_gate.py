@@ -43,7 +43,7 @@ import numpy as np
 
 from scar_viz.errors import UserError
 from scar_viz.gate import DEFAULT_RADIUS, GateParams
-from scar_viz.scoring import GateDecision, Selection, normalize, top_k
+from scar_viz.scoring import GateDecision, Selection, expand_outward, normalize
 from scar_viz.sweep import CandidateSlots, contiguous, per_query, walk_candidates
 
 FEATURES: tuple[str, ...] = ("cos_qn", "cos_qc", "cos_cn", "rank", "right", "distance")
@@ -627,57 +627,43 @@ def learned_select(
     if radius < 0:
         raise ValueError("Radius must be 0 or more.")
     sims = np.asarray(sims, dtype=np.float64)
-    n = len(sims)
-    retrieved = top_k(sims, k)
-    is_retrieved = set(retrieved)
     w = np.asarray(gate.weights)
-    decisions: list[LearnedDecision] = []
-    admitted: set[int] = set()
-    for rank, c in enumerate(retrieved):
-        for side, step in (("left", -1), ("right", 1)):
-            for d in range(1, radius + 1):
-                j = c + step * d
-                if not 0 <= j < n:
-                    break
-                f = candidate_features(sims, unit, c, rank, j, d)
-                z = gate.standardise(f)[0]
-                score = float(z @ w + gate.intercept)
-                passes = score > bar
-                if j in is_retrieved:
-                    outcome, blocked = "retrieved", ""
-                elif passes:
-                    outcome, blocked = "admitted", ""
-                    admitted.add(j)
-                else:
-                    outcome, blocked = "rejected", "learned gate"
-                decisions.append(
-                    LearnedDecision(
-                        chunk=c,
-                        neighbour=j,
-                        side=side,
-                        distance=d,
-                        rank=rank,
-                        features=dict(zip(FEATURES, (float(v) for v in f), strict=True)),
-                        contributions=dict(
-                            zip(gate.feature_names, (float(v) for v in z * w), strict=True)
-                        ),
-                        intercept=float(gate.intercept),
-                        score=score,
-                        bar=bar,
-                        margin=score - bar,
-                        probability=float(sigmoid(score)),
-                        p=float(p),
-                        passes=bool(passes),
-                        outcome=outcome,
-                        blocked_by=blocked,
-                    )
-                )
-                if outcome == "rejected":
-                    break
+
+    def judge(c: int, rank: int, j: int, side: str, d: int, retrieved: bool) -> LearnedDecision:
+        f = candidate_features(sims, unit, c, rank, j, d)
+        z = gate.standardise(f)[0]
+        score = float(z @ w + gate.intercept)
+        passes = score > bar
+        if retrieved:
+            outcome, blocked = "retrieved", ""
+        elif passes:
+            outcome, blocked = "admitted", ""
+        else:
+            outcome, blocked = "rejected", "learned gate"
+        return LearnedDecision(
+            chunk=c,
+            neighbour=j,
+            side=side,
+            distance=d,
+            rank=rank,
+            features=dict(zip(FEATURES, (float(v) for v in f), strict=True)),
+            contributions=dict(zip(gate.feature_names, (float(v) for v in z * w), strict=True)),
+            intercept=float(gate.intercept),
+            score=score,
+            bar=bar,
+            margin=score - bar,
+            probability=float(sigmoid(score)),
+            p=float(p),
+            passes=bool(passes),
+            outcome=outcome,
+            blocked_by=blocked,
+        )
+
+    retrieved, admitted, decisions = expand_outward(sims, k, radius, judge)
     return LearnedSelection(
         retrieved=retrieved,
-        selected=sorted(is_retrieved | admitted),
-        admitted=sorted(admitted - is_retrieved),
+        selected=sorted(set(retrieved) | admitted),
+        admitted=sorted(admitted - set(retrieved)),
         decisions=tuple(decisions),
         sims=sims,
         params=GateParams(k=int(k), lam=0.0, tau=0.0, radius=int(radius)),

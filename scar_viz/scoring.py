@@ -15,6 +15,7 @@ admitted neighbours, in document order.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -174,56 +175,79 @@ def scar_select(query_vec: np.ndarray, chunk_vecs: np.ndarray, params: GateParam
     return select_from_sims(sims, chunks, params)
 
 
-def select_from_sims(sims: np.ndarray, unit_chunks: np.ndarray, params: GateParams) -> Selection:
-    """:func:`scar_select` given s[i] = cos(q, c_i) and unit-norm chunk vectors."""
+Judge = Callable[[int, int, int, str, int, bool], "GateDecision"]
+"""``judge(c, rank, j, side, d, j_is_retrieved) -> decision`` for one candidate of the walk."""
+
+
+def expand_outward(
+    sims: np.ndarray, k: int, radius: int, judge: Judge
+) -> tuple[list[int], set[int], list]:
+    """The outward walk every neighbour gate shares (METHODS.md §2): for each of the top-k
+    chunks c (in rank order) and each side, the candidates at distance d = 1 … r, stopping on
+    that side at the document's edge or after a rejection; a retrieved neighbour is judged
+    (outcome ``retrieved``) and the walk goes on past it.
+
+    Returns:
+        (retrieved in rank order, admitted neighbours, every decision in walk order).
+    """
     n = len(sims)
-    lam, tau, radius = params.lam, params.tau, params.radius
-    retrieved = top_k(sims, params.k)
+    retrieved = top_k(sims, k)
     is_retrieved = set(retrieved)
-    decisions: list[Decision] = []
+    decisions: list = []
     admitted: set[int] = set()
-    for c in retrieved:
+    for rank, c in enumerate(retrieved):
         for side, step in (("left", -1), ("right", 1)):
             for d in range(1, radius + 1):
                 j = c + step * d
                 if not 0 <= j < n:
                     break
-                penalty = min(2.0, max(0.0, float(1.0 - unit_chunks[c] @ unit_chunks[j])))
-                score, bar, passes = gate(float(sims[j]), float(sims[c]), penalty, lam, tau)
-                score, bar, passes = float(score), float(bar), bool(passes)
-                if j in is_retrieved:
-                    outcome, blocked = "retrieved", ""
-                elif passes:
-                    outcome, blocked = "admitted", ""
+                decision = judge(c, rank, j, side, d, j in is_retrieved)
+                decisions.append(decision)
+                if decision.outcome == "admitted":
                     admitted.add(j)
-                else:
-                    outcome = "rejected"
-                    blocked = "relevance" if sims[j] <= bar else "penalty"
-                decisions.append(
-                    Decision(
-                        chunk=c,
-                        neighbour=j,
-                        side=side,
-                        distance=d,
-                        cos_qn=float(sims[j]),
-                        cos_qc=float(sims[c]),
-                        penalty=penalty,
-                        lam=lam,
-                        tau=tau,
-                        score=score,
-                        bar=bar,
-                        margin=score - bar,
-                        passes=passes,
-                        outcome=outcome,
-                        blocked_by=blocked,
-                    )
-                )
-                if outcome == "rejected":
+                elif decision.outcome == "rejected":
                     break
+    return retrieved, admitted, decisions
+
+
+def select_from_sims(sims: np.ndarray, unit_chunks: np.ndarray, params: GateParams) -> Selection:
+    """:func:`scar_select` given s[i] = cos(q, c_i) and unit-norm chunk vectors."""
+    lam, tau = params.lam, params.tau
+
+    def judge(c: int, _rank: int, j: int, side: str, d: int, retrieved: bool) -> Decision:
+        penalty = min(2.0, max(0.0, float(1.0 - unit_chunks[c] @ unit_chunks[j])))
+        score, bar, passes = gate(float(sims[j]), float(sims[c]), penalty, lam, tau)
+        score, bar, passes = float(score), float(bar), bool(passes)
+        if retrieved:
+            outcome, blocked = "retrieved", ""
+        elif passes:
+            outcome, blocked = "admitted", ""
+        else:
+            outcome = "rejected"
+            blocked = "relevance" if sims[j] <= bar else "penalty"
+        return Decision(
+            chunk=c,
+            neighbour=j,
+            side=side,
+            distance=d,
+            cos_qn=float(sims[j]),
+            cos_qc=float(sims[c]),
+            penalty=penalty,
+            lam=lam,
+            tau=tau,
+            score=score,
+            bar=bar,
+            margin=score - bar,
+            passes=passes,
+            outcome=outcome,
+            blocked_by=blocked,
+        )
+
+    retrieved, admitted, decisions = expand_outward(sims, params.k, params.radius, judge)
     return Selection(
         retrieved=retrieved,
-        selected=sorted(is_retrieved | admitted),
-        admitted=sorted(admitted - is_retrieved),
+        selected=sorted(set(retrieved) | admitted),
+        admitted=sorted(admitted - set(retrieved)),
         decisions=tuple(decisions),
         sims=sims,
         params=params,
