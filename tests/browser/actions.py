@@ -71,6 +71,17 @@ def document_caption(page) -> str:
     )
 
 
+def caption_shows(page, text: str, timeout: float = 30_000) -> bool:
+    """Wait until the sidebar's document caption contains ``text`` (it is drawn again by the
+    rerun an upload causes, which may end after the run state settles under load)."""
+    caption = page.get_by_test_id("stSidebar").locator("[data-testid='sv-alert-caption']")
+    try:
+        caption.filter(has_text=text).first.wait_for(state="visible", timeout=timeout)
+    except PlaywrightTimeout:
+        return False
+    return True
+
+
 def context_chunks(page) -> dict[int, str]:
     """{chunk index: 'retrieved · rank r' | 'admitted neighbour'} from the context view."""
     text = page.locator(".sv-ctx").inner_text()

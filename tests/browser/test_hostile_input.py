@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 from scripts.live_app import settle, wait_for_app_run
 from tests.browser.actions import (
     ask,
+    caption_shows,
     context_chunks,
     document_caption,
     go,
@@ -43,14 +44,15 @@ def test_bad_files_get_a_message_and_keep_the_previous_document(hash_app, page):
     page.goto(hash_app.url + "/")
     wait_for_app_run(page)
     upload(page, "field-notes.md", GOOD.encode())
-    assert "field-notes.md" in document_caption(page)
+    assert caption_shows(page, "field-notes.md"), document_caption(page)
     ask(page, "What is logged when a crossing is delayed?")
     for name, data, expected in BAD_FILES:
         upload(page, name, data, "application/pdf" if name.endswith(".pdf") else "text/plain")
         expect(page.locator("[data-testid='sv-alert-error']").first).to_contain_text(
             re.compile(expected), timeout=30_000
         )
-        assert "field-notes.md" in document_caption(page), name  # previous document kept
+        # the previous document is kept
+        assert caption_shows(page, "field-notes.md"), (name, document_caption(page))
         assert page.get_by_test_id("stMetric").count() == 5, name  # the explorer still works
         assert "Traceback" not in page.content()
 
@@ -59,10 +61,10 @@ def test_encodings_are_decoded_or_refused_clearly(hash_app, page):
     page.goto(hash_app.url + "/")
     wait_for_app_run(page)
     upload(page, "utf16.txt", ("Ünïcödé notes. " * 80).encode("utf-16"))
-    assert "utf16.txt" in document_caption(page)
+    assert caption_shows(page, "utf16.txt"), document_caption(page)
     expect(page.get_by_text("Decoded as UTF-16")).to_be_visible()
     upload(page, "latin1.txt", ("Café crème, déjà vu. " * 80).encode("latin-1"))
-    assert "latin1.txt" in document_caption(page)
+    assert caption_shows(page, "latin1.txt"), document_caption(page)
     expect(page.get_by_text("decoded as Latin-1")).to_be_visible()
 
 
@@ -72,14 +74,14 @@ def test_file_over_the_upload_limit_is_refused(hash_app, page):
     upload(page, "field-notes.md", GOOD.encode())
     upload(page, "huge.txt", b"a" * (21 * 1024 * 1024))
     expect(page.get_by_text("File must be 20.0MB or smaller.")).to_be_visible()
-    assert "field-notes.md" in document_caption(page)
+    assert caption_shows(page, "field-notes.md"), document_caption(page)
 
 
 def test_degenerate_documents_and_queries(hash_app, page):
     page.goto(hash_app.url + "/")
     wait_for_app_run(page)
     upload(page, "tiny.txt", b"One short sentence about the ferry.")
-    assert "1 chunks" in document_caption(page)
+    assert caption_shows(page, "1 chunks"), document_caption(page)
     ask(page, "What about the ferry?")  # a new document starts with an empty question
     expect(page.get_by_text("No candidates")).to_be_visible()
     upload(
@@ -141,7 +143,8 @@ def test_untrusted_text_is_shown_as_text_and_never_runs(hash_app, page):
         if view in ("explorer", "compare", "chunking"):
             assert "<script>window.__pwned = 1</script>" in body, view  # visible as text
             assert ":red[RED]" in body, view  # no markdown directive applied
-    assert ":red[x]**<b>bold</b>**.md" in document_caption(page)  # the file name, as text
+    # the file name, as text
+    assert caption_shows(page, ":red[x]**<b>bold</b>**.md"), document_caption(page)
     page.screenshot(path="artifacts/browser-untrusted.png", full_page=True)
 
 
