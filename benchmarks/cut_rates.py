@@ -17,12 +17,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scar_viz.chunking import CHUNKERS, ChunkingConfig, chunk_document  # noqa: E402
-from scar_viz.documents import load_path  # noqa: E402
+from scar_viz.chunking.chunkers import CHUNKERS, ChunkingConfig, chunk_document  # noqa: E402
+from scar_viz.chunking.fragmentation import chars_per_token, cut_stats, evidence_units  # noqa: E402
+from scar_viz.documents.reading import load_path  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, make_embedder  # noqa: E402
-from scar_viz.fragmentation import chars_per_token, cut_stats, evidence_units  # noqa: E402
+from scar_viz.evaluation.queries import label_queries, parse_queries  # noqa: E402
 from scar_viz.pipeline import embed_function  # noqa: E402
-from scar_viz.queries import label_queries, parse_queries  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora"
 

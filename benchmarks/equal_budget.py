@@ -17,20 +17,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scar_viz import samples  # noqa: E402
-from scar_viz.budget import equal_budget  # noqa: E402
 from scar_viz.charts.budget import budget_chart  # noqa: E402
-from scar_viz.documents import load_path  # noqa: E402
+from scar_viz.documents import samples  # noqa: E402
+from scar_viz.documents.reading import load_path  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
-from scar_viz.gate import GateParams  # noqa: E402
+from scar_viz.evaluation.budget import equal_budget  # noqa: E402
+from scar_viz.evaluation.queries import label_queries, load_queries, parse_queries  # noqa: E402
 from scar_viz.pipeline import (  # noqa: E402
     embed_function,
     embed_query,
     prepare_document,
     query_inputs,
 )
-from scar_viz.queries import label_queries, load_queries, parse_queries  # noqa: E402
-from scar_viz.scoring import normalize  # noqa: E402
+from scar_viz.scoring.params import GateParams  # noqa: E402
+from scar_viz.scoring.scar import normalize  # noqa: E402
 
 
 def main() -> int:

@@ -1,6 +1,6 @@
 """Fit the default learned gate shipped with the package (issue 16), reproducibly.
 
-Fits on the built-in sample's labelled queries (``scar_viz/samples/harbor_manual.md`` and
+Fits on the built-in sample's labelled queries (``scar_viz/documents/samples/harbor_manual.md`` and
 ``harbor_manual.queries.jsonl``) with the default model (all-MiniLM-L6-v2), recursive
 chunking 600/60, k = 4, radius-1 candidates, L2 = 1, and writes
 ``scar_viz/data/default_gate.json``. Deterministic: Newton's method from zero, no sampling.
@@ -17,12 +17,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scar_viz import samples  # noqa: E402
-from scar_viz.chunking import ChunkingConfig  # noqa: E402
+from scar_viz.chunking.chunkers import ChunkingConfig  # noqa: E402
+from scar_viz.documents import samples  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
-from scar_viz.learned_gate import DEFAULT_L2, fit_gate_on  # noqa: E402
+from scar_viz.evaluation.queries import label_queries, parse_queries  # noqa: E402
 from scar_viz.pipeline import prepare_document  # noqa: E402
-from scar_viz.queries import label_queries, parse_queries  # noqa: E402
+from scar_viz.scoring.learned_gate import DEFAULT_L2, fit_gate_on  # noqa: E402
 
 K = 4
 OUT = ROOT / "scar_viz" / "data" / "default_gate.json"
@@ -42,7 +42,7 @@ def main() -> int:
     labelled = label_queries(qset, doc.text, prep.chunks)
     vecs = embed_cached(embedder, [q.query.query for q in labelled], cache).vectors
     gate = fit_gate_on(
-        prep, labelled, vecs, K, l2=args.l2, source="scar_viz/samples/harbor_manual.md"
+        prep, labelled, vecs, K, l2=args.l2, source="scar_viz/documents/samples/harbor_manual.md"
     )
     gate = type(gate)(
         gate.feature_names,
@@ -52,7 +52,7 @@ def main() -> int:
         gate.std,
         {
             **gate.fitted_on,
-            "queries": "scar_viz/samples/harbor_manual.queries.jsonl",
+            "queries": "scar_viz/documents/samples/harbor_manual.queries.jsonl",
             "script": "benchmarks/fit_default_gate.py",
         },
     )

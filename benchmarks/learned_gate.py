@@ -22,15 +22,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scar_viz.chunking import ChunkingConfig  # noqa: E402
-from scar_viz.documents import load_path  # noqa: E402
+from scar_viz.chunking.chunkers import ChunkingConfig  # noqa: E402
+from scar_viz.documents.reading import load_path  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
 from scar_viz.evaluation import candidates_for, evaluate  # noqa: E402
-from scar_viz.gate import PRESETS  # noqa: E402
-from scar_viz.learned_gate import p_curve_on, resolve_gate  # noqa: E402
+from scar_viz.evaluation.queries import label_queries, parse_queries  # noqa: E402
 from scar_viz.pipeline import prepare_document  # noqa: E402
-from scar_viz.queries import label_queries, parse_queries  # noqa: E402
-from scar_viz.sweep import pareto_frontier, sweep  # noqa: E402
+from scar_viz.scoring.learned_gate import p_curve_on, resolve_gate  # noqa: E402
+from scar_viz.scoring.params import PRESETS  # noqa: E402
+from scar_viz.scoring.sweep import pareto_frontier, sweep  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora"
 OUT = ROOT / "benchmarks" / "results" / "learned_gate.json"

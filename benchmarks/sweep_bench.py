@@ -31,9 +31,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scar_viz.gate import GateParams  # noqa: E402
-from scar_viz.scoring import normalize, scar_select, select_from_sims  # noqa: E402
-from scar_viz.sweep import build_candidates, sweep  # noqa: E402
+from scar_viz.scoring.params import GateParams  # noqa: E402
+from scar_viz.scoring.scar import normalize, scar_select, select_from_sims  # noqa: E402
+from scar_viz.scoring.sweep import build_candidates, sweep  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "sweep_bench.json"
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from scar_viz.answers import DEFAULT_QUESTIONS, check_answers, reference_answers
 from scar_viz.embeddings import text_key
 from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation import available_policies
-from scar_viz.llm import ChatModel, public_url
-from scar_viz.llm_tables import calls_note
+from scar_viz.llm.answers import DEFAULT_QUESTIONS, check_answers, reference_answers
+from scar_viz.llm.client import ChatModel, public_url
+from scar_viz.llm.querygen import DEFAULT_FRAGMENTED_SHARE, DEFAULT_N, generate_queries
+from scar_viz.llm.tables import calls_note
 from scar_viz.pipeline import embed_function
-from scar_viz.querygen import DEFAULT_FRAGMENTED_SHARE, DEFAULT_N, generate_queries
 from ui.alerts import alert
 from ui.answer_views import check_view, generated_view
 from ui.cache import disk_cache

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from scar_viz.budget import BUDGET_KS, budget_csv, budget_rows, equal_budget
 from scar_viz.charts import budget_chart
-from scar_viz.coverage import display_rows
 from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation import available_policies
-from scar_viz.gate import PRESETS, GateParams
+from scar_viz.evaluation.budget import BUDGET_KS, budget_csv, budget_rows, equal_budget
 from scar_viz.pipeline import embed_function
 from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
+from scar_viz.scoring.params import PRESETS, GateParams
+from scar_viz.views.coverage import display_rows
 from ui.alerts import alert
 from ui.cache import cached, disk_cache
 from ui.evaluation_lab import labelled_setup

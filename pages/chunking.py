@@ -5,19 +5,20 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from scar_viz import chunking_lab as lab
-from scar_viz import samples
 from scar_viz.charts import (
     boundary_map,
     fragmentation_curves,
     fragmentation_heatmap,
     passage_html,
 )
-from scar_viz.chunking import CHUNKER_INFO, CHUNKER_NAMES, CHUNKERS, ChunkingConfig, chunk_spans
-from scar_viz.documents import Document
-from scar_viz.embeddings import Embedder
-from scar_viz.errors import UserError, user_message
-from scar_viz.fragmentation import (
+from scar_viz.chunking.chunkers import (
+    CHUNKER_INFO,
+    CHUNKER_NAMES,
+    CHUNKERS,
+    ChunkingConfig,
+    chunk_spans,
+)
+from scar_viz.chunking.fragmentation import (
     UNIT_LABELS,
     FragmentationGrid,
     chars_per_token,
@@ -27,8 +28,13 @@ from scar_viz.fragmentation import (
     in_characters,
     in_own_units,
 )
+from scar_viz.documents import samples
+from scar_viz.documents.reading import Document
+from scar_viz.embeddings import Embedder
+from scar_viz.errors import UserError, user_message
+from scar_viz.evaluation.queries import parse_queries
 from scar_viz.pipeline import embed_function
-from scar_viz.queries import parse_queries
+from scar_viz.views import chunking_lab as lab
 from ui.alerts import alert
 from ui.cache import disk_cache
 from ui.loading import get_embedder, load_model

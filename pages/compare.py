@@ -7,7 +7,17 @@ import streamlit as st
 
 from scar_viz.charts.learned import contributions_chart
 from scar_viz.charts.policy_strips import policy_strips, span_text_html
-from scar_viz.compare import (
+from scar_viz.chunking.qasc import QascParams
+from scar_viz.chunking.tokens import TOKENIZER_NAME
+from scar_viz.documents.sentences import sentence_spans
+from scar_viz.embeddings import embed_cached
+from scar_viz.errors import UserError, user_message
+from scar_viz.pipeline import query_inputs
+from scar_viz.policies import PolicyResult, run_all
+from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
+from scar_viz.policies.rse import PRESETS as RSE_PRESETS
+from scar_viz.scoring.learned_gate import setting_notes
+from scar_viz.views.compare import (
     COVERS,
     CompareKnobs,
     cost_rows,
@@ -19,16 +29,6 @@ from scar_viz.compare import (
     why_options,
     why_table,
 )
-from scar_viz.embeddings import embed_cached
-from scar_viz.errors import UserError, user_message
-from scar_viz.learned_gate import setting_notes
-from scar_viz.pipeline import query_inputs
-from scar_viz.policies import PolicyResult, run_all
-from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
-from scar_viz.policies.rse import PRESETS as RSE_PRESETS
-from scar_viz.qasc import QascParams
-from scar_viz.sentences import sentence_spans
-from scar_viz.tokens import TOKENIZER_NAME
 from ui.alerts import alert
 from ui.cache import disk_cache, prepared_key
 from ui.gate_controls import gate_sliders, query_box

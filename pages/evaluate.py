@@ -8,6 +8,7 @@ import json
 import pandas as pd
 import streamlit as st
 
+from scar_viz.chunking.tokens import TOKENIZER_NAME
 from scar_viz.evaluation import significance
 from scar_viz.evaluation.report import (
     MISS_REASONS_NOTE,
@@ -20,7 +21,6 @@ from scar_viz.evaluation.report import (
     summary_rows,
 )
 from scar_viz.evaluation.significance import smallest_p
-from scar_viz.tokens import TOKENIZER_NAME
 from ui.cache import cached
 from ui.evaluation_lab import NUM0, NUM2, NUM3, lab_page, run_evaluation
 from ui.queryset import content_key

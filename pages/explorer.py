@@ -12,13 +12,13 @@ import streamlit as st
 
 from scar_viz.charts import decision_plane
 from scar_viz.charts.overview import overview_charts
-from scar_viz.context import context_html
 from scar_viz.errors import UserError, user_message
-from scar_viz.explain import edge_notes, explain_decision
-from scar_viz.explorer import contexts, policy_selection, query_sims, summarise
-from scar_viz.focus import gate_payload, overview_data
 from scar_viz.pipeline import PreparedDoc
-from scar_viz.scoring import Selection
+from scar_viz.policies.context import context_html
+from scar_viz.scoring.explain import edge_notes, explain_decision
+from scar_viz.scoring.scar import Selection
+from scar_viz.views.explorer import contexts, policy_selection, query_sims, summarise
+from scar_viz.views.focus import gate_payload, overview_data
 from ui.alerts import alert
 from ui.cache import cached, prepared_key
 from ui.explore_tools import (

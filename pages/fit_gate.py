@@ -8,11 +8,18 @@ import streamlit as st
 
 from scar_viz.charts import pareto_chart
 from scar_viz.charts.learned import add_p_curve, gate_weights_chart
-from scar_viz.coverage import display_rows
 from scar_viz.errors import UserError, user_message
-from scar_viz.fit_report import FIT_ON, curve_options, fit_report, half_rows, picked_p, scar_front
-from scar_viz.gate import DEFAULT_K
-from scar_viz.learned_gate import DEFAULT_L2, setting_notes
+from scar_viz.scoring.learned_gate import DEFAULT_L2, setting_notes
+from scar_viz.scoring.params import DEFAULT_K
+from scar_viz.views.coverage import display_rows
+from scar_viz.views.fit_report import (
+    FIT_ON,
+    curve_options,
+    fit_report,
+    half_rows,
+    picked_p,
+    scar_front,
+)
 from ui.alerts import alert
 from ui.cache import cached
 from ui.evaluation_lab import labelled_setup

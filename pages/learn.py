@@ -1,6 +1,6 @@
 """Learn: a guided lesson on the built-in sample — fragmentation, the gate, predict-then-reveal,
-and why the bar is relative. Widgets → one core call (``scar_viz.lesson``, ``scar_viz.rounds``)
-→ render."""
+and why the bar is relative. Widgets → one core call (``scar_viz.teaching.lesson``,
+``scar_viz.teaching.rounds``) → render."""
 
 from __future__ import annotations
 
@@ -9,12 +9,15 @@ import html
 import pandas as pd
 import streamlit as st
 
-from scar_viz import fmt, samples
+from scar_viz import fmt
 from scar_viz.charts import decision_plane
-from scar_viz.chunking import ChunkingConfig
-from scar_viz.explain import explain_decision
-from scar_viz.gate import DEFAULT_K, DEFAULT_PARAMS, GateParams
-from scar_viz.lesson import (
+from scar_viz.chunking.chunkers import ChunkingConfig
+from scar_viz.documents import samples
+from scar_viz.evaluation.queries import label_queries, parse_queries
+from scar_viz.scoring.explain import explain_decision
+from scar_viz.scoring.params import DEFAULT_K, DEFAULT_PARAMS, GateParams
+from scar_viz.scoring.scar import scar_select
+from scar_viz.teaching.lesson import (
     SCALE_ALPHA,
     SCALE_BETA,
     fragment_step,
@@ -22,8 +25,7 @@ from scar_viz.lesson import (
     scale_demo,
     scale_rows,
 )
-from scar_viz.queries import label_queries, parse_queries
-from scar_viz.rounds import (
+from scar_viz.teaching.rounds import (
     Answers,
     candidate_labels,
     feedback,
@@ -33,7 +35,6 @@ from scar_viz.rounds import (
     round_title,
     score_rounds,
 )
-from scar_viz.scoring import scar_select
 from ui.cache import cached, prepared_key, sample_document
 from ui.loading import get_embedder, load_model, prepare
 from ui.presenter import presenting

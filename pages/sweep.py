@@ -6,11 +6,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from scar_viz.budget import evaluation_points
 from scar_viz.charts import pareto_chart, sweep_heatmap
-from scar_viz.documents import DEFAULT_MAX_BYTES, read_document
+from scar_viz.documents.reading import DEFAULT_MAX_BYTES, read_document
 from scar_viz.embeddings import text_key
 from scar_viz.errors import UserError, user_message
+from scar_viz.evaluation.budget import evaluation_points
+from scar_viz.evaluation.queries import decode_queries, label_queries, split_alternate
 from scar_viz.evaluation.report import tune_rows
 from scar_viz.evaluation.tune import (
     OBJECTIVES,
@@ -22,7 +23,6 @@ from scar_viz.evaluation.tune import (
     sweep_marks,
     tune_check,
 )
-from scar_viz.queries import decode_queries, label_queries, split_alternate
 from ui.alerts import alert
 from ui.evaluation_lab import NUM2, NUM3, lab_page, run_evaluation, run_sweep
 from ui.loading import prepare

@@ -7,14 +7,14 @@ import pandas as pd
 import streamlit as st
 
 from scar_viz.charts import bar_transfer_chart, similarity_histograms
-from scar_viz.chunking import CHUNKER_NAMES, CHUNKERS, ChunkingConfig
+from scar_viz.chunking.chunkers import CHUNKER_NAMES, CHUNKERS, ChunkingConfig
 from scar_viz.embeddings import text_key
 from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation import bar_transfer, candidates_for, similarity_samples
+from scar_viz.evaluation.queries import label_queries
 from scar_viz.evaluation.report import bar_rows, chunker_rows, transfer_rows
 from scar_viz.evaluation.transfer import MAX_SIMILARITIES, model_labels
-from scar_viz.queries import label_queries
-from scar_viz.sweep import THETAS
+from scar_viz.scoring.sweep import THETAS
 from ui.alerts import alert
 from ui.evaluation_lab import NUM0, NUM2, NUM3, lab_page, run_evaluation
 from ui.loading import get_embedder, load_model, prepare

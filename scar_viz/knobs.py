@@ -1,7 +1,7 @@
 """Settings dataclasses that describe their own controls: one field, one CLI option, one widget.
 
 A field made with :func:`knob` carries its label, range and step in its metadata; the CLI
-(:mod:`scar_viz.cli`) and the pages (``ui/knobs.py``) generate their options and widgets from
+(:mod:`scar_viz.cli.main`) and the pages (``ui/knobs.py``) generate their options and widgets from
 the fields, so a setting is written once.
 """
 

@@ -10,13 +10,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scar_viz.chunking import Chunk, ChunkingConfig, Embed, chunk_document, embedding_texts
-from scar_viz.documents import Document
+from scar_viz.chunking.chunkers import Chunk, ChunkingConfig, Embed, chunk_document, embedding_texts
+from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder, EmbeddingCache, Progress, embed_cached
 from scar_viz.errors import SettingsError
-from scar_viz.gate import DEFAULT_PARAMS, GateParams
 from scar_viz.policies import QueryInputs
-from scar_viz.scoring import boundary_penalties, normalize
+from scar_viz.scoring.params import DEFAULT_PARAMS, GateParams
+from scar_viz.scoring.scar import boundary_penalties, normalize
 
 
 @dataclass(frozen=True)

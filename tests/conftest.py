@@ -70,7 +70,7 @@ def llm_server():
 @pytest.fixture
 def sample_files(tmp_path) -> tuple[Path, Path]:
     """The bundled sample document and its query set, written to ``tmp_path`` (for the CLI)."""
-    from scar_viz import samples
+    from scar_viz.documents import samples
 
     doc = tmp_path / "harbor.md"
     doc.write_text(samples.load_sample().text, encoding="utf-8")

@@ -3,10 +3,10 @@ setup the evaluation tests share."""
 
 from __future__ import annotations
 
-from scar_viz import samples
+from scar_viz.documents import samples
 from scar_viz.embeddings import HashEmbedder, embed_cached
+from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.pipeline import prepare_document
-from scar_viz.queries import label_queries, parse_queries
 
 
 def hash_sample(dim: int = 256):

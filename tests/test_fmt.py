@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from scar_viz import samples
-from scar_viz.chunking import CHUNKER_NAMES, CHUNKERS
+from scar_viz.chunking.chunkers import CHUNKER_NAMES, CHUNKERS
+from scar_viz.documents import samples
 from scar_viz.fmt import EMPTY_CELL, cell, change, chunk_list, join_words, percent
 
 

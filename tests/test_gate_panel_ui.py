@@ -10,10 +10,10 @@ def _mount():
     import numpy as np
     import streamlit as st
 
-    from scar_viz.chunking import Chunk
-    from scar_viz.focus import gate_payload
-    from scar_viz.gate import GateParams
-    from scar_viz.scoring import normalize
+    from scar_viz.chunking.chunkers import Chunk
+    from scar_viz.scoring.params import GateParams
+    from scar_viz.scoring.scar import normalize
+    from scar_viz.views.focus import gate_payload
     from ui.gate_panel import copy_release_to, gate_panel
 
     rng = np.random.default_rng(0)

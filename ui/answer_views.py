@@ -11,8 +11,9 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from scar_viz.answers import AnswerCheck, answer_json
-from scar_viz.llm_tables import (
+from scar_viz.llm.answers import AnswerCheck, answer_json
+from scar_viz.llm.querygen import GeneratedSet
+from scar_viz.llm.tables import (
     DIFF_COLUMN,
     check_caption,
     claim_rows,
@@ -27,7 +28,6 @@ from scar_viz.llm_tables import (
     unparseable_rows,
     usage_line,
 )
-from scar_viz.querygen import GeneratedSet
 from ui.alerts import alert
 
 

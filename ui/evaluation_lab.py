@@ -18,11 +18,11 @@ import streamlit as st
 from scar_viz.embeddings import Embedder, embed_cached
 from scar_viz.evaluation import Evaluation, available_policies, candidates_for, default_policies
 from scar_viz.evaluation import evaluate as run_core
-from scar_viz.gate import GateParams
+from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
-from scar_viz.queries import GoldQuery
-from scar_viz.sweep import LAMS, TAUS, Candidates, SweepResult, sweep
+from scar_viz.scoring.params import GateParams
+from scar_viz.scoring.sweep import LAMS, TAUS, Candidates, SweepResult, sweep
 from ui.cache import cached, disk_cache
 from ui.gate_controls import gate_sliders
 from ui.queryset import (

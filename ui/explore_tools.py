@@ -1,8 +1,8 @@
 """The Explorer's tools under the context view: the gate policy (SCAR or learned) with the
 learned gate's why? box, labelling the current question, and answering it with an LLM.
 
-Widgets and rendering only; the computing is in :mod:`scar_viz.explorer`,
-:mod:`scar_viz.answers` and :mod:`ui.queryset`. Everything drawn from document text, the
+Widgets and rendering only; the computing is in :mod:`scar_viz.views.explorer`,
+:mod:`scar_viz.llm.answers` and :mod:`ui.queryset`. Everything drawn from document text, the
 question or an LLM's answer goes through :func:`ui.alerts.alert` or a dataframe (escaped).
 """
 
@@ -13,11 +13,16 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import streamlit as st
 
-from scar_viz import samples
 from scar_viz.charts.learned import contributions_chart
+from scar_viz.documents import samples
 from scar_viz.embeddings import Embedder
 from scar_viz.errors import UserError, user_message
-from scar_viz.explorer import (
+from scar_viz.evaluation.labelling import to_jsonl
+from scar_viz.evaluation.queries import LabelledQuery, parse_queries
+from scar_viz.llm.client import make_chat_model
+from scar_viz.pipeline import PreparedDoc, embed_function
+from scar_viz.scoring.learned_gate import LearnedGate, LearnedSelection
+from scar_viz.views.explorer import (
     POLICIES,
     answer_question,
     answer_rows,
@@ -25,11 +30,6 @@ from scar_viz.explorer import (
     known_evidence,
     why_table,
 )
-from scar_viz.labelling import to_jsonl
-from scar_viz.learned_gate import LearnedGate, LearnedSelection
-from scar_viz.llm import make_chat_model
-from scar_viz.pipeline import PreparedDoc, embed_function
-from scar_viz.queries import LabelledQuery, parse_queries
 from ui.alerts import alert
 from ui.cache import disk_cache
 from ui.learned import active_gate as session_gate

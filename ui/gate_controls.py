@@ -2,17 +2,17 @@
 
 A built-in sample opens on its first example question and offers its example list; any other
 document (an upload) starts with an empty question, a prompt to ask one, and up to five
-starting questions drawn from its headings (:func:`scar_viz.starters.starter_questions`).
+starting questions drawn from its headings (:func:`scar_viz.documents.starters.starter_questions`).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from scar_viz import samples
-from scar_viz.documents import Document
-from scar_viz.gate import DEFAULT_PARAMS, DEFAULT_RADIUS, PRESETS, GateParams
-from scar_viz.starters import starter_questions
+from scar_viz.documents import samples
+from scar_viz.documents.reading import Document
+from scar_viz.documents.starters import starter_questions
+from scar_viz.scoring.params import DEFAULT_PARAMS, DEFAULT_RADIUS, PRESETS, GateParams
 from ui.gate_panel import released_values
 from ui.state import URL, default, set_by_code, set_widget
 
@@ -148,7 +148,7 @@ def panel_setting(params: GateParams, payload_id: str) -> tuple[float, float, in
 
 
 def gate_sliders(n_chunks: int) -> GateParams:
-    """Sliders for k, r, λ, τ and the preset buttons (defaults from ``scar_viz.gate``)."""
+    """Sliders for k, r, λ, τ and the preset buttons (defaults from ``scar_viz.scoring.params``)."""
     d = DEFAULT_PARAMS
     c1, c2, c3, c4, c5 = st.columns([1, 1, 1.3, 1.3, 1.1])
     k = c1.slider("k (retrieved)", 1, 20, default("k", d.k), key="k", bind=URL)

@@ -2,9 +2,9 @@
 
 A Streamlit components v2 element (inline HTML, CSS and JS from ``gate_panel.css`` and
 ``gate_panel.js`` next to this file; no build step). Python sends
-:func:`scar_viz.focus.gate_payload` once per query; every ``input`` event of the λ or τ range
+:func:`scar_viz.views.focus.gate_payload` once per query; every ``input`` event of the λ or τ range
 redraws the focus rows, the whole-document minimap and the decision plane in the browser with
-the same rule and the same float64 values as :func:`scar_viz.scoring.select_from_sims`. On
+the same rule and the same float64 values as :func:`scar_viz.scoring.scar.select_from_sims`. On
 release (the range's ``change`` event) the panel sends ``{"lam": λ, "tau": τ}`` back as the
 trigger value ``release``: the page reruns once and its tables and context follow.
 
@@ -75,7 +75,7 @@ def gate_panel(
     """Mount the panel; returns (λ, τ) on the rerun a release caused, else None.
 
     Args:
-        payload: :func:`scar_viz.focus.gate_payload` for this query (its ``k`` and
+        payload: :func:`scar_viz.views.focus.gate_payload` for this query (its ``k`` and
             ``radius`` are the rows shown; memoise it per query, k, r and focus).
         lam, tau: where the ranges stand now (the page's current λ and τ); default: the
             payload's. Pass them so a payload memoised across λ/τ changes stays right.

@@ -22,13 +22,17 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from scar_viz import samples
+from scar_viz.documents import samples
 from scar_viz.embeddings import embed_cached, text_key
 from scar_viz.errors import UserError, user_message
-from scar_viz.evaluation.report import issue_rows
-from scar_viz.labelling import QUERY_FORMAT, TEMPLATE_JSONL, add_query, to_jsonl, worked_example
-from scar_viz.pipeline import PreparedDoc
-from scar_viz.queries import (
+from scar_viz.evaluation.labelling import (
+    QUERY_FORMAT,
+    TEMPLATE_JSONL,
+    add_query,
+    to_jsonl,
+    worked_example,
+)
+from scar_viz.evaluation.queries import (
     GoldQuery,
     QuerySet,
     decode_queries,
@@ -37,6 +41,8 @@ from scar_viz.queries import (
     query_set_key,
     type_counts,
 )
+from scar_viz.evaluation.report import issue_rows
+from scar_viz.pipeline import PreparedDoc
 from ui.alerts import alert
 from ui.cache import disk_cache
 

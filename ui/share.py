@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from scar_viz.documents import Document
+from scar_viz.documents.reading import Document
 from scar_viz.embeddings import text_key
-from scar_viz.session import SETTING_KEYS, dumps, loads
+from scar_viz.views.session import SETTING_KEYS, dumps, loads
 from ui.state import UPLOAD, URL, set_widget
 
 

@@ -11,8 +11,7 @@ from typing import NamedTuple
 
 import streamlit as st
 
-from scar_viz import samples
-from scar_viz.chunking import (
+from scar_viz.chunking.chunkers import (
     CHUNKER_INFO,
     CHUNKER_NAMES,
     CHUNKERS,
@@ -21,7 +20,8 @@ from scar_viz.chunking import (
     DEFAULT_PERCENTILE,
     ChunkingConfig,
 )
-from scar_viz.documents import Document
+from scar_viz.documents import samples
+from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder, EmbeddingError
 from scar_viz.pipeline import PreparedDoc
 from ui.alerts import alert

@@ -8,9 +8,9 @@ import html
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
-from scar_viz.budget import BudgetResult
 from scar_viz.charts._style import ADMITTED
-from scar_viz.tokens import TOKENIZER_NAME
+from scar_viz.chunking.tokens import TOKENIZER_NAME
+from scar_viz.evaluation.budget import BudgetResult
 
 _PALETTE = qualitative.Safe + qualitative.Vivid
 

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from scar_viz.chunking import CHUNKER_INFO, CHUNKER_NAMES
-from scar_viz.fragmentation import REFERENCE, UNIT_LABELS, FragmentationGrid
+from scar_viz.chunking.chunkers import CHUNKER_INFO, CHUNKER_NAMES
+from scar_viz.chunking.fragmentation import REFERENCE, UNIT_LABELS, FragmentationGrid
 
 CHUNKER_COLOURS = {
     "recursive": "#1f3b73",

@@ -18,7 +18,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from scar_viz.charts._style import ADMITTED, REJECTED, RETRIEVED, SIM_SCALE, fast_figure
-from scar_viz.focus import STATUS_ADMITTED, STATUS_REJECTED, STATUS_RETRIEVED, Overview
+from scar_viz.views.focus import STATUS_ADMITTED, STATUS_REJECTED, STATUS_RETRIEVED, Overview
 
 MAX_POINTS = 2000
 """Most clickable markers drawn; larger documents get one per bin of chunks."""
@@ -48,7 +48,7 @@ def overview_chart(
     """The whole document: cos(q, c) per chunk, retrieved ▼ (with rank), admitted ▲, rejected ✕.
 
     Args:
-        overview: :func:`scar_viz.focus.overview_data` for this query and gate setting.
+        overview: :func:`scar_viz.views.focus.overview_data` for this query and gate setting.
         focus: a chunk to outline (the one the focus rows show), or None.
         max_points: the most clickable markers to draw (see the module docstring).
 

@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from scar_viz.charts._style import ADMITTED, REJECTED, RETRIEVED, fast_figure
-from scar_viz.scoring import Decision
+from scar_viz.scoring.scar import Decision
 
 _OUTCOME_STYLE = {
     "admitted": (ADMITTED, "circle"),

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 
 from scar_viz.embeddings.base import Embedder, EmbeddingError, Progress, batches
+from scar_viz.embeddings.vectors import normalize
 from scar_viz.sqlite_cache import SqliteCache
-from scar_viz.vectors import normalize
 
 
 def text_key(text: str) -> str:

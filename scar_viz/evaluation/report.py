@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from scar_viz.chunking.tokens import TOKENIZER_NAME
+from scar_viz.evaluation.metrics import SUBSETS
+from scar_viz.evaluation.queries import QueryIssue
 from scar_viz.evaluation.run import Evaluation
 from scar_viz.evaluation.significance import Comparison
 from scar_viz.evaluation.transfer import BarTransfer
 from scar_viz.evaluation.tune import GridPoint, TuneCheck
 from scar_viz.fmt import change
-from scar_viz.metrics import SUBSETS
-from scar_viz.queries import QueryIssue
-from scar_viz.tokens import TOKENIZER_NAME
 
 Rows = list[dict[str, object]]
 

@@ -1,9 +1,9 @@
 """The run: a labelled query set through retrieval policies on one prepared document.
 
-Labelled queries (:mod:`scar_viz.queries`) and their query vectors → every policy for every
-query (:mod:`scar_viz.policies`) → per-query outcomes and summaries (:mod:`scar_viz.metrics`).
-Also which policy names exist (:func:`available_policies`, :func:`resolve_policy`) and the
-sweep's candidates for a query set (:func:`candidates_for`).
+Labelled queries (:mod:`scar_viz.evaluation.queries`) and their query vectors → every policy for
+every query (:mod:`scar_viz.policies`) → per-query outcomes and summaries
+(:mod:`scar_viz.evaluation.metrics`). Also which policy names exist (:func:`available_policies`,
+:func:`resolve_policy`) and the sweep's candidates for a query set (:func:`candidates_for`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ import numpy as np
 
 from scar_viz.embeddings import Progress
 from scar_viz.errors import SettingsError, UserError, user_message
-from scar_viz.gate import DEFAULT_PARAMS, DEFAULT_RADIUS, GateParams
-from scar_viz.metrics import (
+from scar_viz.evaluation.metrics import (
     Miss,
     QueryOutcome,
     Summary,
@@ -28,11 +27,12 @@ from scar_viz.metrics import (
     miss_reasons,
     summarise_subsets,
 )
+from scar_viz.evaluation.queries import GoldQuery, QueryIssue, type_counts
 from scar_viz.pipeline import PreparedDoc, query_inputs
 from scar_viz.policies import POLICIES, PolicyResult, QueryInputs, run_policy
-from scar_viz.queries import GoldQuery, QueryIssue, type_counts
-from scar_viz.scoring import Selection, top_k
-from scar_viz.sweep import Candidates, build_candidates
+from scar_viz.scoring.params import DEFAULT_PARAMS, DEFAULT_RADIUS, GateParams
+from scar_viz.scoring.scar import Selection, top_k
+from scar_viz.scoring.sweep import Candidates, build_candidates
 
 BASE_POLICIES = ("topk", "window1", "window2", "scar")
 OPTIONAL_POLICIES = ("rerank", "qasc", "qasc-hybrid", "rse", "automerge", "sentence-window")

@@ -1,8 +1,8 @@
 """Significance: a paired bootstrap and Cohen's d of one policy against every other that ran.
 
 Per-query differences target − baseline on chunks, recall and tokens
-(:func:`scar_viz.bootstrap.paired_bootstrap`); the same seed draws the same resampled query
-indices for every comparison.
+(:func:`scar_viz.evaluation.bootstrap.paired_bootstrap`); the same seed draws the same resampled
+query indices for every comparison.
 """
 
 from __future__ import annotations
@@ -10,7 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scar_viz.bootstrap import DEFAULT_BOOT, DEFAULT_SEED, PairedBootstrap, paired_bootstrap
+from scar_viz.evaluation.bootstrap import (
+    DEFAULT_BOOT,
+    DEFAULT_SEED,
+    PairedBootstrap,
+    paired_bootstrap,
+)
 from scar_viz.evaluation.run import METRICS, Evaluation
 
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from scar_viz.pipeline import PreparedDoc
-from scar_viz.scoring import top_k
-from scar_viz.sweep import THETAS, Candidates, SweepResult, match_chunks, sweep
+from scar_viz.scoring.scar import top_k
+from scar_viz.scoring.sweep import THETAS, Candidates, SweepResult, match_chunks, sweep
 
 MAX_SIMILARITIES = 20_000
 """At most this many query × chunk similarities go into the 'all chunks' histogram."""

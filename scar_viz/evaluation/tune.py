@@ -1,12 +1,12 @@
 """Tuning λ and τ on a query set: the sweep's marks and frontier, and tune-on-one /
 check-on-another.
 
-The sweep (:func:`scar_viz.sweep.sweep`) gives recall and mean chunks over a λ×τ grid. Here:
+The sweep (:func:`scar_viz.scoring.sweep.sweep`) gives recall and mean chunks over a λ×τ grid. Here:
 the grid's settings as flat lists (:func:`grid_settings`), the Pareto frontier's settings
 (:func:`frontier_points`), the presets and the sliders evaluated exactly
 (:func:`preset_points`, :func:`point_at`), the frugal "best" mark (:func:`sweep_marks`,
-:mod:`scar_viz.best_point`), and the held-out check (:func:`tune_check`): the best setting
-on a tune set applied unchanged to a check set, against the check set's own best.
+:mod:`scar_viz.evaluation.best_point`), and the held-out check (:func:`tune_check`): the best
+setting on a tune set applied unchanged to a check set, against the check set's own best.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scar_viz.best_point import frugal_best, window_baseline
 from scar_viz.errors import SettingsError
-from scar_viz.gate import PRESETS
-from scar_viz.sweep import Candidates, SweepResult, pareto_frontier, sweep
+from scar_viz.evaluation.best_point import frugal_best, window_baseline
+from scar_viz.scoring.params import PRESETS
+from scar_viz.scoring.sweep import Candidates, SweepResult, pareto_frontier, sweep
 
 OBJECTIVES = ("efficiency", "recall")
 

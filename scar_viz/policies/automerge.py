@@ -19,8 +19,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scar_viz.chunking import Chunk
-from scar_viz.documents import Document
+from scar_viz.chunking.chunkers import Chunk
+from scar_viz.documents.reading import Document
 from scar_viz.policies.base import (
     PolicyResult,
     QueryInputs,
@@ -28,7 +28,7 @@ from scar_viz.policies.base import (
     span_result,
     spans_of_chunks,
 )
-from scar_viz.scoring import top_k
+from scar_viz.scoring.scar import top_k
 
 DEFAULT_RATIO = 0.5
 

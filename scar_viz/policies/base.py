@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from scar_viz.chunking import Chunk
-from scar_viz.documents import Document
+from scar_viz.chunking.chunkers import Chunk
+from scar_viz.chunking.tokens import count_tokens
+from scar_viz.documents.reading import Document
 from scar_viz.errors import SettingsError, UserError, user_message
-from scar_viz.gate import DEFAULT_PARAMS, GateParams
-from scar_viz.tokens import count_tokens
+from scar_viz.scoring.params import DEFAULT_PARAMS, GateParams
 
 SEPARATOR = "\n\n"
 Span = tuple[int, int]
@@ -44,8 +44,8 @@ class PolicyResult:
 
     ``spans`` are merged, sorted (start, end) character ranges of the document; ``context`` is
     the text as assembled (chunk texts joined for chunk policies, span texts for span policies);
-    ``tokens`` counts ``context`` with :mod:`scar_viz.tokens`; ``seconds`` is the policy's own
-    query-time work (embedding the chunks is shared and not counted).
+    ``tokens`` counts ``context`` with :mod:`scar_viz.chunking.tokens`; ``seconds`` is the policy's
+    own query-time work (embedding the chunks is shared and not counted).
     """
 
     name: str
@@ -68,7 +68,7 @@ def register(name: str, knobs: Sequence[str] = ()) -> Callable[[Policy], Policy]
     """Decorator: add a policy ``fn(inputs, **knobs) -> PolicyResult`` to :data:`POLICIES`.
 
     ``knobs`` names the keyword knobs of a policy that takes ``**knobs`` (QASC's come from
-    :class:`~scar_viz.qasc.QascParams`); otherwise they are read off its signature.
+    :class:`~scar_viz.chunking.qasc.QascParams`); otherwise they are read off its signature.
     """
 
     def wrap(fn: Policy) -> Policy:

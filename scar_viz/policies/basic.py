@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, register
-from scar_viz.scoring import select_from_sims, top_k, window
+from scar_viz.scoring.scar import select_from_sims, top_k, window
 
 
 @register("topk")

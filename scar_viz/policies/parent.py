@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from scar_viz.documents import Document
+from scar_viz.documents.reading import Document
 from scar_viz.errors import SettingsError
 from scar_viz.policies.base import (
     PolicyResult,
@@ -13,7 +13,7 @@ from scar_viz.policies.base import (
     register,
     span_result,
 )
-from scar_viz.scoring import top_k
+from scar_viz.scoring.scar import top_k
 
 HUGE_SECTION_CHARS = 8000
 """A section longer than this is flagged in the notes (it is still returned whole)."""

@@ -24,12 +24,12 @@ from dataclasses import replace
 
 import numpy as np
 
+from scar_viz.chunking.qasc import QascParams, QascResult, Window, qasc_select, sentence_scores
+from scar_viz.documents.sentences import paragraph_spans, sentence_spans
 from scar_viz.errors import SettingsError
 from scar_viz.knobs import from_values, knob_fields
 from scar_viz.policies.base import PolicyResult, QueryInputs, register, span_result
-from scar_viz.qasc import QascParams, QascResult, Window, qasc_select, sentence_scores
-from scar_viz.scoring import top_k
-from scar_viz.sentences import paragraph_spans, sentence_spans
+from scar_viz.scoring.scar import top_k
 
 Span = tuple[int, int]
 QASC_KNOBS = tuple(f.name for f, _ in knob_fields(QascParams))

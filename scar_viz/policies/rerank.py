@@ -16,7 +16,7 @@ import numpy as np
 
 from scar_viz.errors import SettingsError, UserError
 from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, register
-from scar_viz.scoring import top_k
+from scar_viz.scoring.scar import top_k
 
 DEFAULT_RERANKER = "BAAI/bge-reranker-large"
 _LOCK = threading.Lock()

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, register
-from scar_viz.scoring import top_k
+from scar_viz.scoring.scar import top_k
 
 PRESETS: dict[str, dict[str, float]] = {
     "balanced": {

@@ -17,10 +17,10 @@ import time
 
 import numpy as np
 
+from scar_viz.chunking.qasc import Window, merge_windows
 from scar_viz.policies.base import PolicyResult, QueryInputs, register, span_result
 from scar_viz.policies.qasc import document_sentences
-from scar_viz.qasc import Window, merge_windows
-from scar_viz.scoring import top_k
+from scar_viz.scoring.scar import top_k
 
 DEFAULT_SENTENCE_W = 3
 

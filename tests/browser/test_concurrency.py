@@ -8,12 +8,12 @@ import json
 
 import psutil
 
-from scar_viz import samples
-from scar_viz.chunking import chunk_document
-from scar_viz.documents import document_from_text
+from scar_viz.chunking.chunkers import chunk_document
+from scar_viz.documents import samples
+from scar_viz.documents.reading import document_from_text
 from scar_viz.embeddings import default_embedder
-from scar_viz.gate import GateParams
-from scar_viz.scoring import scar_select
+from scar_viz.scoring.params import GateParams
+from scar_viz.scoring.scar import scar_select
 from scripts.live_app import wait_for_app_run
 from tests.browser.actions import ask, context_chunks, upload
 

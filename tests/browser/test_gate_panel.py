@@ -15,8 +15,8 @@ import re
 import numpy as np
 import pytest
 
-from scar_viz.gate import GateParams
-from scar_viz.scoring import select_from_sims
+from scar_viz.scoring.params import GateParams
+from scar_viz.scoring.scar import select_from_sims
 from scripts.live_app import LiveApp, settle, wait_for_app_run
 from tests.browser.conftest import _require_chromium
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 
-from scar_viz import samples
-from scar_viz.chunking import chunk_document
-from scar_viz.queries import label_queries, parse_queries
+from scar_viz.chunking.chunkers import chunk_document
+from scar_viz.documents import samples
+from scar_viz.evaluation.queries import label_queries, parse_queries
 from scripts.live_app import wait_for_app_run
 from tests.browser.actions import go
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scar_viz.chunking import CHUNKER_NAMES
+from scar_viz.chunking.chunkers import CHUNKER_NAMES
 from scripts.live_app import wait_for_app_run
 from tests.browser.actions import ask, choose, context_chunks, fresh_page, go
 

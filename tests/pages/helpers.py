@@ -8,7 +8,7 @@ import re
 
 from streamlit.testing.v1 import AppTest
 
-from scar_viz.documents import Document
+from scar_viz.documents.reading import Document
 from scar_viz.embeddings import text_key
 
 APP = "../../app.py"

@@ -7,7 +7,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from scar_viz.documents import load_path
+from scar_viz.documents.reading import load_path
 from tests.pages.helpers import alerts, open_page
 
 APP = "../../app.py"
@@ -82,11 +82,11 @@ def test_fragmentation_on_the_corpus(hash_model, corpus_path):
 
 def test_query_types_under_both_chunkings(at):
     """With the sample's query set, the lab counts fragmented / atomic / scattered queries
-    under chunkings A and B by the shared rule (``scar_viz.queries.query_type``)."""
-    from scar_viz import samples
-    from scar_viz.chunking import ChunkingConfig, chunk_spans
-    from scar_viz.fragmentation import chars_per_token, in_characters, in_own_units
-    from scar_viz.queries import label_queries, parse_queries, type_counts
+    under chunkings A and B by the shared rule (``scar_viz.evaluation.queries.query_type``)."""
+    from scar_viz.chunking.chunkers import ChunkingConfig, chunk_spans
+    from scar_viz.chunking.fragmentation import chars_per_token, in_characters, in_own_units
+    from scar_viz.documents import samples
+    from scar_viz.evaluation.queries import label_queries, parse_queries, type_counts
 
     table = next(df.value for df in at.dataframe if "scattered" in df.value.columns)
     doc = samples.load_sample()
@@ -137,7 +137,7 @@ def test_semantic_chunker_keeps_headings_with_their_text(hash_model, size):
     """Issue 17 item 10: the semantic chunker never leaves a heading ("## 1.") as a chunk of
     its own; the lab's "shortest chunks of A" table, which lists a heading-only chunk first,
     shows none."""
-    from scar_viz.documents import document_from_text
+    from scar_viz.documents.reading import document_from_text
 
     doc = document_from_text("agreement.md", numbered_markdown())
     app = open_page(PAGE, TIMEOUT, upload=doc)

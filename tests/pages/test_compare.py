@@ -9,12 +9,12 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from scar_viz.compare import COVERS
-from scar_viz.documents import document_from_text
-from scar_viz.gate import PRESETS
-from scar_viz.learned_gate import LearnedGate
+from scar_viz.documents.reading import document_from_text
 from scar_viz.policies import ALL_ORDER
 from scar_viz.policies.rerank import RERANK_HINT
+from scar_viz.scoring.learned_gate import LearnedGate
+from scar_viz.scoring.params import PRESETS
+from scar_viz.views.compare import COVERS
 from tests.fakes import tiny_cross_encoder
 from tests.pages.helpers import alerts, open_page
 

@@ -9,13 +9,13 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from scar_viz import samples
-from scar_viz.chunking import chunk_document
-from scar_viz.documents import document_from_text
+from scar_viz.chunking.chunkers import chunk_document
+from scar_viz.documents import samples
+from scar_viz.documents.reading import document_from_text
 from scar_viz.embeddings import text_key
 from scar_viz.evaluation import available_policies
+from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.policies.rerank import RERANK_HINT, reranker_status
-from scar_viz.queries import label_queries, parse_queries
 from tests.pages.helpers import alerts, stash_queries
 
 APP = "../../app.py"

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from scar_viz import samples
-from scar_viz.documents import document_from_text
+from scar_viz.documents import samples
+from scar_viz.documents.reading import document_from_text
 from scar_viz.embeddings import text_key
-from scar_viz.scoring import DEFAULT_K
+from scar_viz.scoring.scar import DEFAULT_K
 from tests.pages.helpers import alerts
 
 APP = "../../app.py"
@@ -132,7 +132,7 @@ def test_payload_memo_is_keyed_on_content_not_object_identity(at):
     model, prepending, the query and the focus: never ``id(prep)``, which CPython reuses."""
     import dataclasses
 
-    from scar_viz.chunking import ChunkingConfig
+    from scar_viz.chunking.chunkers import ChunkingConfig
     from scar_viz.embeddings import make_embedder
     from scar_viz.pipeline import prepare_document
     from ui.cache import prepared_key
@@ -211,7 +211,7 @@ def test_learned_policy_shows_its_why_box(at):
 
 
 def test_learned_policy_reads_a_gate_fitted_in_this_session(at):
-    from scar_viz.learned_gate import default_gate
+    from scar_viz.scoring.learned_gate import default_gate
     from ui.learned import GATE_STATE
 
     at.segmented_control(key="policy").set_value("learned").run()

@@ -8,13 +8,13 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from scar_viz import samples
-from scar_viz.chunking import chunk_document
+from scar_viz.chunking.chunkers import chunk_document
+from scar_viz.documents import samples
 from scar_viz.embeddings import make_embedder
-from scar_viz.lesson import SCALE_ALPHA, SCALE_BETA, pooled_decisions, scale_demo
+from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.pipeline import prepare_document
-from scar_viz.queries import label_queries, parse_queries
-from scar_viz.rounds import pick_rounds, round_questions
+from scar_viz.teaching.lesson import SCALE_ALPHA, SCALE_BETA, pooled_decisions, scale_demo
+from scar_viz.teaching.rounds import pick_rounds, round_questions
 
 APP = "../../app.py"
 

@@ -11,11 +11,11 @@ import pytest
 from streamlit.elements.lib import policies
 from streamlit.testing.v1 import AppTest
 
-from scar_viz import samples
-from scar_viz.chunking import CHUNKER_NAMES
-from scar_viz.documents import document_from_text
+from scar_viz.chunking.chunkers import CHUNKER_NAMES
+from scar_viz.documents import samples
+from scar_viz.documents.reading import document_from_text
 from scar_viz.embeddings import text_key
-from scar_viz.session import SETTING_KEYS
+from scar_viz.views.session import SETTING_KEYS
 from tests.pages.helpers import alerts
 from ui.state import MODEL_NAMES
 

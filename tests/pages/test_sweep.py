@@ -8,7 +8,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from scar_viz import samples
+from scar_viz.documents import samples
 from tests.pages.helpers import stash_queries
 
 APP = "../../app.py"

@@ -18,15 +18,15 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from scar_viz import samples
 from scar_viz.charts.overview import overview_chart
-from scar_viz.chunking import ChunkingConfig
-from scar_viz.documents import document_from_text
+from scar_viz.chunking.chunkers import ChunkingConfig
+from scar_viz.documents import samples
+from scar_viz.documents.reading import document_from_text
 from scar_viz.embeddings import EmbeddingCache, make_embedder
-from scar_viz.focus import gate_payload, overview_data
-from scar_viz.gate import GateParams
 from scar_viz.pipeline import embed_query, prepare_document
-from scar_viz.scoring import select_from_sims
+from scar_viz.scoring.params import GateParams
+from scar_viz.scoring.scar import select_from_sims
+from scar_viz.views.focus import gate_payload, overview_data
 from ui.gate_panel import copy_release_to, gate_panel, remember_overview_click
 
 HOSTILE = (

@@ -1,0 +1,1 @@
+"""``python -m scar_viz``: the sub-commands over the same functions the pages use."""

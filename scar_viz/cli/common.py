@@ -1,0 +1,132 @@
+"""What every sub-command of the command line shares: the common options, the setup from them
+(document, chunking, model, cache), the exit code of a failure.
+
+``cli`` (select, eval), ``cli_gate`` (fit-gate) and ``cli_llm`` (make-queries, answer) build
+on this module; it imports none of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+from scar_viz.chunking.chunkers import ChunkingConfig
+from scar_viz.documents.reading import load_path
+from scar_viz.embeddings import Embedder, EmbeddingCache, embed_cached, make_embedder
+from scar_viz.errors import SettingsError
+from scar_viz.evaluation.queries import GoldQuery, QuerySet, label_queries, load_queries
+from scar_viz.knobs import field_default, field_type, knob_fields
+from scar_viz.pipeline import PreparedDoc, prepare_document
+from scar_viz.scoring.params import DEFAULT_PARAMS, GateParams
+
+EXIT_FAILED = 1
+
+
+def add_common_options(p: argparse.ArgumentParser) -> None:
+    """Options shared by every sub-command: retrieval, gate, chunking, model."""
+    d = DEFAULT_PARAMS
+    p.add_argument(
+        "--k", type=int, default=d.k, help=f"chunks the retriever returns (default {d.k})"
+    )
+    p.add_argument("--lam", type=float, default=d.lam, help=f"λ (default {d.lam:g})")
+    p.add_argument("--tau", type=float, default=d.tau, help=f"τ (default {d.tau:g})")
+    p.add_argument(
+        "--radius", type=int, default=d.radius, help=f"r, neighbours per side (default {d.radius})"
+    )
+    add_chunking_options(p)
+    p.add_argument(
+        "--model",
+        default="default",
+        help="default | hash | static | st:NAME_OR_PATH | openai:MODEL | a folder",
+    )
+    p.add_argument("--base-url", default=None, help="base URL of an OpenAI-compatible endpoint")
+    p.add_argument(
+        "--prepend",
+        action="store_true",
+        help="contextual prepending: embed each chunk with its section path first",
+    )
+    p.add_argument("--cache", default=None, help="embedding cache file (default ~/.cache/...)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def add_chunking_options(p: argparse.ArgumentParser) -> None:
+    """The chunking options: size, overlap, chunker, the semantic chunker's percentile."""
+    p.add_argument("--chunk-size", type=int, default=600)
+    p.add_argument("--overlap", type=int, default=60)
+    p.add_argument(
+        "--chunker",
+        default="recursive",
+        help="recursive (default), fixed, tokens, sentence, semantic or section",
+    )
+    p.add_argument(
+        "--chunk-percentile",
+        type=float,
+        default=None,
+        help="semantic chunker: cut below this percentile of consecutive-sentence "
+        "similarity (default 10)",
+    )
+
+
+def add_knob_options(p: argparse.ArgumentParser, settings: type, prefix: str) -> None:
+    """One option per knob field of ``settings`` (``--window-m`` for ``window_m``), unset by
+    default so the policy's own default applies; a bool field is a flag."""
+    for f, k in knob_fields(settings):
+        flag = "--" + f.name.replace("_", "-")
+        default = field_default(f)
+        shown = f"{default:g}" if isinstance(default, float) else str(default)
+        hint = f"{prefix}: {k.label} (default {shown})"
+        if field_type(f) is bool:
+            hint = f"{prefix}: {k.label}"
+            p.add_argument(flag, action="store_true", default=None, help=hint)
+        else:
+            p.add_argument(flag, type=field_type(f), default=None, help=hint)
+
+
+def gate_params(args: argparse.Namespace) -> GateParams:
+    """k, λ, τ and r from the common options."""
+    return GateParams(k=args.k, lam=args.lam, tau=args.tau, radius=args.radius)
+
+
+def setup(args: argparse.Namespace):
+    """(embedder, cache, prepared document) from the common options."""
+    if args.k < 1:
+        raise SettingsError("--k must be at least 1.")
+    if args.radius < 0:
+        raise SettingsError("--radius must be 0 or more.")
+    config = ChunkingConfig(args.chunker, args.chunk_size, args.overlap)
+    if args.chunk_percentile is not None:
+        config = ChunkingConfig(args.chunker, args.chunk_size, args.overlap, args.chunk_percentile)
+    config.validate()
+    document = load_path(args.doc)
+    embedder = make_embedder(args.model, base_url=args.base_url)
+    cache = None if args.no_cache else EmbeddingCache(args.cache)
+    prep = prepare_document(document, embedder, config, args.prepend, cache)
+    return embedder, cache, prep
+
+
+def load_query_set(path: str, prep: PreparedDoc) -> QuerySet:
+    """The query file ``path`` checked against the document: each issue is one line on stderr
+    (``warning:`` for a skipped line, ``note:`` otherwise).
+
+    Raises:
+        SettingsError: when the file holds no valid query.
+    """
+    qset = load_queries(path, prep.document.text)
+    for issue in qset.issues:
+        print(f"{'warning' if issue.level == 'error' else 'note'}: {issue}", file=sys.stderr)
+    if not qset.queries:
+        raise SettingsError(f"'{path}' holds no valid query ({len(qset.errors)} invalid lines).")
+    return qset
+
+
+def load_labelled(
+    path: str, prep: PreparedDoc, embedder: Embedder, cache: EmbeddingCache | None
+) -> tuple[QuerySet, tuple[GoldQuery, ...], np.ndarray]:
+    """:func:`load_query_set`, its queries labelled with their gold chunks, and their vectors."""
+    qset = load_query_set(path, prep)
+    labelled = label_queries(qset, prep.document.text, prep.chunks)
+    vecs = embed_cached(embedder, [q.query.query for q in labelled], cache).vectors
+    return qset, labelled, vecs

@@ -1,0 +1,170 @@
+"""``python -m scar_viz fit-gate``, and the ``--gate`` / ``--p`` options of select and eval.
+
+    python -m scar_viz fit-gate DOC QUERIES [--k 4] [chunking and model options] --out gate.json
+
+fits a learned neighbour gate (:mod:`scar_viz.scoring.learned_gate`) on a labelled query set and
+writes it as JSON; ``select --policy learned`` and ``eval --policies learned`` use it with
+``--gate`` (the default gate shipped with the package without it) and ``--p``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+
+from scar_viz.cli.common import load_labelled, setup
+from scar_viz.scoring.learned_gate import (
+    DEFAULT_L2,
+    DEFAULT_P,
+    LearnedGate,
+    LearnedSelection,
+    fit_gate_on,
+    p_curve,
+    query_table,
+    resolve_gate,
+    setting_notes,
+    threshold_logit,
+)
+
+FIT_K = 4
+"""Default k for fit-gate (the setting the default gate was fitted at)."""
+
+
+def add_gate_options(p: argparse.ArgumentParser) -> None:
+    """``--gate`` and ``--p`` for the learned policy."""
+    p.add_argument(
+        "--gate",
+        default=None,
+        help="learned policy: gate JSON written by fit-gate (default: the gate shipped "
+        "with the package)",
+    )
+    p.add_argument(
+        "--p",
+        type=float,
+        default=DEFAULT_P,
+        help=f"learned policy: admit a neighbour iff its probability > p (default {DEFAULT_P:g})",
+    )
+
+
+def gate_knobs(args: argparse.Namespace) -> dict[str, object]:
+    """The learned policy's knobs from ``--gate`` and ``--p`` (raises ValueError when bad)."""
+    threshold_logit(args.p)
+    return {"gate": resolve_gate(args.gate), "p": float(args.p)}
+
+
+def gate_label(args: argparse.Namespace) -> str:
+    return args.gate or "default"
+
+
+def eval_knobs(args: argparse.Namespace, policies: Sequence[str]) -> dict[str, dict] | None:
+    """``evaluate``'s knobs: the learned gate and p when ``learned`` is among ``policies``."""
+    return {"learned": gate_knobs(args)} if "learned" in policies else None
+
+
+def eval_json(args: argparse.Namespace, knobs: dict[str, dict] | None) -> dict[str, object]:
+    """``{"learned": {"gate", "p", "weights"}}`` for eval's JSON when ``learned`` ran, else {}."""
+    if not knobs or "learned" not in knobs:
+        return {}
+    gate = knobs["learned"]["gate"]
+    return {"learned": {"gate": gate_label(args), "p": args.p, "weights": gate.to_dict()}}
+
+
+def print_eval_gate(args: argparse.Namespace, knobs: dict[str, dict] | None) -> None:
+    """One line naming the learned gate and p, when ``learned`` ran."""
+    if knobs and "learned" in knobs:
+        print(f"learned: gate {gate_label(args)}, p = {args.p:g}")
+
+
+def print_setting_notes(knobs: dict[str, object], prep, k: int) -> None:
+    """A ``note:`` line on stderr per difference between the gate's fitting and this run."""
+    gate = knobs.get("gate")
+    if isinstance(gate, LearnedGate):
+        for note in setting_notes(gate, prep.embedder_id, prep.config.label, k):
+            print(f"note: {note}", file=sys.stderr)
+
+
+def print_decisions(sel: LearnedSelection) -> None:
+    """Text table of a learned selection: features, score, probability against p."""
+    print(f"retrieved (rank order): {sel.retrieved}")
+    print(f"admitted: {sel.admitted}")
+    print(f"selected: {sel.selected}")
+    print(
+        f"{'c':>5} {'n':>5} {'side':>5} {'d':>2} {'rank':>4} {'cos(q,n)':>9} {'cos(q,c)':>9} "
+        f"{'cos(c,n)':>9} {'score':>7} {'prob':>7} {'p':>6}  outcome"
+    )
+    for d in sel.decisions:
+        f = d.features
+        print(
+            f"{d.chunk:>5} {d.neighbour:>5} {d.side:>5} {d.distance:>2} {d.rank:>4} "
+            f"{f['cos_qn']:>9.3f} {f['cos_qc']:>9.3f} {f['cos_cn']:>9.3f} {d.score:>+7.3f} "
+            f"{d.probability:>7.4f} {d.p:>6.3g}  {d.outcome}"
+        )
+
+
+def register(
+    sub: argparse._SubParsersAction, add_common_options: Callable[[argparse.ArgumentParser], None]
+) -> None:
+    """Add the ``fit-gate`` sub-command to ``python -m scar_viz``."""
+    fit = sub.add_parser("fit-gate", help="fit a learned neighbour gate on labelled queries")
+    fit.add_argument("doc", help="document path (.txt, .md, .pdf, .html)")
+    fit.add_argument("queries", help="labelled queries, JSON Lines (shared/corpora/README.md)")
+    fit.add_argument("--out", required=True, help="where to write the gate (JSON)")
+    fit.add_argument(
+        "--l2", type=float, default=DEFAULT_L2, help=f"L2 penalty (default {DEFAULT_L2:g})"
+    )
+    fit.add_argument(
+        "--p",
+        type=float,
+        default=DEFAULT_P,
+        help=f"report the in-sample recall and chunks at this p (default {DEFAULT_P:g})",
+    )
+    add_common_options(fit)
+    fit.set_defaults(func=cmd_fit_gate, k=FIT_K)
+
+
+def cmd_fit_gate(args: argparse.Namespace) -> int:
+
+    if args.l2 < 0:
+        raise ValueError("--l2 must be 0 or more.")
+    threshold_logit(args.p)
+    embedder, cache, prep = setup(args)
+    _, labelled, vecs = load_labelled(args.queries, prep, embedder, cache)
+    radius = max(1, args.radius)
+    gate = fit_gate_on(prep, labelled, vecs, args.k, radius=radius, l2=args.l2)
+    gate = LearnedGate(
+        gate.feature_names,
+        gate.weights,
+        gate.intercept,
+        gate.mean,
+        gate.std,
+        {**gate.fitted_on, "queries": str(args.queries)},
+    )
+    gate.save(args.out)
+    table = query_table(prep, labelled, vecs, args.k, radius)
+    curve = p_curve(table, gate, [args.p], [q.fragmented for q in labelled])
+    if args.json:
+        out = {
+            "out": str(args.out),
+            "gate": gate.to_dict(),
+            "in_sample": {"p": args.p, **curve.rows()[0]},
+        }
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+        return 0
+    meta = gate.fitted_on
+    print(
+        f"fitted on {meta['n_queries']} queries of {prep.document.name}: "
+        f"{meta['n_candidates']} candidates, {meta['n_gold']} gold ({meta['gold_share']:.1%}); "
+        f"k={args.k} · {prep.config.label} · {prep.embedder_label}"
+    )
+    for row in gate.describe():
+        print(f"  {row['feature']:<9} w = {row['weight']:+.3f}   {row['meaning']}")
+    print(f"  intercept b = {gate.intercept:+.3f}")
+    row = curve.rows()[0]
+    print(
+        f"in sample at p = {args.p:g}: recall {row['recall']:.3f}, "
+        f"{row['mean_chunks']:.2f} chunks per query"
+    )
+    print(f"wrote {args.out}")
+    return 0

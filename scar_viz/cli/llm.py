@@ -1,0 +1,277 @@
+"""The LLM sub-commands: ``make-queries`` and ``answer`` (registered by :mod:`scar_viz.cli.main`).
+
+    python -m scar_viz make-queries DOC [--n 40] [--fragmented-share 0.5] [--seed 0]
+        [--model M --base-url URL] [chunking options] > queries.jsonl
+    python -m scar_viz answer DOC QUERIES [--policies topk window1 scar ...]
+        [gate, chunking and embedding options] [--llm-model M --llm-base-url URL]
+        [--judge-model M] [--json]
+
+``make-queries`` embeds nothing, so there ``--model``/``--base-url`` name the language model
+(``--llm-model``/``--llm-base-url`` are the same options). ``answer`` retrieves, so there, as
+in ``select`` and ``eval``, ``--model``/``--base-url`` name the embedding model and the
+language model is ``--llm-model``/``--llm-base-url``. The key comes from the environment
+only (``SCAR_VIZ_LLM_API_KEY``, else ``OPENAI_API_KEY``): a key on a command line would
+show in the process list and the shell history.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+
+from scar_viz.chunking.chunkers import ChunkingConfig, chunk_document
+from scar_viz.cli.common import EXIT_FAILED, add_chunking_options, load_query_set, setup
+from scar_viz.llm.client import (
+    DEFAULT_BACKOFF,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_LLM_MODEL,
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT,
+    ChatModel,
+)
+
+
+def _llm_options(
+    p: argparse.ArgumentParser, model_flags: tuple[str, ...], url_flags: tuple[str, ...]
+) -> None:
+    p.add_argument(
+        *model_flags,
+        dest="llm_model",
+        default=DEFAULT_LLM_MODEL,
+        help=f"chat model name at the endpoint (default {DEFAULT_LLM_MODEL})",
+    )
+    p.add_argument(
+        *url_flags,
+        dest="llm_base_url",
+        default=None,
+        help="base URL of an OpenAI-compatible chat endpoint (default OpenAI); e.g. "
+        "http://localhost:11434/v1 (Ollama), http://localhost:8000/v1 (vLLM)",
+    )
+    p.add_argument(
+        "--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per request (default 60)"
+    )
+    p.add_argument(
+        "--retries",
+        type=int,
+        default=DEFAULT_RETRIES,
+        help="retries after a 429 or 5xx answer (default 3)",
+    )
+    p.add_argument(
+        "--backoff",
+        type=float,
+        default=DEFAULT_BACKOFF,
+        help="first wait before a retry in seconds, doubled each time (default 1)",
+    )
+    p.add_argument(
+        "--concurrency",
+        type=int,
+        default=DEFAULT_CONCURRENCY,
+        help="parallel requests (default 4)",
+    )
+    p.add_argument(
+        "--no-llm-cache", action="store_true", help="do not read or write the reply cache"
+    )
+
+
+def _chat(args: argparse.Namespace, model: str | None = None, base_url: str | None = None):
+    return ChatModel(
+        model or args.llm_model,
+        base_url=base_url or args.llm_base_url,
+        timeout=args.timeout,
+        max_retries=args.retries,
+        backoff=args.backoff,
+        concurrency=args.concurrency,
+        cache=False if args.no_llm_cache else None,
+    )
+
+
+def _progress(label: str):
+    """Progress on stderr when it is a terminal, else nothing."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        end = "\n" if done >= total else ""
+        print(f"\r{label}: {done}/{total} calls", end=end, file=sys.stderr, flush=True)
+
+    return show
+
+
+def register(
+    sub: argparse._SubParsersAction, add_common_options: Callable[[argparse.ArgumentParser], None]
+) -> None:
+    """Add the ``make-queries`` and ``answer`` sub-commands to ``python -m scar_viz``."""
+    mq = sub.add_parser(
+        "make-queries",
+        help="generate labelled queries for a document with a language model (JSON Lines)",
+    )
+    mq.add_argument("doc", help="document path (.txt, .md, .pdf, .html)")
+    mq.add_argument("--n", type=int, default=40, help="queries to generate (default 40)")
+    mq.add_argument(
+        "--fragmented-share",
+        type=float,
+        default=0.5,
+        help="share of queries made across chunk boundaries (default 0.5)",
+    )
+    mq.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    _llm_options(mq, ("--model", "--llm-model"), ("--base-url", "--llm-base-url"))
+    add_chunking_options(mq)
+    mq.add_argument(
+        "--embed-model",
+        default="default",
+        help="embedding model for the semantic chunker only (default | hash | st:NAME | ...)",
+    )
+    mq.set_defaults(func=cmd_make_queries)
+
+    an = sub.add_parser(
+        "answer", help="answer a labelled query set with each policy's context and score it"
+    )
+    an.add_argument("doc", help="document path (.txt, .md, .pdf, .html)")
+    an.add_argument("queries", help="labelled queries, JSON Lines (reference 'answer' optional)")
+    an.add_argument(
+        "--policies",
+        nargs="+",
+        default=None,
+        help="policy names, space- or comma-separated (default topk window1 window2 scar ...)",
+    )
+    _llm_options(an, ("--llm-model",), ("--llm-base-url",))
+    an.add_argument("--judge-model", default=None, help="the judge's model (default --llm-model)")
+    an.add_argument(
+        "--judge-base-url", default=None, help="the judge's endpoint (default --llm-base-url)"
+    )
+    an.add_argument(
+        "--n-questions",
+        type=int,
+        default=3,
+        help="answer relevancy: questions written from each answer (default 3)",
+    )
+    an.add_argument("--limit", type=int, default=None, help="only the first N queries")
+    an.add_argument(
+        "--boot", type=int, default=10_000, help="paired bootstrap resamples (default 10000)"
+    )
+    an.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    an.add_argument(
+        "--no-per-query", action="store_true", help="leave the per-query rows out of --json"
+    )
+    add_common_options(an)
+    an.set_defaults(func=cmd_answer)
+
+
+def cmd_make_queries(args: argparse.Namespace) -> int:
+    from scar_viz.documents.reading import load_path
+    from scar_viz.llm.querygen import generate_queries
+
+    config = ChunkingConfig(args.chunker, args.chunk_size, args.overlap)
+    if args.chunk_percentile is not None:
+        config = ChunkingConfig(args.chunker, args.chunk_size, args.overlap, args.chunk_percentile)
+    config.validate()
+    document = load_path(args.doc)
+    embed = None
+    if config.needs_embed:
+        from scar_viz.embeddings import EmbeddingCache, make_embedder
+        from scar_viz.pipeline import embed_function
+
+        embed = embed_function(make_embedder(args.embed_model), EmbeddingCache())
+    chunks = chunk_document(document, config, embed)
+    model = _chat(args)
+    out = generate_queries(
+        document,
+        chunks,
+        model,
+        n=args.n,
+        fragmented_share=args.fragmented_share,
+        seed=args.seed,
+        progress=_progress("make-queries"),
+    )
+    for note in out.notes:
+        print(f"note: {note}", file=sys.stderr)
+    print(f"{document.name} ({config.label}, {model.label}): {out.report()}", file=sys.stderr)
+    if not out.queries:
+        print("error: no generated query was kept; see the reasons above.", file=sys.stderr)
+        return EXIT_FAILED
+    sys.stdout.write(out.jsonl())
+    return 0
+
+
+def cmd_answer(args: argparse.Namespace) -> int:
+    from scar_viz.embeddings import embed_cached
+    from scar_viz.evaluation import default_policies, parse_policy_list
+    from scar_viz.evaluation.queries import label_queries
+    from scar_viz.llm.answers import SCORES, answer_json, check_answers, reference_answers
+    from scar_viz.scoring.params import GateParams
+
+    policies = parse_policy_list(args.policies) if args.policies else default_policies()
+    if args.boot < 0 or (args.limit is not None and args.limit < 1):
+        raise ValueError("--boot must be 0 or more and --limit at least 1.")
+    chat = _chat(args)
+    judge = None
+    if args.judge_model or args.judge_base_url:
+        judge = _chat(args, args.judge_model, args.judge_base_url)
+    embedder, cache, prep = setup(args)
+    qset = load_query_set(args.queries, prep)
+    queries = qset.queries[: args.limit] if args.limit else qset.queries
+    with open(args.queries, encoding="utf-8-sig") as f:
+        references = reference_answers(f.read())
+    labelled = label_queries(queries, prep.document.text, prep.chunks)
+
+    def embed(texts: list[str]):
+        return embed_cached(embedder, texts, cache).vectors
+
+    check = check_answers(
+        prep,
+        labelled,
+        embed([q.query.query for q in labelled]),
+        chat,
+        embed,
+        policies=policies,
+        params=GateParams(k=args.k, lam=args.lam, tau=args.tau, radius=args.radius),
+        judge=judge,
+        references=references,
+        n_questions=args.n_questions,
+        n_boot=args.boot,
+        seed=args.seed,
+        progress=_progress("answer"),
+    )
+    for name, pa in check.policies.items():
+        if pa.error:
+            print(f"warning: policy {name} did not run: {pa.error}", file=sys.stderr)
+    if check.unparseable:
+        print(
+            f"warning: {len(check.unparseable)} judge replies could not be parsed; "
+            "those scores are left empty (listed under 'unparseable' in --json).",
+            file=sys.stderr,
+        )
+    u = check.usage
+    print(
+        f"{u.calls} calls ({u.cached} from the cache), {u.prompt_tokens} prompt + "
+        f"{u.completion_tokens} completion tokens",
+        file=sys.stderr,
+    )
+    if args.json:
+        out = answer_json(check, per_query=not args.no_per_query)
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+        return 0
+    print(
+        f"{check.document}: {check.n_queries} queries · {check.chunking} · answers "
+        f"{check.answer_model} · judge {check.judge_model}"
+    )
+    heads = ["faithful", "relevancy", "recall", "correct"]
+    print(f"{'policy':<10} " + " ".join(f"{h:>9}" for h in heads) + f" {'tokens':>8} {'bad':>4}")
+    bad: dict[str, int] = {}
+    for x in check.unparseable:
+        bad[x.policy] = bad.get(x.policy, 0) + 1
+    for name, pa in check.policies.items():
+        if pa.error:
+            continue
+        cells = [pa.mean(s) for s in SCORES]
+        shown = " ".join(f"{'—' if c is None else f'{c:.3f}':>9}" for c in cells)
+        print(f"{name:<10} {shown} {pa.mean_context_tokens:>8.1f} {bad.get(name, 0):>4}")
+    for c in check.comparisons:
+        r = c.result
+        print(
+            f"{c.target} − {c.baseline} {c.metric}: {r.mean_diff:+.3f} "
+            f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}] p={r.p_value:.4f} d={r.cohens_d:+.2f}"
+        )
+    return 0

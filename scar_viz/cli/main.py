@@ -1,0 +1,243 @@
+"""Command line: ``python -m scar_viz select DOC --query TEXT [...]``.
+
+Errors print one line on stderr and exit non-zero; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from scar_viz.chunking.qasc import QascParams
+from scar_viz.cli import gate as cli_gate
+from scar_viz.cli.common import (
+    EXIT_FAILED,
+    add_common_options,
+    add_knob_options,
+    gate_params,
+    load_labelled,
+    setup,
+)
+from scar_viz.cli.llm import register as register_llm_commands
+from scar_viz.cli.policy_options import KNOBS, W_POLICIES, add_policy_options
+from scar_viz.errors import SettingsError, UserError, user_message
+from scar_viz.knobs import knob_fields
+from scar_viz.pipeline import embed_query, query_inputs
+from scar_viz.policies import POLICIES, run_policy
+from scar_viz.scoring.scar import Selection
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m scar_viz", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    register_llm_commands(sub, add_common_options)  # make-queries, answer
+    sel = sub.add_parser("select", help="select context for one query and explain each decision")
+    sel.add_argument("doc", help="document path (.txt, .md, .pdf, .html)")
+    sel.add_argument("--query", required=True, help="the question")
+    sel.add_argument("--policy", default="scar", help=f"one of {', '.join(sorted(POLICIES))}")
+    sel.add_argument(
+        "--w",
+        type=int,
+        default=None,
+        help="window: half-width in chunks (default 1); sentence-window: in sentences (default 3)",
+    )
+    sel.add_argument(
+        "--n-candidates",
+        type=int,
+        default=None,
+        help="rerank: cosine candidates to rerank (default 4k)",
+    )
+    sel.add_argument(
+        "--reranker",
+        default=None,
+        help="rerank: CrossEncoder name in the local HF cache, or a folder "
+        "(default BAAI/bge-reranker-large)",
+    )
+    sel.add_argument(
+        "--parent-level",
+        dest="level",
+        type=int,
+        default=None,
+        help="parent: ancestor heading depth to return (default 0 = the section)",
+    )
+    sel.add_argument(
+        "--huge-chars",
+        type=int,
+        default=None,
+        help="parent: flag sections longer than this (default 8000)",
+    )
+    add_knob_options(sel, QascParams, "qasc")
+    cli_gate.add_gate_options(sel)
+    add_policy_options(sel)
+    add_common_options(sel)
+    sel.set_defaults(func=cmd_select)
+    ev = sub.add_parser("eval", help="evaluate policies on a labelled query set (JSON Lines)")
+    ev.add_argument("doc", help="document path (.txt, .md, .pdf, .html)")
+    ev.add_argument("queries", help="labelled queries, JSON Lines (shared/corpora/README.md)")
+    ev.add_argument(
+        "--policies",
+        nargs="+",
+        default=None,
+        help="policy names, space- or comma-separated (default topk window1 "
+        "window2 scar, and parent when available; also rerank, qasc, qasc-hybrid, "
+        "rse, automerge, sentence-window, windowN)",
+    )
+    ev.add_argument(
+        "--boot",
+        type=int,
+        default=10_000,
+        help="paired bootstrap resamples B (default 10000; 0 skips it)",
+    )
+    ev.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    ev.add_argument(
+        "--no-per-query", action="store_true", help="leave the per-query rows out of --json"
+    )
+    cli_gate.add_gate_options(ev)
+    add_common_options(ev)
+    ev.set_defaults(func=cmd_eval)
+    cli_gate.register(sub, add_common_options)
+    return parser
+
+
+def cmd_select(args: argparse.Namespace) -> int:
+    if not args.query.strip():
+        raise SettingsError("--query is empty.")
+    gate_knobs = cli_gate.gate_knobs(args) if args.policy == "learned" else {}
+    embedder, cache, prep = setup(args)
+    cli_gate.print_setting_notes(gate_knobs, prep, args.k)
+    qvec = embed_query(embedder, args.query, cache)
+    gate = gate_params(args)
+    inputs = query_inputs(prep, args.query, qvec, gate, embedder=embedder, cache=cache)
+    params = {"w": args.w} if args.w is not None and args.policy in W_POLICIES else {}
+    qasc_knobs = [f.name for f, _ in knob_fields(QascParams)]
+    for key in ("n_candidates", "reranker", "level", "huge_chars", *qasc_knobs, *KNOBS):
+        if getattr(args, key, None) is not None:
+            params[key] = getattr(args, key)
+    result = run_policy(args.policy, inputs, **params, **gate_knobs)
+    if gate_knobs:
+        params.update(gate=cli_gate.gate_label(args), p=args.p)
+    sel = result.detail if isinstance(result.detail, Selection) else None
+    decisions = [d.as_row() for d in sel.decisions] if sel is not None else []
+    out = {
+        "document": prep.document.name,
+        "n_chunks": len(prep.chunks),
+        "model": prep.embedder_id,
+        "policy": result.name,
+        "params": {
+            "k": gate.k,
+            "lam": gate.lam,
+            "tau": gate.tau,
+            "radius": gate.radius,
+            "chunker": args.chunker,
+            "chunk_size": args.chunk_size,
+            "overlap": args.overlap,
+            "prepend": args.prepend,
+            **params,
+        },
+        "retrieved": sel.retrieved if sel is not None else None,
+        "selected": list(result.chunk_ids) if result.chunk_ids is not None else None,
+        "admitted": sel.admitted if sel is not None else None,
+        "spans": [list(s) for s in result.spans],
+        "chars": result.chars,
+        "tokens": result.tokens,
+        "seconds": round(result.seconds, 6),
+        "notes": list(result.notes),
+        "decisions": decisions,
+    }
+    if args.json:
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+        return 0
+    print(f"{prep.document.name}: {len(prep.chunks)} chunks · {prep.embedder_label}")
+    print(
+        f"policy {result.name}: {len(result.chunk_ids or ())} chunks, {result.chars} chars, "
+        f"{result.tokens} tokens, {result.seconds * 1000:.1f} ms"
+    )
+    if gate_knobs:
+        cli_gate.print_decisions(sel)
+    elif sel is not None:
+        print(f"retrieved (rank order): {sel.retrieved}")
+        print(f"admitted: {sel.admitted}")
+        print(f"selected: {sel.selected}")
+        header = (
+            f"{'c':>5} {'n':>5} {'side':>5} {'d':>2} {'cos(q,n)':>9} {'b(c,n)':>7} "
+            f"{'S':>7} {'bar':>7} {'margin':>7}  outcome"
+        )
+        print(header)
+        for d in sel.decisions:
+            blocked = f" ({d.blocked_by})" if d.blocked_by else ""
+            print(
+                f"{d.chunk:>5} {d.neighbour:>5} {d.side:>5} {d.distance:>2} {d.cos_qn:>9.3f} "
+                f"{d.penalty:>7.3f} {d.score:>7.3f} {d.bar:>7.3f} {d.margin:>+7.3f}  "
+                f"{d.outcome}{blocked}"
+            )
+    else:
+        print(f"chunks: {list(result.chunk_ids) if result.chunk_ids is not None else '—'}")
+        print(f"spans: {[list(s) for s in result.spans]}")
+    for note in result.notes:
+        print(f"note: {note}")
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from scar_viz.embeddings import embed_cached
+    from scar_viz.evaluation import default_policies, evaluate, parse_policy_list, significance
+    from scar_viz.evaluation.report import evaluation_json, significance_lines, summary_lines
+
+    policies = parse_policy_list(args.policies) if args.policies else default_policies()
+    if args.boot < 0:
+        raise SettingsError("--boot must be 0 or more.")
+    knobs = cli_gate.eval_knobs(args, policies)
+    embedder, cache, prep = setup(args)
+    cli_gate.print_setting_notes((knobs or {}).get("learned", {}), prep, args.k)
+    qset, labelled, vecs = load_labelled(args.queries, prep, embedder, cache)
+
+    def embed(texts: list[str]):
+        return embed_cached(embedder, texts, cache).vectors
+
+    ev = evaluate(
+        prep,
+        labelled,
+        vecs,
+        policies,
+        gate_params(args),
+        embed=embed,
+        knobs=knobs,
+        issues=qset.issues,
+    )
+    for name, pe in ev.policies.items():
+        if pe.error:
+            print(f"warning: policy {name} did not run: {pe.error}", file=sys.stderr)
+    tests = significance(ev, n_boot=args.boot, seed=args.seed) if args.boot else ()
+    if args.json:
+        out = evaluation_json(ev, tests, per_query=not args.no_per_query)
+        out.update(cli_gate.eval_json(args, knobs))
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+        return 0
+    print(
+        f"{ev.document}: {ev.n_chunks} chunks ({ev.chunking}) · {prep.embedder_label} · "
+        f"k={ev.k} λ={ev.lam:g} τ={ev.tau:g} r={ev.radius}"
+    )
+    counts = ev.type_counts
+    print(
+        f"{ev.n_queries} queries: {counts['fragmented']} fragmented, {counts['atomic']} atomic, "
+        f"{counts['scattered']} scattered (under this chunking)"
+    )
+    cli_gate.print_eval_gate(args, knobs)
+    for line in (*summary_lines(ev), *significance_lines(tests)):
+        print(line)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (UserError, ValueError, OSError) as exc:  # ValueError: modules not yet on UserError
+        print(f"error: {user_message(exc)}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,76 @@
+"""Starting questions for a new document, drawn from its section headings.
+
+A freshly uploaded document has no labelled questions; :func:`starter_questions` offers a few
+("What does the document say about fuelling?") so a first search is one click away. Pure and
+deterministic; the text comes from the document, so the view must escape it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from scar_viz.documents.reading import Document
+
+MAX_STARTERS = 5
+TEMPLATE = "What does the document say about {topic}?"
+
+_NUMBERING = re.compile(
+    r"^(?:(?:part|chapter|article|item|appendix|section)\s+"
+    r"(?:\d+[a-z]?|[ivxlcdm]+|[a-z])(?:\.\d+)*\.?"  # "Article 12", "ARTICLE IV", "Item 1A."
+    r"|\d+[a-z]?(?:\.\d+)*\.?"  # "3.2", "1."
+    r"|(?:[ivxlcdm]+|[a-z])(?:\.\d+)*\.)"  # "IV.", "A.1." (a lone "A" is prose)
+    r"(?:\s*[-:.\u2013\u2014]?\s+|$)",
+    re.IGNORECASE,
+)
+
+
+def heading_topic(title: str) -> str:
+    """A heading as a topic for a question: numbering and keywords stripped ("3.2 Weather
+    limits" -> "weather limits", "ARTICLE IV - GOVERNING LAW" -> "governing law"); "" when
+    nothing worded is left."""
+    text = re.sub(r"\s+", " ", title).strip().strip("#").strip()
+    bare = _NUMBERING.sub("", text, count=1).strip(" .:-\u2013\u2014")
+    if sum(ch.isalpha() for ch in bare) < 3:
+        return ""
+    if bare.isupper():
+        bare = bare.lower()
+    words = bare.split(" ")
+    long_words = [w for w in words if len(w) > 3]
+    title_case = len(words) > 1 and all(w[:1].isupper() for w in long_words)
+    out = [_lower_word(w) if (i == 0 or title_case) else w for i, w in enumerate(words)]
+    return " ".join(out).rstrip("?.!:")
+
+
+def _lower_word(word: str) -> str:
+    """ "Weather" -> "weather"; an acronym ("NATO", "GDPR") or "iPhone" stays as it is."""
+    if word != "I" and word[:1].isupper() and word[1:] == word[1:].lower():
+        return word.lower()
+    return word
+
+
+def starter_questions(document: Document, limit: int = MAX_STARTERS) -> tuple[str, ...]:
+    """Up to ``limit`` questions from ``document``'s section headings, in document order.
+
+    The shallowest headings below the document's single title (if it has one) are used;
+    when there are more than ``limit``, an evenly spaced selection. A document without
+    headings gets none (the page then just asks for a question).
+    """
+    levels: dict[int, list[str]] = {}
+    for section in document.sections:
+        if not section.path:
+            continue
+        topic = heading_topic(section.path[-1])
+        if topic and topic not in levels.setdefault(section.level, []):
+            levels[section.level].append(topic)
+    if not levels or limit < 1:
+        return ()
+    ordered = [levels[level] for level in sorted(levels)]
+    if len(ordered[0]) == 1 and len(ordered) > 1:  # a lone top heading is the title
+        ordered = ordered[1:]
+    topics = ordered[0]
+    if len(topics) < limit:  # too few chapters: add the next level's headings
+        topics = topics + [t for level in ordered[1:2] for t in level if t not in topics]
+    if len(topics) > limit:
+        step = len(topics) / limit
+        topics = [topics[int(i * step)] for i in range(limit)]
+    return tuple(TEMPLATE.format(topic=t) for t in topics)

@@ -1,0 +1,183 @@
+"""Equal budget: recall against context tokens for every policy as k runs from 1 to 10.
+
+A policy that sends fewer chunks is not better if it also finds less, and one that finds more
+is not better if it sends the whole document; both are judged together on one plane. Each
+(policy, k) is one point (mean context tokens, Recall@K) of :func:`scar_viz.evaluation.evaluate`
+over a labelled query set (gold chunks from the queries); the Pareto front is the set of
+points that no other point beats on both (fewer or equal tokens and higher or equal recall,
+one strictly). Policies that do not use k (RSE) give the same point at every k. Recall is
+Recall@K over gold chunks for chunk policies and character coverage of the gold chunks for
+span policies (qasc, qasc-hybrid, sentence-window), as in the evaluation.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from scar_viz.embeddings import Progress
+from scar_viz.evaluation import Embed, Evaluation, available_policies, evaluate
+from scar_viz.evaluation.queries import GoldQuery
+from scar_viz.pipeline import PreparedDoc
+from scar_viz.scoring.params import GateParams
+from scar_viz.scoring.sweep import pareto_frontier
+
+BUDGET_KS = tuple(range(1, 11))
+"""k = 1 … 10."""
+
+
+@dataclass(frozen=True)
+class BudgetPoint:
+    """One policy at one k: means over the queries of the chosen subset."""
+
+    policy: str
+    k: int
+    recall: float
+    mean_tokens: float
+    mean_chunks: float
+
+
+@dataclass(frozen=True)
+class BudgetResult:
+    """Every (policy, k) point, the Pareto front (indices into ``points``, by tokens) and the
+    policies that could not run (name -> message)."""
+
+    points: tuple[BudgetPoint, ...]
+    front: tuple[int, ...]
+    errors: dict[str, str]
+    subset: str = "all"
+
+    @property
+    def policies(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(p.policy for p in self.points))
+
+    def of(self, policy: str) -> tuple[BudgetPoint, ...]:
+        """The points of ``policy``, by k."""
+        return tuple(sorted((p for p in self.points if p.policy == policy), key=lambda p: p.k))
+
+    def on_front(self) -> tuple[BudgetPoint, ...]:
+        return tuple(self.points[i] for i in self.front)
+
+
+def token_front(points: Sequence[BudgetPoint]) -> tuple[int, ...]:
+    """Indices of the non-dominated points (fewer tokens, higher recall), by tokens."""
+    if not points:
+        return ()
+    recall = np.array([p.recall for p in points], dtype=float)
+    tokens = np.array([p.mean_tokens for p in points], dtype=float)
+    return tuple(int(i) for i in pareto_frontier(recall, tokens))
+
+
+def budget_points(evaluations: Sequence[Evaluation], subset: str = "all") -> BudgetResult:
+    """Points and front from evaluations of the same queries at different k."""
+    points: list[BudgetPoint] = []
+    errors: dict[str, str] = {}
+    for ev in evaluations:
+        for name, pe in ev.policies.items():
+            if pe.error or not pe.outcomes:
+                errors.setdefault(name, pe.error or "no query")
+                continue
+            s = pe.summaries[subset]
+            if s.n == 0:
+                continue
+            points.append(BudgetPoint(name, ev.k, s.recall, s.mean_tokens, s.mean_chunks))
+    return BudgetResult(tuple(points), token_front(points), errors, subset)
+
+
+def equal_budget(
+    prep: PreparedDoc,
+    queries: Sequence[GoldQuery],
+    query_vecs: np.ndarray,
+    policies: Sequence[str] | None = None,
+    ks: Sequence[int] = BUDGET_KS,
+    params: GateParams | None = None,
+    *,
+    embed: Embed | None = None,
+    knobs: dict[str, dict[str, object]] | None = None,
+    subset: str = "all",
+    progress: Progress | None = None,
+) -> BudgetResult:
+    """Recall and mean context tokens of every policy at every k in ``ks``.
+
+    Args:
+        query_vecs: (Q, d) unit query vectors in the order of ``queries``.
+        policies: labels as in :func:`~scar_viz.evaluation.resolve_policy` (default: every
+            available policy, :func:`~scar_viz.evaluation.available_policies`).
+        params: λ, τ and r for SCAR (its k is replaced by each k of ``ks``).
+        embed: embeds extra texts with the same model (the sentence policies need it).
+        progress: called as progress(done, total) over all (k, query) steps.
+
+    Raises:
+        ValueError: for an unknown policy, a k below 1 or mismatched query vectors.
+    """
+    params = params or GateParams()
+    ks = tuple(int(k) for k in ks)
+    if not ks or min(ks) < 1:
+        raise ValueError("Every k of the budget curve must be at least 1.")
+    labels = tuple(policies or available_policies())
+    evaluations = []
+    n = max(1, len(queries))
+    for step, k in enumerate(ks):
+
+        def report(done: int, _total: int, step: int = step) -> None:
+            if progress:
+                progress(step * n + done, len(ks) * n)
+
+        evaluations.append(
+            evaluate(
+                prep,
+                queries,
+                query_vecs,
+                labels,
+                params.with_(k=k),
+                embed=embed,
+                knobs=knobs,
+                progress=report,
+            )
+        )
+    return budget_points(evaluations, subset)
+
+
+def evaluation_points(
+    ev: Evaluation, subset: str = "all", exclude: Sequence[str] = ("scar",)
+) -> list[tuple[str, float, float]]:
+    """(label, mean chunks, recall) of every policy that ran in ``ev``, for the Pareto chart's
+    ``labelled`` points (:func:`scar_viz.charts.pareto.pareto_chart`). Span policies count
+    chunk equivalents (their characters / the mean chunk length)."""
+    out = []
+    for name, pe in ev.policies.items():
+        if name in exclude or pe.error or not pe.outcomes:
+            continue
+        s = pe.summaries[subset]
+        out.append((name, float(s.mean_chunks), float(s.recall)))
+    return out
+
+
+def budget_rows(result: BudgetResult) -> list[dict[str, object]]:
+    """The points as a table, by policy then k: recall, mean tokens and chunks, on the front."""
+    front = set(result.front)
+    return [
+        {
+            "policy": p.policy,
+            "k": p.k,
+            "recall": p.recall,
+            "mean tokens": p.mean_tokens,
+            "mean chunks": p.mean_chunks,
+            "on the front": i in front,
+        }
+        for i, p in sorted(enumerate(result.points), key=lambda ip: (ip[1].policy, ip[1].k))
+    ]
+
+
+def budget_csv(result: BudgetResult) -> str:
+    """:func:`budget_rows` as CSV text (header first), for download."""
+    rows = budget_rows(result)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else ["policy", "k"])
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()

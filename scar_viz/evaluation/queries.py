@@ -1,0 +1,363 @@
+"""Labelled query sets: loading and validating JSON Lines, and gold chunks (METHODS.md §4).
+
+One query a line (see ``shared/corpora/README.md``)::
+
+    {"id": "q-01", "query": "…?", "type": "fragmented",
+     "evidence": [{"text": "<exact substring of the document>", "start": 16902, "end": 17469}]}
+
+Every line is checked against the document: ``doc[start:end] == text``. When the offsets are
+missing or stale but the text occurs exactly once in the document, the span is relocated and
+the relocation is reported; anything else is a per-line error and the line is skipped.
+
+Gold chunks and the query type (:func:`query_type`: fragmented, atomic or scattered) are a
+property of the chunking, so they are recomputed for the current chunks rather than taken from
+the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from scar_viz.chunking.chunkers import Chunk
+from scar_viz.errors import SettingsError
+
+QUERY_TYPES = ("fragmented", "atomic", "scattered")
+TYPES = QUERY_TYPES
+MAX_QUERY_BYTES = 20 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One evidence span: ``document.text[start:end] == text``."""
+
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class LabelledQuery:
+    """A validated query; ``declared_type`` is the file's ``type`` (None when absent)."""
+
+    id: str
+    query: str
+    evidence: tuple[Evidence, ...]
+    declared_type: str | None
+    line: int
+
+
+@dataclass(frozen=True)
+class QueryIssue:
+    """A message about one line: ``level`` is ``error`` (line skipped) or ``note``."""
+
+    line: int
+    query_id: str
+    level: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"line {self.line}" + (f" ({self.query_id})" if self.query_id else "")
+        return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True)
+class QuerySet:
+    """The valid queries of a file and every issue found while reading it."""
+
+    name: str
+    queries: tuple[LabelledQuery, ...]
+    issues: tuple[QueryIssue, ...]
+
+    @property
+    def errors(self) -> tuple[QueryIssue, ...]:
+        return tuple(i for i in self.issues if i.level == "error")
+
+    @property
+    def notes(self) -> tuple[QueryIssue, ...]:
+        return tuple(i for i in self.issues if i.level == "note")
+
+
+@dataclass(frozen=True)
+class GoldQuery:
+    """A query with its gold chunks under one chunking.
+
+    ``runs`` holds, per evidence span, the (first, last) chunk index of its minimal covering
+    run; ``gold`` is the sorted union of the runs; ``type`` is :func:`query_type` of ``gold``.
+    """
+
+    query: LabelledQuery
+    gold: tuple[int, ...]
+    runs: tuple[tuple[int, int], ...]
+    type: str
+
+    @property
+    def id(self) -> str:
+        return self.query.id
+
+    @property
+    def fragmented(self) -> bool:
+        """The evidence crosses a chunk boundary (two consecutive gold chunks)."""
+        return self.type == "fragmented"
+
+    @property
+    def type_changed(self) -> bool:
+        """The file declared a type and this chunking gives the other one."""
+        return self.query.declared_type is not None and self.query.declared_type != self.type
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+class _LineError(ValueError):
+    pass
+
+
+def _offset(value: object, name: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _LineError(f"evidence '{name}' must be a whole number, not {value!r}.")
+    return value
+
+
+def _evidence(item: object, j: int, text: str) -> tuple[Evidence, str]:
+    """A checked span and a relocation note ("" when the offsets were right)."""
+    if not isinstance(item, dict):
+        raise _LineError(f"evidence {j + 1} must be an object with 'text', 'start' and 'end'.")
+    span_text = item.get("text")
+    if not isinstance(span_text, str) or not span_text.strip():
+        raise _LineError(f"evidence {j + 1} has no 'text' (it must be a non-blank string).")
+    start, end = _offset(item.get("start"), "start"), _offset(item.get("end"), "end")
+    in_range = start is not None and end is not None and 0 <= start <= end <= len(text)
+    if in_range and text[start:end] == span_text:
+        return Evidence(span_text, start, end), ""
+    found = text.find(span_text)
+    if found < 0:
+        raise _LineError(
+            f"evidence {j + 1}: its text does not occur in the document "
+            f"(first words: {' '.join(span_text.split()[:8])!r})."
+        )
+    if text.find(span_text, found + 1) >= 0:
+        count = text.count(span_text)
+        what = "are missing" if start is None or end is None else f"({start}, {end}) are stale"
+        raise _LineError(
+            f"evidence {j + 1}: the offsets {what} and its text occurs {count} times in the "
+            "document, so it cannot be located; give the correct start and end."
+        )
+    if start is None or end is None:
+        note = f"evidence {j + 1} had no offsets; located at {found}–{found + len(span_text)}."
+    else:
+        note = (
+            f"evidence {j + 1}: offsets {start}–{end} did not match its text; relocated to "
+            f"{found}–{found + len(span_text)} (the text occurs once in the document)."
+        )
+    return Evidence(span_text, found, found + len(span_text)), note
+
+
+def _query(obj: object, text: str) -> tuple[str, str, tuple[Evidence, ...], str | None, list]:
+    if not isinstance(obj, dict):
+        raise _LineError("each line must be a JSON object.")
+    qid = obj.get("id")
+    if not isinstance(qid, str | int) or isinstance(qid, bool) or not str(qid).strip():
+        raise _LineError("missing 'id' (a string).")
+    qid = str(qid)
+    query = obj.get("query")
+    if not isinstance(query, str) or not query.strip():
+        raise _LineError("missing 'query' (a non-blank string).")
+    items = obj.get("evidence")
+    if not isinstance(items, list) or not items:
+        raise _LineError("'evidence' must be a non-empty list of spans.")
+    declared = obj.get("type")
+    notes = []
+    if declared is not None and declared not in TYPES:
+        notes.append(f"'type' {declared!r} is not one of {', '.join(TYPES)}; ignored.")
+        declared = None
+    evidence = []
+    for j, item in enumerate(items):
+        ev, note = _evidence(item, j, text)
+        evidence.append(ev)
+        if note:
+            notes.append(note)
+    return qid, query.strip(), tuple(evidence), declared, notes
+
+
+def parse_queries(data: str, document_text: str, name: str = "queries") -> QuerySet:
+    """Validate JSON Lines ``data`` against ``document_text``.
+
+    Blank lines are skipped. Invalid lines become ``error`` issues (the line is left out);
+    relocated spans and ignored fields become ``note`` issues. Line numbers start at 1.
+    """
+    queries: list[LabelledQuery] = []
+    issues: list[QueryIssue] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        qid = ""
+        try:
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise _LineError(f"not valid JSON ({exc.msg} at column {exc.colno}).") from exc
+            if isinstance(obj, dict) and isinstance(obj.get("id"), str):
+                qid = obj["id"]
+            qid, query, evidence, declared, notes = _query(obj, document_text)
+            if qid in seen:
+                raise _LineError(f"duplicate id (first used on line {seen[qid]}).")
+        except _LineError as exc:
+            issues.append(QueryIssue(number, qid, "error", str(exc)))
+            continue
+        seen[qid] = number
+        queries.append(LabelledQuery(qid, query, evidence, declared, number))
+        issues.extend(QueryIssue(number, qid, "note", n) for n in notes)
+    return QuerySet(name, tuple(queries), tuple(issues))
+
+
+def decode_queries(data: bytes, document_text: str, name: str = "queries") -> QuerySet:
+    """:func:`parse_queries` on uploaded bytes (UTF-8, optional byte-order mark).
+
+    Raises:
+        SettingsError: when the bytes are too large or not UTF-8.
+    """
+    if len(data) > MAX_QUERY_BYTES:
+        raise SettingsError(
+            f"'{name}' is over {MAX_QUERY_BYTES // 2**20} MiB; too large for a query set."
+        )
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SettingsError(f"'{name}' is not UTF-8 text; save the JSON Lines as UTF-8.") from exc
+    return parse_queries(text, document_text, name)
+
+
+def load_queries(path: str | Path, document_text: str) -> QuerySet:
+    """Read and validate a query file from disk (the CLI's entry).
+
+    Raises:
+        SettingsError: when the file cannot be read or decoded.
+    """
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise SettingsError(f"Cannot read '{path}': {exc.strerror or exc}.") from exc
+    return decode_queries(data, document_text, p.name)
+
+
+def query_set_key(queries: Iterable[LabelledQuery | GoldQuery]) -> str:
+    """A digest of a query set's content: each query's id, text, evidence offsets and declared
+    type, in order. Caches key on this (with the document digest), never on ids alone: two
+    files with the same ids and different evidence get different keys.
+    """
+    h = hashlib.sha256()
+    for q in queries:
+        lq = q.query if isinstance(q, GoldQuery) else q
+        row = [lq.id, lq.query, [[ev.start, ev.end, ev.text] for ev in lq.evidence]]
+        h.update(json.dumps([*row, lq.declared_type], ensure_ascii=False).encode("utf-8"))
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+# --- gold chunks ---------------------------------------------------------------------------
+
+
+def query_type(gold: Iterable[int]) -> str:
+    """The type of a query from its gold chunk indices (METHODS.md §4).
+
+    ``fragmented`` when two gold chunks are consecutive (i and i+1: the evidence crosses a
+    boundary, one span cut or two spans on either side of it); ``atomic`` when the gold set is
+    one chunk; ``scattered`` when it holds two or more chunks and no two are consecutive
+    (evidence in distant places, which no neighbour policy can join).
+
+    Raises:
+        SettingsError: when ``gold`` is empty.
+    """
+    g = sorted(set(gold))
+    if not g:
+        raise SettingsError("A query needs at least one gold chunk to have a type.")
+    if len(g) == 1:
+        return "atomic"
+    if any(b - a == 1 for a, b in zip(g, g[1:], strict=False)):
+        return "fragmented"
+    return "scattered"
+
+
+def covering_run(
+    text: str, chunks: Sequence[Chunk] | Sequence[tuple[int, int]], start: int, end: int
+) -> tuple[int, int]:
+    """The minimal run of consecutive chunks covering every non-whitespace character of
+    ``text[start:end]``, as (first, last) chunk indices.
+
+    A run [a, b] covers the span iff every non-whitespace position p in it lies in some chunk
+    c_a … c_b (start ≤ p < end). Runs are tried shortest first, then by lowest a, among the
+    chunks that overlap the span, so with overlap a span inside two chunks gets the first.
+    ``chunks`` are :class:`Chunk` objects or (start, end) spans.
+
+    Raises:
+        SettingsError: when the span has no non-whitespace character, or one that no chunk holds.
+    """
+    positions = np.array(
+        [start + i for i, ch in enumerate(text[start:end]) if not ch.isspace()], dtype=np.int64
+    )
+    if not len(positions):
+        raise SettingsError(f"The span {start}–{end} holds only whitespace.")
+    bounds = [(c.start, c.end) if isinstance(c, Chunk) else c for c in chunks]
+    starts = np.array([b[0] for b in bounds], dtype=np.int64)
+    ends = np.array([b[1] for b in bounds], dtype=np.int64)
+    near = np.flatnonzero((starts < end) & (ends > start))
+    cover = (positions[:, None] >= starts[near][None, :]) & (
+        positions[:, None] < ends[near][None, :]
+    )
+    held = cover.any(axis=1)
+    if not held.all():
+        p = int(positions[np.argmin(held)])
+        raise SettingsError(f"Character {p} of the span {start}–{end} lies in no chunk.")
+    lo, hi = int(near.min()), int(near.max())
+    for length in range(1, hi - lo + 2):
+        for a in range(lo, hi - length + 2):
+            cols = (near >= a) & (near < a + length)
+            if cover[:, cols].any(axis=1).all():
+                return a, a + length - 1
+    raise AssertionError("unreachable: the run of every overlapping chunk covers the span")
+
+
+def label_queries(
+    query_set: QuerySet | Sequence[LabelledQuery],
+    text: str,
+    chunks: Sequence[Chunk] | Sequence[tuple[int, int]],
+) -> tuple[GoldQuery, ...]:
+    """Gold chunks and the type (:func:`query_type`) of each query under ``chunks``.
+
+    Raises:
+        SettingsError: when a span cannot be covered by the chunks (see :func:`covering_run`).
+    """
+    queries = query_set.queries if isinstance(query_set, QuerySet) else tuple(query_set)
+    out = []
+    for q in queries:
+        runs = tuple(covering_run(text, chunks, ev.start, ev.end) for ev in q.evidence)
+        gold = sorted({i for a, b in runs for i in range(a, b + 1)})
+        out.append(GoldQuery(q, tuple(gold), runs, query_type(gold)))
+    return tuple(out)
+
+
+def type_counts(queries: Iterable[GoldQuery]) -> dict[str, int]:
+    """How many queries of each type, in :data:`QUERY_TYPES` order (zeros included)."""
+    counts = dict.fromkeys(QUERY_TYPES, 0)
+    for q in queries:
+        counts[q.type] += 1
+    return counts
+
+
+def split_alternate(queries: Sequence[GoldQuery]) -> tuple[tuple[GoldQuery, ...], ...]:
+    """Two halves of a labelled set, alternating within each type (a tune / check split)."""
+    halves: tuple[list[GoldQuery], list[GoldQuery]] = ([], [])
+    for kind in QUERY_TYPES:
+        for i, q in enumerate(q for q in queries if q.type == kind):
+            halves[i % 2].append(q)
+    return tuple(halves[0]), tuple(halves[1])

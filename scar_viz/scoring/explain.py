@@ -1,0 +1,81 @@
+"""Plain-language and LaTeX explanations of gate decisions, and the edge cases worth showing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from scar_viz.scoring.scar import Decision, Selection
+
+
+@dataclass(frozen=True)
+class Explanation:
+    latex: str
+    sentence: str
+
+
+def explain_decision(d: Decision) -> Explanation:
+    """The gate with this decision's numbers filled in, and one sentence saying why."""
+    relation = ">" if d.passes else r"\le"
+    latex = (
+        r"\begin{aligned}"
+        rf"S &= \underbrace{{{d.cos_qn:.3f}}}_{{\cos(q,n_{{{d.neighbour}}})}}"
+        rf" - \underbrace{{{d.lam:.2f}}}_{{\lambda}}\cdot"
+        rf"\underbrace{{{d.penalty:.3f}}}_{{b(c_{{{d.chunk}}},n)}} = {d.score:.3f}\\"
+        rf"\text{{bar}} &= \underbrace{{{d.tau:.2f}}}_{{\tau}}\cdot"
+        rf"\underbrace{{{d.cos_qc:.3f}}}_{{\cos(q,c_{{{d.chunk}}})}} = {d.bar:.3f}\\"
+        rf"S &{relation} \text{{bar}} \quad(\text{{margin }} {d.margin:+.3f})"
+        r"\end{aligned}"
+    )
+    if d.outcome == "retrieved":
+        sentence = (
+            f"Chunk {d.neighbour} is itself retrieved, so it is in the context already "
+            "(counted once) and expansion continues past it."
+        )
+    elif d.outcome == "admitted":
+        sentence = f"Admitted: chunk {d.neighbour}'s score clears the bar by {d.margin:.3f}."
+    elif d.blocked_by == "relevance":
+        sentence = (
+            f"Rejected by relevance: even with no penalty, cos(q,n) = {d.cos_qn:.3f} does "
+            f"not clear the bar {d.bar:.3f}."
+        )
+    else:
+        sentence = (
+            f"Rejected by the boundary penalty: cos(q,n) = {d.cos_qn:.3f} clears the bar, "
+            f"but λ·b = {d.lam * d.penalty:.3f} pulls S down to {d.score:.3f}. "
+            "The text changes topic across this boundary."
+        )
+    return Explanation(latex, sentence)
+
+
+def edge_notes(sel: Selection, n_chunks: int) -> list[tuple[str, str]]:
+    """(level, message) pairs for the edge cases of METHODS.md §2, as they occur."""
+    notes: list[tuple[str, str]] = []
+    for c in sel.retrieved:
+        if sel.sims[c] <= 0:
+            notes.append(
+                (
+                    "warning",
+                    f"cos(q,c) ≤ 0 for retrieved chunk {c} ({sel.sims[c]:.3f}): "
+                    "the bar τ·cos(q,c) is ≤ 0 and admits almost anything.",
+                )
+            )
+    if sel.params.radius > 0:
+        if 0 in sel.retrieved:
+            notes.append(("info", "Chunk 0 is retrieved: it has no left neighbour."))
+        if n_chunks - 1 in sel.retrieved and n_chunks > 0:
+            notes.append(
+                (
+                    "info",
+                    f"Chunk {n_chunks - 1} (the last) is retrieved: it has no right neighbour.",
+                )
+            )
+    both = sorted({d.neighbour for d in sel.decisions if d.outcome == "retrieved"})
+    if both:
+        notes.append(
+            (
+                "info",
+                f"Neighbours that are themselves retrieved (counted once): "
+                f"{', '.join(map(str, both))}.",
+            )
+        )
+    return notes

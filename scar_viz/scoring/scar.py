@@ -1,0 +1,254 @@
+"""Similarities, boundary penalties and the SCAR gate (METHODS.md §2).
+
+Notation as in the paper: q the query, c a retrieved chunk, n a candidate neighbour of c,
+e_x the L2-normalised embedding of x, cos the cosine similarity.
+
+    b(c, n) = 1 - cos(e_c, e_n)                  boundary penalty
+    S(c, n) = cos(e_q, e_n) - λ · b(c, n)        expansion score
+    admit n  iff  S(c, n) > τ · cos(e_q, e_c)    the gate (strict), bar = τ · cos(e_q, e_c)
+
+Candidates lie at distance d = 1 … r on each side of c; the chunk at distance d is a candidate
+only if the one at distance d-1 on that side was admitted or is itself retrieved, and its
+penalty is always taken against c. The context is the union of the retrieved chunks and the
+admitted neighbours, in document order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from scar_viz.embeddings.vectors import normalize
+from scar_viz.errors import SettingsError
+from scar_viz.scoring.params import DEFAULT_K, DEFAULT_PARAMS, PRESETS, GateParams  # noqa: F401
+
+
+def query_similarities(query_vec: np.ndarray, chunk_vecs: np.ndarray) -> np.ndarray:
+    """Returns s with s[i] = cos(e_q, e_{c_i}), shape (N,)."""
+    return normalize(chunk_vecs) @ normalize(query_vec)
+
+
+def pairwise_cos_sim(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Returns v with v[i] = cos(a[i], b[i]), shape (n,)."""
+    return np.sum(normalize(a) * normalize(b), axis=-1)
+
+
+def boundary_penalties(chunk_vecs: np.ndarray) -> np.ndarray:
+    """Returns p with p[i] = b(c_i, c_{i+1}) = 1 - cos(e_{c_i}, e_{c_{i+1}}), shape (N-1,).
+
+    Clipped to [0, 2], the range of 1 - cos, so rounding never makes a penalty negative.
+    """
+    vecs = np.asarray(chunk_vecs)
+    if len(vecs) < 2:
+        return np.zeros(0)
+    return np.clip(1.0 - pairwise_cos_sim(vecs[:-1], vecs[1:]), 0.0, 2.0)
+
+
+def top_k(sims: np.ndarray, k: int) -> list[int]:
+    """Indices of the k highest similarities in rank order; ties go to the lower index."""
+    k = max(0, min(int(k), len(sims)))
+    return [int(i) for i in np.argsort(-np.asarray(sims), kind="stable")[:k]]
+
+
+def window(retrieved: list[int], n_chunks: int, w: int) -> list[int]:
+    """Static window: every chunk within ``w`` of a retrieved chunk, in document order."""
+    keep: set[int] = set()
+    for c in retrieved:
+        keep.update(range(max(0, c - w), min(n_chunks, c + w + 1)))
+    return sorted(keep)
+
+
+@dataclass(frozen=True, kw_only=True)
+class GateDecision:
+    """What any gate's evaluation of one candidate says: retrieved chunk ``chunk``, candidate
+    ``neighbour`` on ``side`` at ``distance``; admitted iff ``score`` > ``bar`` (``passes``),
+    ``margin`` = score − bar.
+
+    ``outcome`` is ``admitted``, ``rejected`` or ``retrieved`` (the neighbour is itself a
+    retrieved chunk: in the context already, counted once, and expansion goes on past it).
+    ``blocked_by`` names what failed a rejection ("" otherwise).
+    """
+
+    chunk: int
+    neighbour: int
+    side: str  # "left" | "right"
+    distance: int
+    score: float
+    bar: float
+    margin: float
+    passes: bool
+    outcome: str
+    blocked_by: str
+
+    def _where(self) -> dict[str, object]:
+        """The first columns of a decision's table row: which candidate of which chunk."""
+        return {
+            "retrieved": self.chunk,
+            "neighbour": self.neighbour,
+            "side": self.side,
+            "distance": self.distance,
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class Decision(GateDecision):
+    """SCAR's evaluation of one candidate (:class:`GateDecision`): S = cos(q,n) − λ·b(c,n)
+    against the bar τ·cos(q,c). ``blocked_by`` is ``relevance`` when cos(q,n) alone is not
+    above the bar, ``penalty`` when cos(q,n) clears the bar but λ·b(c,n) pulls S under.
+    """
+
+    cos_qn: float
+    cos_qc: float
+    penalty: float
+    lam: float
+    tau: float
+
+    def as_row(self) -> dict[str, object]:
+        return {
+            **self._where(),
+            "cos(q,n)": self.cos_qn,
+            "b(c,n)": self.penalty,
+            "S": self.score,
+            "bar τ·cos(q,c)": self.bar,
+            "margin": self.margin,
+            "outcome": self.outcome,
+            "blocked by": self.blocked_by,
+        }
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Result of :func:`scar_select`.
+
+    ``retrieved`` is the top-k in rank order; ``selected`` the sorted unique union of retrieved
+    and admitted chunks; ``admitted`` the neighbours added by the gate (sorted, not retrieved).
+    """
+
+    retrieved: list[int]
+    selected: list[int]
+    admitted: list[int]
+    decisions: tuple[Decision, ...]
+    sims: np.ndarray = field(repr=False)
+    params: GateParams = DEFAULT_PARAMS
+
+    @property
+    def rejected(self) -> list[int]:
+        """Candidates rejected by every gate that saw them (and not otherwise in the context)."""
+        chosen = set(self.selected)
+        return sorted({d.neighbour for d in self.decisions if d.outcome == "rejected"} - chosen)
+
+
+def gate(cos_qn, cos_qc, penalty, lam, tau):
+    """The gate, on scalars or on arrays (numpy broadcasting): returns (S, bar, passes).
+
+    S = cos_qn − lam·penalty, bar = tau·cos_qc, passes = S > bar (strict). Scalars give numpy
+    scalars; the one formula serves :func:`select_from_sims`, the vectorised sweep and the
+    lesson's rescaled decisions.
+    """
+    score = np.subtract(cos_qn, np.multiply(lam, penalty))
+    bar = np.multiply(tau, cos_qc)
+    return score, bar, np.greater(score, bar)
+
+
+def scar_select(query_vec: np.ndarray, chunk_vecs: np.ndarray, params: GateParams) -> Selection:
+    """SCAR selection over chunk embeddings (need not be normalised).
+
+    Args:
+        query_vec: shape (d,).
+        chunk_vecs: shape (N, d), chunks in document order.
+        params: k (clipped to N), λ, τ and r (the farthest neighbour on each side).
+
+    Returns:
+        A :class:`Selection` with one :class:`Decision` per candidate examined.
+    """
+    chunks = normalize(np.atleast_2d(np.asarray(chunk_vecs, dtype=np.float64)))
+    query = normalize(np.asarray(query_vec, dtype=np.float64).reshape(-1))
+    if chunks.shape[0] and chunks.shape[1] != query.shape[0]:
+        raise SettingsError(
+            f"Query has dimension {query.shape[0]} but chunks have dimension {chunks.shape[1]}."
+        )
+    if params.radius < 0:
+        raise SettingsError("Radius must be 0 or more.")
+    sims = chunks @ query if len(chunks) else np.zeros(0)
+    return select_from_sims(sims, chunks, params)
+
+
+Judge = Callable[[int, int, int, str, int, bool], "GateDecision"]
+"""``judge(c, rank, j, side, d, j_is_retrieved) -> decision`` for one candidate of the walk."""
+
+
+def expand_outward(
+    sims: np.ndarray, k: int, radius: int, judge: Judge
+) -> tuple[list[int], set[int], list]:
+    """The outward walk every neighbour gate shares (METHODS.md §2): for each of the top-k
+    chunks c (in rank order) and each side, the candidates at distance d = 1 … r, stopping on
+    that side at the document's edge or after a rejection; a retrieved neighbour is judged
+    (outcome ``retrieved``) and the walk goes on past it.
+
+    Returns:
+        (retrieved in rank order, admitted neighbours, every decision in walk order).
+    """
+    n = len(sims)
+    retrieved = top_k(sims, k)
+    is_retrieved = set(retrieved)
+    decisions: list = []
+    admitted: set[int] = set()
+    for rank, c in enumerate(retrieved):
+        for side, step in (("left", -1), ("right", 1)):
+            for d in range(1, radius + 1):
+                j = c + step * d
+                if not 0 <= j < n:
+                    break
+                decision = judge(c, rank, j, side, d, j in is_retrieved)
+                decisions.append(decision)
+                if decision.outcome == "admitted":
+                    admitted.add(j)
+                elif decision.outcome == "rejected":
+                    break
+    return retrieved, admitted, decisions
+
+
+def select_from_sims(sims: np.ndarray, unit_chunks: np.ndarray, params: GateParams) -> Selection:
+    """:func:`scar_select` given s[i] = cos(q, c_i) and unit-norm chunk vectors."""
+    lam, tau = params.lam, params.tau
+
+    def judge(c: int, _rank: int, j: int, side: str, d: int, retrieved: bool) -> Decision:
+        penalty = min(2.0, max(0.0, float(1.0 - unit_chunks[c] @ unit_chunks[j])))
+        score, bar, passes = gate(float(sims[j]), float(sims[c]), penalty, lam, tau)
+        score, bar, passes = float(score), float(bar), bool(passes)
+        if retrieved:
+            outcome, blocked = "retrieved", ""
+        elif passes:
+            outcome, blocked = "admitted", ""
+        else:
+            outcome = "rejected"
+            blocked = "relevance" if sims[j] <= bar else "penalty"
+        return Decision(
+            chunk=c,
+            neighbour=j,
+            side=side,
+            distance=d,
+            cos_qn=float(sims[j]),
+            cos_qc=float(sims[c]),
+            penalty=penalty,
+            lam=lam,
+            tau=tau,
+            score=score,
+            bar=bar,
+            margin=score - bar,
+            passes=passes,
+            outcome=outcome,
+            blocked_by=blocked,
+        )
+
+    retrieved, admitted, decisions = expand_outward(sims, params.k, params.radius, judge)
+    return Selection(
+        retrieved=retrieved,
+        selected=sorted(set(retrieved) | admitted),
+        admitted=sorted(admitted - set(retrieved)),
+        decisions=tuple(decisions),
+        sims=sims,
+        params=params,
+    )

@@ -1,0 +1,338 @@
+"""The λ×τ sweep: SCAR's selection for every grid point and query at once, vectorised.
+
+The retrieved top-k does not depend on λ or τ, so every gate candidate (query, retrieved c,
+neighbour n at distance d on one side) is listed once with cos(q,n), cos(q,c) and b(c,n), and
+the gate is evaluated for the whole grid with array operations:
+
+    relative bar (SCAR):  admit n  iff  cos(q,n) − λ·b(c,n) > τ·cos(q,c)
+    absolute bar:         admit n  iff  cos(q,n) − λ·b(c,n) > θ
+
+with the contiguity rule for r > 1: the candidate at distance d on a side counts only if
+every nearer one on that side was admitted or is itself retrieved. A neighbour admitted from
+two retrieved chunks is counted once. The numbers are computed with the same floating-point
+operations as :func:`scar_viz.scoring.scar.select_from_sims`, so the selections agree exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from scar_viz.embeddings import Progress
+from scar_viz.errors import SettingsError
+from scar_viz.scoring.params import DEFAULT_RADIUS
+from scar_viz.scoring.scar import gate, top_k
+
+LAMS = np.round(np.linspace(0.0, 2.0, 41), 2)
+"""Default λ grid: 0, 0.05, …, 2 (41 values)."""
+TAUS = np.round(np.linspace(0.0, 1.5, 51), 2)
+"""Default τ grid: 0, 0.03, …, 1.5 (51 values, on the sliders' 0.01 steps)."""
+THETAS = np.round(np.linspace(-0.5, 1.0, 301), 3)
+"""Default absolute-bar θ grid: −0.5 … 1 in steps of 0.005."""
+MODES = ("relative", "absolute")
+
+
+@dataclass(frozen=True)
+class CandidateSlots:
+    """What every candidate list of a query set for one (k, r) holds, whatever it scores with
+    (the λ×τ gate here, the learned gate in :mod:`scar_viz.scoring.learned_gate`); arrays of length
+    M.
+
+    ``is_retrieved`` marks neighbours that are themselves in the top-k. ``chain`` (C, r) lists,
+    for each (query, retrieved chunk, side), its candidates by distance (−1 past the document's
+    edge). ``slot`` maps a candidate to its unique (query, neighbour) pair; slots are sorted by
+    query, ``slot_bounds`` (Q+1,) delimit each query's.
+    """
+
+    k: int
+    radius: int
+    is_retrieved: np.ndarray
+    chain: np.ndarray
+    slot: np.ndarray
+    slot_gold: np.ndarray
+    slot_bounds: np.ndarray
+    base_chunks: np.ndarray
+    base_hits: np.ndarray
+    n_gold: np.ndarray
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.n_gold)
+
+
+@dataclass(frozen=True)
+class Candidates(CandidateSlots):
+    """:class:`CandidateSlots` with each candidate's cos(q,n), cos(q,c) and b(c,n)."""
+
+    cos_qn: np.ndarray
+    cos_qc: np.ndarray
+    penalty: np.ndarray
+
+
+@dataclass(frozen=True)
+class Walk:
+    """Every candidate of a query set in walking order (query, retrieved chunk by rank, side,
+    distance): the (M,) arrays ``query``, ``chunk``, ``rank``, ``neighbour``, ``distance``,
+    ``gold``, and the :class:`CandidateSlots` fields of ``slots`` (``n_gold`` as given)."""
+
+    query: np.ndarray
+    chunk: np.ndarray
+    rank: np.ndarray
+    neighbour: np.ndarray
+    distance: np.ndarray
+    gold: np.ndarray
+    slots: dict[str, object]
+
+
+def walk_candidates(
+    sims: np.ndarray,
+    unit: np.ndarray,
+    golds: Sequence[Sequence[int]],
+    k: int,
+    radius: int,
+    needs: str,
+) -> Walk:
+    """List every candidate: each neighbour at distance 1…r on each side of each retrieved chunk,
+    stopping at the document's edge.
+
+    Args:
+        sims: (Q, N), sims[q, i] = cos(e_q, e_{c_i}) for query q (float64).
+        unit: (N, d) unit-norm chunk vectors in document order.
+        golds: the gold chunk indices of each query.
+        k: chunks retrieved per query.
+        radius: r ≥ 1.
+        needs: the sentence for k < 1 or r < 1.
+
+    Raises:
+        SettingsError: for mismatched shapes, k < 1 or r < 1.
+    """
+    n_q, n = sims.shape
+    if len(golds) != n_q:
+        raise SettingsError(f"{n_q} rows of similarities but {len(golds)} gold sets.")
+    if unit.shape[0] != n:
+        raise SettingsError(f"Similarities cover {n} chunks but there are {unit.shape[0]} vectors.")
+    if radius < 1 or k < 1:
+        raise SettingsError(needs)
+    meta, chains, keys = [], [], []
+    base_chunks, base_hits = np.zeros(n_q), np.zeros(n_q)
+    for q in range(n_q):
+        retrieved = top_k(sims[q], k)
+        members, gold = set(retrieved), set(golds[q])
+        base_chunks[q] = len(retrieved)
+        base_hits[q] = len(gold & members)
+        for rank, c in enumerate(retrieved):
+            for step in (-1, 1):
+                chain = [-1] * radius
+                for d in range(1, radius + 1):
+                    j = c + step * d
+                    if not 0 <= j < n:
+                        break
+                    chain[d - 1] = len(meta)
+                    meta.append((q, c, rank, j, d, j in members, j in gold))
+                    keys.append((q, j, j in gold))
+                chains.append(chain)
+    uniq = sorted(set(keys))
+    index = {key: u for u, key in enumerate(uniq)}
+    cols = np.array(meta, dtype=np.int64).reshape(-1, 7).T
+    return Walk(
+        query=cols[0],
+        chunk=cols[1],
+        rank=cols[2],
+        neighbour=cols[3],
+        distance=cols[4],
+        gold=cols[6].astype(bool),
+        slots={
+            "k": int(k),
+            "radius": int(radius),
+            "is_retrieved": cols[5].astype(bool),
+            "chain": np.array(chains, dtype=np.int64).reshape(-1, radius),
+            "slot": np.array([index[key] for key in keys], dtype=np.int64),
+            "slot_gold": np.array([key[2] for key in uniq], dtype=bool),
+            "slot_bounds": np.searchsorted(
+                np.array([key[0] for key in uniq], dtype=np.int64), np.arange(n_q + 1)
+            ),
+            "base_chunks": base_chunks,
+            "base_hits": base_hits,
+        },
+    )
+
+
+def build_candidates(
+    sims: np.ndarray,
+    unit: np.ndarray,
+    golds: Sequence[Sequence[int]],
+    k: int,
+    radius: int = DEFAULT_RADIUS,
+) -> Candidates:
+    """List the candidates of every query.
+
+    Args:
+        sims: (Q, N), sims[q, i] = cos(e_q, e_{c_i}) for query q.
+        unit: (N, d) unit-norm chunk vectors in document order.
+        golds: the gold chunk indices of each query (non-empty).
+        k: chunks retrieved per query.
+        radius: r ≥ 1.
+
+    Raises:
+        ValueError: for mismatched shapes, r < 1, k < 1 or an empty gold set.
+    """
+    sims = np.atleast_2d(np.asarray(sims, dtype=np.float64))
+    unit = np.asarray(unit, dtype=np.float64)
+    walk = walk_candidates(sims, unit, golds, k, radius, "The sweep needs k ≥ 1 and r ≥ 1.")
+    if any(not g for g in golds):
+        raise SettingsError("Every query needs at least one gold chunk.")
+    pairs = list(zip(walk.chunk.tolist(), walk.neighbour.tolist(), strict=True))
+    pair_penalty: dict[tuple[int, int], float] = {}
+    for c, j in pairs:
+        if (c, j) not in pair_penalty:
+            pair_penalty[(c, j)] = float(1.0 - unit[c] @ unit[j])
+    return Candidates(
+        **walk.slots,
+        n_gold=np.array([len(set(g)) for g in golds], dtype=np.float64),
+        cos_qn=sims[walk.query, walk.neighbour],
+        cos_qc=sims[walk.query, walk.chunk],
+        penalty=np.array([pair_penalty[cj] for cj in pairs], dtype=np.float64),
+    )
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """Metrics over the grid: arrays indexed [i, j] for (lams[i], bars[j]).
+
+    ``bars`` are τ values (``mode`` relative) or θ values (absolute); ``query_recall`` and
+    ``query_chunks`` hold the per-query values, shape (L, T, Q).
+    """
+
+    mode: str
+    k: int
+    radius: int
+    lams: np.ndarray
+    bars: np.ndarray
+    recall: np.ndarray
+    mean_chunks: np.ndarray
+    efficiency: np.ndarray
+    query_recall: np.ndarray = field(repr=False)
+    query_chunks: np.ndarray = field(repr=False)
+
+    def nearest(self, lam: float, bar: float) -> tuple[int, int]:
+        """Grid indices closest to (λ, bar)."""
+        return int(np.abs(self.lams - lam).argmin()), int(np.abs(self.bars - bar).argmin())
+
+    def best(self, objective: str = "efficiency") -> tuple[int, int]:
+        """Indices of the best grid point: highest ``efficiency`` or ``recall`` (ties: fewer
+        chunks, then the first in λ-major order)."""
+        if objective not in ("efficiency", "recall"):
+            raise SettingsError(f"Unknown objective '{objective}'; use efficiency or recall.")
+        primary = self.efficiency if objective == "efficiency" else self.recall
+        order = np.lexsort((self.mean_chunks.ravel(), -primary.ravel()))
+        i, j = np.unravel_index(int(order[0]), primary.shape)
+        return int(i), int(j)
+
+
+def contiguous(cands: CandidateSlots, passes: np.ndarray) -> np.ndarray:
+    """(T, M) booleans: the candidates admitted, from ``passes`` (T, M) (candidate m passes the
+    gate at the t-th bar) by the contiguity rule (module docstring); retrieved ones excluded."""
+    if cands.radius == 1 or not passes.shape[1]:
+        return passes & ~cands.is_retrieved[None, :]
+    ok = passes | cands.is_retrieved[None, :]
+    valid = cands.chain >= 0
+    link = np.where(valid[None], ok[:, np.maximum(cands.chain, 0)], False)  # (T, C, r)
+    reached = np.ones_like(link)
+    reached[:, :, 1:] = np.cumprod(link[:, :, :-1], axis=2).astype(bool)
+    reached_m = np.zeros_like(passes)
+    reached_m[:, cands.chain[valid]] = reached[:, valid]
+    return passes & reached_m & ~cands.is_retrieved[None, :]
+
+
+def per_query(cands: CandidateSlots, admitted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(chunks, recall), each (T, Q), from ``admitted`` (T, M): chunks = |retrieved| +
+    |admitted neighbours| (unique), recall = |selected ∩ gold| / |gold|."""
+    n_t = admitted.shape[0]
+    order = np.argsort(cands.slot, kind="stable")
+    slots, starts = np.unique(cands.slot[order], return_index=True)
+    if admitted.shape[1]:
+        per_slot = np.logical_or.reduceat(admitted[:, order], starts, axis=1)
+    else:
+        per_slot = np.zeros((n_t, 0), dtype=bool)
+    gold = cands.slot_gold[slots].astype(np.float64)
+    counts = np.zeros((n_t, len(slots) + 1))
+    hits = np.zeros((n_t, len(slots) + 1))
+    np.cumsum(per_slot, axis=1, out=counts[:, 1:])
+    np.cumsum(per_slot * gold[None, :], axis=1, out=hits[:, 1:])
+    b = cands.slot_bounds
+    q_chunks = cands.base_chunks + counts[:, b[1:]] - counts[:, b[:-1]]
+    q_recall = (cands.base_hits + hits[:, b[1:]] - hits[:, b[:-1]]) / cands.n_gold
+    return q_chunks, q_recall
+
+
+def _admitted(cands: Candidates, lam: float, bars: np.ndarray, mode: str) -> np.ndarray:
+    """(T, M) booleans: candidate m admitted at (lam, bars[t])."""
+    cos_qc = cands.cos_qc[None, :] if mode == "relative" else 1.0  # absolute: bar = θ
+    _, _, passes = gate(cands.cos_qn[None, :], cos_qc, cands.penalty[None, :], lam, bars[:, None])
+    return contiguous(cands, passes)
+
+
+def sweep(
+    cands: Candidates,
+    lams: Sequence[float] | np.ndarray = LAMS,
+    bars: Sequence[float] | np.ndarray | None = None,
+    mode: str = "relative",
+    progress: Progress | None = None,
+) -> SweepResult:
+    """Recall, mean unique chunks and efficiency at every (λ, bar) grid point.
+
+    Per query: chunks = |retrieved| + |admitted neighbours| (unique), recall = |selected ∩
+    gold| / |gold|; the grid's values are their means, efficiency = recall / chunks.
+
+    ``progress(done, total)`` is called after each row of λ.
+
+    Raises:
+        ValueError: for an unknown ``mode`` or an empty grid.
+    """
+    if mode not in MODES:
+        raise SettingsError(f"Unknown bar '{mode}'; use one of {MODES}.")
+    lams = np.asarray(lams, dtype=np.float64).reshape(-1)
+    default = TAUS if mode == "relative" else THETAS
+    bars = np.asarray(default if bars is None else bars, dtype=np.float64).reshape(-1)
+    if not len(lams) or not len(bars):
+        raise SettingsError("The sweep grid is empty.")
+    n_l, n_t, n_q = len(lams), len(bars), cands.n_queries
+    q_chunks = np.empty((n_l, n_t, n_q))
+    q_recall = np.empty((n_l, n_t, n_q))
+    for i, lam in enumerate(lams):
+        q_chunks[i], q_recall[i] = per_query(cands, _admitted(cands, float(lam), bars, mode))
+        if progress:
+            progress(i + 1, n_l)
+    recall = q_recall.mean(axis=2) if n_q else np.zeros((n_l, n_t))
+    chunks = q_chunks.mean(axis=2) if n_q else np.zeros((n_l, n_t))
+    efficiency = np.divide(recall, chunks, out=np.zeros_like(recall), where=chunks > 0)
+    return SweepResult(
+        mode, cands.k, cands.radius, lams, bars, recall, chunks, efficiency, q_recall, q_chunks
+    )
+
+
+def pareto_frontier(recall: np.ndarray, chunks: np.ndarray) -> np.ndarray:
+    """Flat indices of the non-dominated points (fewer chunks, higher recall), by chunks.
+
+    A point is kept iff no other point has chunks ≤ and recall ≥ with one strict; of equal
+    points the first (in flat order) is kept.
+    """
+    r, c = np.asarray(recall).ravel(), np.asarray(chunks).ravel()
+    order = np.lexsort((np.arange(len(r)), -r, c))
+    keep, best = [], -np.inf
+    for idx in order:
+        if r[idx] > best:
+            keep.append(int(idx))
+            best = r[idx]
+    return np.array(keep, dtype=np.int64)
+
+
+def match_chunks(result: SweepResult, lam_index: int, target_chunks: float) -> int:
+    """Index of the bar whose mean chunk count at ``lams[lam_index]`` is nearest
+    ``target_chunks`` (ties: higher recall, then the lower bar) — how θ is tuned on model 1 to
+    cost what SCAR's relative bar costs."""
+    gap = np.abs(result.mean_chunks[lam_index] - target_chunks)
+    order = np.lexsort((np.arange(len(gap)), -result.recall[lam_index], np.round(gap, 9)))
+    return int(order[0])

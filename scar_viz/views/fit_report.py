@@ -1,0 +1,173 @@
+"""What the "Fit a gate" page computes: fit a learned gate on a query set (or on the tune half
+of the two-set split, so the check half stays honest), its recall-vs-chunks curve as p varies
+on each half, SCAR's λ×τ front and the baselines on the same queries, and reading a picked
+chart point back as p.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from scar_viz.evaluation import candidates_for
+from scar_viz.evaluation.best_point import window_baseline
+from scar_viz.evaluation.queries import GoldQuery, split_alternate
+from scar_viz.scoring.learned_gate import DEFAULT_L2, LearnedGate, PCurve, fit_gate_on, p_curve_on
+from scar_viz.scoring.params import DEFAULT_RADIUS, PRESETS
+from scar_viz.scoring.sweep import LAMS, TAUS, SweepResult, pareto_frontier, sweep
+
+FIT_ON = {"all": "the whole query set", "tune": "the tune half (check half held out)"}
+"""Where the gate is fitted: the page's choices."""
+
+
+@dataclass(frozen=True)
+class Half:
+    """A named part of the query set with its query vectors (rows matching ``queries``)."""
+
+    name: str
+    queries: tuple[GoldQuery, ...]
+    vecs: np.ndarray
+
+    @property
+    def label(self) -> str:
+        """``all 24 queries`` or ``the check half (12 queries)``."""
+        n = len(self.queries)
+        return f"all {n} queries" if self.name == "all" else f"the {self.name} half ({n} queries)"
+
+
+def halves(queries: Sequence[GoldQuery], vecs: np.ndarray, on: str) -> tuple[Half, ...]:
+    """``(all,)`` when fitting on everything; ``(tune, check)`` from :func:`split_alternate`
+    otherwise, each with the matching rows of ``vecs``.
+
+    Raises:
+        ValueError: for an unknown ``on``.
+    """
+    if on not in FIT_ON:
+        raise ValueError(f"Unknown fit set '{on}'; use one of {', '.join(FIT_ON)}.")
+    vecs = np.atleast_2d(np.asarray(vecs, dtype=np.float64))
+    if on == "all":
+        return (Half("all", tuple(queries), vecs),)
+    row = {id(q): i for i, q in enumerate(queries)}
+    return tuple(
+        Half(name, part, vecs[[row[id(q)] for q in part]] if part else vecs[:0])
+        for name, part in zip(("tune", "check"), split_alternate(queries), strict=True)
+    )
+
+
+@dataclass(frozen=True)
+class FitReport:
+    """The fitted gate, the parts of the set (the first is the one fitted on) and the gate's
+    p-curve on each part."""
+
+    gate: LearnedGate
+    parts: tuple[Half, ...]
+    curves: dict[str, PCurve]
+
+    @property
+    def shown(self) -> Half:
+        """The part the chart shows: the check half when there is one (honest), else all."""
+        return self.parts[-1]
+
+
+def fit_report(
+    prep,
+    queries: Sequence[GoldQuery],
+    vecs: np.ndarray,
+    k: int,
+    radius: int = DEFAULT_RADIUS,
+    on: str = "all",
+    l2: float = DEFAULT_L2,
+) -> FitReport:
+    """Fit on ``halves(queries, vecs, on)[0]`` and trace the p-curve on every part.
+
+    Raises:
+        FitError: when the fitting part has no positive or no negative candidate.
+    """
+    parts = halves(queries, vecs, on)
+    fit = parts[0]
+    gate = fit_gate_on(prep, fit.queries, fit.vecs, k, radius=radius, l2=l2)
+    curves = {h.name: p_curve_on(prep, h.queries, h.vecs, gate, k, radius) for h in parts}
+    return FitReport(gate, parts, curves)
+
+
+@dataclass(frozen=True)
+class ScarFront:
+    """SCAR's λ×τ sweep on one set of queries, its front, and the reference points
+    (label, mean chunks, recall): presets A and B, top-k and window ±1."""
+
+    grid: SweepResult
+    frontier: np.ndarray
+    points: tuple[tuple[str, float, float], ...]
+
+
+def scar_front(
+    prep,
+    queries: Sequence[GoldQuery],
+    vecs: np.ndarray,
+    k: int,
+    radius: int = DEFAULT_RADIUS,
+    progress=None,
+) -> ScarFront:
+    """The λ×τ sweep at (k, r) on ``queries``, its Pareto front and the baselines."""
+    cands = candidates_for(prep, queries, vecs, k, radius)
+    grid = sweep(cands, LAMS, TAUS, progress=progress)
+    points: list[tuple[str, float, float]] = []
+    for name in ("A", "B"):
+        one = sweep(cands, [PRESETS[name]["lam"]], [PRESETS[name]["tau"]])
+        points.append((f"preset {name}", float(one.mean_chunks[0, 0]), float(one.recall[0, 0])))
+    n_gold = np.maximum(cands.n_gold, 1)
+    points.append(
+        ("top-k", float(np.mean(cands.base_chunks)), float(np.mean(cands.base_hits / n_gold)))
+    )
+    win = window_baseline(cands)
+    points.append(("window ±1", float(win.mean_chunks), float(win.recall)))
+    return ScarFront(grid, pareto_frontier(grid.recall, grid.mean_chunks), tuple(points))
+
+
+def half_rows(report: FitReport, p: float) -> list[dict[str, object]]:
+    """One row per part at the grid p nearest ``p``: queries, recall, mean chunks."""
+    rows = []
+    for h in report.parts:
+        curve = report.curves[h.name]
+        i = curve.nearest(p)
+        rows.append(
+            {
+                "part": h.name + (" (fitted on)" if h is report.parts[0] else " (held out)"),
+                "queries": len(h.queries),
+                "p": float(curve.ps[i]),
+                "recall": float(curve.recall[i]),
+                "mean chunks": float(curve.mean_chunks[i]),
+            }
+        )
+    return rows
+
+
+def curve_options(curve: PCurve) -> list[tuple[float, float, float]]:
+    """(p, recall, mean chunks) of every curve point, by p (for a "set p from" select)."""
+    return [(float(p), float(r), float(c)) for p, r, c in zip(curve.ps, curve.recall,
+            curve.mean_chunks, strict=True)]  # fmt: skip
+
+
+def picked_p(selection: Mapping | None, curve_trace: int) -> float | None:
+    """The p of the first selected point on trace ``curve_trace`` (the p-curve, whose points
+    carry ``customdata`` [p, index]) in a Plotly chart's selection state, else None.
+
+    The browser may send ``customdata`` as a list or, for a typed array, as an object keyed
+    "0", "1"; anything else is ignored (never raises).
+    """
+    points = ((selection or {}).get("selection") or {}).get("points") or []
+    for point in points:
+        trace = point.get("curve_number", point.get("curveNumber"))
+        data = point.get("customdata")
+        if trace != curve_trace or data is None:
+            continue
+        first = data.get("0", data.get(0)) if isinstance(data, Mapping) else data
+        if isinstance(first, Sequence) and not isinstance(first, str):
+            first = first[0] if len(first) else None
+        try:
+            return float(first)
+        except (TypeError, ValueError):
+            continue
+    return None

@@ -1,0 +1,391 @@
+"""The Explorer at document scale: overview marks, focus rows and the live gate's payload.
+
+Three views of one query on one chunked, embedded document (METHODS.md §2):
+
+- :func:`overview_data`: per chunk cos(q, c), retrieved rank and the gate's mark (retrieved,
+  admitted, rejected), for a figure of the whole document at any size.
+- :func:`focus_rows`: for each retrieved chunk c the chunks c−r … c+r, and at each boundary
+  the last characters of the left chunk and the first of the right one, with cos(q, ·),
+  b(i, i+1) and the gate's numbers, so a reader sees the cut itself.
+- :func:`gate_payload`: what the browser's gate panel needs, sent once per query, so λ and
+  τ can move without a rerun. The panel decides with the same rule as
+  :func:`scar_viz.scoring.scar.select_from_sims` on the *same float64 values* (sent exactly, as
+  base64 of little-endian float64), so every decision agrees, ties included;
+  :func:`payload_decide` is that rule on the payload, in Python, for tests.
+
+    b(c, n) = 1 - cos(e_c, e_n)
+    S(c, n) = cos(e_q, e_n) - λ · b(c, n)
+    admit n  iff  S(c, n) > τ · cos(e_q, e_c)
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from scar_viz.chunking.chunkers import Chunk
+from scar_viz.scoring.params import GateParams
+from scar_viz.scoring.scar import Selection, top_k
+
+KMAX = 20
+"""The largest k the panel can show without new data from Python (the k slider's top)."""
+RMAX = 3
+"""The largest radius the panel can show without new data from Python (the r slider's top)."""
+SNIPPET_CHARS = 150
+"""Characters of text shown on each side of a boundary."""
+
+STATUS_NONE, STATUS_RETRIEVED, STATUS_ADMITTED, STATUS_REJECTED = 0, 1, 2, 3
+STATUS_NAMES = ("none", "retrieved", "admitted", "rejected")
+
+
+# --- overview ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Overview:
+    """Whole-document data for one query and one gate setting.
+
+    ``sims[i]`` = cos(q, c_i); ``rank[i]`` = 1-based retrieval rank (0 = not retrieved);
+    ``status[i]`` one of ``STATUS_*`` (a chunk rejected by one gate and admitted by another,
+    or retrieved, keeps the stronger mark).
+    """
+
+    sims: np.ndarray  # (N,) float64
+    rank: np.ndarray  # (N,) int32
+    status: np.ndarray  # (N,) int8
+
+    @property
+    def n(self) -> int:
+        return len(self.sims)
+
+    def members(self, status: int) -> np.ndarray:
+        """Chunk indices with ``status``, ascending."""
+        return np.flatnonzero(self.status == status)
+
+
+def overview_data(sims: np.ndarray, selection: Selection) -> Overview:
+    """Per-chunk cos(q, c), rank and mark from ``selection`` (of :func:`select_from_sims`)."""
+    sims = np.asarray(sims, dtype=np.float64)
+    n = len(sims)
+    rank = np.zeros(n, dtype=np.int32)
+    status = np.zeros(n, dtype=np.int8)
+    status[np.asarray(selection.rejected, dtype=int)] = STATUS_REJECTED
+    status[np.asarray(selection.admitted, dtype=int)] = STATUS_ADMITTED
+    retrieved = np.asarray(selection.retrieved, dtype=int)
+    status[retrieved] = STATUS_RETRIEVED
+    rank[retrieved] = np.arange(1, len(retrieved) + 1)
+    return Overview(sims, rank, status)
+
+
+# --- focus rows --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FocusCell:
+    """Chunk ``index`` in the focus row of retrieved chunk ``chunk``.
+
+    ``role`` is ``retrieved`` (the row's own chunk, or a neighbour that is itself retrieved),
+    ``admitted``, ``rejected`` or ``unexamined`` (beyond a rejection on its side). ``penalty``,
+    ``score``, ``bar`` and ``margin`` are the gate's numbers against ``chunk`` (None for the
+    row's own chunk and for unexamined cells).
+    """
+
+    chunk: int
+    index: int
+    offset: int  # index - chunk, in −r … r
+    cos_q: float
+    role: str
+    rank: int  # 1-based retrieval rank, 0 if not retrieved
+    penalty: float | None = None
+    score: float | None = None
+    bar: float | None = None
+    margin: float | None = None
+
+
+@dataclass(frozen=True)
+class Cut:
+    """The boundary between chunks ``left`` and ``left + 1``, as a reader sees it.
+
+    ``tail`` is the end of the left chunk, ``head`` the start of the right one (at most
+    :data:`SNIPPET_CHARS` each, raw text: escape before putting it into HTML); ``b`` =
+    b(left, left+1); ``overlap`` the characters the splitter repeated across the cut.
+    """
+
+    left: int
+    tail: str
+    head: str
+    b: float
+    cos_left: float
+    cos_right: float
+    overlap: int
+
+
+@dataclass(frozen=True)
+class FocusRow:
+    """Retrieved chunk ``chunk`` (rank ``rank``) with its cells c−r … c+r and the cuts between."""
+
+    chunk: int
+    rank: int
+    cos_qc: float
+    cells: tuple[FocusCell, ...]
+    cuts: tuple[Cut, ...]
+    at_start: bool  # the row reaches the document's first chunk
+    at_end: bool  # the row reaches the document's last chunk
+
+
+def tail_text(text: str, chars: int = SNIPPET_CHARS) -> str:
+    """The last ``chars`` characters of ``text``, with "…" in front when cut."""
+    return text if len(text) <= chars else "…" + text[-chars:]
+
+
+def head_text(text: str, chars: int = SNIPPET_CHARS) -> str:
+    """The first ``chars`` characters of ``text``, with "…" after when cut."""
+    return text if len(text) <= chars else text[:chars] + "…"
+
+
+def cut_at(chunks: Sequence[Chunk], sims: np.ndarray, penalties: np.ndarray, i: int) -> Cut:
+    """The :class:`Cut` between chunks ``i`` and ``i + 1``."""
+    left, right = chunks[i], chunks[i + 1]
+    return Cut(
+        i,
+        tail_text(left.text),
+        head_text(right.text),
+        float(penalties[i]),
+        float(sims[i]),
+        float(sims[i + 1]),
+        max(0, left.end - right.start),
+    )
+
+
+def focus_rows(
+    chunks: Sequence[Chunk],
+    sims: np.ndarray,
+    penalties: np.ndarray,
+    selection: Selection,
+) -> list[FocusRow]:
+    """One :class:`FocusRow` per retrieved chunk, in rank order, over ``selection.params.radius``.
+
+    Args:
+        chunks: the document's chunks, in order.
+        sims: s[i] = cos(q, c_i), shape (N,).
+        penalties: p[i] = b(c_i, c_{i+1}), shape (N-1,).
+        selection: the gate's result for this query (its decisions give the cells' roles).
+    """
+    n = len(chunks)
+    radius = selection.params.radius
+    rank = {c: r + 1 for r, c in enumerate(selection.retrieved)}
+    by_pair = {(d.chunk, d.neighbour): d for d in selection.decisions}
+    rows = []
+    for c in selection.retrieved:
+        lo, hi = max(0, c - radius), min(n - 1, c + radius)
+        cells = []
+        for j in range(lo, hi + 1):
+            d = by_pair.get((c, j))
+            if j == c:
+                cells.append(FocusCell(c, j, 0, float(sims[j]), "retrieved", rank[c]))
+            elif d is None:
+                cells.append(FocusCell(c, j, j - c, float(sims[j]), "unexamined", rank.get(j, 0)))
+            else:
+                cells.append(
+                    FocusCell(
+                        c,
+                        j,
+                        j - c,
+                        d.cos_qn,
+                        d.outcome,
+                        rank.get(j, 0),
+                        d.penalty,
+                        d.score,
+                        d.bar,
+                        d.margin,
+                    )
+                )
+        cuts = tuple(cut_at(chunks, sims, penalties, i) for i in range(lo, hi))
+        rows.append(FocusRow(c, rank[c], float(sims[c]), tuple(cells), cuts, lo == 0, hi == n - 1))
+    return rows
+
+
+def focus_row_at(
+    chunks: Sequence[Chunk],
+    sims: np.ndarray,
+    penalties: np.ndarray,
+    selection: Selection,
+    center: int,
+) -> FocusRow:
+    """A row around any chunk (a click in the overview): chunks center−r … center+r with
+    each one's mark in ``selection`` (``retrieved``, ``admitted``, ``rejected`` or ``none``),
+    and the cuts between them. ``rank`` is the center's retrieval rank (0 if not retrieved)."""
+    n = len(chunks)
+    radius = max(1, selection.params.radius)
+    rank = {c: r + 1 for r, c in enumerate(selection.retrieved)}
+    admitted, rejected = set(selection.admitted), set(selection.rejected)
+    lo, hi = max(0, center - radius), min(n - 1, center + radius)
+    cells = []
+    for j in range(lo, hi + 1):
+        role = (
+            "retrieved"
+            if j in rank
+            else "admitted"
+            if j in admitted
+            else "rejected"
+            if j in rejected
+            else "none"
+        )
+        cells.append(FocusCell(center, j, j - center, float(sims[j]), role, rank.get(j, 0)))
+    cuts = tuple(cut_at(chunks, sims, penalties, i) for i in range(lo, hi))
+    return FocusRow(
+        center, rank.get(center, 0), float(sims[center]), tuple(cells), cuts, lo == 0, hi == n - 1
+    )
+
+
+# --- the gate panel's payload ------------------------------------------------------------------
+
+
+def encode_f64(values: np.ndarray) -> str:
+    """Base64 of the values as little-endian float64: exact, and about half the size of JSON."""
+    return base64.b64encode(np.ascontiguousarray(values, dtype="<f8").tobytes()).decode("ascii")
+
+
+def decode_f64(text: str) -> np.ndarray:
+    """Inverse of :func:`encode_f64`."""
+    return np.frombuffer(base64.b64decode(text), dtype="<f8").astype(np.float64)
+
+
+def gate_cosine(unit: np.ndarray, c: int, j: int) -> float:
+    """cos(c, j) exactly as :func:`scar_viz.scoring.scar.select_from_sims` computes it for b(c, j).
+
+    The gate's penalty is ``min(2, max(0, 1 - cos))`` of this value; the browser applies the
+    same clip to the same float64, so both sides get the same b bit for bit.
+    """
+    return float(unit[c] @ unit[j])
+
+
+def gate_penalty(cos: float) -> float:
+    """b = 1 - cos clipped to [0, 2], as in :func:`scar_viz.scoring.scar.select_from_sims`."""
+    return min(2.0, max(0.0, float(1.0 - cos)))
+
+
+def gate_payload(
+    chunks: Sequence[Chunk],
+    sims: np.ndarray,
+    unit: np.ndarray,
+    params: GateParams,
+    *,
+    kmax: int = KMAX,
+    rmax: int = RMAX,
+    snippet: int = SNIPPET_CHARS,
+    focus: int | None = None,
+) -> dict:
+    """The data the browser's gate panel needs for one query (JSON-serialisable).
+
+    Keys: ``n``; ``sims`` (all N cos(q, c_i), :func:`encode_f64`); ``order`` (the top
+    ``kmax`` chunk indices in rank order, as :func:`scar_viz.scoring.scar.top_k`); ``ncos``
+    (for each chunk in ``order``, ``[left, right]``: cos(c, c∓d) for d = 1 … rmax, exactly as
+    the gate computes it, :func:`encode_f64`, NaN past a document edge); ``cells`` (index →
+    ``[tail, head, section]`` of every chunk within rmax of ``order``: raw text, the panel
+    sets it with ``textContent``); ``adj`` (index → b(i, i+1) for the same chunks, for the
+    cuts' labels); and ``params``' ``k``, ``radius``, ``lam`` and ``tau`` (what the panel
+    shows first; any object with those attributes will do); ``focus``, a chunk to show first
+    (a click in the overview: its own row when it is not retrieved), or None.
+
+    Depends on the query only: λ, τ, k ≤ kmax and r ≤ rmax change nothing else, so the
+    panel decides every setting in the browser. Size: 8·N bytes (as base64) plus about
+    2·``snippet`` characters for each of at most kmax·(2·rmax + 1) chunks: ~45 kB for
+    830 chunks, ~150 kB for 10,000.
+    """
+    sims = np.asarray(sims, dtype=np.float64)
+    n = len(sims)
+    order = top_k(sims, min(kmax, n))
+    ncos = np.full((len(order), 2, rmax), np.nan)
+    shown: set[int] = set()
+    for row, c in enumerate(order):
+        for side, step in ((0, -1), (1, 1)):
+            for d in range(1, rmax + 1):
+                j = c + step * d
+                if 0 <= j < n:
+                    ncos[row, side, d - 1] = gate_cosine(unit, c, j)
+        shown.update(range(max(0, c - rmax), min(n, c + rmax + 1)))
+    if focus is not None and 0 <= focus < n:
+        shown.update(range(max(0, focus - rmax), min(n, focus + rmax + 1)))
+    else:
+        focus = None
+    cells = {}
+    adj = {}
+    for i in sorted(shown):
+        text = chunks[i].text
+        cells[str(i)] = [
+            tail_text(text, snippet),
+            head_text(text, snippet),
+            chunks[i].section_label,
+        ]
+        if i + 1 < n:
+            adj[str(i)] = gate_penalty(gate_cosine(unit, i, i + 1))
+    return {
+        "n": n,
+        "sims": encode_f64(sims),
+        "order": [int(c) for c in order],
+        "rmax": int(rmax),
+        "ncos": encode_f64(ncos.reshape(-1)),
+        "cells": cells,
+        "adj": adj,
+        "k": int(min(params.k, len(order))),
+        "radius": int(min(params.radius, rmax)),
+        "lam": float(params.lam),
+        "tau": float(params.tau),
+        "focus": None if focus is None else int(focus),
+    }
+
+
+@dataclass(frozen=True)
+class PayloadDecision:
+    """One decision of :func:`payload_decide` (the fields the browser returns)."""
+
+    chunk: int
+    neighbour: int
+    side: str
+    distance: int
+    score: float
+    bar: float
+    outcome: str
+
+
+def payload_decide(
+    payload: dict, lam: float, tau: float, k: int, radius: int
+) -> list[PayloadDecision]:
+    """The gate on a :func:`gate_payload`, step for step as the browser runs it.
+
+    Same rule and order as :func:`scar_viz.scoring.scar.select_from_sims`: retrieved chunks in rank
+    order, left side then right, outward from d = 1; a rejection stops that side; a retrieved
+    neighbour is counted as ``retrieved`` and expansion goes on past it.
+    """
+    n = payload["n"]
+    sims = decode_f64(payload["sims"])
+    rmax = payload["rmax"]
+    order = payload["order"]
+    if k > len(order) or radius > rmax:
+        raise ValueError(f"The payload covers k ≤ {len(order)} and r ≤ {rmax}.")
+    ncos = decode_f64(payload["ncos"]).reshape(len(order), 2, rmax)
+    retrieved = order[:k]
+    is_retrieved = set(retrieved)
+    out = []
+    for row, c in enumerate(retrieved):
+        bar = tau * float(sims[c])
+        for side, step, name in ((0, -1, "left"), (1, 1, "right")):
+            for d in range(1, radius + 1):
+                j = c + step * d
+                if not 0 <= j < n:
+                    break
+                score = float(sims[j]) - lam * gate_penalty(float(ncos[row, side, d - 1]))
+                if j in is_retrieved:
+                    outcome = "retrieved"
+                elif score > bar:
+                    outcome = "admitted"
+                else:
+                    outcome = "rejected"
+                out.append(PayloadDecision(c, j, name, d, score, bar, outcome))
+                if outcome == "rejected":
+                    break
+    return out

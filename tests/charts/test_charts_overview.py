@@ -1,0 +1,96 @@
+"""The document overview chart (scar_viz.charts.overview)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import plotly.io as pio
+
+from scar_viz.charts.overview import MAX_POINTS, clicked_chunk, overview_chart
+from scar_viz.scoring.params import GateParams
+from scar_viz.scoring.scar import normalize, select_from_sims
+from scar_viz.views.focus import overview_data
+
+
+def _overview(n: int, k: int = 3, seed: int = 0, radius: int = 2):
+    rng = np.random.default_rng(seed)
+    unit = normalize(np.cumsum(rng.normal(size=(n, 12)), axis=0))
+    sims = unit @ normalize(rng.normal(size=12))
+    sel = select_from_sims(sims, unit, GateParams(k=k, lam=0.5, tau=0.95, radius=radius))
+    return overview_data(sims, sel), sel
+
+
+def _trace(fig, name):
+    return next(t for t in fig.data if t.name == name)
+
+
+def test_every_mark_is_drawn_and_clickable():
+    ov, sel = _overview(120)
+    assert sel.admitted and sel.rejected  # the data exercises every kind of mark
+    fig = overview_chart(ov, focus=sel.retrieved[0])
+    retrieved = _trace(fig, "retrieved")
+    assert list(retrieved.x) == sel.retrieved  # in rank order, with the rank as text
+    assert list(retrieved.text) == ["1", "2", "3"]
+    assert sorted(_trace(fig, "admitted").x) == sel.admitted
+    assert sorted(_trace(fig, "rejected").x) == sel.rejected
+    for name in ("retrieved", "admitted", "rejected", "chunks"):
+        t = _trace(fig, name)
+        assert [int(c[0]) for c in t.customdata] == [int(x) for x in t.x]
+    assert len(_trace(fig, "chunks").x) == 120
+    heat = _trace(fig, "cos(q,c)")
+    assert np.allclose(heat.z[0], ov.sims)
+    assert fig.layout.shapes[0].x0 == sel.retrieved[0] - 0.5
+
+
+def test_ten_thousand_chunks_stay_light():
+    ov, sel = _overview(10_000, k=20, radius=3)
+    fig = overview_chart(ov)
+    clickable = _trace(fig, "chunks")
+    assert len(clickable.x) == MAX_POINTS
+    # each clickable marker is its bin's most relevant chunk
+    edges = np.linspace(0, 10_000, MAX_POINTS + 1).astype(int)
+    assert int(clickable.x[7]) == edges[7] + int(np.argmax(ov.sims[edges[7] : edges[8]]))
+    assert len(_trace(fig, "retrieved").x) == 20
+    assert all(t.text is None for t in fig.data if t.name != "retrieved")
+    size = len(pio.to_json(fig, validate=False))
+    assert size < 400_000, size  # numbers only: no per-chunk hover text
+    assert len(json.loads(pio.to_json(fig, validate=False))["data"]) == 5
+
+
+def test_clicked_chunk_reads_streamlit_selection():
+    assert clicked_chunk(None) is None
+    assert clicked_chunk({"points": []}) is None
+    assert clicked_chunk({"points": [{"x": 5, "customdata": [17]}]}) == 17
+    assert clicked_chunk({"points": [{"x": 9}]}) == 9
+
+
+def test_empty_selection_marks_nothing():
+    ov, _ = _overview(30, k=1, radius=0)
+    fig = overview_chart(ov)
+    assert len(_trace(fig, "admitted").x) == 0
+    assert len(_trace(fig, "rejected").x) == 0
+    assert fig.layout.shapes == ()
+
+
+def test_split_overview_keeps_every_trace_and_aligns_the_axes():
+    from scar_viz.charts.overview import SPLIT_MARGIN, overview_charts
+
+    rng = np.random.default_rng(0)
+    unit = rng.normal(size=(300, 16))
+    unit /= np.linalg.norm(unit, axis=1, keepdims=True)
+    sims = unit @ unit[7]
+    sel = select_from_sims(sims, unit, GateParams(3, 0.0, 0.0, 2))
+    ov = overview_data(sims, sel)
+    whole = overview_chart(ov, focus=5)
+    marks, base = overview_charts(ov, focus=5)
+    assert sorted(t.name for t in marks.data + base.data) == sorted(t.name for t in whole.data)
+    assert list(marks.layout.xaxis.range) == list(base.layout.xaxis.range) == [-0.5, 299.5]
+    for fig in (marks, base):
+        assert (fig.layout.margin.l, fig.layout.margin.r) == (SPLIT_MARGIN["l"], SPLIT_MARGIN["r"])
+    retrieved = next(t for t in marks.data if t.name == "retrieved")
+    assert sorted(retrieved.x) == sorted(sel.retrieved)
+    # the base depends on the similarities and the focus only, not on the gate's marks
+    other = select_from_sims(sims, unit, GateParams(3, 2.0, 1.5, 2))
+    _, base2 = overview_charts(overview_data(sims, other), focus=5)
+    assert base2.to_json() == base.to_json()

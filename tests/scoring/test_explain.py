@@ -1,0 +1,123 @@
+"""``explain_decision`` covers every outcome of the gate; ``edge_notes`` the edge cases."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scar_viz.scoring.explain import edge_notes, explain_decision
+from scar_viz.scoring.params import GateParams
+from scar_viz.scoring.scar import Decision, scar_select, select_from_sims
+
+
+def decision(outcome: str, blocked_by: str = "", **kw) -> Decision:
+    base = {
+        "chunk": 4,
+        "neighbour": 5,
+        "side": "right",
+        "distance": 1,
+        "cos_qn": 0.42,
+        "cos_qc": 0.60,
+        "penalty": 0.30,
+        "lam": 0.5,
+        "tau": 0.1,
+    }
+    base.update(kw)
+    score = base["cos_qn"] - base["lam"] * base["penalty"]
+    bar = base["tau"] * base["cos_qc"]
+    return Decision(
+        **base,
+        score=score,
+        bar=bar,
+        margin=score - bar,
+        passes=score > bar,
+        outcome=outcome,
+        blocked_by=blocked_by,
+    )
+
+
+def gate_decisions() -> dict[tuple[str, str], Decision]:
+    """One decision of each (outcome, blocked_by) that the real gate produces."""
+    found: dict[tuple[str, str], Decision] = {}
+    for seed in range(300):
+        rng = np.random.default_rng(seed)
+        vecs = rng.normal(size=(20, 16)) + 0.6 * rng.normal(size=(1, 16))
+        q = vecs[rng.integers(20)] + 0.4 * rng.normal(size=16)
+        lam, tau = rng.choice([0.0, 0.5, 1.5, 3.0]), rng.choice([0.1, 0.8, 1.2])
+        for d in scar_select(q, vecs, GateParams(4, lam, tau, 2)).decisions:
+            found.setdefault((d.outcome, d.blocked_by), d)
+        if len(found) == 4:
+            return found
+    raise AssertionError(f"the gate gave only {sorted(found)}")
+
+
+def test_the_gate_produces_four_kinds_and_each_gets_its_sentence():
+    found = gate_decisions()
+    assert set(found) == {
+        ("admitted", ""),
+        ("retrieved", ""),
+        ("rejected", "relevance"),
+        ("rejected", "penalty"),
+    }
+    starts = {
+        ("admitted", ""): "Admitted:",
+        ("retrieved", ""): f"Chunk {found[('retrieved', '')].neighbour} is itself retrieved",
+        ("rejected", "relevance"): "Rejected by relevance:",
+        ("rejected", "penalty"): "Rejected by the boundary penalty:",
+    }
+    for kind, d in found.items():
+        why = explain_decision(d)
+        assert why.sentence.startswith(starts[kind]), (kind, why.sentence)
+        assert f"= {d.score:.3f}" in why.latex and f"= {d.bar:.3f}" in why.latex
+
+
+def test_admitted_sentence_gives_the_margin_and_latex_says_greater():
+    d = decision("admitted")
+    why = explain_decision(d)
+    assert d.passes and f"by {d.margin:.3f}" in why.sentence
+    assert "S &> \\text{bar}" in why.latex and f"{d.margin:+.3f}" in why.latex
+
+
+def test_relevance_rejection_names_cos_qn_and_the_bar():
+    d = decision("rejected", "relevance", cos_qn=0.05, cos_qc=0.9, tau=0.8)
+    why = explain_decision(d)
+    assert not d.passes and "S &\\le \\text{bar}" in why.latex
+    assert f"cos(q,n) = {d.cos_qn:.3f}" in why.sentence and f"bar {d.bar:.3f}" in why.sentence
+
+
+def test_penalty_rejection_gives_the_penalty_term():
+    d = decision("rejected", "penalty", cos_qn=0.5, cos_qc=0.6, penalty=0.9, lam=1.0, tau=0.5)
+    why = explain_decision(d)
+    assert d.cos_qn > d.bar and not d.passes
+    assert f"λ·b = {d.lam * d.penalty:.3f}" in why.sentence
+    assert f"S down to {d.score:.3f}" in why.sentence
+
+
+def test_retrieved_neighbour_is_counted_once():
+    why = explain_decision(decision("retrieved", neighbour=5))
+    assert "counted once" in why.sentence and "Chunk 5" in why.sentence
+
+
+@pytest.mark.parametrize("first", [True, False])
+def test_edge_notes_for_document_edges_and_retrieved_neighbours(first):
+    n = 6
+    unit = np.eye(n)
+    sims = (
+        np.array([0.9, 0.8, 0.1, 0.0, 0.7, 0.95])
+        if first
+        else np.array([0.1, 0.2, 0.9, 0.85, 0.3, 0.1])
+    )
+    sel = select_from_sims(sims, unit, GateParams(3 if first else 2, 0.5, 0.1, 1))
+    notes = edge_notes(sel, n)
+    texts = " ".join(m for _, m in notes)
+    assert ("Chunk 0 is retrieved" in texts) == (0 in sel.retrieved)
+    assert (f"Chunk {n - 1} (the last)" in texts) == (n - 1 in sel.retrieved)
+    both = sorted({d.neighbour for d in sel.decisions if d.outcome == "retrieved"})
+    assert ("themselves retrieved" in texts) == bool(both)
+
+
+def test_edge_note_warns_when_the_bar_is_not_positive():
+    sims = np.array([-0.2, -0.3, -0.1, -0.5])
+    sel = select_from_sims(sims, np.eye(4), GateParams(1, 0.5, 0.1, 1))
+    notes = edge_notes(sel, 4)
+    assert notes[0][0] == "warning" and "cos(q,c) ≤ 0 for retrieved chunk 2" in notes[0][1]

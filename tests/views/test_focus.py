@@ -1,0 +1,183 @@
+"""Overview data, focus rows and the gate panel's payload (scar_viz.views.focus)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from scar_viz.chunking.chunkers import Chunk
+from scar_viz.scoring.params import GateParams
+from scar_viz.scoring.scar import boundary_penalties, normalize, select_from_sims
+from scar_viz.views.focus import (
+    STATUS_ADMITTED,
+    STATUS_REJECTED,
+    STATUS_RETRIEVED,
+    decode_f64,
+    encode_f64,
+    focus_row_at,
+    focus_rows,
+    gate_payload,
+    head_text,
+    overview_data,
+    payload_decide,
+    tail_text,
+)
+
+
+def _doc(n: int, dim: int = 8, seed: int = 0, dup: bool = False):
+    rng = np.random.default_rng(seed)
+    base = rng.normal(size=(n, dim))
+    # a slowly drifting topic, so neighbours look alike and the gate has work to do
+    unit = normalize(np.cumsum(base, axis=0) + 0.5 * base)
+    if dup:  # identical chunks: identical sims (ties in the ranking)
+        unit[3] = unit[1]
+        unit[n - 1] = unit[n - 2]
+    q = normalize(rng.normal(size=dim))
+    sims = unit @ q
+    chunks, pos = [], 0
+    for i in range(n):
+        text = f"Chunk {i} <b>text</b> " + "word " * (10 + 30 * (i % 3))
+        chunks.append(Chunk(i, pos, pos + len(text), text, ("S",)))
+        pos += len(text) - 5  # 5 characters of overlap
+    return chunks, unit, sims
+
+
+def _python(sims, unit, lam, tau, k, r):
+    sel = select_from_sims(sims, unit, GateParams(k=k, lam=lam, tau=tau, radius=r))
+    return [
+        (d.chunk, d.neighbour, d.side, d.distance, d.score, d.bar, d.outcome) for d in sel.decisions
+    ]
+
+
+def _browserlike(payload, lam, tau, k, r):
+    return [
+        (d.chunk, d.neighbour, d.side, d.distance, d.score, d.bar, d.outcome)
+        for d in payload_decide(payload, lam, tau, k, r)
+    ]
+
+
+def test_f64_round_trip_is_exact():
+    x = np.array([0.1, -0.0, 1 / 3, np.nextafter(0.5, 1), 1e-300, np.nan])
+    y = decode_f64(encode_f64(x))
+    assert np.array_equal(x.view(np.uint64), y.view(np.uint64))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_payload_gate_agrees_with_select_from_sims_everywhere(seed):
+    n = 12 + 7 * seed
+    chunks, unit, sims = _doc(n, seed=seed, dup=seed % 2 == 0)
+    payload = gate_payload(chunks, sims, unit, GateParams(k=3, lam=0.5, tau=0.1, radius=1), kmax=n)
+    json.dumps(payload, allow_nan=False)  # the browser parses it as strict JSON
+    rng = np.random.default_rng(seed)
+    for _ in range(300):
+        lam = float(rng.choice([0.0, rng.uniform(0, 2)]))
+        tau = float(rng.choice([0.0, rng.uniform(0, 1.5), rng.uniform(-1, 3)]))
+        k = int(rng.integers(1, n + 1))
+        r = int(rng.integers(0, 4))
+        assert _browserlike(payload, lam, tau, k, r) == _python(sims, unit, lam, tau, k, r)
+
+
+def test_exact_ties_are_rejected_on_both_sides():
+    chunks, unit, sims = _doc(15, seed=3)
+    payload = gate_payload(chunks, sims, unit, GateParams(k=3, lam=0.5, tau=0.1, radius=1))
+    c = payload["order"][0]
+    j = c + 1 if c + 1 < 15 else c - 1
+    # λ = 0: S = cos(q,n); choose τ so that τ·cos(q,c) == cos(q,n) exactly (search ulps)
+    tau = float(sims[j] / sims[c])
+    for _ in range(20):
+        if tau * float(sims[c]) == float(sims[j]):
+            break
+        tau = float(np.nextafter(tau, np.inf if tau * sims[c] < sims[j] else -np.inf))
+    assert tau * float(sims[c]) == float(sims[j]), "an exact tie exists for this pair"
+    got = _browserlike(payload, 0.0, tau, 1, 1)
+    assert got == _python(sims, unit, 0.0, tau, 1, 1)
+    tie = next(d for d in got if d[1] == j)
+    assert tie[4] == tie[5] and tie[6] == "rejected"  # S == bar: strict rule rejects
+
+
+def test_payload_is_small_and_carries_only_focus_text():
+    chunks, unit, sims = _doc(830, dim=16, seed=1)
+    payload = gate_payload(chunks, sims, unit, GateParams(k=3, lam=0.5, tau=0.1, radius=1))
+    assert len(payload["order"]) == 20
+    assert len(payload["cells"]) <= 20 * 7
+    size = len(json.dumps(payload))
+    assert size < 60_000, size
+    assert payload["cells"][str(payload["order"][0])][0].startswith(("Chunk", "…"))
+    with pytest.raises(ValueError, match="k ≤ 20"):
+        payload_decide(payload, 0.5, 0.1, 21, 1)
+
+
+def test_snippets():
+    assert tail_text("abcdef", 3) == "…def"
+    assert head_text("abcdef", 3) == "abc…"
+    assert tail_text("abc", 3) == "abc" == head_text("abc", 3)
+
+
+def test_overview_marks_every_decision():
+    chunks, unit, sims = _doc(40, seed=2)
+    sel = select_from_sims(sims, unit, GateParams(k=4, lam=0.3, tau=0.5, radius=2))
+    ov = overview_data(sims, sel)
+    assert list(ov.members(STATUS_RETRIEVED)) == sorted(sel.retrieved)
+    assert list(ov.members(STATUS_ADMITTED)) == sel.admitted
+    assert list(ov.members(STATUS_REJECTED)) == sel.rejected
+    assert [int(ov.rank[c]) for c in sel.retrieved] == [1, 2, 3, 4]
+    assert int((ov.rank > 0).sum()) == 4
+
+
+def test_focus_rows_cover_c_minus_r_to_c_plus_r_with_cuts():
+    chunks, unit, sims = _doc(20, seed=4)
+    pen = boundary_penalties(unit)
+    sims = sims.copy()
+    sims[0] = 5.0  # chunk 0 ranks first: its row starts at the document's edge
+    sel = select_from_sims(sims, unit, GateParams(k=3, lam=0.5, tau=0.1, radius=2))
+    rows = focus_rows(chunks, sims, pen, sel)
+    assert [r.chunk for r in rows] == sel.retrieved
+    first = rows[0]
+    assert first.chunk == 0 and first.at_start and [c.index for c in first.cells] == [0, 1, 2]
+    for row in rows:
+        idx = [c.index for c in row.cells]
+        assert idx == list(range(max(0, row.chunk - 2), min(19, row.chunk + 2) + 1))
+        assert [cut.left for cut in row.cuts] == idx[:-1]
+        decided = {(d.chunk, d.neighbour): d for d in sel.decisions}
+        for cell in row.cells:
+            d = decided.get((row.chunk, cell.index))
+            if cell.index == row.chunk:
+                assert cell.role == "retrieved" and cell.rank == row.rank
+            elif d is None:
+                assert cell.role == "unexamined" and cell.score is None
+            else:
+                assert cell.role == d.outcome and cell.margin == d.margin
+        for cut in row.cuts:
+            assert chunks[cut.left].text.endswith(cut.tail.lstrip("…"))
+            assert chunks[cut.left + 1].text.startswith(cut.head.rstrip("…"))
+            assert cut.b == pytest.approx(pen[cut.left])
+            assert cut.overlap == 5
+
+
+def test_focus_row_at_any_chunk_shows_the_marks_around_it():
+    chunks, unit, sims = _doc(30, seed=5)
+    pen = boundary_penalties(unit)
+    sel = select_from_sims(sims, unit, GateParams(k=2, lam=0.5, tau=0.9, radius=1))
+    c = sel.retrieved[0]
+    row = focus_row_at(chunks, sims, pen, sel, 29)  # the last chunk: one side only
+    assert row.at_end and [cell.index for cell in row.cells] == [28, 29]
+    row = focus_row_at(chunks, sims, pen, sel, c)
+    assert row.rank == 1
+    roles = {cell.index: cell.role for cell in row.cells}
+    assert roles[c] == "retrieved"
+    for j, role in roles.items():
+        if j in sel.admitted:
+            assert role == "admitted"
+        elif j in sel.rejected:
+            assert role == "rejected"
+
+
+def test_payload_carries_the_focused_chunks_text():
+    chunks, unit, sims = _doc(60, seed=6)
+    far = int(np.argmin(sims))
+    payload = gate_payload(chunks, sims, unit, GateParams(k=1, radius=1), kmax=1, focus=far)
+    assert payload["focus"] == far
+    assert str(far) in payload["cells"] and str(max(0, far - 3)) in payload["cells"]
+    assert gate_payload(chunks, sims, unit, GateParams(), focus=99)["focus"] is None
