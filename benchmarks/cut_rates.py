@@ -18,10 +18,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from scar_viz.chunking.chunkers import CHUNKERS, ChunkingConfig, chunk_document  # noqa: E402
-from scar_viz.chunking.fragmentation import chars_per_token, cut_stats, evidence_units  # noqa: E402
+from scar_viz.chunking.fragmentation import chars_per_token, cut_stats  # noqa: E402
 from scar_viz.documents.reading import load_path  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, make_embedder  # noqa: E402
-from scar_viz.evaluation.queries import label_queries, parse_queries  # noqa: E402
+from scar_viz.evaluation.queries import (  # noqa: E402
+    evidence_units,  # noqa: E402
+    label_queries,
+    parse_queries,
+)
 from scar_viz.pipeline import embed_function  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora"
@@ -37,7 +41,7 @@ def main() -> int:
     args = p.parse_args()
     doc = load_path(args.doc)
     data = Path(args.queries).read_text(encoding="utf-8")
-    units, issues = evidence_units(data, doc)
+    units, issues = evidence_units(data, doc.text)
     queries = parse_queries(data, doc.text)
     embedder = make_embedder(args.model)
     embed = embed_function(embedder, EmbeddingCache())

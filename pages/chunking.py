@@ -23,7 +23,6 @@ from scar_viz.chunking.fragmentation import (
     FragmentationGrid,
     chars_per_token,
     document_units,
-    evidence_units,
     fragmentation_grid,
     in_characters,
     in_own_units,
@@ -32,7 +31,7 @@ from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder
 from scar_viz.errors import UserError, user_message
-from scar_viz.evaluation.queries import parse_queries
+from scar_viz.evaluation.queries import evidence_units, parse_queries
 from scar_viz.pipeline import embed_function
 from scar_viz.views import chunking_lab as lab
 from ui.alerts import alert
@@ -112,7 +111,7 @@ upload = c3.file_uploader(
 )
 if upload is not None:
     queries_text = upload.getvalue().decode("utf-8-sig", errors="replace")
-evidence, issues = evidence_units(queries_text, doc) if queries_text else ([], [])
+evidence, issues = evidence_units(queries_text, doc.text) if queries_text else ([], [])
 kinds = lab.unit_kinds(bool(evidence))
 kind = c2.radio("Units", kinds, format_func=UNIT_LABELS.get, key="cu", horizontal=False)
 if issues:

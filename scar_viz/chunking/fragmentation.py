@@ -59,16 +59,6 @@ def document_units(document: Document, kind: str) -> list[Span]:
     raise SettingsError(f"Units of kind '{kind}' do not come from the document; use a query set.")
 
 
-def evidence_units(data: str, document: Document) -> tuple[list[Span], list[str]]:
-    """The distinct evidence spans of JSON Lines query set ``data`` (validated against the
-    document by :func:`scar_viz.evaluation.queries.parse_queries`), and its error messages."""
-    from scar_viz.evaluation.queries import parse_queries
-
-    query_set = parse_queries(data, document.text)
-    spans = sorted({(ev.start, ev.end) for q in query_set.queries for ev in q.evidence})
-    return spans, [str(issue) for issue in query_set.errors]
-
-
 # --- cuts ------------------------------------------------------------------------------------
 
 

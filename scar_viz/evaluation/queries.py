@@ -361,3 +361,11 @@ def split_alternate(queries: Sequence[GoldQuery]) -> tuple[tuple[GoldQuery, ...]
         for i, q in enumerate(q for q in queries if q.type == kind):
             halves[i % 2].append(q)
     return tuple(halves[0]), tuple(halves[1])
+
+
+def evidence_units(data: str, document_text: str) -> tuple[list[tuple[int, int]], list[str]]:
+    """The distinct evidence spans of JSON Lines query set ``data`` (validated against the
+    document by :func:`parse_queries`), and its error messages."""
+    query_set = parse_queries(data, document_text)
+    spans = sorted({(ev.start, ev.end) for q in query_set.queries for ev in q.evidence})
+    return spans, [str(issue) for issue in query_set.errors]

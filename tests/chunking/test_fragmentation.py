@@ -12,14 +12,13 @@ from scar_viz.chunking.fragmentation import (
     cut_mask,
     cut_stats,
     document_units,
-    evidence_units,
     fragmentation_grid,
     in_characters,
     in_own_units,
     pieces,
 )
 from scar_viz.documents.reading import document_from_text
-from scar_viz.evaluation.queries import covering_run
+from scar_viz.evaluation.queries import covering_run, evidence_units
 
 # 0         1         2         3
 # 0123456789012345678901234567890123456789
@@ -107,7 +106,7 @@ def test_evidence_units_from_a_query_set():
             "evidence": [{"text": "not in the document", "start": 0, "end": 3}],
         },
     ]
-    units, issues = evidence_units("\n".join(json.dumps(r) for r in rows), doc)
+    units, issues = evidence_units("\n".join(json.dumps(r) for r in rows), doc.text)
     assert units == [(start, end)]
     assert len(issues) == 1 and "does not occur" in issues[0]
 
