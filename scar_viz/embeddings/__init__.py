@@ -1,10 +1,11 @@
-"""Embedders behind one small interface, and the on-disk embedding cache.
+"""Stage 3: embedders behind one small interface, and the on-disk embedding cache.
 
 One adapter a module over :mod:`~scar_viz.embeddings.base` (the protocol, the error, the
 batch loop): the embedded offline default and any sentence-transformers model
 (``sentence_transformers``), an OpenAI-compatible endpoint (``openai_compat``), a static
 model2vec model (``static``, distilled by ``distill``) and a hashing bag-of-words embedder
-(``hashing``); the disk cache (``cache``) and the spec parser (``factory``). Heavy imports
+(``hashing``); the disk cache (``cache``), the spec parser (``factory``) and the one
+normaliser (``vectors``). Heavy imports
 happen inside the adapters, on first use.
 """
 

@@ -1,12 +1,18 @@
-"""Evaluating a labelled query set: the run, significance, the report, model transfer and
-tuning λ×τ. One module per concern; everything a caller needs is re-exported here.
+"""Stage 6: evaluating a labelled query set. One module per concern; the run, significance,
+the report, transfer and tuning are re-exported here.
+
+- :mod:`~scar_viz.evaluation.queries`: the labelled-query format, validation, gold chunks and
+  query types; :mod:`~scar_viz.evaluation.labelling`: a set built while exploring;
+- :mod:`~scar_viz.evaluation.metrics`: recall, chunks, chunk efficiency, tokens;
+  :mod:`~scar_viz.evaluation.bootstrap`: paired bootstrap, Cohen's d;
 
 - :mod:`~scar_viz.evaluation.run`: :func:`evaluate`, the policy names;
 - :mod:`~scar_viz.evaluation.significance`: paired bootstrap and Cohen's d;
 - :mod:`~scar_viz.evaluation.report`: every table of the Evaluation lab and the JSON;
 - :mod:`~scar_viz.evaluation.transfer`: a second model, the relative vs an absolute bar;
 - :mod:`~scar_viz.evaluation.tune`: the sweep's marks and frontier, tune on one set / check
-  on another.
+  on another; :mod:`~scar_viz.evaluation.best_point`: the sweep's frugal best;
+- :mod:`~scar_viz.evaluation.budget`: recall against context tokens at equal budget.
 """
 
 from __future__ import annotations

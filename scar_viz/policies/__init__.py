@@ -1,11 +1,12 @@
-"""Retrieval policies behind one interface (METHODS.md §1, §2, §5).
+"""Stage 5: retrieval policies behind one interface (METHODS.md §1, §2, §5).
 
 Each policy takes a :class:`QueryInputs` and returns a :class:`PolicyResult`: its context as
 character spans over the document (so chunk-based and sentence-based policies compare on equal
 footing), its chunk indices where it has them, and its cost (characters, tokens, time).
 Policies register themselves in :data:`POLICIES` by name: topk, window, parent, rerank,
 scar, qasc, and the §7 policies users compare against: qasc-hybrid, rse, automerge,
-sentence-window.
+sentence-window. :mod:`~scar_viz.policies.context` assembles a selection into the context a
+language model receives.
 """
 
 from __future__ import annotations
