@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from scar_viz.charts import decision_plane
-from scar_viz.charts.overview import overview_charts
+from scar_viz.charts.overview import overview_chart, split_overview
 from scar_viz.errors import UserError, user_message
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.policies.context import context_html
@@ -88,12 +88,13 @@ def metrics(sel, summary, big: bool) -> None:
 
 def overview(sel, focus: int | None, big: bool) -> None:
     """Marks above the similarity row: only the small marks figure changes with λ and τ."""
-    figs = overview_charts(
+    whole = overview_chart(
         overview_data(sims, sel),
         focus=focus,
         height=240 if big else 190,
         font_size=18 if big else 12,
     )
+    figs = split_overview(whole)
     for fig, key, bar in zip(figs, ("overview_marks", "overview"), (True, False), strict=True):
         st.plotly_chart(
             fig,

@@ -207,14 +207,8 @@ SPLIT_MARGIN = {"l": 10, "r": 80}
 in the right margin)."""
 
 
-def overview_charts(
-    overview: Overview,
-    focus: int | None = None,
-    height: int = 190,
-    font_size: int = 12,
-    max_points: int = MAX_POINTS,
-) -> tuple[go.Figure, go.Figure]:
-    """:func:`overview_chart` as two aligned figures: (marks, base).
+def split_overview(whole: go.Figure) -> tuple[go.Figure, go.Figure]:
+    """:func:`overview_chart`'s figure as two aligned figures: (marks, base).
 
     ``marks`` holds the retrieved, admitted and rejected marks (three small traces: all that
     changes when λ or τ move); ``base`` the similarity row and the clickable layer, which
@@ -222,58 +216,44 @@ def overview_charts(
     release then re-sends identical ``base`` data (Streamlit's message cache skips it and
     the browser does not redraw it) and a tiny ``marks`` figure.
     """
-    whole = overview_chart(overview, focus, height, font_size, max_points)
     layout = whole.layout.to_plotly_json()
-    n = overview.n
-    x_axis = {"range": [-0.5, n - 0.5], "showgrid": False, "zeroline": False}
+    height, font_size = layout["height"], layout["font"]["size"]
+    shared = {k: layout[k] for k in ("font", "hovermode", "clickmode", "dragmode", "plot_bgcolor")}
+    x_axis = {k: layout["xaxis"][k] for k in ("range", "showgrid", "zeroline")}
     margin = {**SPLIT_MARGIN, "t": 0, "b": 0, "autoexpand": False}
-    mark_traces = [t.to_plotly_json() for t in whole.data[2:]]
+
+    def own_axis(name: str) -> dict:
+        return {k: v for k, v in layout[name].items() if k != "domain"}
+
+    mark_traces = [trace.to_plotly_json() for trace in whole.data[2:]]
     for trace in mark_traces:
         trace["yaxis"] = "y"
     marks = fast_figure(
         mark_traces,
         {
+            **shared,
             "height": max(60, int(height * 0.42)),
-            "font": {"size": font_size},
-            "hovermode": "closest",
-            "clickmode": "event+select",
-            "dragmode": False,
             "margin": {**margin, "t": 4 + 2 * font_size},
-            "plot_bgcolor": "white",
             "showlegend": True,
-            "legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0},
+            "legend": {**layout["legend"], "y": 1.0},
             "xaxis": {**x_axis, "visible": False},
-            "yaxis": {
-                "visible": False,
-                "fixedrange": True,
-                "type": "category",
-                "range": [-0.5, 1.2],
-            },
+            "yaxis": own_axis("yaxis2"),
             "shapes": [{**s, "yref": "paper"} for s in layout.get("shapes", [])],
         },
     )
-    base_traces = [t.to_plotly_json() for t in whole.data[:2]]
+    base_traces = [trace.to_plotly_json() for trace in whole.data[:2]]
     base_traces[1]["marker"] = {**base_traces[1]["marker"], "color": "rgba(0,0,0,0)"}
-    base_traces[0]["colorbar"] = {
-        **base_traces[0]["colorbar"],
-        "x": 1.01,
-        "xanchor": "left",
-        "len": 1.0,
-        "y": 0.5,
-    }
+    colour_bar = {"x": 1.01, "xanchor": "left", "len": 1.0, "y": 0.5}
+    base_traces[0]["colorbar"] = {**base_traces[0]["colorbar"], **colour_bar}
     base = fast_figure(
         base_traces,
         {
+            **shared,
             "height": max(90, int(height * 0.6)),
-            "font": {"size": font_size},
-            "hovermode": "closest",
-            "clickmode": "event+select",
-            "dragmode": False,
             "margin": {**margin, "b": 28 + 3 * font_size},
-            "plot_bgcolor": "white",
             "showlegend": False,
             "xaxis": {**x_axis, "title": layout["xaxis"]["title"]},
-            "yaxis": {"visible": False, "fixedrange": True},
+            "yaxis": own_axis("yaxis"),
             "shapes": layout.get("shapes", []),
         },
     )

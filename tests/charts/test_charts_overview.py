@@ -74,7 +74,7 @@ def test_empty_selection_marks_nothing():
 
 
 def test_split_overview_keeps_every_trace_and_aligns_the_axes():
-    from scar_viz.charts.overview import SPLIT_MARGIN, overview_charts
+    from scar_viz.charts.overview import SPLIT_MARGIN, split_overview
 
     rng = np.random.default_rng(0)
     unit = rng.normal(size=(300, 16))
@@ -83,7 +83,7 @@ def test_split_overview_keeps_every_trace_and_aligns_the_axes():
     sel = select_from_sims(sims, unit, GateParams(3, 0.0, 0.0, 2))
     ov = overview_data(sims, sel)
     whole = overview_chart(ov, focus=5)
-    marks, base = overview_charts(ov, focus=5)
+    marks, base = split_overview(whole)
     assert sorted(t.name for t in marks.data + base.data) == sorted(t.name for t in whole.data)
     assert list(marks.layout.xaxis.range) == list(base.layout.xaxis.range) == [-0.5, 299.5]
     for fig in (marks, base):
@@ -92,5 +92,5 @@ def test_split_overview_keeps_every_trace_and_aligns_the_axes():
     assert sorted(retrieved.x) == sorted(sel.retrieved)
     # the base depends on the similarities and the focus only, not on the gate's marks
     other = select_from_sims(sims, unit, GateParams(3, 2.0, 1.5, 2))
-    _, base2 = overview_charts(overview_data(sims, other), focus=5)
+    _, base2 = split_overview(overview_chart(overview_data(sims, other), focus=5))
     assert base2.to_json() == base.to_json()

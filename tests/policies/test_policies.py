@@ -7,26 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scar_viz import policies
 from scar_viz.chunking.chunkers import Chunk
 from scar_viz.chunking.qasc import QascParams, qasc_select, sentence_scores
 from scar_viz.documents.reading import Document, Section, document_from_text
 from scar_viz.documents.sentences import paragraph_spans, sentence_spans
 from scar_viz.embeddings import HashEmbedder
-from scar_viz.policies import (
-    ALL_ORDER,
-    ORDER,
-    POLICIES,
-    PolicyResult,
-    QueryInputs,
-    comparison_rows,
-    intersect_spans,
-    jaccard,
-    merge_spans,
-    run_all,
-    run_policy,
-    span_total,
-    subtract_spans,
-)
 from scar_viz.policies.rerank import RerankerError, load_reranker
 from scar_viz.scoring.params import GateParams
 from tests.fakes import tiny_cross_encoder
@@ -57,12 +43,14 @@ def _synthetic() -> tuple[Document, list[Chunk]]:
     return doc, chunks
 
 
-def _inputs(k: int = 2, lam: float = 0.5, tau: float = 0.1, radius: int = 1) -> QueryInputs:
+def _inputs(
+    k: int = 2, lam: float = 0.5, tau: float = 0.1, radius: int = 1
+) -> policies.QueryInputs:
     doc, chunks = _synthetic()
     rad = np.radians(ANGLES)
     unit = np.stack([np.cos(rad), np.sin(rad)], axis=1)
     q = np.array([1.0, 0.0])
-    return QueryInputs(
+    return policies.QueryInputs(
         doc, chunks, unit, "what about topic", q, unit @ q, GateParams(k, lam, tau, radius)
     )
 
@@ -75,7 +63,7 @@ def test_synthetic_document_is_what_the_tests_assume():
 
 def test_topk_by_hand():
     # cos of 80,60,10,30,85,90,5,120 degrees: the two largest are chunk 6 (5°) and 2 (10°).
-    res = run_policy("topk", _inputs(k=2))
+    res = policies.run_policy("topk", _inputs(k=2))
     assert res.chunk_ids == (2, 6)
     doc, chunks = _synthetic()
     assert res.spans == ((chunks[2].start, chunks[2].end), (chunks[6].start, chunks[6].end))
@@ -87,7 +75,7 @@ def test_topk_by_hand():
     ("w", "expected"), [(1, (1, 2, 3, 5, 6, 7)), (2, (0, 1, 2, 3, 4, 5, 6, 7))]
 )
 def test_window_by_hand(w, expected):
-    res = run_policy("window", _inputs(k=2), w=w)
+    res = policies.run_policy("window", _inputs(k=2), w=w)
     assert res.chunk_ids == expected
     assert res.name == f"window{w}"
 
@@ -96,16 +84,16 @@ def test_scar_by_hand():
     # c = 2 (cos 10° = .985, bar .0985): n = 1: S = cos60 - .5(1 - cos50) = .5 - .179 > bar;
     # n = 3: S = cos30 - .5(1 - cos20) = .836 > bar. c = 6 (bar .0996): n = 5: S = cos90 -
     # .5(1 - cos85) = -.456, n = 7: S = cos120 - ... < 0: both rejected.
-    res = run_policy("scar", _inputs(k=2, lam=0.5, tau=0.1, radius=1))
+    res = policies.run_policy("scar", _inputs(k=2, lam=0.5, tau=0.1, radius=1))
     assert res.chunk_ids == (1, 2, 3, 6)
     assert res.detail.admitted == [1, 3]
     # r = 2: n = 0: cos80 - .5(1 - cos70) = -.155 and n = 4: cos85 - .5(1 - cos75) < 0: same.
-    assert run_policy("scar", _inputs(k=2, radius=2)).chunk_ids == (1, 2, 3, 6)
+    assert policies.run_policy("scar", _inputs(k=2, radius=2)).chunk_ids == (1, 2, 3, 6)
 
 
 def test_parent_returns_whole_sections():
     inputs = _inputs(k=2)
-    res = run_policy("parent", inputs)
+    res = policies.run_policy("parent", inputs)
     a, c = inputs.document.sections[0], inputs.document.sections[2]
     assert res.spans == ((a.start, a.end), (c.start, c.end))
     assert res.chunk_ids == (0, 1, 2, 6, 7)
@@ -115,7 +103,7 @@ def test_parent_returns_whole_sections():
 
 def test_parent_flags_a_huge_section_and_keeps_it_whole():
     inputs = _inputs(k=2)
-    res = run_policy("parent", inputs, huge_chars=50)
+    res = policies.run_policy("parent", inputs, huge_chars=50)
     a = inputs.document.sections[0]
     assert any("Huge section 'Section A'" in n and f"{a.end - a.start:,}" in n for n in res.notes)
     assert (a.start, a.end) in res.spans
@@ -126,8 +114,10 @@ def test_parent_without_headings_is_the_whole_document():
     doc = document_from_text("plain.txt", text)
     chunks = [Chunk(i, s, e, text[s:e]) for i, (s, e) in enumerate(paragraph_spans(text))]
     unit = np.eye(3)
-    inputs = QueryInputs(doc, chunks, unit, "q", unit[1], unit[1] @ unit.T, GateParams(k=1))
-    res = run_policy("parent", inputs)
+    inputs = policies.QueryInputs(
+        doc, chunks, unit, "q", unit[1], unit[1] @ unit.T, GateParams(k=1)
+    )
+    res = policies.run_policy("parent", inputs)
     assert res.spans == ((0, len(text)),)
     assert any("No headings" in n for n in res.notes)
 
@@ -136,10 +126,10 @@ def test_parent_takes_both_sections_of_a_chunk_crossing_a_heading():
     doc, _ = _synthetic()
     b = doc.sections[1]
     crossing = Chunk(0, b.start - 10, b.start + 12, doc.text[b.start - 10 : b.start + 12])
-    inputs = QueryInputs(
+    inputs = policies.QueryInputs(
         doc, [crossing], np.ones((1, 1)), "q", np.ones(1), np.ones(1), GateParams(k=1)
     )
-    res = run_policy("parent", inputs)
+    res = policies.run_policy("parent", inputs)
     assert res.spans == ((doc.sections[0].start, doc.sections[1].end),)
 
 
@@ -148,11 +138,11 @@ def test_parent_level_climbs_to_the_ancestor():
     doc = document_from_text("nested.md", text)
     start = text.index("First")
     chunk = Chunk(0, start, start + 11, text[start : start + 11])
-    inputs = QueryInputs(
+    inputs = policies.QueryInputs(
         doc, [chunk], np.ones((1, 1)), "q", np.ones(1), np.ones(1), GateParams(k=1)
     )
-    leaf = run_policy("parent", inputs)
-    top = run_policy("parent", inputs, level=1)
+    leaf = policies.run_policy("parent", inputs)
+    top = policies.run_policy("parent", inputs, level=1)
     assert text[slice(*leaf.spans[0])].startswith("## One")
     assert top.spans == ((0, text.index("# Next")),)
 
@@ -167,7 +157,7 @@ def tiny_reranker(tmp_path_factory) -> str:
 
 def test_rerank_keeps_the_k_best_by_the_cross_encoder(tiny_reranker):
     inputs = _inputs(k=2)
-    res = run_policy("rerank", inputs, n_candidates=4, reranker=tiny_reranker)
+    res = policies.run_policy("rerank", inputs, n_candidates=4, reranker=tiny_reranker)
     cosine_top4 = [6, 2, 3, 1]  # cos 5°, 10°, 30°, 60°
     assert list(res.detail.candidates) == cosine_top4
     model = load_reranker(tiny_reranker)
@@ -179,7 +169,7 @@ def test_rerank_keeps_the_k_best_by_the_cross_encoder(tiny_reranker):
 
 
 def test_rerank_defaults_to_four_k_candidates(tiny_reranker):
-    res = run_policy("rerank", _inputs(k=1), reranker=tiny_reranker)
+    res = policies.run_policy("rerank", _inputs(k=1), reranker=tiny_reranker)
     assert len(res.detail.candidates) == 4 and len(res.chunk_ids) == 1
 
 
@@ -187,10 +177,14 @@ def test_rerank_that_cannot_load_says_why_and_others_still_run(tmp_path):
     with pytest.raises(RerankerError, match="cannot be loaded offline"):
         load_reranker(str(tmp_path / "no-such-model"))
     inputs = _inputs(k=2)
-    results = run_all(inputs, {"topk": {}, "rerank": {"reranker": "no/such-reranker"}, "scar": {}})
-    assert isinstance(results["topk"], PolicyResult) and isinstance(results["scar"], PolicyResult)
+    results = policies.run_all(
+        inputs, {"topk": {}, "rerank": {"reranker": "no/such-reranker"}, "scar": {}}
+    )
+    assert isinstance(results["topk"], policies.PolicyResult) and isinstance(
+        results["scar"], policies.PolicyResult
+    )
     assert isinstance(results["rerank"], str) and "no/such-reranker" in results["rerank"]
-    rows = comparison_rows(results)
+    rows = policies.comparison_rows(results)
     assert rows[1]["notes"].startswith("not available") and rows[1]["tokens"] is None
     assert rows[2]["jaccard vs scar"] == 1.0
 
@@ -206,17 +200,19 @@ QASC_TEXT = (
 )
 
 
-def _hash_inputs(text: str, query: str) -> QueryInputs:
+def _hash_inputs(text: str, query: str) -> policies.QueryInputs:
     doc = document_from_text("qasc.md", text)
     chunks = [Chunk(i, s, e, text[s:e]) for i, (s, e) in enumerate(paragraph_spans(text))]
     emb = HashEmbedder(64)
     unit, q = emb.embed([c.text for c in chunks]), emb.embed([query])[0]
-    return QueryInputs(doc, chunks, unit, query, q, unit @ q, GateParams(k=1), embed=emb.embed)
+    return policies.QueryInputs(
+        doc, chunks, unit, query, q, unit @ q, GateParams(k=1), embed=emb.embed
+    )
 
 
 def test_qasc_policy_is_the_qasc_steps_on_the_documents_sentences():
     inputs = _hash_inputs(QASC_TEXT, "when is the crane inspected by the operator")
-    res = run_policy("qasc", inputs, percentile=90, window_m=0, snap_chars=0)
+    res = policies.run_policy("qasc", inputs, percentile=90, window_m=0, snap_chars=0)
     sentences = sentence_spans(QASC_TEXT)
     scores = sentence_scores(inputs.embed([QASC_TEXT[s:e] for s, e in sentences]), inputs.query_vec)
     ref = qasc_select(
@@ -226,7 +222,9 @@ def test_qasc_policy_is_the_qasc_steps_on_the_documents_sentences():
         QascParams(percentile=90, window_m=0, snap_chars=0, top_k=inputs.params.k),
     )
     assert res.spans == ref.spans
-    every = run_policy("qasc", inputs, percentile=90, window_m=0, snap_chars=0, all_windows=True)
+    every = policies.run_policy(
+        "qasc", inputs, percentile=90, window_m=0, snap_chars=0, all_windows=True
+    )
     literal = qasc_select(
         sentences,
         scores,
@@ -244,7 +242,7 @@ def test_qasc_policy_is_the_qasc_steps_on_the_documents_sentences():
 
 def test_qasc_snapping_returns_whole_paragraphs():
     inputs = _hash_inputs(QASC_TEXT, "when is the crane inspected by the operator")
-    res = run_policy("qasc", inputs, percentile=90, window_m=0, snap_chars=10_000)
+    res = policies.run_policy("qasc", inputs, percentile=90, window_m=0, snap_chars=10_000)
     para = next(
         p for p in paragraph_spans(QASC_TEXT) if "crane is inspected" in QASC_TEXT[slice(*p)]
     )
@@ -253,28 +251,32 @@ def test_qasc_snapping_returns_whole_paragraphs():
 
 def test_qasc_says_so_when_it_keeps_nothing():
     inputs = _hash_inputs(QASC_TEXT, "?!")  # no words: a zero query vector, every s_i = 0
-    res = run_policy("qasc", inputs)
+    res = policies.run_policy("qasc", inputs)
     assert res.spans == () and res.context == ""
     assert any("sends nothing" in n for n in res.notes)
 
 
 def test_qasc_needs_the_embedding_model():
     doc, chunks = _synthetic()
-    inputs = QueryInputs(doc, chunks, np.eye(8, 2), "q", np.ones(2), np.ones(8), GateParams(k=1))
+    inputs = policies.QueryInputs(
+        doc, chunks, np.eye(8, 2), "q", np.ones(2), np.ones(8), GateParams(k=1)
+    )
     with pytest.raises(ValueError, match="embedding model"):
-        run_policy("qasc", inputs)
+        policies.run_policy("qasc", inputs)
 
 
 def test_run_policy_rejects_a_knob_the_policy_does_not_take():
     with pytest.raises(ValueError, match="does not take percentile"):
-        run_policy("scar", _inputs(), percentile=50)
+        policies.run_policy("scar", _inputs(), percentile=50)
     with pytest.raises(ValueError, match="Unknown policy"):
-        run_policy("nope", _inputs())
+        policies.run_policy("nope", _inputs())
 
 
 def test_every_policy_is_registered_and_listed_once():
-    assert set(ALL_ORDER) == set(POLICIES) and len(ALL_ORDER) == len(POLICIES)
-    assert ALL_ORDER[: len(ORDER)] == ORDER
+    assert set(policies.ALL_ORDER) == set(policies.POLICIES) and len(policies.ALL_ORDER) == len(
+        policies.POLICIES
+    )
+    assert policies.ALL_ORDER[: len(policies.ORDER)] == policies.ORDER
 
 
 # --- span arithmetic against a boolean-mask reference -----------------------------------------
@@ -300,17 +302,17 @@ def _spans_of(mask: np.ndarray) -> tuple[tuple[int, int], ...]:
 @given(spans_st, spans_st)
 def test_span_arithmetic_matches_masks(a, b):
     ma, mb = _mask(a), _mask(b)
-    assert merge_spans(a) == _spans_of(ma)
-    assert intersect_spans(a, b) == _spans_of(ma & mb)
-    assert subtract_spans(a, b) == _spans_of(ma & ~mb)
-    assert span_total(a) == ma.sum()
+    assert policies.merge_spans(a) == _spans_of(ma)
+    assert policies.intersect_spans(a, b) == _spans_of(ma & mb)
+    assert policies.subtract_spans(a, b) == _spans_of(ma & ~mb)
+    assert policies.span_total(a) == ma.sum()
     union = (ma | mb).sum()
-    assert jaccard(a, b) == pytest.approx((ma & mb).sum() / union if union else 1.0)
+    assert policies.jaccard(a, b) == pytest.approx((ma & mb).sum() / union if union else 1.0)
 
 
 def test_jaccard_by_hand():
-    assert jaccard([(0, 10)], [(5, 15)]) == pytest.approx(5 / 15)
-    assert jaccard([(0, 10)], [(20, 30)]) == 0.0
+    assert policies.jaccard([(0, 10)], [(5, 15)]) == pytest.approx(5 / 15)
+    assert policies.jaccard([(0, 10)], [(20, 30)]) == 0.0
 
 
 # --- invariants on random vectors ---------------------------------------------------------------
@@ -345,19 +347,21 @@ def random_inputs(draw):
     radius = draw(st.integers(1, 3))
     lam = draw(st.floats(0, 2))
     tau = draw(st.floats(0, 1.5))
-    return QueryInputs(doc, chunks, vecs, "q", q, vecs @ q, GateParams(k, lam, tau, radius))
+    return policies.QueryInputs(
+        doc, chunks, vecs, "q", q, vecs @ q, GateParams(k, lam, tau, radius)
+    )
 
 
-def _covers(outer: PolicyResult, inner: PolicyResult) -> bool:
-    return not subtract_spans(inner.spans, outer.spans)
+def _covers(outer: policies.PolicyResult, inner: policies.PolicyResult) -> bool:
+    return not policies.subtract_spans(inner.spans, outer.spans)
 
 
 @settings(max_examples=150, deadline=None)
 @given(random_inputs())
 def test_topk_within_scar_within_window(inputs):
-    topk = run_policy("topk", inputs)
-    scar = run_policy("scar", inputs)
-    win = run_policy("window", inputs, w=inputs.params.radius)
+    topk = policies.run_policy("topk", inputs)
+    scar = policies.run_policy("scar", inputs)
+    win = policies.run_policy("window", inputs, w=inputs.params.radius)
     assert set(topk.chunk_ids) <= set(scar.chunk_ids) <= set(win.chunk_ids)
     assert _covers(scar, topk) and _covers(win, scar)
     assert topk.chars <= scar.chars <= win.chars
@@ -366,8 +370,8 @@ def test_topk_within_scar_within_window(inputs):
 @settings(max_examples=150, deadline=None)
 @given(random_inputs())
 def test_parent_covers_topk(inputs):
-    topk = run_policy("topk", inputs)
-    parent = run_policy("parent", inputs)
+    topk = policies.run_policy("topk", inputs)
+    parent = policies.run_policy("parent", inputs)
     assert _covers(parent, topk)
     assert set(topk.chunk_ids) <= set(parent.chunk_ids)
 
@@ -388,12 +392,14 @@ def test_five_offline_policies_with_the_default_model_on_the_sample():
     inputs = query_inputs(
         prep, question["query"], qvec, GateParams(k=3), embedder=embedder, cache=cache
     )
-    results = run_all(inputs, {name: {} for name in ORDER if name != "rerank"})
-    assert all(isinstance(r, PolicyResult) for r in results.values()), results
+    results = policies.run_all(inputs, {name: {} for name in policies.ORDER if name != "rerank"})
+    assert all(isinstance(r, policies.PolicyResult) for r in results.values()), results
     qasc = results["qasc"]
     sentences = sentence_spans(prep.document.text)
     best = sentences[int(np.argmax(qasc.detail.scores))]
-    assert not subtract_spans([best], qasc.spans)  # the best sentence is a seed, its window kept
+    assert not policies.subtract_spans(
+        [best], qasc.spans
+    )  # the best sentence is a seed, its window kept
     evidence = [(e["start"], e["end"]) for e in question["evidence"]]
-    assert intersect_spans(evidence, results["scar"].spans)
-    assert intersect_spans(evidence, qasc.spans)
+    assert policies.intersect_spans(evidence, results["scar"].spans)
+    assert policies.intersect_spans(evidence, qasc.spans)

@@ -10,55 +10,42 @@ from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.pipeline import prepare_document
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import select_from_sims
-from scar_viz.teaching.rounds import (
-    KINDS,
-    Answers,
-    LessonRound,
-    candidate_label,
-    candidate_labels,
-    feedback,
-    pick_rounds,
-    round_questions,
-    round_selection,
-    round_title,
-    score_round,
-    score_rounds,
-)
+from scar_viz.teaching import rounds as rd
 
 
 def _round(candidates, admitted):
-    return LessonRound("x", "q", "?", 0.5, 0.1, 3, tuple(candidates), tuple(admitted), None, "")
+    return rd.LessonRound("x", "q", "?", 0.5, 0.1, 3, tuple(candidates), tuple(admitted), None, "")
 
 
 ROUNDS = (_round((15, 18, 19, 21), (15, 18)), _round((15, 18, 19, 21), (15,)))
 
 
 def test_each_round_is_scored_once_from_its_own_prediction():
-    answers = Answers().tick(0, {15, 18}).reveal(0)
-    first = score_rounds(ROUNDS, answers)
+    answers = rd.Answers().tick(0, {15, 18}).reveal(0)
+    first = rd.score_rounds(ROUNDS, answers)
     assert (first.rounds[0].correct, first.rounds[0].total) == (4, 4)
     assert (first.correct, first.total, first.revealed) == (4, 4, 1)
     answers = answers.tick(1, {15}).reveal(1)
-    both = score_rounds(ROUNDS, answers)
+    both = rd.score_rounds(ROUNDS, answers)
     assert (both.rounds[1].correct, both.correct, both.total) == (4, 8, 8)
     # going back to round 1 (ticks of the page's widgets cleared) changes nothing
     again = answers.tick(0, set()).reveal(0, set())
-    assert score_rounds(ROUNDS, again) == both
+    assert rd.score_rounds(ROUNDS, again) == both
     assert again.prediction(0) == frozenset({15, 18})
 
 
 def test_the_issue_scenario_scores_seven_of_eight():
     rounds = (_round((15, 18, 19, 21), (15, 18)), _round((15, 18, 19, 21), ()))
-    answers = Answers().reveal(0, {15, 18}).reveal(1, {15})
-    score = score_rounds(rounds, answers)
+    answers = rd.Answers().reveal(0, {15, 18}).reveal(1, {15})
+    score = rd.score_rounds(rounds, answers)
     assert [s.correct for s in score.rounds] == [4, 3]
     assert (score.correct, score.total) == (7, 8)
     assert score.rounds[1].false_admits == (15,) and score.rounds[1].missed == ()
 
 
 def test_unrevealed_rounds_do_not_count():
-    answers = Answers().tick(1, {15})
-    score = score_rounds(ROUNDS, answers)
+    answers = rd.Answers().tick(1, {15})
+    score = rd.score_rounds(ROUNDS, answers)
     assert score.rounds == (None, None) and (score.correct, score.total) == (0, 0)
     assert answers.prediction(1) == frozenset({15})
 
@@ -71,13 +58,13 @@ def sample_rounds():
     gold = label_queries(
         parse_queries(samples.sample_queries_text(), doc.text), doc.text, prep.chunks
     )
-    questions = round_questions(gold, emb.embed([g.query.query for g in gold]))
-    return prep, questions, pick_rounds(prep.unit, questions, lesson_id="harbor-f-01")
+    questions = rd.round_questions(gold, emb.embed([g.query.query for g in gold]))
+    return prep, questions, rd.pick_rounds(prep.unit, questions, lesson_id="harbor-f-01")
 
 
 def test_sample_rounds_have_every_kind_and_differing_answers(sample_rounds):
     _, _, rounds = sample_rounds
-    assert tuple(r.kind for r in rounds) == KINDS
+    assert tuple(r.kind for r in rounds) == rd.KINDS
     assert rounds[0].question_id == "harbor-f-01"
     answers = [r.admitted for r in rounds]
     assert any(answers), "every round's answer is 'admit nothing'"
@@ -115,14 +102,14 @@ def test_sample_rounds_match_the_gate_and_their_reasons_hold(sample_rounds):
 
 def test_pick_rounds_is_deterministic_and_handles_no_questions(sample_rounds):
     prep, questions, rounds = sample_rounds
-    assert pick_rounds(prep.unit, questions, lesson_id="harbor-f-01") == rounds
-    assert pick_rounds(prep.unit, ()) == ()
+    assert rd.pick_rounds(prep.unit, questions, lesson_id="harbor-f-01") == rounds
+    assert rd.pick_rounds(prep.unit, ()) == ()
 
 
 def test_candidate_label_shows_cos_and_b(sample_rounds):
     _, _, rounds = sample_rounds
     d = rounds[1].focus
-    label = candidate_label(d)
+    label = rd.candidate_label(d)
     assert f"chunk {d.neighbour}" in label and f"{d.cos_qn:.2f}" in label
     assert f"b {d.penalty:.2f}" in label and len(label) <= 50
 
@@ -131,9 +118,9 @@ def test_round_selection_and_labels_follow_the_round(sample_rounds):
     prep, questions, rounds = sample_rounds
     by_id = {q.id: q for q in questions}
     for r in rounds:
-        sel = round_selection(prep.unit, by_id[r.question_id], r)
+        sel = rd.round_selection(prep.unit, by_id[r.question_id], r)
         assert tuple(sel.admitted) == r.admitted
-        labels = candidate_labels(sel)
+        labels = rd.candidate_labels(sel)
         assert tuple(labels) == r.candidates
         assert all(label.startswith(f"chunk {c} (next to ") for c, label in labels.items())
 
@@ -149,18 +136,18 @@ def test_candidate_labels_prefer_the_admitting_decision():
     ones = [d for d in sel.decisions if d.neighbour == 1]
     assert len(ones) == 2
     best = max(ones, key=lambda d: (d.passes, d.score))
-    assert candidate_labels(sel)[1] == candidate_label(best)
+    assert rd.candidate_labels(sel)[1] == rd.candidate_label(best)
 
 
 def test_feedback_in_words_and_round_title():
     rnd = ROUNDS[1]
-    (line,) = feedback(score_round(rnd, {15}))
+    (line,) = rd.feedback(rd.score_round(rnd, {15}))
     assert line == "4 of 4 right."
-    lines = feedback(score_round(rnd, {19, 21}))
+    lines = rd.feedback(rd.score_round(rnd, {19, 21}))
     assert lines == (
         "1 of 4 right.",
         "Rejected, though you expected them in: chunks 19 and 21.",
         "Admitted, though you left them out: chunk 15.",
     )
     assert "[" not in " ".join(lines)
-    assert round_title(0, rnd) == "Round 1: λ = 0.5, τ = 0.1"
+    assert rd.round_title(0, rnd) == "Round 1: λ = 0.5, τ = 0.1"

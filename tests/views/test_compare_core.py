@@ -12,18 +12,7 @@ from scar_viz.fmt import EMPTY_CELL
 from scar_viz.policies import ALL_ORDER, PolicyResult, policy_knobs
 from scar_viz.scoring.learned_gate import LearnedGate, learned_select
 from scar_viz.scoring.params import GateParams
-from scar_viz.views.compare import (
-    COVERS,
-    CompareKnobs,
-    cost_rows,
-    diff_with_scar,
-    find_evidence,
-    policy_labels,
-    policy_settings,
-    uniform_columns,
-    why_options,
-    why_table,
-)
+from scar_viz.views import compare
 
 TEXT = "alpha beta.\n\ngamma delta.\n\nepsilon zeta.\n\neta theta."
 #       0          11  13          25  27           40  42
@@ -35,9 +24,9 @@ def result(name: str, spans, chunk_ids=None) -> PolicyResult:
 
 
 def test_rerank_only_when_a_cross_encoder_loads():
-    knobs = CompareKnobs(reranker="/some/folder")
-    without = policy_settings(knobs, rerank_ok=False)
-    with_ = policy_settings(knobs, rerank_ok=True)
+    knobs = compare.CompareKnobs(reranker="/some/folder")
+    without = compare.policy_settings(knobs, rerank_ok=False)
+    with_ = compare.policy_settings(knobs, rerank_ok=True)
     assert "rerank" not in without and without["rse"]["reranker"] == ""
     assert list(with_) == list(ALL_ORDER)
     assert with_["rse"]["reranker"] == "/some/folder"
@@ -45,8 +34,8 @@ def test_rerank_only_when_a_cross_encoder_loads():
 
 
 def test_every_setting_is_a_knob_its_policy_takes():
-    knobs = CompareKnobs(qasc=QascParams(window_m=4), all_windows=True, p=0.2, sentence_w=5)
-    settings = policy_settings(knobs, rerank_ok=True)
+    knobs = compare.CompareKnobs(qasc=QascParams(window_m=4), all_windows=True, p=0.2, sentence_w=5)
+    settings = compare.policy_settings(knobs, rerank_ok=True)
     for name, values in settings.items():
         assert set(values) <= set(policy_knobs(name)), name
     assert settings["qasc"]["all_windows"] is True and settings["qasc"]["window_m"] == 4
@@ -56,7 +45,9 @@ def test_every_setting_is_a_knob_its_policy_takes():
 
 
 def test_labels_name_the_knobs_that_matter():
-    labels = policy_labels(CompareKnobs(w=2, all_windows=True, p=0.1), GateParams(k=5))
+    labels = compare.policy_labels(
+        compare.CompareKnobs(w=2, all_windows=True, p=0.1), GateParams(k=5)
+    )
     assert labels["topk"] == "topk (k=5)" and labels["window"] == "window ±2"
     assert labels["qasc"].endswith("all windows") and labels["learned"] == "learned (p=0.1)"
     assert set(labels) == set(ALL_ORDER)
@@ -69,34 +60,40 @@ def test_cost_rows_count_runs_mark_evidence_and_show_no_none():
         "rerank": "cannot be loaded offline",
     }
     labels = {"topk": "topk (k=2)", "scar": "scar (r=1)"}
-    rows = cost_rows(results, TEXT, labels, evidence=[(13, 25)])
+    rows = compare.cost_rows(results, TEXT, labels, evidence=[(13, 25)])
     by = {r["policy"]: r for r in rows}
     assert by["topk"]["spans"] == "1" or by["topk"]["spans"] == 1
     assert str(by["scar"]["spans"]) == "2"
-    assert by["topk"][COVERS] == "full" and by["scar"][COVERS] == "none"
-    assert by["rerank"][COVERS] == EMPTY_CELL and by["rerank"]["label"] == "rerank"
+    assert by["topk"][compare.COVERS] == "full" and by["scar"][compare.COVERS] == "none"
+    assert by["rerank"][compare.COVERS] == EMPTY_CELL and by["rerank"]["label"] == "rerank"
     assert all(v is not None for r in rows for v in r.values())
-    assert list(rows[0])[:4] == ["label", "policy", "spans", COVERS]
+    assert list(rows[0])[:4] == ["label", "policy", "spans", compare.COVERS]
 
 
 def test_cost_rows_without_evidence_have_no_evidence_column():
-    rows = cost_rows({"scar": result("scar", [(0, 11)], (0,))}, TEXT, {"scar": "scar"})
-    assert COVERS not in rows[0] and rows[0]["spans"] == 1 and rows[0]["jaccard vs scar"] == 1.0
+    rows = compare.cost_rows({"scar": result("scar", [(0, 11)], (0,))}, TEXT, {"scar": "scar"})
+    assert (
+        compare.COVERS not in rows[0]
+        and rows[0]["spans"] == 1
+        and rows[0]["jaccard vs scar"] == 1.0
+    )
 
 
 def test_partial_evidence_is_a_share():
-    rows = cost_rows({"topk": result("topk", [(13, 18)], (1,))}, TEXT, {}, evidence=[(13, 25)])
-    assert rows[0][COVERS].startswith("partial (")
+    rows = compare.cost_rows(
+        {"topk": result("topk", [(13, 18)], (1,))}, TEXT, {}, evidence=[(13, 25)]
+    )
+    assert rows[0][compare.COVERS].startswith("partial (")
 
 
 def test_uniform_columns_make_a_mixed_column_text():
-    rows = uniform_columns([{"a": 1, "b": "x"}, {"a": EMPTY_CELL, "b": "y"}])
+    rows = compare.uniform_columns([{"a": 1, "b": "x"}, {"a": EMPTY_CELL, "b": "y"}])
     assert [r["a"] for r in rows] == ["1", EMPTY_CELL]
-    assert uniform_columns([{"a": 1}, {"a": 2}]) == [{"a": 1}, {"a": 2}]
+    assert compare.uniform_columns([{"a": 1}, {"a": 2}]) == [{"a": 1}, {"a": 2}]
 
 
 def test_diff_with_scar():
-    d = diff_with_scar(result("window", [(0, 25)]), result("scar", [(13, 40)]))
+    d = compare.diff_with_scar(result("window", [(0, 25)]), result("scar", [(13, 40)]))
     assert d.only_theirs == ((0, 13),) and d.only_scar == ((25, 40),)
     assert (d.theirs_chars, d.scar_chars) == (13, 15)
 
@@ -107,9 +104,9 @@ def test_find_evidence_matches_ignoring_case_and_spaces():
         '[{"text": "gamma delta.", "start": 13, "end": 25}]}\n'
     )
     qset = parse_queries(jsonl, TEXT, "x")
-    assert find_evidence("what is gamma? ", [qset]) == ((13, 25),)
-    assert find_evidence("what is delta?", [qset]) == ()
-    assert find_evidence("anything", []) == ()
+    assert compare.find_evidence("what is gamma? ", [qset]) == ((13, 25),)
+    assert compare.find_evidence("what is delta?", [qset]) == ()
+    assert compare.find_evidence("anything", []) == ()
 
 
 def test_why_options_list_the_gate_decisions():
@@ -118,15 +115,15 @@ def test_why_options_list_the_gate_decisions():
     unit /= np.linalg.norm(unit, axis=1, keepdims=True)
     sims = unit @ unit[5]
     sel = learned_select(sims, unit, 2, LearnedGate.scar(0.5, 0.1), p=0.5, radius=1)
-    options = why_options(sel)
+    options = compare.why_options(sel)
     judged = [d for d in sel.decisions if d.outcome != "retrieved"]
     assert len(options) == len(judged) > 0
     label, decision = next(iter(options.items()))
     assert label.startswith(f"chunk {decision.neighbour} (") and decision.outcome in label
-    table = why_table(decision)
+    table = compare.why_table(decision)
     assert table[-1]["term"] == "intercept" and table[-1]["value"] == EMPTY_CELL
     assert sum(float(r["contribution"]) for r in table) == pytest.approx(decision.score, abs=5e-3)
-    assert why_options(None) == {} and why_options(object()) == {}
+    assert compare.why_options(None) == {} and compare.why_options(object()) == {}
 
 
 def test_qasc_steps_summarise_and_list_the_windows():
