@@ -18,7 +18,7 @@ from ui.cache import cached, disk_cache
 from ui.evaluation_lab import labelled_setup
 from ui.learned import active_gate, current_p, has_session_gate
 from ui.queryset import content_key, progress_bar
-from ui.share import chart_config
+from ui.share import chart_config, download
 from ui.state import URL
 
 st.title("Equal budget")
@@ -110,11 +110,9 @@ st.caption(
 
 st.subheader("The points")
 st.dataframe(display_rows(budget_rows(result)), hide_index=True, key="budget_table")
-st.download_button(
+download(
     "Download the points (CSV)",
     budget_csv(result),
-    file_name="equal-budget.csv",
-    mime="text/csv",
+    "equal-budget.csv",
     key="budget_csv",
-    icon=":material/download:",
 )

@@ -24,6 +24,7 @@ from scar_viz.evaluation.significance import smallest_p
 from ui.cache import cached
 from ui.evaluation_lab import NUM0, NUM2, NUM3, lab_page, run_evaluation
 from ui.queryset import content_key
+from ui.share import download
 
 COVERAGE_NOTE = (
     "Span policies without chunk ids (QASC, RSE, sentence window) are scored by character "
@@ -58,11 +59,10 @@ with tab_metrics:
     if sentence := chunk_sentence(ev):
         st.write(sentence)
     st.caption(f"Tokens: {TOKENIZER_NAME}, over the assembled context. {COVERAGE_NOTE}")
-    st.download_button(
+    download(
         "Download as JSON",
         json.dumps(evaluation_json(ev), indent=2),
-        file_name="evaluation.json",
-        mime="application/json",
+        "evaluation.json",
         key="dl_json",
     )
 
@@ -81,13 +81,11 @@ with tab_query:
             key="per_query_table",
             column_config={"recall": NUM3, "chunks": NUM2},
         )
-        st.download_button(
+        download(
             "Download per-query results (CSV)",
-            data=lambda: per_query.to_csv(index=False),
-            file_name=f"per-query-{pick}.csv",
-            mime="text/csv",
+            lambda: per_query.to_csv(index=False),
+            f"per-query-{pick}.csv",
             key="dl_per_query",
-            on_click="ignore",
         )
         reasons = miss_reason_rows(ev)
         if reasons:

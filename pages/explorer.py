@@ -33,7 +33,7 @@ from ui.gate_controls import gate_sliders, panel_setting, query_box, release_to_
 from ui.gate_panel import gate_panel, payload_id, remember_overview_click
 from ui.loading import query_vector
 from ui.presenter import presenting
-from ui.share import chart_config
+from ui.share import chart_config, download
 from ui.sidebar import sidebar_setup
 
 NUMBER_COLUMNS = ("cos(q,n)", "b(c,n)", "S", "bar τ·cos(q,c)", "margin", "score", "probability")
@@ -174,13 +174,11 @@ def decisions(sel) -> None:
             c: st.column_config.NumberColumn(format="%.3f") for c in NUMBER_COLUMNS if c in frame
         },
     )
-    st.download_button(
+    download(
         "Download decisions (CSV)",
-        data=lambda: frame.to_csv(index=False),
-        file_name="scar-decisions.csv",
-        mime="text/csv",
+        lambda: frame.to_csv(index=False),
+        "scar-decisions.csv",
         key="dl_decisions",
-        on_click="ignore",
     )
 
 

@@ -33,7 +33,7 @@ from ui.learned import (
     upload_gate,
 )
 from ui.queryset import content_key, progress_bar
-from ui.share import chart_config
+from ui.share import chart_config, download
 from ui.state import URL, set_widget
 
 
@@ -152,13 +152,12 @@ c1.button(
     on_click=keep_gate,
     args=(gate,),
 )
-c2.download_button(
+download(
     "Download the weights (JSON)",
     gate.to_json(),
-    file_name="gate.json",
-    mime="application/json",
+    "gate.json",
     key="fg_download",
-    icon=":material/download:",
+    where=c2,
 )
 c3.button("Back to the default gate", key="fg_default", on_click=forget_gate)
 st.file_uploader(

@@ -29,6 +29,7 @@ from scar_viz.llm.tables import (
     usage_line,
 )
 from ui.alerts import alert
+from ui.share import download
 
 
 def generated_view(
@@ -54,13 +55,12 @@ def generated_view(
         alert("No generated question was kept; the table above says why.", "warning")
         return
     d1, d2 = st.columns(2)
-    d1.download_button(
+    download(
         "Download the set (JSON Lines)",
         gs.jsonl(),
-        file_name="generated.queries.jsonl",
-        mime="application/jsonl",
+        "generated.queries.jsonl",
         key="gen_download",
-        icon=":material/download:",
+        where=d1,
     )
     d2.button(
         "Use it in the Evaluation lab",
@@ -111,11 +111,9 @@ def check_view(check: AnswerCheck, stale: bool) -> None:
     st.dataframe(rows, hide_index=True, key="ans_side")
     with st.expander("What the judge said (claims, questions written from the answers)"):
         st.dataframe(claim_rows(check, qid), hide_index=True, key="ans_claims")
-    st.download_button(
+    download(
         "Download the answer check (JSON)",
         json.dumps(answer_json(check), ensure_ascii=False, indent=2),
-        file_name="answer-check.json",
-        mime="application/json",
+        "answer-check.json",
         key="ans_download",
-        icon=":material/download:",
     )

@@ -35,7 +35,7 @@ from ui.cache import disk_cache
 from ui.learned import active_gate as session_gate
 from ui.learned import current_p, has_session_gate, p_slider
 from ui.queryset import add_session_query, session_set
-from ui.share import chart_config
+from ui.share import chart_config, download
 from ui.state import URL, llm_settings
 
 # --- the gate policy -----------------------------------------------------------------------
@@ -108,13 +108,11 @@ def label_box(prep: PreparedDoc, question: str, chunk_ids: Sequence[int]) -> Non
                 alert(user_message(exc))
         queries = session_set(prep.document.text).queries
         if queries:
-            st.download_button(
+            download(
                 f"Download my query set ({len(queries)} questions, JSON Lines)",
-                data=to_jsonl(queries, prep.document.text, prep.chunks),
-                file_name="my-queries.jsonl",
-                mime="application/jsonl",
+                to_jsonl(queries, prep.document.text, prep.chunks),
+                "my-queries.jsonl",
                 key="lab_dl",
-                on_click="ignore",
             )
 
 

@@ -45,6 +45,7 @@ from scar_viz.evaluation.report import issue_rows
 from scar_viz.pipeline import PreparedDoc
 from ui.alerts import alert
 from ui.cache import disk_cache
+from ui.share import download
 
 SOURCES = {
     "sample": "The sample's own query file",
@@ -113,19 +114,19 @@ def format_help(key: str = "fmt") -> None:
     with st.expander("The labelled query format (and a template to fill in)"):
         st.markdown(QUERY_FORMAT)
         c1, c2 = st.columns(2)
-        c1.download_button(
+        download(
             "Template (JSON Lines)",
             TEMPLATE_JSONL,
-            file_name="queries-template.jsonl",
-            mime="application/jsonl",
+            "queries-template.jsonl",
             key=f"{key}_template",
+            where=c1,
         )
-        c2.download_button(
+        download(
             "Worked example on the sample",
             worked_example(),
-            file_name="harbor-example.queries.jsonl",
-            mime="application/jsonl",
+            "harbor-example.queries.jsonl",
             key=f"{key}_example",
+            where=c2,
         )
         st.caption(
             "No file yet? Label questions as you explore (Explorer: *Add to my query set*), or "

@@ -3,6 +3,9 @@ charts download as PNG or SVG."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import PurePath
+
 import streamlit as st
 
 from scar_viz.documents.reading import Document
@@ -43,13 +46,11 @@ def share_panel(document: Document | None) -> None:
                 "(settings + document text) and send that instead."
             )
         settings = {k: st.session_state[k] for k in SETTING_KEYS if k in st.session_state}
-        st.download_button(
+        download(
             "Save session file (JSON)",
-            data=lambda: dumps(settings, document, uploaded),
-            file_name="scar-viz-session.json",
-            mime="application/json",
+            lambda: dumps(settings, document, uploaded),
+            "scar-viz-session.json",
             key="save_session",
-            on_click="ignore",
         )
         st.selectbox(
             "Chart download format (camera icon on each chart)",
@@ -71,3 +72,28 @@ def chart_config(name: str) -> dict:
         "displaylogo": False,
         "toImageButtonOptions": {"format": fmt, "filename": f"scar-viz-{name}", "scale": 2},
     }
+
+
+MIME = {".json": "application/json", ".jsonl": "application/jsonl", ".csv": "text/csv"}
+"""Download types by file ending."""
+
+
+def download(
+    label: str,
+    data: str | bytes | Callable[[], str | bytes],
+    file_name: str,
+    key: str,
+    where=st,
+) -> None:
+    """One download button, drawn the same everywhere: the type from the file's ending, the
+    download icon, and no rerun on the click (nothing on the page changes). ``data`` may be a
+    function, called only when the button is pressed; ``where`` is a column or container."""
+    where.download_button(
+        label,
+        data=data,
+        file_name=file_name,
+        mime=MIME.get(PurePath(file_name).suffix, "application/octet-stream"),
+        key=key,
+        icon=":material/download:",
+        on_click="ignore",
+    )
