@@ -6,20 +6,18 @@ from __future__ import annotations
 import streamlit as st
 
 from scar_viz.embeddings import text_key
-from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation import available_policies
 from scar_viz.llm.answers import DEFAULT_QUESTIONS, check_answers, reference_answers
 from scar_viz.llm.client import ChatModel, public_url
 from scar_viz.llm.querygen import DEFAULT_FRAGMENTED_SHARE, DEFAULT_N, generate_queries
 from scar_viz.llm.tables import calls_note
 from scar_viz.pipeline import embed_function
-from ui.alerts import alert
+from ui.alerts import alert, attempt, with_progress
 from ui.answer_views import check_view, generated_view
 from ui.cache import disk_cache
 from ui.gate_controls import gate_sliders
 from ui.queryset import (
     content_key,
-    progress_bar,
     query_set_picker,
     query_vectors,
     set_text,
@@ -83,23 +81,19 @@ share = c2.slider(
 seed = c3.number_input("Seed", 0, 10_000, 0, key="gen_seed", bind=URL)
 doc_key = text_key(prep.document.text)
 if c4.button("Generate", key="gen_run", icon=":material/auto_awesome:", disabled=not configured):
-    bar, update = progress_bar("Asking the model for questions …")
-    try:
-        gs = generate_queries(
-            prep.document,
-            prep.chunks,
-            chat(),
-            n=int(n),
-            fragmented_share=share,
-            seed=int(seed),
-            progress=update,
-        )
-    except (UserError, ValueError) as exc:
-        alert(f"Generating failed: {user_message(exc)} Nothing was lost; try again.")
-    else:
+    options = {"n": int(n), "fragmented_share": share, "seed": int(seed)}
+    gs = with_progress(
+        "Asking the model for questions …",
+        lambda update: attempt(
+            lambda: generate_queries(
+                prep.document, prep.chunks, chat(), **options, progress=update
+            ),
+            "Generating failed:",
+            "Nothing was lost; try again.",
+        ),
+    )
+    if gs is not None:
         st.session_state.setdefault(GENERATED, {})[doc_key] = (prep.config.label, gs)
-    finally:
-        bar.empty()
 
 made = st.session_state.get(GENERATED, {}).get(doc_key)
 if made is not None:
@@ -163,27 +157,28 @@ if st.button(
 ):
     vecs = query_vectors(embedder, active.labelled)
     if vecs is not None:
-        bar, update = progress_bar("Answering and judging …")
-        try:
-            check = check_answers(
-                prep,
-                active.labelled,
-                vecs,
-                chat(),
-                embed_function(embedder, disk_cache()),
-                policies=policies,
-                params=params,
-                judge=chat(judge_name) if judge_name else None,
-                references=references,
-                n_questions=int(n_questions),
-                progress=update,
-            )
-        except (UserError, ValueError) as exc:
-            alert(f"The answer check failed: {user_message(exc)} Earlier results are kept.")
-        else:
+        check = with_progress(
+            "Answering and judging …",
+            lambda update: attempt(
+                lambda: check_answers(
+                    prep,
+                    active.labelled,
+                    vecs,
+                    chat(),
+                    embed_function(embedder, disk_cache()),
+                    policies=policies,
+                    params=params,
+                    judge=chat(judge_name) if judge_name else None,
+                    references=references,
+                    n_questions=int(n_questions),
+                    progress=update,
+                ),
+                "The answer check failed:",
+                "Earlier results are kept.",
+            ),
+        )
+        if check is not None:
             st.session_state[CHECK] = (settings, check)
-        finally:
-            bar.empty()
 
 last = st.session_state.get(CHECK)
 if last is not None:

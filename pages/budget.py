@@ -6,18 +6,17 @@ from __future__ import annotations
 import streamlit as st
 
 from scar_viz.charts import budget_chart
-from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation import available_policies
 from scar_viz.evaluation.budget import BUDGET_KS, budget_csv, budget_rows, equal_budget
 from scar_viz.pipeline import embed_function
 from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
 from scar_viz.scoring.params import PRESETS, GateParams
 from scar_viz.views.coverage import display_rows
-from ui.alerts import alert
+from ui.alerts import alert, or_stop, with_progress
 from ui.cache import cached, disk_cache
 from ui.evaluation_lab import labelled_setup
 from ui.learned import active_gate, current_p, has_session_gate
-from ui.queryset import content_key, progress_bar
+from ui.queryset import content_key
 from ui.share import chart_config, download
 from ui.state import URL
 
@@ -67,31 +66,22 @@ key = (
 )
 
 
-def compute():
-    bar, update = progress_bar(
-        f"{len(policies)} policies × {len(BUDGET_KS)} values of k × {len(active.labelled)} queries"
+def compute(update):
+    return equal_budget(
+        prep,
+        active.labelled,
+        vecs,
+        policies,
+        BUDGET_KS,
+        params,
+        embed=embed_function(embedder, disk_cache()),
+        knobs=knobs,
+        progress=update,
     )
-    try:
-        return equal_budget(
-            prep,
-            active.labelled,
-            vecs,
-            policies,
-            BUDGET_KS,
-            params,
-            embed=embed_function(embedder, disk_cache()),
-            knobs=knobs,
-            progress=update,
-        )
-    finally:
-        bar.empty()
 
 
-try:
-    result = cached(key, compute)
-except UserError as exc:
-    alert(user_message(exc))
-    st.stop()
+counts = f"{len(policies)} policies × {len(BUDGET_KS)} values of k × {len(active.labelled)} queries"
+result = or_stop(lambda: cached(key, lambda: with_progress(counts, compute)))
 for name, message in result.errors.items():
     alert(f"Policy '{name}' could not run: {message}", "warning")
 

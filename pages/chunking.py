@@ -30,11 +30,11 @@ from scar_viz.chunking.fragmentation import (
 from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder
-from scar_viz.errors import UserError, user_message
+from scar_viz.errors import UserError
 from scar_viz.evaluation.queries import evidence_units, parse_queries
 from scar_viz.pipeline import embed_function
 from scar_viz.views import chunking_lab as lab
-from ui.alerts import alert
+from ui.alerts import alert, or_stop
 from ui.cache import disk_cache
 from ui.loading import get_embedder, load_model
 from ui.presenter import presenting
@@ -83,11 +83,7 @@ picked, config, spec, base_url = sidebar()
 if picked is None or config is None:
     st.stop()
 doc_key, doc = picked
-try:
-    embedder = get_embedder(spec, base_url)
-except UserError as exc:
-    alert(user_message(exc))
-    st.stop()
+embedder = or_stop(lambda: get_embedder(spec, base_url))
 
 names = list(CHUNKERS)
 c1, c2, c3 = st.columns([1.2, 1.2, 1.6])
@@ -125,13 +121,13 @@ units = evidence if kind == "evidence" else document_units(doc, kind)
 needs_model = config.needs_embed or config_b.needs_embed
 if needs_model and not load_model(embedder, slot):
     st.stop()
-try:
-    with st.spinner("Chunking (the semantic chunker embeds every sentence once) …"):
-        spans_a = _spans(doc_key, doc, config, embedder.model_id, embedder)
-        spans_b = _spans(doc_key, doc, config_b, embedder.model_id, embedder)
-except UserError as exc:
-    alert(f"Chunking failed: {user_message(exc)}")
-    st.stop()
+with st.spinner("Chunking (the semantic chunker embeds every sentence once) …"):
+    spans_a, spans_b = or_stop(
+        lambda: tuple(
+            _spans(doc_key, doc, c, embedder.model_id, embedder) for c in (config, config_b)
+        ),
+        "Chunking failed:",
+    )
 summaries = (
     lab.summarise("A", doc.text, config, spans_a, units),
     lab.summarise("B", doc.text, config_b, spans_b, units),

@@ -29,13 +29,13 @@ from scar_viz.views.compare import (
     why_options,
     why_table,
 )
-from ui.alerts import alert
+from ui.alerts import alert, attempt, or_stop, with_progress
 from ui.cache import disk_cache, prepared_key
 from ui.gate_controls import gate_sliders, query_box
 from ui.knobs import knob_controls
 from ui.learned import active_gate, has_session_gate, p_slider
 from ui.loading import query_vector
-from ui.queryset import add_session_query, known_sets, progress_bar
+from ui.queryset import add_session_query, known_sets
 from ui.share import chart_config
 from ui.sidebar import sidebar_setup
 from ui.state import URL
@@ -90,26 +90,21 @@ with st.spinner("Loading the cross-encoder (once) …"):
 if not status.available:
     st.caption(f"Rerank is left out: {status.message} {status.hint}")
 
-if query is None:
-    st.stop()
 qvec = query_vector(embedder, query)
-if qvec is None:
-    st.stop()
-try:
-    inputs = query_inputs(prep, query, qvec, gate, embedder=embedder, cache=disk_cache())
-except UserError as exc:
-    alert(user_message(exc))
-    st.stop()
+inputs = or_stop(
+    lambda: query_inputs(prep, query, qvec, gate, embedder=embedder, cache=disk_cache())
+)
 
 with st.spinner("Splitting the document into sentences (once per document) …"):
     sentences = sentence_spans(doc.text)
-bar, update = progress_bar(f"Sentence vectors for {len(sentences):,} sentences (once per model)")
-try:
-    embed_cached(embedder, [doc.text[s:e] for s, e in sentences], disk_cache(), update)
-except UserError as exc:
-    alert(f"Embedding the sentences failed: {user_message(exc)}", "warning")
-finally:
-    bar.empty()
+with_progress(
+    f"Sentence vectors for {len(sentences):,} sentences (once per model)",
+    lambda update: attempt(
+        lambda: embed_cached(embedder, [doc.text[s:e] for s, e in sentences], disk_cache(), update),
+        "Embedding the sentences failed:",
+        kind="warning",
+    ),
+)
 
 knobs = CompareKnobs(
     int(w), int(level), int(n_cand), reranker, qasc, all_windows, rse_preset, ratio,

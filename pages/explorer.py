@@ -12,14 +12,13 @@ import streamlit as st
 
 from scar_viz.charts import decision_plane
 from scar_viz.charts.overview import overview_chart, split_overview
-from scar_viz.errors import UserError, user_message
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.policies.context import context_html
 from scar_viz.scoring.explain import edge_notes, explain_decision
 from scar_viz.scoring.scar import Selection
 from scar_viz.views.explorer import contexts, policy_selection, query_sims, summarise
 from scar_viz.views.focus import gate_payload, overview_data
-from ui.alerts import alert
+from ui.alerts import or_stop
 from ui.cache import cached, prepared_key
 from ui.explore_tools import (
     active_gate,
@@ -33,7 +32,7 @@ from ui.gate_controls import gate_sliders, panel_setting, query_box, release_to_
 from ui.gate_panel import gate_panel, payload_id, remember_overview_click
 from ui.loading import query_vector
 from ui.presenter import presenting
-from ui.share import chart_config, download
+from ui.share import chart_config, download, pickable_chart
 from ui.sidebar import sidebar_setup
 
 NUMBER_COLUMNS = ("cos(q,n)", "b(c,n)", "S", "bar τ·cos(q,c)", "margin", "score", "probability")
@@ -54,16 +53,10 @@ if setup is None:
 prep, embedder = setup
 doc_key = prepared_key(prep)[0]
 query = query_box(st.session_state.get("doc"), prep.document, doc_key)
-if query is None:
-    st.stop()
 qvec = query_vector(embedder, query)
-if qvec is None:
-    st.stop()
-try:
-    sims = cached(("sims", *prepared_key(prep), query), lambda: query_sims(prep.unit, qvec))
-except UserError as exc:
-    alert(user_message(exc))
-    st.stop()
+sims = or_stop(
+    lambda: cached(("sims", *prepared_key(prep), query), lambda: query_sims(prep.unit, qvec))
+)
 
 
 def metrics(sel, summary, big: bool) -> None:
@@ -96,12 +89,8 @@ def overview(sel, focus: int | None, big: bool) -> None:
     )
     figs = split_overview(whole)
     for fig, key, bar in zip(figs, ("overview_marks", "overview"), (True, False), strict=True):
-        st.plotly_chart(
-            fig,
-            key=key,
-            on_select=remember_overview_click(key, "focus"),
-            selection_mode="points",
-            config={**chart_config("overview"), "displayModeBar": bar},
+        pickable_chart(
+            fig, key, remember_overview_click(key, "focus"), "overview", displayModeBar=bar
         )
 
 

@@ -8,7 +8,6 @@ import streamlit as st
 
 from scar_viz.charts import pareto_chart
 from scar_viz.charts.learned import add_p_curve, gate_weights_chart
-from scar_viz.errors import UserError, user_message
 from scar_viz.scoring.learned_gate import DEFAULT_L2, setting_notes
 from scar_viz.scoring.params import DEFAULT_K
 from scar_viz.views.coverage import display_rows
@@ -20,7 +19,7 @@ from scar_viz.views.fit_report import (
     picked_p,
     scar_front,
 )
-from ui.alerts import alert
+from ui.alerts import alert, or_stop, with_progress
 from ui.cache import cached
 from ui.evaluation_lab import labelled_setup
 from ui.learned import (
@@ -32,8 +31,8 @@ from ui.learned import (
     p_slider,
     upload_gate,
 )
-from ui.queryset import content_key, progress_bar
-from ui.share import chart_config, download
+from ui.queryset import content_key
+from ui.share import chart_config, download, pickable_chart
 from ui.state import URL, set_widget
 
 
@@ -71,12 +70,11 @@ on = c4.radio(
     "Fit on", list(FIT_ON), format_func=FIT_ON.get, horizontal=True, key="fit_on", bind=URL
 )
 key = (*content_key(prep, active, "fit-gate"), k, radius, float(l2), on)
-try:
-    with st.spinner("Fitting the gate …"):
-        report = cached(key, lambda: fit_report(prep, active.labelled, vecs, k, radius, on, l2))
-except UserError as exc:
-    alert(f"The gate cannot be fitted on this set: {user_message(exc)}")
-    st.stop()
+with st.spinner("Fitting the gate …"):
+    report = or_stop(
+        lambda: cached(key, lambda: fit_report(prep, active.labelled, vecs, k, radius, on, l2)),
+        "The gate cannot be fitted on this set:",
+    )
 gate = report.gate
 
 st.plotly_chart(gate_weights_chart(gate), key="fg_weights", config=chart_config("fit-gate-1"))
@@ -96,15 +94,13 @@ shown = report.shown
 front_key = (*content_key(prep, active, "fit-gate-front"), k, radius, on)
 
 
-def compute_front():
-    bar, update = progress_bar(f"SCAR's λ×τ sweep on {shown.label}")
-    try:
-        return scar_front(prep, shown.queries, shown.vecs, k, radius, progress=update)
-    finally:
-        bar.empty()
-
-
-front = cached(front_key, compute_front)
+front = cached(
+    front_key,
+    lambda: with_progress(
+        f"SCAR's λ×τ sweep on {shown.label}",
+        lambda update: scar_front(prep, shown.queries, shown.vecs, k, radius, progress=update),
+    ),
+)
 fig = pareto_chart(
     front.grid.mean_chunks,
     front.grid.recall,
@@ -115,13 +111,7 @@ fig = pareto_chart(
 )
 st.session_state["_fg_trace"] = len(fig.data)
 add_p_curve(fig, report.curves[shown.name], p)
-st.plotly_chart(
-    fig,
-    key="fg_chart",
-    on_select=_pick_from_chart,
-    selection_mode="points",
-    config=chart_config("fit-gate-2"),
-)
+pickable_chart(fig, "fg_chart", _pick_from_chart, "fit-gate-2")
 st.selectbox(
     "…or set p from a point of the learned curve",
     curve_options(report.curves[shown.name]),

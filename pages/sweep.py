@@ -27,7 +27,7 @@ from ui.alerts import alert
 from ui.evaluation_lab import NUM2, NUM3, lab_page, run_evaluation, run_sweep
 from ui.loading import prepare
 from ui.queryset import issues_block, query_vectors
-from ui.share import chart_config
+from ui.share import chart_config, pickable_chart
 from ui.state import URL, set_widget
 
 HEATMAPS = (("recall", "recall"), ("mean chunks", "mean_chunks"), ("efficiency", "efficiency"))
@@ -113,21 +113,16 @@ with tab_grid:
     ev = run_evaluation(prep, lab.embedder, lab.active, lab.vecs, policies, params, "main")
     if errors := [f"{n} ({pe.error})" for n, pe in ev.policies.items() if pe.error]:
         alert(f"Not on the chart, could not run: {'; '.join(errors)}", "warning")
-    st.plotly_chart(
-        pareto_chart(
-            grid.mean_chunks,
-            grid.recall,
-            grid.lams,
-            grid.bars,
-            frontier_indices(grid),
-            preset_points(cands) + evaluation_points(ev),
-            point_at(cands, params.lam, params.tau),
-        ),
-        key="pareto_chart",
-        on_select=_apply_chart_pick,
-        selection_mode="points",
-        config=chart_config("sweep-2"),
+    fig = pareto_chart(
+        grid.mean_chunks,
+        grid.recall,
+        grid.lams,
+        grid.bars,
+        frontier_indices(grid),
+        preset_points(cands) + evaluation_points(ev),
+        point_at(cands, params.lam, params.tau),
     )
+    pickable_chart(fig, "pareto_chart", _apply_chart_pick, "sweep-2")
     st.selectbox(
         "Pick a frontier point to set the sliders",
         frontier_points(grid),

@@ -1,11 +1,19 @@
-"""Messages that quote untrusted text (a file name, a line of a query file, an endpoint's
-answer), shown escaped so nothing in them is ever interpreted."""
+"""What a user is told while an action runs and when it fails: messages that quote untrusted
+text (a file name, a line of a query file, an endpoint's answer), shown escaped so nothing in
+them is ever interpreted; a progress bar that counts; one way to turn an error into a message.
+"""
 
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
+from typing import TypeVar
 
 import streamlit as st
+
+from scar_viz.errors import UserError, user_message
+
+T = TypeVar("T")
 
 _ALERT_STYLE = {
     "error": ("#fdecea", "#7d1f1a", "#e0a39e"),
@@ -32,3 +40,40 @@ def alert(text: str, kind: str = "error", where=None) -> None:
         f"border:1px solid {border};border-radius:8px;padding:{pad};"
         f'font-size:{size};white-space:pre-wrap;overflow-wrap:anywhere">{html.escape(str(text))}</div>'
     )
+
+
+def attempt(
+    action: Callable[[], T], failed: str = "", kept: str = "", kind: str = "error"
+) -> T | None:
+    """``action()``; when it raises an error a user should read, None and one message:
+    ``failed`` (what went wrong), the error's sentence, ``kept`` (what was not lost)."""
+    try:
+        return action()
+    except (UserError, ValueError) as exc:
+        alert(" ".join(part for part in (failed, user_message(exc), kept) if part), kind)
+        return None
+
+
+def or_stop(action: Callable[[], T], failed: str = "") -> T:
+    """``action()``; when it raises an error a user should read, its message (after
+    ``failed``) and the page stops there, as every page does when it cannot go on."""
+    try:
+        return action()
+    except UserError as exc:
+        alert(" ".join(part for part in (failed, user_message(exc)) if part))
+        st.stop()
+        raise  # not reached: st.stop() ends the script run
+
+
+def with_progress(text: str, action: Callable[[Callable[[int, int], None]], T]) -> T:
+    """``action(update)`` under a progress bar that ``update(done, total)`` moves and that
+    goes when the action ends, whatever the outcome."""
+    bar = st.progress(0.0, text=text)
+
+    def update(done: int, total: int) -> None:
+        bar.progress(min(1.0, done / max(total, 1)), text=f"{text} {done}/{total}")
+
+    try:
+        return action(update)
+    finally:
+        bar.empty()

@@ -23,12 +23,12 @@ from scar_viz.pipeline import PreparedDoc
 from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.sweep import LAMS, TAUS, Candidates, SweepResult, sweep
+from ui.alerts import with_progress
 from ui.cache import cached, disk_cache
 from ui.gate_controls import gate_sliders
 from ui.queryset import (
     ActiveQueries,
     content_key,
-    progress_bar,
     query_set_picker,
     query_vectors,
     type_metrics,
@@ -149,13 +149,12 @@ def run_evaluation(
     key = ("eval", *content_key(prep, queries, tag), tuple(policies), params)
 
     def compute() -> Evaluation:
-        bar, update = progress_bar(f"Evaluating {len(labelled)} queries …")
-        try:
-            return run_core(
+        return with_progress(
+            f"Evaluating {len(labelled)} queries …",
+            lambda update: run_core(
                 prep, labelled, vecs, policies, params, embed=_embed(embedder), progress=update
-            )
-        finally:
-            bar.empty()
+            ),
+        )
 
     return cached(key, compute)
 
@@ -171,12 +170,8 @@ def run_sweep(
     labelled = queries.labelled if isinstance(queries, ActiveQueries) else tuple(queries)
     key = ("sweep", *content_key(prep, queries, tag), params.k, params.radius)
 
-    def compute() -> tuple[Candidates, SweepResult]:
-        bar, update = progress_bar(f"Sweeping {len(LAMS)}×{len(TAUS)} (λ, τ) …")
-        try:
-            cands = candidates_for(prep, labelled, vecs, params.k, params.radius)
-            return cands, sweep(cands, LAMS, TAUS, progress=update)
-        finally:
-            bar.empty()
+    def compute(update) -> tuple[Candidates, SweepResult]:
+        cands = candidates_for(prep, labelled, vecs, params.k, params.radius)
+        return cands, sweep(cands, LAMS, TAUS, progress=update)
 
-    return cached(key, compute)
+    return cached(key, lambda: with_progress(f"Sweeping {len(LAMS)}×{len(TAUS)} (λ, τ) …", compute))

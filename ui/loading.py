@@ -11,7 +11,7 @@ from scar_viz.documents.reading import DEFAULT_MAX_BYTES, Document, DocumentErro
 from scar_viz.embeddings import Embedder, EmbeddingError, text_key
 from scar_viz.pipeline import PreparedDoc, prepare_document
 from ui import cache
-from ui.alerts import alert
+from ui.alerts import alert, or_stop
 from ui.state import api_key
 
 
@@ -128,10 +128,12 @@ def prepare(
         return None
 
 
-def query_vector(embedder: Embedder, query: str) -> np.ndarray | None:
-    """The unit vector of ``query`` (cached by model and text); None with the message shown."""
-    try:
-        return cache.query_vector(embedder.model_id, query, embedder)
-    except EmbeddingError as exc:
-        alert(f"Embedding the query failed: {exc}")
-        return None
+def query_vector(embedder: Embedder, query: str | None) -> np.ndarray:
+    """The unit vector of ``query`` (cached by model and text). The page stops here when
+    there is no question yet, or with the message shown when embedding it fails."""
+    if query is None:
+        st.stop()
+    return or_stop(
+        lambda: cache.query_vector(embedder.model_id, query, embedder),
+        "Embedding the query failed:",
+    )

@@ -254,16 +254,6 @@ def query_vectors(embedder, labelled) -> np.ndarray | None:
         return None
 
 
-def progress_bar(text: str):
-    """(bar, update(done, total)): a progress bar that counts."""
-    bar = st.progress(0.0, text=text)
-
-    def update(done: int, total: int) -> None:
-        bar.progress(min(1.0, done / max(total, 1)), text=f"{text} {done}/{total}")
-
-    return bar, update
-
-
 def content_key(prep: PreparedDoc, queries: ActiveQueries | Sequence[GoldQuery], tag: str) -> tuple:
     """What a result depends on besides its settings: document, chunking, model, prepending
     and the queries' content (never ids alone, names or the user). ``queries`` is the active

@@ -97,3 +97,16 @@ def download(
         icon=":material/download:",
         on_click="ignore",
     )
+
+
+def pickable_chart(fig, key: str, on_pick: Callable[[], None], name: str, **config) -> None:
+    """A chart whose points the user clicks to pick something (a setting, a chunk):
+    ``on_pick`` runs on a click and reads ``st.session_state[key]``; the camera button
+    saves it as ``scar-viz-{name}``; ``config`` adds Plotly config (``displayModeBar``)."""
+    st.plotly_chart(
+        fig,
+        key=key,
+        on_select=on_pick,
+        selection_mode="points",
+        config={**chart_config(name), **config},
+    )
