@@ -16,6 +16,7 @@ from scar_viz.chunking.chunkers import ChunkingConfig
 from scar_viz.documents.reading import load_path
 from scar_viz.embeddings import Embedder, EmbeddingCache, embed_cached, make_embedder
 from scar_viz.errors import SettingsError
+from scar_viz.evaluation.bootstrap import DEFAULT_BOOT, DEFAULT_SEED
 from scar_viz.evaluation.queries import GoldQuery, QuerySet, label_queries, load_queries
 from scar_viz.knobs import field_default, field_type, knob_fields
 from scar_viz.pipeline import PreparedDoc, prepare_document
@@ -27,14 +28,10 @@ EXIT_FAILED = 1
 def add_common_options(p: argparse.ArgumentParser) -> None:
     """Options shared by every sub-command: retrieval, gate, chunking, model."""
     d = DEFAULT_PARAMS
-    p.add_argument(
-        "--k", type=int, default=d.k, help=f"chunks the retriever returns (default {d.k})"
-    )
-    p.add_argument("--lam", type=float, default=d.lam, help=f"λ (default {d.lam:g})")
-    p.add_argument("--tau", type=float, default=d.tau, help=f"τ (default {d.tau:g})")
-    p.add_argument(
-        "--radius", type=int, default=d.radius, help=f"r, neighbours per side (default {d.radius})"
-    )
+    number_option(p, "--k", d.k, "chunks the retriever returns")
+    number_option(p, "--lam", d.lam, "λ")
+    number_option(p, "--tau", d.tau, "τ")
+    number_option(p, "--radius", d.radius, "r, neighbours per side")
     add_chunking_options(p)
     p.add_argument(
         "--model",
@@ -50,6 +47,44 @@ def add_common_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cache", default=None, help="embedding cache file (default ~/.cache/...)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def number_option(
+    p: argparse.ArgumentParser, flag: str, default: int | float, help: str, note: str = ""
+) -> None:
+    """``flag`` typed as its default, with the default (and ``note``) written into the help, so
+    the two cannot drift apart."""
+    shown = f"{default:g}" if isinstance(default, float) else str(default)
+    extra = f"; {note}" if note else ""
+    p.add_argument(
+        flag, type=type(default), default=default, help=f"{help} (default {shown}{extra})"
+    )
+
+
+def add_query_set_arguments(p: argparse.ArgumentParser, queries_note: str = "") -> None:
+    """The document, its labelled query set, and the policies to run on it (``eval``,
+    ``answer``)."""
+    p.add_argument("doc", help="document path (.txt, .md, .pdf, .html)")
+    note = f" ({queries_note})" if queries_note else ""
+    p.add_argument("queries", help=f"labelled queries, JSON Lines{note}")
+    p.add_argument(
+        "--policies",
+        nargs="+",
+        default=None,
+        help="policy names, space- or comma-separated (default topk window1 "
+        "window2 scar, and parent when available; also rerank, qasc, qasc-hybrid, "
+        "rse, automerge, sentence-window, learned, windowN)",
+    )
+
+
+def add_report_options(p: argparse.ArgumentParser) -> None:
+    """What ``eval`` and ``answer`` share about their report: the paired bootstrap's resamples
+    and seed, and leaving the per-query rows out of ``--json``."""
+    number_option(p, "--boot", DEFAULT_BOOT, "paired bootstrap resamples B", "0 skips it")
+    number_option(p, "--seed", DEFAULT_SEED, "bootstrap seed")
+    p.add_argument(
+        "--no-per-query", action="store_true", help="leave the per-query rows out of --json"
+    )
 
 
 def add_chunking_options(p: argparse.ArgumentParser) -> None:

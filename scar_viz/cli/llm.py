@@ -22,7 +22,16 @@ import sys
 from collections.abc import Callable
 
 from scar_viz.chunking.chunkers import ChunkingConfig, chunk_document
-from scar_viz.cli.common import EXIT_FAILED, add_chunking_options, load_query_set, setup
+from scar_viz.cli.common import (
+    EXIT_FAILED,
+    add_chunking_options,
+    add_query_set_arguments,
+    add_report_options,
+    load_query_set,
+    number_option,
+    setup,
+)
+from scar_viz.llm.answers import DEFAULT_QUESTIONS
 from scar_viz.llm.client import (
     DEFAULT_BACKOFF,
     DEFAULT_CONCURRENCY,
@@ -31,6 +40,7 @@ from scar_viz.llm.client import (
     DEFAULT_TIMEOUT,
     ChatModel,
 )
+from scar_viz.llm.querygen import DEFAULT_FRAGMENTED_SHARE, DEFAULT_N
 
 
 def _llm_options(
@@ -108,14 +118,11 @@ def register(
         help="generate labelled queries for a document with a language model (JSON Lines)",
     )
     mq.add_argument("doc", help="document path (.txt, .md, .pdf, .html)")
-    mq.add_argument("--n", type=int, default=40, help="queries to generate (default 40)")
-    mq.add_argument(
-        "--fragmented-share",
-        type=float,
-        default=0.5,
-        help="share of queries made across chunk boundaries (default 0.5)",
+    number_option(mq, "--n", DEFAULT_N, "queries to generate")
+    number_option(
+        mq, "--fragmented-share", DEFAULT_FRAGMENTED_SHARE, "share made across chunk boundaries"
     )
-    mq.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    number_option(mq, "--seed", 0, "sampling seed")
     _llm_options(mq, ("--model", "--llm-model"), ("--base-url", "--llm-base-url"))
     add_chunking_options(mq)
     mq.add_argument(
@@ -128,33 +135,17 @@ def register(
     an = sub.add_parser(
         "answer", help="answer a labelled query set with each policy's context and score it"
     )
-    an.add_argument("doc", help="document path (.txt, .md, .pdf, .html)")
-    an.add_argument("queries", help="labelled queries, JSON Lines (reference 'answer' optional)")
-    an.add_argument(
-        "--policies",
-        nargs="+",
-        default=None,
-        help="policy names, space- or comma-separated (default topk window1 window2 scar ...)",
-    )
+    add_query_set_arguments(an, "a reference 'answer' is optional")
     _llm_options(an, ("--llm-model",), ("--llm-base-url",))
     an.add_argument("--judge-model", default=None, help="the judge's model (default --llm-model)")
     an.add_argument(
         "--judge-base-url", default=None, help="the judge's endpoint (default --llm-base-url)"
     )
-    an.add_argument(
-        "--n-questions",
-        type=int,
-        default=3,
-        help="answer relevancy: questions written from each answer (default 3)",
+    number_option(
+        an, "--n-questions", DEFAULT_QUESTIONS, "answer relevancy: questions from each answer"
     )
     an.add_argument("--limit", type=int, default=None, help="only the first N queries")
-    an.add_argument(
-        "--boot", type=int, default=10_000, help="paired bootstrap resamples (default 10000)"
-    )
-    an.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    an.add_argument(
-        "--no-per-query", action="store_true", help="leave the per-query rows out of --json"
-    )
+    add_report_options(an)
     add_common_options(an)
     an.set_defaults(func=cmd_answer)
 

@@ -16,6 +16,8 @@ from scar_viz.cli.common import (
     EXIT_FAILED,
     add_common_options,
     add_knob_options,
+    add_query_set_arguments,
+    add_report_options,
     gate_params,
     load_labelled,
     setup,
@@ -74,26 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_common_options(sel)
     sel.set_defaults(func=cmd_select)
     ev = sub.add_parser("eval", help="evaluate policies on a labelled query set (JSON Lines)")
-    ev.add_argument("doc", help="document path (.txt, .md, .pdf, .html)")
-    ev.add_argument("queries", help="labelled queries, JSON Lines (shared/corpora/README.md)")
-    ev.add_argument(
-        "--policies",
-        nargs="+",
-        default=None,
-        help="policy names, space- or comma-separated (default topk window1 "
-        "window2 scar, and parent when available; also rerank, qasc, qasc-hybrid, "
-        "rse, automerge, sentence-window, windowN)",
-    )
-    ev.add_argument(
-        "--boot",
-        type=int,
-        default=10_000,
-        help="paired bootstrap resamples B (default 10000; 0 skips it)",
-    )
-    ev.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    ev.add_argument(
-        "--no-per-query", action="store_true", help="leave the per-query rows out of --json"
-    )
+    add_query_set_arguments(ev, "format: shared/corpora/README.md")
+    add_report_options(ev)
     cli_gate.add_gate_options(ev)
     add_common_options(ev)
     ev.set_defaults(func=cmd_eval)
