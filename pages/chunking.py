@@ -5,12 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from scar_viz.charts import (
-    boundary_map,
-    fragmentation_curves,
-    fragmentation_heatmap,
-    passage_html,
-)
+from scar_viz.charts import boundary_map, fragmentation_curves, fragmentation_heatmap, passage_html
 from scar_viz.chunking.chunkers import (
     CHUNKER_INFO,
     CHUNKER_NAMES,
