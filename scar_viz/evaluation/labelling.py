@@ -162,12 +162,5 @@ def to_jsonl(
     types: dict[str, str] = {}
     if text is not None and chunks:
         types = {g.id: g.type for g in label_queries(queries, text, chunks)}
-    lines = []
-    for q in queries:
-        row: dict[str, object] = {"id": q.id, "query": q.query}
-        kind = types.get(q.id, q.declared_type)
-        if kind:
-            row["type"] = kind
-        row["evidence"] = [{"text": e.text, "start": e.start, "end": e.end} for e in q.evidence]
-        lines.append(json.dumps(row, ensure_ascii=False) + "\n")
-    return "".join(lines)
+    rows = (q.as_row(types.get(q.id)) for q in queries)
+    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)

@@ -51,6 +51,15 @@ class LabelledQuery:
     declared_type: str | None
     line: int
 
+    def as_row(self, kind: str | None = None) -> dict[str, object]:
+        """The query as one line of the corpus format; ``type`` is ``kind`` (e.g. the type
+        under the current chunking), else the declared type, and absent when neither is set."""
+        row: dict[str, object] = {"id": self.id, "query": self.query}
+        if kind or self.declared_type:
+            row["type"] = kind or self.declared_type
+        row["evidence"] = [{"text": e.text, "start": e.start, "end": e.end} for e in self.evidence]
+        return row
+
 
 @dataclass(frozen=True)
 class QueryIssue:

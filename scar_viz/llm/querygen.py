@@ -97,16 +97,7 @@ class GeneratedQuery:
 
     def as_json(self) -> dict[str, object]:
         """One line of the corpus format, with the reference ``answer`` and the source."""
-        return {
-            "id": self.query.id,
-            "query": self.query.query,
-            "type": self.type,
-            "evidence": [
-                {"text": e.text, "start": e.start, "end": e.end} for e in self.query.evidence
-            ],
-            "answer": self.answer,
-            "source": self.source.label,
-        }
+        return {**self.query.as_row(self.type), "answer": self.answer, "source": self.source.label}
 
 
 @dataclass(frozen=True)

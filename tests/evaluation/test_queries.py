@@ -315,3 +315,27 @@ def test_query_set_key_changes_with_evidence_not_only_ids():
     assert query_set_key(one.queries) == query_set_key(same.queries)
     labelled = label_queries(one, TYPES_DOC, TYPES_CHUNKS)
     assert query_set_key(labelled) == query_set_key(one.queries)
+
+
+def test_as_row_writes_the_corpus_format_that_parse_queries_reads():
+    text = "alpha beta gamma delta"
+    rows = [
+        {"id": "q1", "query": "which?", "type": "atomic", "evidence": [[6, 10]]},
+        {"id": "q2", "query": "no type", "evidence": [[17, 22]]},
+    ]
+    for row in rows:
+        row["evidence"] = [{"text": text[s:e], "start": s, "end": e} for s, e in row["evidence"]]
+    raw = "\n".join(json.dumps(row) for row in rows)
+    q1, q2 = parse_queries(raw, text).queries
+    assert q1.as_row() == {
+        "id": "q1",
+        "query": "which?",
+        "type": "atomic",
+        "evidence": [{"text": "beta", "start": 6, "end": 10}],
+    }
+    assert q1.as_row("fragmented")["type"] == "fragmented"  # the type under a chunking wins
+    assert "type" not in q2.as_row()
+    again = parse_queries("\n".join(json.dumps(q.as_row()) for q in (q1, q2)), text).queries
+    assert [(q.id, q.query, q.evidence, q.declared_type) for q in again] == [
+        (q.id, q.query, q.evidence, q.declared_type) for q in (q1, q2)
+    ]
