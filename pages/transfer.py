@@ -9,13 +9,12 @@ import streamlit as st
 from scar_viz.charts import bar_transfer_chart, similarity_histograms
 from scar_viz.chunking.chunkers import CHUNKER_NAMES, CHUNKERS, ChunkingConfig
 from scar_viz.embeddings import text_key
-from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation import bar_transfer, candidates_for, similarity_samples
 from scar_viz.evaluation.queries import label_queries
 from scar_viz.evaluation.report import bar_rows, chunker_rows, transfer_rows
 from scar_viz.evaluation.transfer import MAX_SIMILARITIES, model_labels
 from scar_viz.scoring.sweep import THETAS
-from ui.alerts import alert
+from ui.alerts import attempt
 from ui.evaluation_lab import NUM0, NUM2, NUM3, lab_page, run_evaluation
 from ui.loading import get_embedder, load_model, prepare
 from ui.queryset import query_vectors
@@ -39,10 +38,8 @@ def second_model(lab):
             "similarity scales, and see why SCAR's bar is relative."
         )
         return None
-    try:
-        embedder = get_embedder(spec.strip(), (url or "").strip())
-    except UserError as exc:
-        alert(user_message(exc))
+    embedder = attempt(lambda: get_embedder(spec.strip(), (url or "").strip()))
+    if embedder is None:
         return None
     if not load_model(embedder, st.empty()):
         return None
@@ -132,29 +129,30 @@ with tab_chunker:
     config2 = ChunkingConfig(other, prep.config.size, prep.config.overlap, prep.config.percentile)
     doc = prep.document
     prep_b = prepare(text_key(doc.text), doc, config2, lab.embedder, prep.prepend, st.empty())
+    labelled_b = None
     if prep_b is not None:
-        try:
-            labelled_b = label_queries(lab.active.qset, doc.text, prep_b.chunks)
-        except UserError as exc:
-            alert(f"The evidence cannot be mapped to {config2.label} chunks: {user_message(exc)}")
-        else:
-            ev_b = run_evaluation(
-                prep_b, lab.embedder, labelled_b, lab.vecs, policies, params, "chunker"
-            )
-            table = pd.DataFrame(chunker_rows({prep.config.label: ev, config2.label: ev_b}))
-            st.dataframe(
-                table,
-                hide_index=True,
-                key="chunker_table",
-                column_config={
-                    c: NUM3 for c in table.columns if c.startswith(("recall", "SCAR recall"))
-                }
-                | {c: NUM2 for c in table.columns if c.startswith(("chunks ", "SCAR chunks"))}
-                | {"chunks in document": NUM0},
-            )
-            st.caption(
-                "Same queries, same model and gate; gold chunks recomputed under each chunking. "
-                "'SCAR recall gain over top-k' is what the gate repairs; a chunker that cuts "
-                "fewer evidence spans leaves less to repair. Size and overlap are the sidebar's "
-                "(tokens for the tokens chunker)."
-            )
+        labelled_b = attempt(
+            lambda: label_queries(lab.active.qset, doc.text, prep_b.chunks),
+            f"The evidence cannot be mapped to {config2.label} chunks:",
+        )
+    if labelled_b is not None:
+        ev_b = run_evaluation(
+            prep_b, lab.embedder, labelled_b, lab.vecs, policies, params, "chunker"
+        )
+        table = pd.DataFrame(chunker_rows({prep.config.label: ev, config2.label: ev_b}))
+        st.dataframe(
+            table,
+            hide_index=True,
+            key="chunker_table",
+            column_config={
+                c: NUM3 for c in table.columns if c.startswith(("recall", "SCAR recall"))
+            }
+            | {c: NUM2 for c in table.columns if c.startswith(("chunks ", "SCAR chunks"))}
+            | {"chunks in document": NUM0},
+        )
+        st.caption(
+            "Same queries, same model and gate; gold chunks recomputed under each chunking. "
+            "'SCAR recall gain over top-k' is what the gate repairs; a chunker that cuts "
+            "fewer evidence spans leaves less to repair. Size and overlap are the sidebar's "
+            "(tokens for the tokens chunker)."
+        )

@@ -98,10 +98,7 @@ def query_inputs(
             f"{prep.unit.shape[1]}; embed both with the same model."
         )
     if embedder is not None:
-
-        def embed(texts: list[str]) -> np.ndarray:
-            return embed_cached(embedder, texts, cache).vectors
-
+        embed = embed_function(embedder, cache)
     return QueryInputs(
         prep.document,
         prep.chunks,

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from scar_viz.embeddings import Embedder, embed_cached
+from scar_viz.embeddings import Embedder
 from scar_viz.evaluation import Evaluation, available_policies, candidates_for, default_policies
 from scar_viz.evaluation import evaluate as run_core
 from scar_viz.evaluation.queries import GoldQuery
-from scar_viz.pipeline import PreparedDoc
+from scar_viz.pipeline import PreparedDoc, embed_function
 from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.sweep import LAMS, TAUS, Candidates, SweepResult, sweep
@@ -128,13 +128,6 @@ def lab_page(title: str, caption: str) -> tuple[Lab, list[str]]:
     return lab, policies
 
 
-def _embed(embedder: Embedder):
-    def embed(texts: list[str]) -> np.ndarray:
-        return embed_cached(embedder, texts, disk_cache()).vectors
-
-    return embed
-
-
 def run_evaluation(
     prep: PreparedDoc,
     embedder: Embedder,
@@ -152,7 +145,13 @@ def run_evaluation(
         return with_progress(
             f"Evaluating {len(labelled)} queries …",
             lambda update: run_core(
-                prep, labelled, vecs, policies, params, embed=_embed(embedder), progress=update
+                prep,
+                labelled,
+                vecs,
+                policies,
+                params,
+                embed=embed_function(embedder, disk_cache()),
+                progress=update,
             ),
         )
 

@@ -49,11 +49,6 @@ def _follow_document(doc_key: str, doc_choice: str | None) -> None:
     st.session_state.pop("example", None)
 
 
-def _preset_help(name: str, source: str) -> str:
-    p = PRESETS[name]
-    return f"λ = {p['lam']}, τ = {p['tau']}, r = {DEFAULT_RADIUS} ({source})"
-
-
 def default_query(doc_choice: str | None = None) -> str:
     """The first example question of a built-in sample (the default sample when None)."""
     questions = samples.sample_questions(doc_choice or samples.DEFAULT_SAMPLE)

@@ -22,34 +22,19 @@ def get_embedder(spec: str, base_url: str = "") -> Embedder:
     return cache.embedder(spec, base_url, fingerprint, key)
 
 
-def _needs_loading(embedder: Embedder) -> bool:
-    needs = getattr(embedder, "needs_loading", None)
-    if needs is not None:
-        return bool(needs)
-    return getattr(embedder, "_model", "n/a") is None  # embedders without ``needs_loading``
-
-
-def _load(embedder: Embedder) -> None:
-    load = getattr(embedder, "load", None)
-    if callable(load):
-        load()
-    else:  # embedders without ``load()`` load on first access to ``model``
-        _ = embedder.model  # type: ignore[attr-defined]
-
-
 def load_model(embedder: Embedder, slot) -> bool:
     """Load a lazily loaded model under a spinner in ``slot`` so the page shell paints first.
 
     The static model's one-time distillation shows a progress bar instead. False (with the
     message shown in ``slot``) when the model cannot be loaded.
     """
-    distil = getattr(embedder, "needs_distillation", False)
-    if not distil and not _needs_loading(embedder):
+    distil = embedder.needs_distillation
+    if not distil and not embedder.needs_loading:
         return True
     try:
         if distil:
             bar = slot.progress(0.0, text="Distilling the static model from the default (once) …")
-            embedder.load(  # type: ignore[attr-defined]
+            embedder.load(
                 lambda done, total, stage: bar.progress(min(1.0, done / max(total, 1)), text=stage)
             )
         else:
@@ -57,7 +42,7 @@ def load_model(embedder: Embedder, slot) -> bool:
                 slot.container(),
                 st.spinner(f"Loading {embedder.label} (first use in this server) …"),
             ):
-                _load(embedder)
+                embedder.load()
     except EmbeddingError as exc:
         with slot.container():
             alert(str(exc))

@@ -24,7 +24,7 @@ import streamlit as st
 
 from scar_viz.documents import samples
 from scar_viz.embeddings import embed_cached, text_key
-from scar_viz.errors import UserError, user_message
+from scar_viz.errors import UserError
 from scar_viz.evaluation.labelling import (
     QUERY_FORMAT,
     TEMPLATE_JSONL,
@@ -43,8 +43,8 @@ from scar_viz.evaluation.queries import (
 )
 from scar_viz.evaluation.report import issue_rows
 from scar_viz.pipeline import PreparedDoc
-from ui.alerts import alert
-from ui.cache import disk_cache
+from ui.alerts import alert, attempt
+from ui.cache import disk_cache, prepared_key
 from ui.share import download
 
 SOURCES = {
@@ -145,6 +145,13 @@ def _available(doc_choice: str | None, doc_text: str) -> dict[str, tuple[str, st
     return {s: found[s] for s in SOURCES if s in found}
 
 
+def _parse(data: str | bytes, doc_text: str, name: str) -> QuerySet:
+    """A stored set: an upload's bytes are decoded first, text is parsed as it is."""
+    if isinstance(data, bytes):
+        return decode_queries(data, doc_text, name)
+    return parse_queries(data, doc_text, name)
+
+
 def issues_block(qset: QuerySet) -> None:
     """The file's problems: a count, an example, and every message in an expander."""
     if qset.errors:
@@ -201,23 +208,18 @@ def query_set_picker(prep: PreparedDoc, doc_choice: str | None) -> ActiveQueries
     )
     st.session_state["qs_pick"] = source
     name, data = sources[source]
-    try:
-        qset = (
-            decode_queries(data, text, name)
-            if isinstance(data, bytes)
-            else parse_queries(data, text, name)
-        )
-    except UserError as exc:
-        alert(user_message(exc))
+    qset = attempt(lambda: _parse(data, text, name))
+    if qset is None:
         return None
     issues_block(qset)
     if not qset.queries:
         st.error("No valid query is left in this set; fix the lines listed above.")
         return None
-    try:
-        labelled = tuple(label_queries(qset, text, prep.chunks))
-    except UserError as exc:
-        alert(f"The evidence cannot be mapped to chunks: {user_message(exc)}")
+    labelled = attempt(
+        lambda: tuple(label_queries(qset, text, prep.chunks)),
+        "The evidence cannot be mapped to chunks:",
+    )
+    if labelled is None:
         return None
     return ActiveQueries(source, qset, labelled, query_set_key(labelled))
 
@@ -247,11 +249,9 @@ def _query_vecs(model_id: str, texts: tuple[str, ...], _embedder) -> np.ndarray:
 def query_vectors(embedder, labelled) -> np.ndarray | None:
     """(Q, d) vectors of the questions (cached by model and text), or None after a message."""
     texts = tuple(q.query.query for q in labelled)
-    try:
-        return _query_vecs(embedder.model_id, texts, embedder)
-    except UserError as exc:
-        alert(f"Embedding the queries failed: {user_message(exc)}")
-        return None
+    return attempt(
+        lambda: _query_vecs(embedder.model_id, texts, embedder), "Embedding the queries failed:"
+    )
 
 
 def content_key(prep: PreparedDoc, queries: ActiveQueries | Sequence[GoldQuery], tag: str) -> tuple:
@@ -259,14 +259,7 @@ def content_key(prep: PreparedDoc, queries: ActiveQueries | Sequence[GoldQuery],
     and the queries' content (never ids alone, names or the user). ``queries`` is the active
     set or any labelled queries (a half of it, a second set)."""
     qkey = queries.key if isinstance(queries, ActiveQueries) else query_set_key(queries)
-    return (
-        tag,
-        text_key(prep.document.text),
-        prep.config,
-        prep.embedder_id,
-        prep.prepend,
-        qkey,
-    )
+    return (tag, *prepared_key(prep), qkey)
 
 
 def known_sets(doc_choice: str | None, doc_text: str) -> list[QuerySet]:
@@ -278,11 +271,7 @@ def known_sets(doc_choice: str | None, doc_text: str) -> list[QuerySet]:
     for source in order:
         name, data = sources[source]
         try:
-            out.append(
-                decode_queries(data, doc_text, name)
-                if isinstance(data, bytes)
-                else parse_queries(data, doc_text, name)
-            )
+            out.append(_parse(data, doc_text, name))
         except UserError:
             continue
     return out

@@ -23,6 +23,7 @@ from scar_viz.chunking.chunkers import (
 from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder, EmbeddingError
+from scar_viz.embeddings.static import static_model_summary
 from scar_viz.pipeline import PreparedDoc
 from ui.alerts import alert
 from ui.cache import sample_document
@@ -173,14 +174,6 @@ def sidebar_chunking() -> ChunkingConfig | None:
     return config
 
 
-def _static_summary() -> str:
-    try:  # the embeddings package
-        from scar_viz.embeddings.static import static_model_summary
-    except ImportError:  # the single embeddings module
-        from scar_viz.static_model import static_model_summary
-    return static_model_summary()
-
-
 def sidebar_model() -> tuple[str, str]:
     """The embedding model's widgets; returns (spec, base_url)."""
     st.sidebar.subheader("Embedding model")
@@ -188,7 +181,7 @@ def sidebar_model() -> tuple[str, str]:
     extra = st.sidebar.container()  # always present, so later widgets keep their places
     extra.caption(MODEL_OPTIONS[choice])
     if choice == "static":
-        extra.caption(_static_summary())
+        extra.caption(static_model_summary())
     elif choice == "sentence-transformers":
         extra.text_input(
             "Model name or local path",

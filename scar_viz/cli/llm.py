@@ -27,6 +27,7 @@ from scar_viz.cli.common import (
     add_chunking_options,
     add_query_set_arguments,
     add_report_options,
+    gate_params,
     load_query_set,
     number_option,
     setup,
@@ -41,6 +42,7 @@ from scar_viz.llm.client import (
     ChatModel,
 )
 from scar_viz.llm.querygen import DEFAULT_FRAGMENTED_SHARE, DEFAULT_N
+from scar_viz.pipeline import embed_function
 
 
 def _llm_options(
@@ -162,7 +164,6 @@ def cmd_make_queries(args: argparse.Namespace) -> int:
     embed = None
     if config.needs_embed:
         from scar_viz.embeddings import EmbeddingCache, make_embedder
-        from scar_viz.pipeline import embed_function
 
         embed = embed_function(make_embedder(args.embed_model), EmbeddingCache())
     chunks = chunk_document(document, config, embed)
@@ -187,11 +188,9 @@ def cmd_make_queries(args: argparse.Namespace) -> int:
 
 
 def cmd_answer(args: argparse.Namespace) -> int:
-    from scar_viz.embeddings import embed_cached
     from scar_viz.evaluation import default_policies, parse_policy_list
     from scar_viz.evaluation.queries import label_queries
     from scar_viz.llm.answers import SCORES, answer_json, check_answers, reference_answers
-    from scar_viz.scoring.params import GateParams
 
     policies = parse_policy_list(args.policies) if args.policies else default_policies()
     if args.boot < 0 or (args.limit is not None and args.limit < 1):
@@ -206,10 +205,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
     with open(args.queries, encoding="utf-8-sig") as f:
         references = reference_answers(f.read())
     labelled = label_queries(queries, prep.document.text, prep.chunks)
-
-    def embed(texts: list[str]):
-        return embed_cached(embedder, texts, cache).vectors
-
+    embed = embed_function(embedder, cache)
     check = check_answers(
         prep,
         labelled,
@@ -217,7 +213,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
         chat,
         embed,
         policies=policies,
-        params=GateParams(k=args.k, lam=args.lam, tau=args.tau, radius=args.radius),
+        params=gate_params(args),
         judge=judge,
         references=references,
         n_questions=args.n_questions,

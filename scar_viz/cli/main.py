@@ -26,7 +26,7 @@ from scar_viz.cli.llm import register as register_llm_commands
 from scar_viz.cli.policy_options import KNOBS, W_POLICIES, add_policy_options
 from scar_viz.errors import SettingsError, UserError, user_message
 from scar_viz.knobs import knob_fields
-from scar_viz.pipeline import embed_query, query_inputs
+from scar_viz.pipeline import embed_function, embed_query, query_inputs
 from scar_viz.policies import POLICIES, run_policy
 from scar_viz.scoring.scar import Selection
 
@@ -165,7 +165,6 @@ def cmd_select(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from scar_viz.embeddings import embed_cached
     from scar_viz.evaluation import default_policies, evaluate, parse_policy_list, significance
     from scar_viz.evaluation.report import evaluation_json, significance_lines, summary_lines
 
@@ -176,17 +175,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     embedder, cache, prep = setup(args)
     cli_gate.print_setting_notes((knobs or {}).get("learned", {}), prep, args.k)
     qset, labelled, vecs = load_labelled(args.queries, prep, embedder, cache)
-
-    def embed(texts: list[str]):
-        return embed_cached(embedder, texts, cache).vectors
-
     ev = evaluate(
         prep,
         labelled,
         vecs,
         policies,
         gate_params(args),
-        embed=embed,
+        embed=embed_function(embedder, cache),
         knobs=knobs,
         issues=qset.issues,
     )
