@@ -7,8 +7,7 @@ from typing import Any
 import streamlit as st
 
 from scar_viz.knobs import Knob, field_default, field_type, from_values, knob_fields
-
-URL = "query-params"
+from ui.state import URL
 
 
 def _numbers(*xs: float | None) -> list[float | int | None]:
