@@ -85,9 +85,24 @@ def test_chunk_sentence_and_reduction(ev):
 
 
 def test_transfer_rows_pair_the_policies(ev):
-    rows = transfer_rows(ev, ev)
-    assert [r["policy"] for r in rows] == ["topk", "window1", "scar"]
-    assert all(r["recall · 1"] == r["recall · 2"] for r in rows)
+    prep, labelled, vecs, _, _ = hash_sample(64)  # a second "model": other vectors
+    ev2 = evaluate(prep, labelled, vecs, ["scar", "topk"], GateParams(3, 0.5, 0.1, 1))
+    rows = transfer_rows(ev, ev2)
+    assert [r["policy"] for r in rows] == ["topk", "scar"]  # window1 did not run on model 2
+    for row in rows:
+        a = ev.policies[row["policy"]].summaries["all"]
+        b = ev2.policies[row["policy"]].summaries["all"]
+        assert (row["recall · 1"], row["chunks · 1"], row["efficiency · 1"]) == (
+            a.recall,
+            a.mean_chunks,
+            a.efficiency,
+        )
+        assert (row["recall · 2"], row["chunks · 2"], row["efficiency · 2"]) == (
+            b.recall,
+            b.mean_chunks,
+            b.efficiency,
+        )
+    assert any(r["recall · 1"] != r["recall · 2"] for r in rows)  # the models do differ
 
 
 def test_chunker_rows_gain_over_topk(ev):
