@@ -125,16 +125,22 @@ def gate_params(args: argparse.Namespace) -> GateParams:
     return GateParams(k=args.k, lam=args.lam, tau=args.tau, radius=args.radius)
 
 
+def chunking_config(args: argparse.Namespace) -> ChunkingConfig:
+    """The validated chunking from the chunking options (the percentile only when given)."""
+    config = ChunkingConfig(args.chunker, args.chunk_size, args.overlap)
+    if args.chunk_percentile is not None:
+        config = ChunkingConfig(args.chunker, args.chunk_size, args.overlap, args.chunk_percentile)
+    config.validate()
+    return config
+
+
 def setup(args: argparse.Namespace):
     """(embedder, cache, prepared document) from the common options."""
     if args.k < 1:
         raise SettingsError("--k must be at least 1.")
     if args.radius < 0:
         raise SettingsError("--radius must be 0 or more.")
-    config = ChunkingConfig(args.chunker, args.chunk_size, args.overlap)
-    if args.chunk_percentile is not None:
-        config = ChunkingConfig(args.chunker, args.chunk_size, args.overlap, args.chunk_percentile)
-    config.validate()
+    config = chunking_config(args)
     document = load_path(args.doc)
     embedder = make_embedder(args.model, base_url=args.base_url)
     cache = None if args.no_cache else EmbeddingCache(args.cache)
@@ -158,10 +164,16 @@ def load_query_set(path: str, prep: PreparedDoc) -> QuerySet:
 
 
 def load_labelled(
-    path: str, prep: PreparedDoc, embedder: Embedder, cache: EmbeddingCache | None
+    path: str,
+    prep: PreparedDoc,
+    embedder: Embedder,
+    cache: EmbeddingCache | None,
+    limit: int | None = None,
 ) -> tuple[QuerySet, tuple[GoldQuery, ...], np.ndarray]:
-    """:func:`load_query_set`, its queries labelled with their gold chunks, and their vectors."""
+    """:func:`load_query_set`, its queries (the first ``limit`` when given) labelled with their
+    gold chunks, and their vectors."""
     qset = load_query_set(path, prep)
-    labelled = label_queries(qset, prep.document.text, prep.chunks)
+    queries = qset.queries[:limit] if limit else qset.queries
+    labelled = label_queries(queries, prep.document.text, prep.chunks)
     vecs = embed_cached(embedder, [q.query.query for q in labelled], cache).vectors
     return qset, labelled, vecs

@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from scar_viz.cli.common import load_labelled, setup
+from scar_viz.cli.common import add_common_options, load_labelled, setup
 from scar_viz.scoring.learned_gate import (
     DEFAULT_L2,
     DEFAULT_P,
@@ -103,9 +103,7 @@ def print_decisions(sel: LearnedSelection) -> None:
         )
 
 
-def register(
-    sub: argparse._SubParsersAction, add_common_options: Callable[[argparse.ArgumentParser], None]
-) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``fit-gate`` sub-command to ``python -m scar_viz``."""
     fit = sub.add_parser("fit-gate", help="fit a learned neighbour gate on labelled queries")
     fit.add_argument("doc", help="document path (.txt, .md, .pdf, .html)")

@@ -19,16 +19,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 
-from scar_viz.chunking.chunkers import ChunkingConfig, chunk_document
+from scar_viz.chunking.chunkers import chunk_document
 from scar_viz.cli.common import (
     EXIT_FAILED,
     add_chunking_options,
+    add_common_options,
     add_query_set_arguments,
     add_report_options,
+    chunking_config,
     gate_params,
-    load_query_set,
+    load_labelled,
     number_option,
     setup,
 )
@@ -61,27 +62,12 @@ def _llm_options(
         help="base URL of an OpenAI-compatible chat endpoint (default OpenAI); e.g. "
         "http://localhost:11434/v1 (Ollama), http://localhost:8000/v1 (vLLM)",
     )
-    p.add_argument(
-        "--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per request (default 60)"
+    number_option(p, "--timeout", DEFAULT_TIMEOUT, "seconds per request")
+    number_option(p, "--retries", DEFAULT_RETRIES, "retries after a 429 or 5xx answer")
+    number_option(
+        p, "--backoff", DEFAULT_BACKOFF, "first wait before a retry in seconds, doubled each time"
     )
-    p.add_argument(
-        "--retries",
-        type=int,
-        default=DEFAULT_RETRIES,
-        help="retries after a 429 or 5xx answer (default 3)",
-    )
-    p.add_argument(
-        "--backoff",
-        type=float,
-        default=DEFAULT_BACKOFF,
-        help="first wait before a retry in seconds, doubled each time (default 1)",
-    )
-    p.add_argument(
-        "--concurrency",
-        type=int,
-        default=DEFAULT_CONCURRENCY,
-        help="parallel requests (default 4)",
-    )
+    number_option(p, "--concurrency", DEFAULT_CONCURRENCY, "parallel requests")
     p.add_argument(
         "--no-llm-cache", action="store_true", help="do not read or write the reply cache"
     )
@@ -111,9 +97,7 @@ def _progress(label: str):
     return show
 
 
-def register(
-    sub: argparse._SubParsersAction, add_common_options: Callable[[argparse.ArgumentParser], None]
-) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``make-queries`` and ``answer`` sub-commands to ``python -m scar_viz``."""
     mq = sub.add_parser(
         "make-queries",
@@ -156,10 +140,7 @@ def cmd_make_queries(args: argparse.Namespace) -> int:
     from scar_viz.documents.reading import load_path
     from scar_viz.llm.querygen import generate_queries
 
-    config = ChunkingConfig(args.chunker, args.chunk_size, args.overlap)
-    if args.chunk_percentile is not None:
-        config = ChunkingConfig(args.chunker, args.chunk_size, args.overlap, args.chunk_percentile)
-    config.validate()
+    config = chunking_config(args)
     document = load_path(args.doc)
     embed = None
     if config.needs_embed:
@@ -189,7 +170,7 @@ def cmd_make_queries(args: argparse.Namespace) -> int:
 
 def cmd_answer(args: argparse.Namespace) -> int:
     from scar_viz.evaluation import default_policies, parse_policy_list
-    from scar_viz.evaluation.queries import label_queries
+    from scar_viz.evaluation.report import significance_lines
     from scar_viz.llm.answers import SCORES, answer_json, check_answers, reference_answers
 
     policies = parse_policy_list(args.policies) if args.policies else default_policies()
@@ -200,18 +181,15 @@ def cmd_answer(args: argparse.Namespace) -> int:
     if args.judge_model or args.judge_base_url:
         judge = _chat(args, args.judge_model, args.judge_base_url)
     embedder, cache, prep = setup(args)
-    qset = load_query_set(args.queries, prep)
-    queries = qset.queries[: args.limit] if args.limit else qset.queries
+    _, labelled, vecs = load_labelled(args.queries, prep, embedder, cache, args.limit)
     with open(args.queries, encoding="utf-8-sig") as f:
         references = reference_answers(f.read())
-    labelled = label_queries(queries, prep.document.text, prep.chunks)
-    embed = embed_function(embedder, cache)
     check = check_answers(
         prep,
         labelled,
-        embed([q.query.query for q in labelled]),
+        vecs,
         chat,
-        embed,
+        embed_function(embedder, cache),
         policies=policies,
         params=gate_params(args),
         judge=judge,
@@ -255,10 +233,6 @@ def cmd_answer(args: argparse.Namespace) -> int:
         cells = [pa.mean(s) for s in SCORES]
         shown = " ".join(f"{'—' if c is None else f'{c:.3f}':>9}" for c in cells)
         print(f"{name:<10} {shown} {pa.mean_context_tokens:>8.1f} {bad.get(name, 0):>4}")
-    for c in check.comparisons:
-        r = c.result
-        print(
-            f"{c.target} − {c.baseline} {c.metric}: {r.mean_diff:+.3f} "
-            f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}] p={r.p_value:.4f} d={r.cohens_d:+.2f}"
-        )
+    for line in significance_lines(check.comparisons):
+        print(line)
     return 0

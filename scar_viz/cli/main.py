@@ -25,16 +25,16 @@ from scar_viz.cli.common import (
 from scar_viz.cli.llm import register as register_llm_commands
 from scar_viz.cli.policy_options import KNOBS, W_POLICIES, add_policy_options
 from scar_viz.errors import SettingsError, UserError, user_message
-from scar_viz.knobs import knob_fields
 from scar_viz.pipeline import embed_function, embed_query, query_inputs
 from scar_viz.policies import POLICIES, run_policy
+from scar_viz.policies.qasc import QASC_KNOBS
 from scar_viz.scoring.scar import Selection
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m scar_viz", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    register_llm_commands(sub, add_common_options)  # make-queries, answer
+    register_llm_commands(sub)  # make-queries, answer
     sel = sub.add_parser("select", help="select context for one query and explain each decision")
     sel.add_argument("doc", help="document path (.txt, .md, .pdf, .html)")
     sel.add_argument("--query", required=True, help="the question")
@@ -81,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_gate.add_gate_options(ev)
     add_common_options(ev)
     ev.set_defaults(func=cmd_eval)
-    cli_gate.register(sub, add_common_options)
+    cli_gate.register(sub)
     return parser
 
 
@@ -95,8 +95,7 @@ def cmd_select(args: argparse.Namespace) -> int:
     gate = gate_params(args)
     inputs = query_inputs(prep, args.query, qvec, gate, embedder=embedder, cache=cache)
     params = {"w": args.w} if args.w is not None and args.policy in W_POLICIES else {}
-    qasc_knobs = [f.name for f, _ in knob_fields(QascParams)]
-    for key in ("n_candidates", "reranker", "level", "huge_chars", *qasc_knobs, *KNOBS):
+    for key in ("n_candidates", "reranker", "level", "huge_chars", *QASC_KNOBS, *KNOBS):
         if getattr(args, key, None) is not None:
             params[key] = getattr(args, key)
     result = run_policy(args.policy, inputs, **params, **gate_knobs)
