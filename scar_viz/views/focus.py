@@ -1,13 +1,11 @@
-"""The Explorer at document scale: overview marks, focus rows and the live gate's payload.
+"""The Explorer at document scale: overview marks and the live gate's payload.
 
-Three views of one query on one chunked, embedded document (METHODS.md §2):
+Two views of one query on one chunked, embedded document (METHODS.md §2):
 
 - :func:`overview_data`: per chunk cos(q, c), retrieved rank and the gate's mark (retrieved,
   admitted, rejected), for a figure of the whole document at any size.
-- :func:`focus_rows`: for each retrieved chunk c the chunks c−r … c+r, and at each boundary
-  the last characters of the left chunk and the first of the right one, with cos(q, ·),
-  b(i, i+1) and the gate's numbers, so a reader sees the cut itself.
-- :func:`gate_payload`: what the browser's gate panel needs, sent once per query, so λ and
+- :func:`gate_payload`: what the browser's gate panel needs (its focus rows: each retrieved
+  chunk's c−r … c+r with the text at each cut), sent once per query, so λ and
   τ can move without a rerun. The panel decides with the same rule as
   :func:`scar_viz.scoring.scar.select_from_sims` on the *same float64 values* (sent exactly, as
   base64 of little-endian float64), so every decision agrees, ties included;
@@ -38,7 +36,6 @@ SNIPPET_CHARS = 150
 """Characters of text shown on each side of a boundary."""
 
 STATUS_NONE, STATUS_RETRIEVED, STATUS_ADMITTED, STATUS_REJECTED = 0, 1, 2, 3
-STATUS_NAMES = ("none", "retrieved", "admitted", "rejected")
 
 
 # --- overview ----------------------------------------------------------------------------------
@@ -83,59 +80,6 @@ def overview_data(sims: np.ndarray, selection: Selection) -> Overview:
 # --- focus rows --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class FocusCell:
-    """Chunk ``index`` in the focus row of retrieved chunk ``chunk``.
-
-    ``role`` is ``retrieved`` (the row's own chunk, or a neighbour that is itself retrieved),
-    ``admitted``, ``rejected`` or ``unexamined`` (beyond a rejection on its side). ``penalty``,
-    ``score``, ``bar`` and ``margin`` are the gate's numbers against ``chunk`` (None for the
-    row's own chunk and for unexamined cells).
-    """
-
-    chunk: int
-    index: int
-    offset: int  # index - chunk, in −r … r
-    cos_q: float
-    role: str
-    rank: int  # 1-based retrieval rank, 0 if not retrieved
-    penalty: float | None = None
-    score: float | None = None
-    bar: float | None = None
-    margin: float | None = None
-
-
-@dataclass(frozen=True)
-class Cut:
-    """The boundary between chunks ``left`` and ``left + 1``, as a reader sees it.
-
-    ``tail`` is the end of the left chunk, ``head`` the start of the right one (at most
-    :data:`SNIPPET_CHARS` each, raw text: escape before putting it into HTML); ``b`` =
-    b(left, left+1); ``overlap`` the characters the splitter repeated across the cut.
-    """
-
-    left: int
-    tail: str
-    head: str
-    b: float
-    cos_left: float
-    cos_right: float
-    overlap: int
-
-
-@dataclass(frozen=True)
-class FocusRow:
-    """Retrieved chunk ``chunk`` (rank ``rank``) with its cells c−r … c+r and the cuts between."""
-
-    chunk: int
-    rank: int
-    cos_qc: float
-    cells: tuple[FocusCell, ...]
-    cuts: tuple[Cut, ...]
-    at_start: bool  # the row reaches the document's first chunk
-    at_end: bool  # the row reaches the document's last chunk
-
-
 def tail_text(text: str, chars: int = SNIPPET_CHARS) -> str:
     """The last ``chars`` characters of ``text``, with "…" in front when cut."""
     return text if len(text) <= chars else "…" + text[-chars:]
@@ -144,104 +88,6 @@ def tail_text(text: str, chars: int = SNIPPET_CHARS) -> str:
 def head_text(text: str, chars: int = SNIPPET_CHARS) -> str:
     """The first ``chars`` characters of ``text``, with "…" after when cut."""
     return text if len(text) <= chars else text[:chars] + "…"
-
-
-def cut_at(chunks: Sequence[Chunk], sims: np.ndarray, penalties: np.ndarray, i: int) -> Cut:
-    """The :class:`Cut` between chunks ``i`` and ``i + 1``."""
-    left, right = chunks[i], chunks[i + 1]
-    return Cut(
-        i,
-        tail_text(left.text),
-        head_text(right.text),
-        float(penalties[i]),
-        float(sims[i]),
-        float(sims[i + 1]),
-        max(0, left.end - right.start),
-    )
-
-
-def focus_rows(
-    chunks: Sequence[Chunk],
-    sims: np.ndarray,
-    penalties: np.ndarray,
-    selection: Selection,
-) -> list[FocusRow]:
-    """One :class:`FocusRow` per retrieved chunk, in rank order, over ``selection.params.radius``.
-
-    Args:
-        chunks: the document's chunks, in order.
-        sims: s[i] = cos(q, c_i), shape (N,).
-        penalties: p[i] = b(c_i, c_{i+1}), shape (N-1,).
-        selection: the gate's result for this query (its decisions give the cells' roles).
-    """
-    n = len(chunks)
-    radius = selection.params.radius
-    rank = {c: r + 1 for r, c in enumerate(selection.retrieved)}
-    by_pair = {(d.chunk, d.neighbour): d for d in selection.decisions}
-    rows = []
-    for c in selection.retrieved:
-        lo, hi = max(0, c - radius), min(n - 1, c + radius)
-        cells = []
-        for j in range(lo, hi + 1):
-            d = by_pair.get((c, j))
-            if j == c:
-                cells.append(FocusCell(c, j, 0, float(sims[j]), "retrieved", rank[c]))
-            elif d is None:
-                cells.append(FocusCell(c, j, j - c, float(sims[j]), "unexamined", rank.get(j, 0)))
-            else:
-                cells.append(
-                    FocusCell(
-                        c,
-                        j,
-                        j - c,
-                        d.cos_qn,
-                        d.outcome,
-                        rank.get(j, 0),
-                        d.penalty,
-                        d.score,
-                        d.bar,
-                        d.margin,
-                    )
-                )
-        cuts = tuple(cut_at(chunks, sims, penalties, i) for i in range(lo, hi))
-        rows.append(FocusRow(c, rank[c], float(sims[c]), tuple(cells), cuts, lo == 0, hi == n - 1))
-    return rows
-
-
-def focus_row_at(
-    chunks: Sequence[Chunk],
-    sims: np.ndarray,
-    penalties: np.ndarray,
-    selection: Selection,
-    center: int,
-) -> FocusRow:
-    """A row around any chunk (a click in the overview): chunks center−r … center+r with
-    each one's mark in ``selection`` (``retrieved``, ``admitted``, ``rejected`` or ``none``),
-    and the cuts between them. ``rank`` is the center's retrieval rank (0 if not retrieved)."""
-    n = len(chunks)
-    radius = max(1, selection.params.radius)
-    rank = {c: r + 1 for r, c in enumerate(selection.retrieved)}
-    admitted, rejected = set(selection.admitted), set(selection.rejected)
-    lo, hi = max(0, center - radius), min(n - 1, center + radius)
-    cells = []
-    for j in range(lo, hi + 1):
-        role = (
-            "retrieved"
-            if j in rank
-            else "admitted"
-            if j in admitted
-            else "rejected"
-            if j in rejected
-            else "none"
-        )
-        cells.append(FocusCell(center, j, j - center, float(sims[j]), role, rank.get(j, 0)))
-    cuts = tuple(cut_at(chunks, sims, penalties, i) for i in range(lo, hi))
-    return FocusRow(
-        center, rank.get(center, 0), float(sims[center]), tuple(cells), cuts, lo == 0, hi == n - 1
-    )
-
-
-# --- the gate panel's payload ------------------------------------------------------------------
 
 
 def encode_f64(values: np.ndarray) -> str:

@@ -9,15 +9,13 @@ import pytest
 
 from scar_viz.chunking.chunkers import Chunk
 from scar_viz.scoring.params import GateParams
-from scar_viz.scoring.scar import boundary_penalties, normalize, select_from_sims
+from scar_viz.scoring.scar import normalize, select_from_sims
 from scar_viz.views.focus import (
     STATUS_ADMITTED,
     STATUS_REJECTED,
     STATUS_RETRIEVED,
     decode_f64,
     encode_f64,
-    focus_row_at,
-    focus_rows,
     gate_payload,
     head_text,
     overview_data,
@@ -124,54 +122,6 @@ def test_overview_marks_every_decision():
     assert list(ov.members(STATUS_REJECTED)) == sel.rejected
     assert [int(ov.rank[c]) for c in sel.retrieved] == [1, 2, 3, 4]
     assert int((ov.rank > 0).sum()) == 4
-
-
-def test_focus_rows_cover_c_minus_r_to_c_plus_r_with_cuts():
-    chunks, unit, sims = _doc(20, seed=4)
-    pen = boundary_penalties(unit)
-    sims = sims.copy()
-    sims[0] = 5.0  # chunk 0 ranks first: its row starts at the document's edge
-    sel = select_from_sims(sims, unit, GateParams(k=3, lam=0.5, tau=0.1, radius=2))
-    rows = focus_rows(chunks, sims, pen, sel)
-    assert [r.chunk for r in rows] == sel.retrieved
-    first = rows[0]
-    assert first.chunk == 0 and first.at_start and [c.index for c in first.cells] == [0, 1, 2]
-    for row in rows:
-        idx = [c.index for c in row.cells]
-        assert idx == list(range(max(0, row.chunk - 2), min(19, row.chunk + 2) + 1))
-        assert [cut.left for cut in row.cuts] == idx[:-1]
-        decided = {(d.chunk, d.neighbour): d for d in sel.decisions}
-        for cell in row.cells:
-            d = decided.get((row.chunk, cell.index))
-            if cell.index == row.chunk:
-                assert cell.role == "retrieved" and cell.rank == row.rank
-            elif d is None:
-                assert cell.role == "unexamined" and cell.score is None
-            else:
-                assert cell.role == d.outcome and cell.margin == d.margin
-        for cut in row.cuts:
-            assert chunks[cut.left].text.endswith(cut.tail.lstrip("…"))
-            assert chunks[cut.left + 1].text.startswith(cut.head.rstrip("…"))
-            assert cut.b == pytest.approx(pen[cut.left])
-            assert cut.overlap == 5
-
-
-def test_focus_row_at_any_chunk_shows_the_marks_around_it():
-    chunks, unit, sims = _doc(30, seed=5)
-    pen = boundary_penalties(unit)
-    sel = select_from_sims(sims, unit, GateParams(k=2, lam=0.5, tau=0.9, radius=1))
-    c = sel.retrieved[0]
-    row = focus_row_at(chunks, sims, pen, sel, 29)  # the last chunk: one side only
-    assert row.at_end and [cell.index for cell in row.cells] == [28, 29]
-    row = focus_row_at(chunks, sims, pen, sel, c)
-    assert row.rank == 1
-    roles = {cell.index: cell.role for cell in row.cells}
-    assert roles[c] == "retrieved"
-    for j, role in roles.items():
-        if j in sel.admitted:
-            assert role == "admitted"
-        elif j in sel.rejected:
-            assert role == "rejected"
 
 
 def test_payload_carries_the_focused_chunks_text():
