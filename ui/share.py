@@ -9,9 +9,10 @@ from pathlib import PurePath
 import streamlit as st
 
 from scar_viz.documents.reading import Document
+from scar_viz.documents.samples import UPLOAD
 from scar_viz.embeddings import text_key
 from scar_viz.views.session import SETTING_KEYS, dumps, loads
-from ui.state import UPLOAD, URL, set_widget
+from ui.state import URL, set_widget
 
 
 def _restore() -> None:

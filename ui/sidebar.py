@@ -22,6 +22,7 @@ from scar_viz.chunking.chunkers import (
 )
 from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
+from scar_viz.documents.samples import UPLOAD
 from scar_viz.embeddings import Embedder, EmbeddingError
 from scar_viz.embeddings.static import static_model_summary
 from scar_viz.pipeline import PreparedDoc
@@ -35,7 +36,6 @@ from ui.state import (
     MODEL_NAMES,
     MODEL_OPTIONS,
     OPENAI_EMBEDDING_MODEL,
-    UPLOAD,
     URL,
     default,
     default_model,

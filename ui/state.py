@@ -15,8 +15,6 @@ import streamlit as st
 URL = "query-params"
 """``bind=URL`` on a widget keeps its value in the address, so a copied link restores it."""
 
-UPLOAD = "upload"
-"""The document id of an uploaded document (the sidebar's and the URL's ``doc``)."""
 
 MODEL_OPTIONS: dict[str, str] = {
     "default": "all-MiniLM-L6-v2 (embedded, offline, default)",

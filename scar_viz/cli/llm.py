@@ -224,9 +224,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
     )
     heads = ["faithful", "relevancy", "recall", "correct"]
     print(f"{'policy':<10} " + " ".join(f"{h:>9}" for h in heads) + f" {'tokens':>8} {'bad':>4}")
-    bad: dict[str, int] = {}
-    for x in check.unparseable:
-        bad[x.policy] = bad.get(x.policy, 0) + 1
+    bad = check.unparseable_counts
     for name, pa in check.policies.items():
         if pa.error:
             continue

@@ -25,6 +25,7 @@ context recall); identical requests are sent once and cached on disk.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -33,6 +34,7 @@ import numpy as np
 from scar_viz.chunking.tokens import TOKENIZER_NAME, count_tokens
 from scar_viz.documents.sentences import paragraph_spans, split_piece
 from scar_viz.embeddings import EmbeddingError
+from scar_viz.errors import user_message
 from scar_viz.evaluation import Comparison, default_policies, parse_policy_list, resolve_policy
 from scar_viz.evaluation.bootstrap import DEFAULT_BOOT, DEFAULT_SEED, paired_bootstrap
 from scar_viz.evaluation.queries import GoldQuery
@@ -186,6 +188,11 @@ class AnswerCheck:
     unparseable: tuple[Unparseable, ...]
     usage: Usage
     has_references: bool
+
+    @property
+    def unparseable_counts(self) -> dict[str, int]:
+        """Judge replies that could not be parsed, per policy (policies without any absent)."""
+        return dict(Counter(u.policy for u in self.unparseable))
 
     @property
     def n_queries(self) -> int:
@@ -399,7 +406,7 @@ def _contexts(
                     run_policy(name, inputs, **{**extra, **dict(knobs.get(name, {}))})
                 )
             except (ValueError, EmbeddingError) as exc:
-                errors[label] = " ".join(str(exc).split()) or type(exc).__name__
+                errors[label] = user_message(exc)
     return results, errors
 
 
@@ -599,9 +606,7 @@ def answer_json(check: AnswerCheck, per_query: bool = True) -> dict[str, object]
     """The ``answer --json`` shape, in the ``eval --json`` style: ``{"n_queries", "policies":
     {name: {score: mean, "n_scored", "mean_context_tokens", "answer_tokens", "judge_tokens",
     "unparseable"}}}``, plus the setting, significance, unparseable replies and usage."""
-    bad_by_policy: dict[str, int] = {}
-    for u in check.unparseable:
-        bad_by_policy[u.policy] = bad_by_policy.get(u.policy, 0) + 1
+    bad_by_policy = check.unparseable_counts
     policies: dict[str, object] = {}
     errors: dict[str, str] = {}
     for name, pa in check.policies.items():

@@ -114,9 +114,7 @@ def summary_rows(check: AnswerCheck) -> list[dict[str, object]]:
     fewest queries any score was computed for, mean context tokens, answer and judge tokens,
     calls and cache hits, unparseable replies. Answer correctness appears only when the query
     file has reference answers."""
-    bad: dict[str, int] = {}
-    for u in check.unparseable:
-        bad[u.policy] = bad.get(u.policy, 0) + 1
+    bad = check.unparseable_counts
     rows = []
     for name, pa in check.policies.items():
         if pa.error:

@@ -102,7 +102,7 @@ def _notes(res: QascResult, params: QascParams, n_sentences: int) -> list[str]:
     return notes
 
 
-@register("qasc", knobs=(*QASC_KNOBS, "all_windows"))
+@register("qasc", knobs=QASC_KNOBS)
 def qasc_policy(
     inputs: QueryInputs, splitter: str = "pysbd", all_windows: bool = False, **knobs: object
 ) -> PolicyResult:
@@ -149,9 +149,10 @@ def qasc_hybrid_policy(
             regions.append((rng[0] - margin, rng[1] + margin))
     text = inputs.document.text
     res = qasc_select(sentences, scores, paragraph_spans(text), params, regions=regions)
+    first, *rest = _notes(res, params, len(sentences))
     notes = [
         f"candidates: top {len(candidates)} chunks {sorted(candidates)}, their sentences "
-        f"± {margin}; then QASC: " + _notes(res, params, len(sentences))[0],
-        *_notes(res, params, len(sentences))[1:],
+        f"± {margin}; then QASC: " + first,
+        *rest,
     ]
     return span_result("qasc-hybrid", inputs, res.spans, t0, notes=notes, detail=res)

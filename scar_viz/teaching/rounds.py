@@ -175,7 +175,7 @@ def _weak_focus(d: Decision, gold: set[int]) -> bool:
     )
 
 
-def _tau_focus(d: Decision, sims: np.ndarray, lower: float) -> bool:
+def _tau_focus(d: Decision, lower: float) -> bool:
     return (
         d.outcome == "rejected"
         and d.cos_qn <= d.bar
@@ -213,7 +213,7 @@ def _reason(kind: str, d: Decision, lower: float = 0.0) -> str:
 def _scan(q: RoundQuestion, unit: np.ndarray, k: int, lams: Sequence[float], taus: Sequence[float]):
     sims = unit @ q.vector
     for lam, tau in _grid(lams, taus):
-        yield select_from_sims(sims, unit, GateParams(k, lam, tau, 1)), sims
+        yield select_from_sims(sims, unit, GateParams(k, lam, tau, 1))
 
 
 def _grid(lams: Sequence[float], taus: Sequence[float]) -> list[tuple[float, float]]:
@@ -229,7 +229,7 @@ def _grid(lams: Sequence[float], taus: Sequence[float]) -> list[tuple[float, flo
 
 def _find(kind: str, q: RoundQuestion, unit, k, lams, taus, taken) -> LessonRound | None:
     gold = set(q.gold)
-    for sel, sims in _scan(q, unit, k, lams, taus):
+    for sel in _scan(q, unit, k, lams, taus):
         answer = tuple(sel.admitted)
         if answer in taken:
             continue
@@ -239,7 +239,7 @@ def _find(kind: str, q: RoundQuestion, unit, k, lams, taus, taken) -> LessonRoun
             if kind == "low-bar" and _weak_focus(d, gold):
                 return _round(kind, q, sel, k, d, _reason(kind, d))
             if kind == "tau":
-                lower = [t for t in taus if t < sel.params.tau and _tau_focus(d, sims, t)]
+                lower = [t for t in taus if t < sel.params.tau and _tau_focus(d, t)]
                 if lower:
                     return _round(kind, q, sel, k, d, _reason(kind, d, max(lower)))
     return None
