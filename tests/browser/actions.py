@@ -59,6 +59,13 @@ def go(page, title: str) -> None:
     settle(page)
 
 
+def download_text(page, button: str) -> str:
+    """Press the download ``button`` and return the file it gives (downloads start no run)."""
+    with page.expect_download() as info:
+        page.get_by_role("button", name=button).click()
+    return open(info.value.path(), encoding="utf-8").read()
+
+
 def alerts(page, kind: str = "error") -> list[str]:
     return page.locator(f"[data-testid='sv-alert-{kind}']").all_inner_texts()
 

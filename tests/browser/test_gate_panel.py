@@ -55,9 +55,7 @@ def _open(page, app, query: str) -> None:
 
 def _python(sims, unit, lam, tau, k, r):
     sel = select_from_sims(sims, unit, GateParams(k=k, lam=lam, tau=tau, radius=r))
-    return [
-        [d.chunk, d.neighbour, d.side, d.distance, d.score, d.bar, d.outcome] for d in sel.decisions
-    ]
+    return [[getattr(d, f) for f in FIELDS] for d in sel.decisions]
 
 
 def _exact_ties(sims, unit, order, rng, count):
@@ -114,18 +112,7 @@ def test_browser_gate_agrees_with_python_on_every_decision(harness, page):
     tie_hits = 0
     for (lam, tau, k, r), got in zip(settings, browser, strict=True):
         want = _python(sims, unit, lam, tau, k, r)
-        got = [
-            [
-                d["chunk"],
-                d["neighbour"],
-                d["side"],
-                d["distance"],
-                d["score"],
-                d["bar"],
-                d["outcome"],
-            ]
-            for d in got
-        ]
+        got = [[d[f] for f in FIELDS] for d in got]
         assert got == want, (lam, tau, k, r)
         for d in want:
             outcomes[d[6]] += 1

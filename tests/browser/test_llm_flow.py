@@ -12,18 +12,11 @@ from urllib.parse import quote
 import pytest
 
 from scripts.live_app import settle, wait_for_app_run
-from tests.browser.actions import alerts
+from tests.browser.actions import alerts, download_text, go
 from tests.browser.conftest import running_hash_app
-from tests.fake_llm import ChatServer
 
 KEY = "sk-llm-flow-SECRET-0123456789abcdef"
 N = 6
-
-
-@pytest.fixture(scope="module")
-def chat_server():
-    with ChatServer() as server:
-        yield server
 
 
 @pytest.fixture(scope="module")
@@ -41,34 +34,21 @@ def click(page, name: str) -> None:
     wait_for_app_run(page)
 
 
-def go(page, title: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
-    wait_for_app_run(page)
-    settle(page)
-
-
-def download(page, name: str) -> str:
-    with page.expect_download() as info:
-        page.get_by_role("button", name=name).click()
-    wait_for_app_run(page)  # a download button reruns the script
-    return open(info.value.path(), encoding="utf-8").read()
-
-
 def assert_nowhere(page, app, *texts: str) -> None:
     for text in (page.content(), page.url, app.log(), *texts):
         assert KEY not in text
 
 
-def test_generate_evaluate_answer_check(llm_app, chat_server, page):
-    page.goto(f"{llm_app.url}/answers?llm_url={quote(chat_server.base_url, safe='')}&gen_n={N}")
+def test_generate_evaluate_answer_check(llm_app, llm_server, page):
+    page.goto(f"{llm_app.url}/answers?llm_url={quote(llm_server.base_url, safe='')}&gen_n={N}")
     wait_for_app_run(page)
     settle(page)
     assert not alerts(page)
     click(page, "Generate")
     kept = metric(page, "Kept")
     assert 0 < kept <= N
-    assert chat_server.requests[-1]["headers"]["authorization"] == f"Bearer {KEY}"
-    generated = download(page, "Download the set (JSON Lines)")
+    assert llm_server.requests[-1]["headers"]["authorization"] == f"Bearer {KEY}"
+    generated = download_text(page, "Download the set (JSON Lines)")
     rows = [json.loads(line) for line in generated.splitlines()]
     assert len(rows) == kept and all(r["evidence"] and r["answer"] for r in rows)
     click(page, "Use it in the Evaluation lab")
@@ -86,17 +66,17 @@ def test_generate_evaluate_answer_check(llm_app, chat_server, page):
 
     go(page, "Answers (LLM)")
     assert metric(page, "Kept") == kept  # the generated set is still there
-    calls = chat_server.calls
+    calls = llm_server.calls
     click(page, "Run the answer check")
-    assert chat_server.calls > calls
+    assert llm_server.calls > calls
     assert not alerts(page)
     caption = " ".join(alerts(page, "caption"))
     assert f"{kept} queries on harbor_manual.md" in caption
     summary = page.get_by_test_id("stDataFrame").filter(has_text="LLM calls")
     summary.wait_for()
-    report = json.loads(download(page, "Download the answer check (JSON)"))
+    report = json.loads(download_text(page, "Download the answer check (JSON)"))
     assert report["n_queries"] == kept
     assert set(report["policies"]) == {"topk", "window1", "scar"}
-    assert chat_server.base_url.split("/v1")[0] in report["answer_model"]
+    assert llm_server.base_url.split("/v1")[0] in report["answer_model"]
     assert_nowhere(page, llm_app, generated, json.dumps(report))
     assert "llm_key" not in page.url and "llm_url" in page.url

@@ -10,7 +10,7 @@ from scar_viz.chunking.chunkers import chunk_document
 from scar_viz.documents import samples
 from scar_viz.evaluation.queries import label_queries, parse_queries
 from scripts.live_app import wait_for_app_run
-from tests.browser.actions import go
+from tests.browser.actions import download_text, go
 
 QUERY_UPLOADER = "[data-testid='stFileUploaderDropzoneInput'][accept*='.jsonl']"
 
@@ -46,10 +46,7 @@ def upload_queries(page, name: str, data: str) -> None:
 
 
 def evaluation(page) -> dict:
-    with page.expect_download() as info:
-        page.get_by_role("button", name="Download as JSON").click()
-    wait_for_app_run(page)  # the download button reruns the script
-    return json.loads(open(info.value.path(), encoding="utf-8").read())
+    return json.loads(download_text(page, "Download as JSON"))
 
 
 def test_same_ids_in_two_sessions_stay_apart(hash_app, chromium):

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from scripts.live_app import wait_for_app_run
-from tests.browser.actions import alerts
+from tests.browser.actions import alerts, download_text
 from tests.browser.conftest import running_hash_app
 from tests.fakes import EmbeddingsServer
 
@@ -26,12 +26,6 @@ def endpoint():
 @pytest.fixture(scope="module")
 def keyed_app(tmp_path_factory):
     yield from running_hash_app(tmp_path_factory, OPENAI_API_KEY=CONFIGURED)
-
-
-def download_text(page, button: str) -> str:
-    with page.expect_download() as info:
-        page.get_by_role("button", name=button).click()
-    return open(info.value.path(), encoding="utf-8").read()
 
 
 def assert_nowhere(page, app, *texts: str) -> None:

@@ -12,10 +12,10 @@ from streamlit.testing.v1 import AppTest
 from scar_viz.chunking.chunkers import chunk_document
 from scar_viz.documents import samples
 from scar_viz.documents.reading import document_from_text
-from scar_viz.embeddings import text_key
 from scar_viz.evaluation import available_policies
 from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.policies.rerank import RERANK_HINT, reranker_status
+from tests.pages import helpers
 from tests.pages.helpers import alerts, stash_queries
 
 APP = "../../app.py"
@@ -178,11 +178,7 @@ def test_session_set_is_offered_and_used(hash_model):
 def test_uploaded_document_without_queries_offers_the_format(hash_model):
     text = "# Rules\n\n" + "\n\n".join(f"Rule {i}: the crew checks the tide." for i in range(40))
     doc = document_from_text("rules.md", text)
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.session_state["uploaded"] = (text_key(text), doc)
-    at.run()
-    at.switch_page(PAGE).run()
-    at.selectbox(key="doc").set_value("upload").run()
+    at = helpers.open_page(PAGE, TIMEOUT, upload=doc)
     assert not at.exception, at.exception
     assert any("no labelled queries yet" in i.value for i in at.info)
     assert not at.radio and not at.metric

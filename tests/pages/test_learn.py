@@ -15,16 +15,13 @@ from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.pipeline import prepare_document
 from scar_viz.teaching.lesson import SCALE_ALPHA, SCALE_BETA, pooled_decisions, scale_demo
 from scar_viz.teaching.rounds import pick_rounds, round_questions
+from tests.pages.helpers import open_page
 
 APP = "../../app.py"
 
 
 def learn() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.run()
-    at.switch_page("pages/learn.py").run()
-    assert not at.exception, at.exception
-    return at
+    return open_page("pages/learn.py", 120)
 
 
 def core_rounds(spec: str):

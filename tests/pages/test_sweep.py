@@ -9,20 +9,15 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from scar_viz.documents import samples
-from tests.pages.helpers import stash_queries
+from tests.pages.helpers import open_page, stash_queries
 
-APP = "../../app.py"
 TIMEOUT = 90
 PAGE = "pages/sweep.py"
 
 
 @pytest.fixture
 def at(hash_model) -> AppTest:
-    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    app.run()
-    app.switch_page(PAGE).run()
-    assert not app.exception, app.exception
-    return app
+    return open_page(PAGE, TIMEOUT)
 
 
 def figure(at: AppTest, title: str | None = None, trace: str | None = None) -> dict:
@@ -109,9 +104,7 @@ def test_two_query_sets_split_and_upload(at):
 
 
 def test_uploaded_set_drives_the_sweep(hash_model):
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.run()
-    at.switch_page(PAGE).run()
+    at = open_page(PAGE, TIMEOUT)
     before = caption(at, "grid at k")
     lines = samples.sample_queries_text().splitlines()
     stash_queries(at, samples.load_sample().text, "few.jsonl", "\n".join(lines[:3]).encode())

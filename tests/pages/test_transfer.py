@@ -9,9 +9,8 @@ from streamlit.testing.v1 import AppTest
 from scar_viz.chunking.chunkers import ChunkingConfig, chunk_document
 from scar_viz.documents import samples
 from scar_viz.evaluation.queries import label_queries, parse_queries, type_counts
-from tests.pages.helpers import alerts
+from tests.pages.helpers import alerts, open_page
 
-APP = "../../app.py"
 TIMEOUT = 120
 PAGE = "pages/transfer.py"
 
@@ -20,17 +19,9 @@ def table(at: AppTest, column: str):
     return next(df.value for df in at.dataframe if column in df.value.columns)
 
 
-def open_page() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
-
-
 @pytest.fixture
 def at(hash_model) -> AppTest:
-    return open_page()
+    return open_page(PAGE, TIMEOUT)
 
 
 def test_without_a_second_model_it_says_what_to_do(at):
@@ -66,7 +57,7 @@ def test_bad_second_model_shows_an_error(at):
 
 
 def test_two_chunkers_on_the_same_queries(hash_model):
-    at = open_page()
+    at = open_page(PAGE, TIMEOUT)
     at.selectbox(key="ev_chunker2").set_value("section").run()
     table_ = table(at, "chunks in document")
     assert list(table_["chunking"]) == ["recursive 600/60", "section 600/60"]
