@@ -43,6 +43,7 @@ from scar_viz.embeddings.distill import MARKER, ensure_static_model  # noqa: E40
 from scar_viz.embeddings.static import MEASURED_FIGURES  # noqa: E402
 from scar_viz.errors import UserError, user_message  # noqa: E402
 from scar_viz.evaluation.bootstrap import paired_bootstrap  # noqa: E402
+from scar_viz.evaluation.metrics import chunk_recall  # noqa: E402
 from scar_viz.evaluation.queries import label_queries, load_queries  # noqa: E402
 from scar_viz.scoring.params import GateParams  # noqa: E402
 from scar_viz.scoring.scar import normalize, select_from_sims, top_k  # noqa: E402
@@ -71,10 +72,9 @@ def recalls(
     out: dict[str, list[float]] = {"topk": [], "scar": [], "scar_chunks": []}
     for qvec, gold in zip(queries, golds, strict=True):
         sims = unit @ qvec
-        gold_set = set(gold)
-        out["topk"].append(len(gold_set & set(top_k(sims, params.k))) / len(gold_set))
+        out["topk"].append(chunk_recall(gold, top_k(sims, params.k)))
         sel = select_from_sims(sims, unit, params)
-        out["scar"].append(len(gold_set & set(sel.selected)) / len(gold_set))
+        out["scar"].append(chunk_recall(gold, sel.selected))
         out["scar_chunks"].append(len(sel.selected))
     return {name: np.asarray(values) for name, values in out.items()}
 

@@ -384,6 +384,8 @@ class ChunkerInfo:
     unit: str = "characters"
     needs_embed: bool = False
     needs_sections: bool = False
+    name: str = ""
+    """The short human name a select shows (``label`` is the long description)."""
 
 
 CHUNKERS: dict[str, Splitter] = {
@@ -398,22 +400,21 @@ CHUNKERS: dict[str, Splitter] = {
 order. ``semantic`` also takes ``embed`` and ``percentile``; ``section`` takes ``sections``."""
 
 CHUNKER_INFO: dict[str, ChunkerInfo] = {
-    "recursive": ChunkerInfo("Recursive characters (langchain; the reference)"),
-    "fixed": ChunkerInfo("Fixed-size characters"),
-    "tokens": ChunkerInfo("Fixed-size tokens (o200k_base)", unit="tokens"),
-    "sentence": ChunkerInfo("Sentence packing (pysbd)"),
-    "semantic": ChunkerInfo("Semantic (similarity drop between sentences)", needs_embed=True),
-    "section": ChunkerInfo("Section-aware (never crosses a heading)", needs_sections=True),
+    "recursive": ChunkerInfo(
+        "Recursive characters (langchain; the reference)", name="Recursive (langchain)"
+    ),
+    "fixed": ChunkerInfo("Fixed-size characters", name="Fixed characters"),
+    "tokens": ChunkerInfo("Fixed-size tokens (o200k_base)", unit="tokens", name="Fixed tokens"),
+    "sentence": ChunkerInfo("Sentence packing (pysbd)", name="Sentence packing"),
+    "semantic": ChunkerInfo(
+        "Semantic (similarity drop between sentences)", needs_embed=True, name="Semantic"
+    ),
+    "section": ChunkerInfo(
+        "Section-aware (never crosses a heading)", needs_sections=True, name="Section-aware"
+    ),
 }
 
-CHUNKER_NAMES: dict[str, str] = {
-    "recursive": "Recursive (langchain)",
-    "fixed": "Fixed characters",
-    "tokens": "Fixed tokens",
-    "sentence": "Sentence packing",
-    "semantic": "Semantic",
-    "section": "Section-aware",
-}
+CHUNKER_NAMES: dict[str, str] = {key: info.name for key, info in CHUNKER_INFO.items()}
 """Chunker id -> the short human name a select shows (the long description is in
 :data:`CHUNKER_INFO`)."""
 

@@ -6,12 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scar_viz.documents import samples
-from scar_viz.embeddings import HashEmbedder, embed_cached
 from scar_viz.evaluation import candidates_for
 from scar_viz.evaluation.best_point import window_baseline
-from scar_viz.evaluation.queries import label_queries, parse_queries, split_alternate
-from scar_viz.pipeline import prepare_document
+from scar_viz.evaluation.queries import split_alternate
 from scar_viz.views.fit_report import (
     curve_options,
     fit_report,
@@ -20,16 +17,12 @@ from scar_viz.views.fit_report import (
     picked_p,
     scar_front,
 )
+from tests.evaluation_sample import hash_sample
 
 
 @pytest.fixture(scope="module")
 def sample_setup():
-    doc = samples.load_sample()
-    emb = HashEmbedder(256)
-    prep = prepare_document(doc, emb, cache=None)
-    labelled = label_queries(parse_queries(samples.sample_queries_text(), doc.text), doc.text,
-                             prep.chunks)  # fmt: skip
-    vecs = embed_cached(emb, [q.query.query for q in labelled], None).vectors
+    prep, labelled, vecs, _, _ = hash_sample()
     return prep, labelled, vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
 
 
