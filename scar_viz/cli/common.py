@@ -15,6 +15,7 @@ import numpy as np
 from scar_viz.chunking.chunkers import ChunkingConfig
 from scar_viz.documents.reading import load_path
 from scar_viz.embeddings import Embedder, EmbeddingCache, embed_cached, make_embedder
+from scar_viz.endpoints import EMBEDDING_KEY_NAMES, server_key
 from scar_viz.errors import SettingsError
 from scar_viz.evaluation.bootstrap import DEFAULT_BOOT, DEFAULT_SEED
 from scar_viz.evaluation.queries import GoldQuery, QuerySet, label_queries, load_queries
@@ -142,7 +143,9 @@ def setup(args: argparse.Namespace):
         raise SettingsError("--radius must be 0 or more.")
     config = chunking_config(args)
     document = load_path(args.doc)
-    embedder = make_embedder(args.model, base_url=args.base_url)
+    embedder = make_embedder(
+        args.model, base_url=args.base_url, api_key=server_key(EMBEDDING_KEY_NAMES)
+    )
     cache = None if args.no_cache else EmbeddingCache(args.cache)
     prep = prepare_document(document, embedder, config, args.prepend, cache)
     return embedder, cache, prep

@@ -33,6 +33,7 @@ from scar_viz.cli.common import (
     number_option,
     setup,
 )
+from scar_viz.endpoints import EMBEDDING_KEY_NAMES, LLM_KEY_NAMES, server_key
 from scar_viz.llm.answers import DEFAULT_QUESTIONS
 from scar_viz.llm.client import (
     DEFAULT_BACKOFF,
@@ -77,6 +78,7 @@ def _chat(args: argparse.Namespace, model: str | None = None, base_url: str | No
     return ChatModel(
         model or args.llm_model,
         base_url=base_url or args.llm_base_url,
+        api_key=server_key(LLM_KEY_NAMES),
         timeout=args.timeout,
         max_retries=args.retries,
         backoff=args.backoff,
@@ -146,7 +148,8 @@ def cmd_make_queries(args: argparse.Namespace) -> int:
     if config.needs_embed:
         from scar_viz.embeddings import EmbeddingCache, make_embedder
 
-        embed = embed_function(make_embedder(args.embed_model), EmbeddingCache())
+        embedder = make_embedder(args.embed_model, api_key=server_key(EMBEDDING_KEY_NAMES))
+        embed = embed_function(embedder, EmbeddingCache())
     chunks = chunk_document(document, config, embed)
     model = _chat(args)
     out = generate_queries(

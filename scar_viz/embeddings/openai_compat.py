@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from scar_viz.embeddings.base import BaseEmbedder, EmbeddingError, LoadProgress
 from scar_viz.errors import scrub_secret
 
 OPENAI_DEFAULT_MODEL = "text-embedding-3-large"
+NO_KEY = "no-key"
+"""Sent to a local server (Ollama, vLLM, TEI) when no key is given: they ignore it."""
 
 
 class OpenAIEmbedder(BaseEmbedder):
     """An OpenAI-compatible endpoint; ``load()`` builds the client (nothing slow to load).
 
-    The key comes from the caller (the app reads ``OPENAI_API_KEY`` or ``st.secrets``); it is
-    never part of ``model_id``, ``label``, or any error message.
+    The key comes from the caller only: the environment is never read here, so a key the
+    server holds reaches an endpoint only where the caller chose to send it (the app follows
+    the operator's rules in :mod:`scar_viz.endpoints`; the command line passes its user's
+    ``OPENAI_API_KEY``). It is never part of ``model_id``, ``label``, or any error message.
     """
 
     def __init__(
@@ -33,7 +35,7 @@ class OpenAIEmbedder(BaseEmbedder):
         super().__init__()
         self.model = model
         self.base_url = base_url or None
-        self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or ""
+        self._api_key = api_key or ""
         self.dimensions = dimensions
         self.timeout = timeout
         self.max_retries = max_retries
@@ -56,12 +58,12 @@ class OpenAIEmbedder(BaseEmbedder):
             import openai
         except ImportError as exc:
             raise EmbeddingError("The openai package is not installed.") from exc
-        if not self._api_key:
+        if not self._api_key and self.base_url is None:
             raise EmbeddingError(
                 "No API key: set OPENAI_API_KEY in the environment or in .streamlit/secrets.toml."
             )
         return openai, openai.OpenAI(
-            api_key=self._api_key,
+            api_key=self._api_key or NO_KEY,
             base_url=self.base_url,
             timeout=self.timeout,
             max_retries=self.max_retries,

@@ -10,27 +10,27 @@ messages and parameters, never the key, so a rerun never calls again. Token usag
 the response's ``usage``) is accumulated per model; :meth:`ChatModel.complete_many` runs a
 batch on a small thread pool with a progress callback.
 
-The API key comes from the caller, ``SCAR_VIZ_LLM_API_KEY`` or ``OPENAI_API_KEY``; it is sent
-only in the request header and is never part of ``model_id``, ``label``, ``repr``, the cache or
-an error message.
+The API key comes from the caller only: this module never reads the environment, so a key the
+server holds reaches an endpoint only when the caller chose to send it there (the app follows
+the operator's rules in :mod:`scar_viz.endpoints`; the command line passes its user's key). It
+is sent only in the request header and is never part of ``model_id``, ``label``, ``repr``, the
+cache or an error message.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import re
 import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import dataclass, replace
-from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from dataclasses import replace
 
+from scar_viz.endpoints import LLM_KEY_NAMES
 from scar_viz.errors import UserError, scrub_secret
-from scar_viz.sqlite_cache import SqliteCache
+from scar_viz.llm.cache import LLMCache, public_url
+from scar_viz.llm.replies import Reply, Usage, make_reply
 
 DEFAULT_LLM_MODEL = "gpt-4o-mini"
 DEFAULT_TIMEOUT = 60.0
@@ -40,9 +40,8 @@ DEFAULT_BACKOFF = 1.0
 MAX_WAIT = 30.0
 """Longest single wait: a larger ``Retry-After`` is not honoured (the call fails instead)."""
 DEFAULT_CONCURRENCY = 4
-OPENAI_BASE_URL = "https://api.openai.com/v1"
-KEY_ENV = ("SCAR_VIZ_LLM_API_KEY", "OPENAI_API_KEY")
-"""Where the key is read when none is given: a key for the LLM alone, else OpenAI's."""
+KEY_ENV = LLM_KEY_NAMES
+"""Where the command line reads the key: a key for the LLM alone, else OpenAI's."""
 NO_KEY = "no-key"
 """Sent to a local server (Ollama, vLLM, llama.cpp) when no key is given: they ignore it."""
 
@@ -55,139 +54,6 @@ class LLMError(UserError, RuntimeError):
     """A chat call failed; the message is one plain sentence and never holds the key."""
 
 
-@dataclass(frozen=True)
-class Usage:
-    """Tokens reported by the endpoint, and calls made over HTTP or answered by the cache."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    calls: int = 0
-    cached: int = 0
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.prompt_tokens + other.prompt_tokens,
-            self.completion_tokens + other.completion_tokens,
-            self.calls + other.calls,
-            self.cached + other.cached,
-        )
-
-    def __sub__(self, other: Usage) -> Usage:
-        return Usage(
-            self.prompt_tokens - other.prompt_tokens,
-            self.completion_tokens - other.completion_tokens,
-            self.calls - other.calls,
-            self.cached - other.cached,
-        )
-
-    def as_dict(self) -> dict[str, int]:
-        return {
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "total_tokens": self.total_tokens,
-            "calls": self.calls,
-            "cached": self.cached,
-        }
-
-
-@dataclass(frozen=True)
-class Reply:
-    """One chat reply: the text, its JSON object when one was asked for and could be parsed
-    (else ``data`` is None and ``parse_error`` says why), the usage of the call that made it
-    (the stored usage when ``cached``)."""
-
-    text: str
-    data: dict | None
-    parse_error: str
-    prompt_tokens: int
-    completion_tokens: int
-    cached: bool
-
-    @property
-    def ok(self) -> bool:
-        return not self.parse_error
-
-
-# --- JSON replies --------------------------------------------------------------------------
-
-_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
-
-
-def parse_json_object(text: str) -> dict:
-    """The JSON object in a reply: the whole text, a fenced ```json block, or the first {...}.
-
-    Raises:
-        ValueError: when no JSON object can be read from ``text``.
-    """
-    candidates = [text.strip(), *(m.group(1).strip() for m in _FENCE.finditer(text))]
-    for candidate in candidates:
-        try:
-            value = json.loads(candidate)
-        except (json.JSONDecodeError, ValueError):
-            continue
-        if isinstance(value, dict):
-            return value
-    decoder = json.JSONDecoder()
-    for m in re.finditer(r"\{", text):
-        try:
-            value, _ = decoder.raw_decode(text, m.start())
-        except json.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            return value
-    raise ValueError("the reply holds no JSON object")
-
-
-# --- the disk cache ------------------------------------------------------------------------
-
-
-def public_url(base_url: str | None) -> str:
-    """``base_url`` without credentials, query or fragment (what may be shown and stored)."""
-    if not base_url:
-        return OPENAI_BASE_URL
-    parts = urlsplit(base_url.strip())
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
-
-
-class LLMCache(SqliteCache):
-    """Replies on disk (SQLite): the digest of (base URL, model, messages, parameters) →
-    reply text and its usage. Neither the key nor the base URL's credentials are stored."""
-
-    def __init__(self, path: str | Path | None = None) -> None:
-        super().__init__(
-            path,
-            "llm.sqlite",
-            "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, model TEXT NOT NULL, "
-            "text TEXT NOT NULL, prompt_tokens INTEGER NOT NULL, "
-            "completion_tokens INTEGER NOT NULL)",
-        )
-
-    def get(self, key: str) -> tuple[str, int, int] | None:
-        with self._connect() as db:
-            row = db.execute(
-                "SELECT text, prompt_tokens, completion_tokens FROM replies WHERE key = ?", [key]
-            ).fetchone()
-        return (row[0], int(row[1]), int(row[2])) if row else None
-
-    def put(self, key: str, model: str, text: str, prompt: int, completion: int) -> None:
-        with self._connect() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?)",
-                [key, model, text, prompt, completion],
-            )
-
-    def count(self) -> int:
-        with self._connect() as db:
-            return db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
-
-
 # --- the model -----------------------------------------------------------------------------
 
 
@@ -197,8 +63,8 @@ class ChatModel:
     Args:
         model: the model name the endpoint knows (``gpt-4o-mini``, ``llama3.1:8b``, …).
         base_url: the endpoint (None: OpenAI). Credentials in it are never shown or stored.
-        api_key: the key (default ``SCAR_VIZ_LLM_API_KEY``, else ``OPENAI_API_KEY``); a
-            local server needs none.
+        api_key: the key to send (None or "": none; a local server needs none). The
+            environment is never read here.
         timeout: seconds per request.
         max_retries: retries after a 429 or 5xx answer (then the call fails).
         backoff: first wait before a retry, doubled each time; a ``Retry-After`` header of at
@@ -231,7 +97,7 @@ class ChatModel:
             )
         self.model = model
         self.base_url = (base_url or "").strip() or None
-        self._api_key = api_key or next((os.environ[k] for k in KEY_ENV if os.environ.get(k)), "")
+        self._api_key = api_key or ""
         self.timeout = float(timeout)
         self.max_retries = int(max_retries)
         self.backoff = float(backoff)
@@ -243,7 +109,7 @@ class ChatModel:
         self.label = f"{model} @ {self.host}"
         self._json_mode = True  # cleared when the server rejects response_format
         self._client = None
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # guards the client, the usage and the JSON mode
         self._usage = Usage()
 
     def __repr__(self) -> str:
@@ -281,6 +147,19 @@ class ChatModel:
                 )
             return self._client
 
+    def _asks_format(self) -> bool:
+        """Whether requests for JSON still send ``response_format`` (the server took it, or
+        has not refused it yet)."""
+        with self._lock:
+            return self._json_mode
+
+    def _set_format(self, on: bool) -> None:
+        """Record whether the server takes ``response_format``; requests running on other
+        threads read it under the same lock. A request that was refused with the format
+        retries once without it whatever the others find, so each falls back on its own."""
+        with self._lock:
+            self._json_mode = on
+
     def _error(self, message: str) -> LLMError:
         return LLMError(scrub_secret(message, self._api_key))
 
@@ -311,7 +190,7 @@ class ChatModel:
         attempt = 0
         dropped_format = False
         while True:
-            use_format = json_reply and self._json_mode
+            use_format = json_reply and not dropped_format and self._asks_format()
             try:
                 if use_format:
                     return client.chat.completions.create(
@@ -320,11 +199,11 @@ class ChatModel:
                 return client.chat.completions.create(**kwargs)
             except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
                 if use_format:  # perhaps the server does not take response_format: ask without
-                    self._json_mode = False
+                    self._set_format(False)
                     dropped_format = True
                     continue
                 if dropped_format:  # the format was not the cause: keep asking for it
-                    self._json_mode = True
+                    self._set_format(True)
                 raise self._error(
                     f"The LLM endpoint rejected the request (HTTP {exc.status_code}); the "
                     "prompt may be longer than the model accepts, or a setting unsupported."
@@ -409,7 +288,7 @@ class ChatModel:
         if hit is not None:
             text, prompt, completion = hit
             self._add_usage(Usage(cached=1))
-            return _reply(text, prompt, completion, json_reply, cached=True)
+            return make_reply(text, prompt, completion, json_reply, cached=True)
         response = self._request(messages, json_reply)
         try:
             text = response.choices[0].message.content or ""
@@ -424,7 +303,7 @@ class ChatModel:
         self._add_usage(Usage(prompt, completion, calls=1))
         if self.cache:
             self.cache.put(key, self.model_id, text, prompt, completion)
-        return _reply(text, prompt, completion, json_reply, cached=False)
+        return make_reply(text, prompt, completion, json_reply, cached=False)
 
     def complete_many(
         self,
@@ -471,16 +350,6 @@ class ChatModel:
         return [
             out[i] if owner[i] == i else replace(out[owner[i]], cached=True) for i in range(total)
         ]
-
-
-def _reply(text: str, prompt: int, completion: int, json_reply: bool, cached: bool) -> Reply:
-    data, error = None, ""
-    if json_reply:
-        try:
-            data = parse_json_object(text)
-        except ValueError as exc:
-            error = str(exc)
-    return Reply(text, data, error, prompt, completion, cached)
 
 
 def make_chat_model(

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from scar_viz.llm.client import ChatModel, LLMCache, LLMError, parse_json_object, public_url
+from scar_viz.llm.client import ChatModel, LLMCache, LLMError, public_url
+from scar_viz.llm.replies import parse_json_object
 from tests.fake_llm import HTML_ANSWER
 
 SECRET = "sk-test-SECRET0123456789abcdef"

@@ -1,0 +1,52 @@
+"""The chat replies' disk cache, and the form of a base URL that may be shown and stored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+from scar_viz.endpoints import OPENAI_BASE_URL
+from scar_viz.sqlite_cache import SqliteCache
+
+
+def public_url(base_url: str | None) -> str:
+    """``base_url`` without credentials, query or fragment (what may be shown and stored)."""
+    if not base_url:
+        return OPENAI_BASE_URL
+    parts = urlsplit(base_url.strip())
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+
+
+class LLMCache(SqliteCache):
+    """Replies on disk (SQLite): the digest of (base URL, model, messages, parameters) →
+    reply text and its usage. Neither the key nor the base URL's credentials are stored."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        super().__init__(
+            path,
+            "llm.sqlite",
+            "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, model TEXT NOT NULL, "
+            "text TEXT NOT NULL, prompt_tokens INTEGER NOT NULL, "
+            "completion_tokens INTEGER NOT NULL)",
+        )
+
+    def get(self, key: str) -> tuple[str, int, int] | None:
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT text, prompt_tokens, completion_tokens FROM replies WHERE key = ?", [key]
+            ).fetchone()
+        return (row[0], int(row[1]), int(row[2])) if row else None
+
+    def put(self, key: str, model: str, text: str, prompt: int, completion: int) -> None:
+        with self._connect() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?)",
+                [key, model, text, prompt, completion],
+            )
+
+    def count(self) -> int:
+        with self._connect() as db:
+            return db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
