@@ -7,9 +7,10 @@ user message's labelled sections, so a test can predict every reply. ``mode`` sw
 failures on: 401, 429 (the first ``fail_times`` requests, then success), 500, slow,
 malformed (the HTTP body is not JSON), garbage (the content is not JSON), fenced (the JSON
 comes in a ```json block), 400 (always), no-format (400 whenever ``response_format`` is
-sent), html (the answer holds markup and a script), bad-evidence (evidence that is in no
-document), copy (the question repeats its evidence), one-side (a boundary query's evidence
-stays before the cut). Every request is recorded with its headers.
+sent, and for a message holding ``TOO-LONG``, like a prompt over the context limit), html
+(the answer holds markup and a script), bad-evidence (evidence that is in no document), copy
+(the question repeats its evidence), one-side (a boundary query's evidence stays before the
+cut). Every request is recorded with its headers.
 
 The replies are made from string rules, not language: never read answer quality from them.
 """
@@ -69,6 +70,7 @@ class ChatServer(JsonServer):
     def __init__(self) -> None:
         self.mode = "ok"
         self.fail_times = 1
+        self.delay = 0.0  # seconds before each answer, to let concurrent requests overlap
         super().__init__()
 
     def respond(self, handler, body: dict, n: int) -> None:
@@ -83,8 +85,12 @@ class ChatServer(JsonServer):
             return send_json(handler, 500, {"error": {"message": "boom"}}, {"Retry-After": "0"})
         if mode == "400":
             return send_json(handler, 400, {"error": {"message": "context length exceeded"}})
+        if self.delay:
+            time.sleep(self.delay)
         if mode == "no-format" and "response_format" in body:
             return send_json(handler, 400, {"error": {"message": "response_format unsupported"}})
+        if mode == "no-format" and any("TOO-LONG" in m["content"] for m in body["messages"]):
+            return send_json(handler, 400, {"error": {"message": "context length exceeded"}})
         if mode == "slow":
             time.sleep(3)
         if mode == "malformed":

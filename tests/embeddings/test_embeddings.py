@@ -153,7 +153,14 @@ def test_openai_timeout(server):
 def test_openai_without_key(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(EmbeddingError, match="No API key"):
-        OpenAIEmbedder(base_url="http://127.0.0.1:9/v1").embed(["a"])
+        OpenAIEmbedder().embed(["a"])  # the provider's endpoint needs one
+
+
+def test_the_environment_key_is_never_read_by_the_embedder(server, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    OpenAIEmbedder(base_url=server.base_url, max_retries=0).embed(["a"])
+    sent = server.requests[-1]["headers"]["authorization"]
+    assert SECRET not in sent and sent == "Bearer no-key"
 
 
 def test_openai_unreachable():

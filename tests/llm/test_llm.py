@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -193,9 +194,8 @@ def test_identical_requests_in_a_batch_are_sent_once(llm_server):
     assert model.usage.calls == 2 and model.usage.cached == 3
 
 
-def test_key_from_the_environment_is_in_no_cache_file_or_error(llm_server, monkeypatch, tmp_path):
-    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    model = ChatModel("fake-model", base_url=llm_server.base_url, timeout=5)
+def test_a_given_key_is_in_no_cache_file_or_error(llm_server):
+    model = ChatModel("fake-model", base_url=llm_server.base_url, api_key=SECRET, timeout=5)
     model.complete(ASK)
     assert llm_server.requests[0]["headers"]["authorization"] == f"Bearer {SECRET}"
     for path in LLMCache().path.parent.rglob("*"):
@@ -203,10 +203,51 @@ def test_key_from_the_environment_is_in_no_cache_file_or_error(llm_server, monke
             assert SECRET.encode() not in path.read_bytes()
     llm_server.mode = "401"
     with pytest.raises(LLMError) as info:
-        ChatModel("fake-model", base_url=llm_server.base_url, timeout=5).complete(
+        ChatModel("fake-model", base_url=llm_server.base_url, api_key=SECRET, timeout=5).complete(
             [ASK[0], {"role": "user", "content": "PASSAGE:\nUncached text here."}]
         )
     assert SECRET not in str(info.value) and SECRET not in repr(info.value)
+
+
+def test_the_environment_key_is_never_read_by_the_client(llm_server, monkeypatch):
+    for name in ("OPENAI_API_KEY", "SCAR_VIZ_LLM_API_KEY"):
+        monkeypatch.setenv(name, SECRET)
+    ChatModel("fake-model", base_url=llm_server.base_url, timeout=5, cache=False).complete(ASK)
+    sent = llm_server.requests[0]["headers"]["authorization"]
+    assert SECRET not in sent and sent == "Bearer no-key"
+
+
+def test_concurrent_requests_each_fall_back_when_the_format_is_refused(llm_server):
+    """Sixteen requests at once against a server that refuses response_format (and two
+    prompts it refuses whatever the format): each normal request is answered once without the
+    format and parsed; each refused prompt fails with its own message; no request is sent
+    with the format twice, however the threads interleave."""
+    llm_server.mode = "no-format"
+    llm_server.delay = 0.05
+    texts = [f"Passage number {i} about the tide and the ferry." for i in range(16)]
+    texts[5] = "TOO-LONG passage that no model could read in one go."
+    texts[11] = "Another TOO-LONG passage, just as unreadable."
+    model = chat(llm_server, cache=False, concurrency=8)
+
+    def ask(text: str):
+        try:
+            return model.complete([ASK[0], {"role": "user", "content": f"PASSAGE:\n{text}"}])
+        except LLMError as exc:
+            return exc
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(ask, texts))
+    for text, result in zip(texts, results, strict=True):
+        if "TOO-LONG" in text:
+            assert isinstance(result, LLMError) and "rejected the request" in str(result)
+        else:
+            assert not isinstance(result, Exception), result
+            assert result.ok and result.data["evidence"] == [text]
+    for text in texts:
+        sent = [r for r in llm_server.requests if text in r["body"]["messages"][1]["content"]]
+        assert sum("response_format" in r["body"] for r in sent) <= 1
+        if "TOO-LONG" not in text:
+            assert sum("response_format" not in r["body"] for r in sent) == 1
 
 
 def test_a_short_local_key_does_not_mangle_replies(llm_server):
