@@ -12,8 +12,8 @@ with each model, gold chunks as in docs/method.md §4
 difference static − default over the queries.
 
 The static model is distilled first if it is not in the cache yet (the time is printed). The
-figures are written to ``benchmarks/results/static_model.json`` (``--out``), which the README
-cites and the model picker shows. ``--limit N`` keeps the first N chunks (and the queries whose
+figures are written to ``benchmarks/results/static_model.json`` (``--out``), which
+docs/models.md cites and the model picker shows. ``--limit N`` keeps the first N chunks (and the queries whose
 gold chunks all lie among them) for a quick check; a limited run writes nothing unless
 ``--out`` is given.
 
