@@ -1,6 +1,6 @@
 """Labelled query sets: loading and validating JSON Lines, and gold chunks (docs/method.md §4).
 
-One query a line (see ``shared/corpora/README.md``)::
+One query a line (the format of docs/cli.md, "Query files")::
 
     {"id": "q-01", "query": "…?", "type": "fragmented",
      "evidence": [{"text": "<exact substring of the document>", "start": 16902, "end": 17469}]}
