@@ -1,4 +1,4 @@
-"""The Explorer's rerun after a λ release against an empty script's rerun (issue 14.3).
+"""The Explorer's rerun after a λ release against an empty script's rerun (the target: at most 3×).
 
 Both sides in one run, through live servers (``streamlit run``) in headless Chromium, with the
 presses interleaved (empty, explorer, empty, …) so the machine's drift hits both alike:

@@ -1,12 +1,13 @@
-"""Benchmark (issue 14): one redraw of the live gate panel on ~830 chunks in headless Chromium.
+"""Benchmark: one redraw of the live gate panel on ~830 chunks in headless Chromium.
 
 Starts the gate panel harness (tests/browser/apps/gate_panel_app.py) on RFC 9293 chunked to
 about 830 chunks, embedded with the default model (``--model hash`` for a quick run), opens it
-in headless Chromium and fires ``--events`` input events on the λ and τ ranges with random
-values. The panel times each redraw itself with ``performance.now()``: the gate for every
-retrieved chunk, the focus rows, the minimap marks and the decision plane, plus the style and
-layout the change forces (``getBoundingClientRect``). Median, 95th percentile and max per
-(k, r); target ≤ 16 ms. Writes ``benchmarks/results/gate_panel.json``.
+in headless Chromium with ``test_hooks=1`` in the address (so the panel exposes its timings on
+``window``) and fires ``--events`` input events on the λ and τ ranges with random values. The
+panel times each redraw itself with ``performance.now()``: the gate for every retrieved chunk,
+the focus rows, the minimap marks and the decision plane, plus the style and layout the change
+forces (``getBoundingClientRect``). Median, 95th percentile and max per (k, r); target ≤ 16 ms.
+Writes ``benchmarks/results/gate_panel.json``.
 
 Run: ``.venv/bin/python benchmarks/gate_panel.py [--model hash] [--events 200]``.
 """
@@ -90,7 +91,9 @@ def main() -> None:
             version = b.version
             for k, r in ((3, 1), (20, 3)):
                 t0 = time.perf_counter()
-                page.goto(f"{app.url}/?doc=file&model={args.model}&size={args.size}&k={k}&r={r}")
+                page.goto(
+                    f"{app.url}/?doc=file&model={args.model}&size={args.size}&k={k}&r={r}&test_hooks=1"
+                )
                 wait_for_app_run(page, timeout_ms=600_000)
                 settle(page, timeout_ms=120_000)
                 page.wait_for_function("() => typeof window.__scarGateTimes === 'function'")

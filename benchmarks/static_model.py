@@ -7,13 +7,13 @@ On the development corpus (RFC 9293, recursive 600/60 chunks, its labelled queri
   ``--min-seconds`` have passed; the median pass; the two models alternate, so both see the
   same machine load), and their ratio;
 - Recall@k of top-k and of SCAR (the default gate parameters of :mod:`scar_viz.scoring.params`)
-with each model, gold chunks as in METHODS.md §4
+with each model, gold chunks as in docs/method.md §4
 (:func:`scar_viz.evaluation.queries.label_queries`), with a paired bootstrap of the recall
 difference static − default over the queries.
 
 The static model is distilled first if it is not in the cache yet (the time is printed). The
-figures are written to ``benchmarks/results/static_model.json`` (``--out``), which the README
-cites and the model picker shows. ``--limit N`` keeps the first N chunks (and the queries whose
+figures are written to ``benchmarks/results/static_model.json`` (``--out``), which
+docs/models.md cites and the model picker shows. ``--limit N`` keeps the first N chunks (and the queries whose
 gold chunks all lie among them) for a quick check; a limited run writes nothing unless
 ``--out`` is given.
 

@@ -58,3 +58,38 @@ def test_payload_id_ignores_lambda_and_tau_only():
     base = {"n": 3, "sims": "AAAA", "lam": 0.5, "tau": 0.1, "k": 3}
     assert payload_id(base) == payload_id({**base, "lam": 1.0, "tau": 0.7})
     assert payload_id(base) != payload_id({**base, "k": 4})
+
+
+def _js() -> str:
+    from pathlib import Path
+
+    return (Path(__file__).resolve().parent.parent / "ui" / "gate_panel.js").read_text()
+
+
+def test_the_js_header_names_modules_and_files_that_exist():
+    import importlib
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    header = _js().split("\n\n")[0]
+    dotted = re.findall(r"\bscar_viz(?:\.\w+)+", header)
+    files = re.findall(r"\b(?:ui|tests|benchmarks|scar_viz)/[\w/]+\.\w+", _js())
+    assert dotted and files
+    for name in dotted:
+        module, attr = name.rsplit(".", 1)
+        assert hasattr(importlib.import_module(module), attr), name
+    for path in files:
+        assert (root / path).is_file(), path
+
+
+def test_the_js_puts_hooks_on_window_only_when_the_address_asks():
+    import re
+
+    js = _js()
+    body = js[js.index("function installTestHooks") :]
+    outside = js[: js.index("function installTestHooks")]
+    assert not re.search(r"window\.__\w+\s*=", outside)  # every hook is set in installTestHooks
+    assert re.search(r"window\.__scarGateDecide\s*=", body)
+    assert "if (wantsTestHooks()) installTestHooks(view);" in js
+    assert 'get("test_hooks") === "1"' in js

@@ -1,12 +1,14 @@
 // The live SCAR gate panel (Streamlit components v2; no build step, no dependency).
 //
-// Python sends one payload per query (scar_viz.focus.gate_payload): exact float64 cos(q, c)
-// and, for the top-kmax chunks, cos(c, c±d) for d = 1..rmax. Moving λ or τ redraws the focus
-// rows, the whole-document minimap and the decision plane here, with the same rule and the
-// same float64 arithmetic as scar_viz.scoring.select_from_sims:
+// Python (ui/gate_panel.py) sends one payload per query (scar_viz.views.focus.gate_payload):
+// exact float64 cos(q, c) and, for the top-kmax chunks, cos(c, c±d) for d = 1..rmax. Moving λ
+// or τ redraws the focus rows, the whole-document minimap and the decision plane here, with the
+// same rule and the same float64 arithmetic as scar_viz.scoring.scar.select_from_sims
+// (docs/method.md §2):
 //     b = min(2, max(0, 1 - cos(c, n)));  S = cos(q, n) - λ·b;  admit iff S > τ·cos(q, c).
 // Releasing a slider sends {lam, tau} to Python as the trigger value "release".
 // Document text is untrusted: it only ever goes into the DOM through textContent.
+// Test hooks on `window` exist only when the page's address carries test_hooks=1 (see the end).
 
 const COLOURS = { retrieved: "#1f3b73", admitted: "#1a9850", rejected: "#d73027" };
 const BLUES = ["#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"];
@@ -524,7 +526,17 @@ export default function (component) {
   view.lam.input.onchange = onChange;
   view.tau.input.onchange = onChange;
   onInput();
-  // test and benchmark hooks (the last mounted panel answers)
+  if (wantsTestHooks()) installTestHooks(view);
+}
+
+// Test and benchmark hooks (tests/browser/test_gate_panel.py, benchmarks/gate_panel.py): only
+// when the page was opened with ?test_hooks=1, so a normal page puts nothing on `window`.
+function wantsTestHooks() {
+  return new URLSearchParams(window.location.search).get("test_hooks") === "1";
+}
+
+// The last mounted panel answers.
+function installTestHooks(view) {
   window.__scarGateDecide = (l, t, k, r) =>
     decide(view.P, l, t, k, r).map(({ chunk, neighbour, side, distance, score, bar, outcome }) => ({ chunk, neighbour, side, distance, score, bar, outcome }));
   window.__scarGateTimes = () => view.times.slice();

@@ -1,4 +1,4 @@
-"""Paired bootstrap over queries and Cohen's d on paired differences (METHODS.md §4).
+"""Paired bootstrap over queries and Cohen's d on paired differences (docs/method.md §4).
 
 With per-query values a_i (e.g. SCAR) and b_i (a baseline) and differences d_i = a_i − b_i:
 

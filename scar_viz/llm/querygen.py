@@ -15,7 +15,7 @@ come from single chunks. A generated query is kept only when
 
 Each kept query's type (fragmented / atomic …) is then computed under the current chunking
 with :func:`scar_viz.evaluation.queries.label_queries`, as for any query file. The output is the
-corpus format (``shared/corpora/README.md``), plus the reference ``answer``.
+query-file format (docs/cli.md, "Query files"), plus the reference ``answer``.
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ def explain_decision(d: Decision) -> Explanation:
 
 
 def edge_notes(sel: Selection, n_chunks: int) -> list[tuple[str, str]]:
-    """(level, message) pairs for the edge cases of METHODS.md §2, as they occur."""
+    """(level, message) pairs for the edge cases of docs/method.md §2, as they occur."""
     notes: list[tuple[str, str]] = []
     for c in sel.retrieved:
         if sel.sims[c] <= 0:

@@ -1,4 +1,4 @@
-"""The gate's parameters and every default of the project, in one place (METHODS.md §2).
+"""The gate's parameters and every default of the project, in one place (docs/method.md §2).
 
 ``GateParams`` travels through the pages, the CLI and the policies as one frozen object:
 k (chunks the retriever returns), λ (weight of the boundary penalty), τ (the bar relative to
@@ -13,7 +13,7 @@ DEFAULT_K = 3
 """Chunks the retriever returns by default (the sources give no k; 3 is a common RAG setting)."""
 
 PRESETS: dict[str, dict[str, float]] = {
-    "A": {"lam": 0.5, "tau": 0.1},  # METHODS.md §2, the longer description
+    "A": {"lam": 0.5, "tau": 0.1},  # docs/method.md §2, the longer description
     "B": {"lam": 0.1, "tau": 0.8},  # the English summary (τ is called γ there)
 }
 DEFAULT_PRESET = "A"
@@ -37,7 +37,7 @@ class GateParams:
 
     @classmethod
     def preset(cls, name: str, k: int = DEFAULT_K, radius: int = DEFAULT_RADIUS) -> GateParams:
-        """Preset ``A`` or ``B`` (METHODS.md §2) at the given k and r."""
+        """Preset ``A`` or ``B`` (docs/method.md §2) at the given k and r."""
         p = PRESETS[name]
         return cls(k=k, lam=p["lam"], tau=p["tau"], radius=radius)
 

@@ -5,7 +5,7 @@ A round is one question at one (λ, τ) setting: the student ticks the neighbour
 gate to admit, then reveals. :func:`pick_rounds` searches the labelled questions × a grid of
 round-number settings for four rounds whose answers differ:
 
-- ``warm-up``: the lesson question at preset A (METHODS.md §2);
+- ``warm-up``: the lesson question at preset A (docs/method.md §2);
 - ``penalty``: the penalty blocks a relevant neighbour: cos(q,n) > bar but S ≤ bar;
 - ``low-bar``: a low bar admits a weak neighbour: S > bar although cos(q,n) < ½·cos(q,c)
   and n holds none of the question's evidence;

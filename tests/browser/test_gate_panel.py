@@ -2,9 +2,9 @@
 
 The harness (tests/browser/apps/gate_panel_app.py) mounts the panel on the built-in sample
 embedded with the default model and dumps the arrays it decides from; the browser's gate
-(``window.__scarGateDecide``) must agree with ``select_from_sims`` on every decision of
-hundreds of random settings, exact ties and document edges included, to the last bit of S
-and the bar.
+(``window.__scarGateDecide``, installed because the address carries ``test_hooks=1``) must
+agree with ``select_from_sims`` on every decision of hundreds of random settings, exact ties
+and document edges included, to the last bit of S and the bar.
 """
 
 from __future__ import annotations
@@ -46,11 +46,17 @@ def harness(tmp_path_factory):
     app.stop()
 
 
-def _open(page, app, query: str) -> None:
-    page.goto(f"{app.url}/?{query}")
+def _open(page, app, query: str, *, hooks: bool = True) -> None:
+    """Open the harness at ``query``; with ``hooks`` the panel installs its test hooks."""
+    page.goto(f"{app.url}/?{query}" + ("&test_hooks=1" if hooks else ""))
     wait_for_app_run(page)
     settle(page, timeout_ms=120_000)
-    page.wait_for_function("() => typeof window.__scarGateDecide === 'function'", timeout=60_000)
+    if hooks:
+        page.wait_for_function(
+            "() => typeof window.__scarGateDecide === 'function'", timeout=60_000
+        )
+    else:
+        page.locator(".sv-summary").wait_for(timeout=60_000)
 
 
 def _python(sims, unit, lam, tau, k, r):
@@ -175,6 +181,13 @@ def test_dragging_redraws_in_the_browser_and_release_reports_back(harness, page)
     count = lambda text: len([x for x in text.split(",") if x.strip()])  # noqa: E731
     summary = page.locator(".sv-summary").inner_text()
     assert f"{count(admitted)} admitted · {count(rejected)} rejected" in summary
+
+
+def test_a_page_without_the_test_parameter_gets_no_hooks_on_window(harness, page):
+    _open(page, harness, "doc=hostile&k=3&r=1", hooks=False)
+    assert page.locator(".sv-row").count() > 0  # the panel is drawn
+    hooks = page.evaluate("() => Object.keys(window).filter((k) => k.startsWith('__scarGate'))")
+    assert hooks == []
 
 
 def test_document_markup_shows_as_text_and_never_runs(harness, page):

@@ -103,7 +103,8 @@ def test_document_end_has_one_side_only():
 
 def test_non_positive_relevance_makes_the_bar_non_positive():
     # cos(q,c) = -0.2 for the best chunk; τ = 1.5 gives bar = -0.3, and a neighbour at
-    # cos(q,n) = -0.25 with a tiny penalty passes: the edge case METHODS.md asks to show.
+    # cos(q,n) = -0.25 with a tiny penalty passes: an edge case docs/method.md §2 shows rather
+    # than hides.
     q = np.array([1.0, 0.0])
     c = np.array([-0.2, np.sqrt(1 - 0.2**2)])
     n = np.array([-0.25, np.sqrt(1 - 0.25**2)])
@@ -147,7 +148,7 @@ def test_window_by_hand():
 
 
 def reference_select(q, chunks, k, lam, tau, r):
-    """METHODS.md §2 written as plainly as possible, loops only."""
+    """docs/method.md §2 written as plainly as possible, loops only."""
     qn = q / np.linalg.norm(q)
     cn = [v / np.linalg.norm(v) for v in chunks]
     sims = [float(v @ qn) for v in cn]
@@ -203,7 +204,7 @@ def test_raising_lambda_or_tau_never_admits_more(rng, k, r, lam, tau, dl, dt):
     q = chunks.mean(axis=0) + 0.1 * rng.normal(size=8)  # relevant to most chunks
     base = scar_select(q, chunks, GateParams(k, lam, tau, r))
     if min(base.sims[c] for c in base.retrieved) <= 0:
-        return  # the property holds only when cos(q,c) > 0 (METHODS.md §2 edge case)
+        return  # the property holds only when cos(q,c) > 0 (docs/method.md §2 edge case)
     stricter = scar_select(q, chunks, GateParams(k, lam + dl, tau + dt, r))
     assert set(stricter.selected) <= set(base.selected)
 
