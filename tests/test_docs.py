@@ -12,8 +12,6 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 CODE = [p for folder in ("scar_viz", "ui", "pages") for p in sorted((ROOT / folder).rglob("*.py"))]
 CODE += sorted((ROOT / "ui").glob("*.js"))
-PENDING = {"docs/deployment.md"}
-"""Linked from the README and written on another branch; drop from this set once it lands."""
 
 _LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 _CITATION = re.compile(r"docs/method\.md\s+((?:§\d+(?:,\s*)?)+)")
@@ -37,8 +35,6 @@ def test_every_relative_link_resolves(doc):
     assert relative_links(doc), f"{doc.name} links nowhere"
     for target in relative_links(doc):
         resolved = (doc.parent / target).resolve()
-        if resolved.relative_to(ROOT).as_posix() in PENDING and not resolved.exists():
-            continue
         assert resolved.exists(), f"{doc.relative_to(ROOT)} links to a missing {target}"
 
 
