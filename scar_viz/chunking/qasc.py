@@ -37,8 +37,8 @@ import numpy as np
 from scar_viz.embeddings.vectors import normalize
 from scar_viz.errors import SettingsError
 from scar_viz.knobs import knob
+from scar_viz.spans import Span, merge_spans
 
-Span = tuple[int, int]
 Window = tuple[int, int]
 """Inclusive sentence index range (lo, hi)."""
 
@@ -246,16 +246,6 @@ def _region_of(regions: Sequence[Window], i: int) -> Window | None:
     return None
 
 
-def _merge_chars(spans: Sequence[Span]) -> tuple[Span, ...]:
-    merged: list[list[int]] = []
-    for s, e in sorted(spans):
-        if merged and s <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], e)
-        else:
-            merged.append([s, e])
-    return tuple((s, e) for s, e in merged)
-
-
 def qasc_select(
     sentences: Sequence[Span],
     scores: np.ndarray,
@@ -314,7 +304,7 @@ def qasc_select(
         seeds=seeds,
         windows=tuple(windows),
         merged=merged,
-        spans=_merge_chars(snapped),
+        spans=merge_spans(snapped),
         unsnapped=unsnapped,
         chunk_scores=agg,
         chosen=chosen,

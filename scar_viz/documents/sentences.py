@@ -24,8 +24,7 @@ import re
 from functools import lru_cache
 
 from scar_viz.errors import SettingsError
-
-Span = tuple[int, int]
+from scar_viz.spans import Span
 
 DEFAULT_MAX_CHARS = 1000
 """Longest sentence kept whole; longer pieces are cut at line breaks or spaces."""

@@ -14,7 +14,7 @@ from scar_viz.charts import boundary_map, chunk_strip, decision_plane, sweep_hea
 from scar_viz.charts.pareto import pareto_chart
 from scar_viz.charts.policy_strips import policy_strips
 from scar_viz.charts.strip import strip_hover
-from scar_viz.chunking.chunkers import Chunk
+from scar_viz.chunking.base import Chunk
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import boundary_penalties, scar_select
 
