@@ -1,4 +1,4 @@
-"""Fit the default learned gate shipped with the package (issue 16), reproducibly.
+"""Fit the default learned gate shipped with the package, reproducibly.
 
 Fits on the built-in sample's labelled queries (``scar_viz/documents/samples/harbor_manual.md`` and
 ``harbor_manual.queries.jsonl``) with the default model (all-MiniLM-L6-v2), recursive

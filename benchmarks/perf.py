@@ -1,4 +1,4 @@
-"""Speed benchmark (issue 7): cold start, slider rerun, embedding overhead, re-opening.
+"""Speed benchmark: cold start, slider rerun, embedding overhead, re-opening.
 
 Every figure is printed with a reference measured in the same run, because this machine's
 absolute times are noisy:

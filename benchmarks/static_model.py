@@ -7,7 +7,7 @@ On the development corpus (RFC 9293, recursive 600/60 chunks, its labelled queri
   ``--min-seconds`` have passed; the median pass; the two models alternate, so both see the
   same machine load), and their ratio;
 - Recall@k of top-k and of SCAR (the default gate parameters of :mod:`scar_viz.scoring.params`)
-with each model, gold chunks as in METHODS.md §4
+with each model, gold chunks as in docs/method.md §4
 (:func:`scar_viz.evaluation.queries.label_queries`), with a paired bootstrap of the recall
 difference static − default over the queries.
 

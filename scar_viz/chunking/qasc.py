@@ -1,4 +1,5 @@
-"""QASC, Query-Adaptive Semantic Chunking (METHODS.md §5): chunks formed per query from sentences.
+"""QASC, Query-Adaptive Semantic Chunking (docs/method.md §5): chunks formed per query from
+sentences.
 
 Sentence spans and sentence scores s_i = cos(q, s_i) in, character windows out. Steps, one
 function each:

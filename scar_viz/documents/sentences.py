@@ -1,4 +1,4 @@
-"""Offline sentence splitting with exact character offsets (QASC's step 1, METHODS.md §5).
+"""Offline sentence splitting with exact character offsets (QASC's step 1, docs/method.md §5).
 
 The splitter is pysbd (rule-based; its rules ship inside its wheel, so nothing is downloaded).
 Every span satisfies ``text[start:end] == sentence``, is stripped of surrounding whitespace, and

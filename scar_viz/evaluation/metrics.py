@@ -1,4 +1,4 @@
-"""Retrieval metrics over labelled queries (METHODS.md §4) and why gold chunks were missed.
+"""Retrieval metrics over labelled queries (docs/method.md §4) and why gold chunks were missed.
 
     Recall@K          = |selected ∩ gold| / |gold|, averaged over queries
     mean unique chunks = |selected|, averaged over queries

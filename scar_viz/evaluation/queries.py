@@ -1,4 +1,4 @@
-"""Labelled query sets: loading and validating JSON Lines, and gold chunks (METHODS.md §4).
+"""Labelled query sets: loading and validating JSON Lines, and gold chunks (docs/method.md §4).
 
 One query a line (see ``shared/corpora/README.md``)::
 
@@ -277,7 +277,7 @@ def query_set_key(queries: Iterable[LabelledQuery | GoldQuery]) -> str:
 
 
 def query_type(gold: Iterable[int]) -> str:
-    """The type of a query from its gold chunk indices (METHODS.md §4).
+    """The type of a query from its gold chunk indices (docs/method.md §4).
 
     ``fragmented`` when two gold chunks are consecutive (i and i+1: the evidence crosses a
     boundary, one span cut or two spans on either side of it); ``atomic`` when the gold set is

@@ -1,4 +1,4 @@
-"""Auto-merging retrieval (LlamaIndex ``AutoMergingRetriever``), METHODS.md §7.
+"""Auto-merging retrieval (LlamaIndex ``AutoMergingRetriever``), docs/method.md §7.
 
 Leaves are the chunks c_1 … c_N; the parent P(c) of a chunk is the section holding its start
 (``Document.sections``, the parent policy's section, ``chunk.section``); children(p) = the

@@ -1,4 +1,5 @@
-"""Parent (section) retrieval: the whole section holding each retrieved chunk (METHODS.md §1)."""
+"""Parent (section) retrieval: the whole section holding each retrieved chunk
+(docs/method.md §1)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The QASC policies: sentences of the document, embedded with the query's model, then QASC.
 
-``qasc`` runs QASC as its source does (METHODS.md §5): query-adaptive chunks are formed from
+``qasc`` runs QASC as its source does (docs/method.md §5): query-adaptive chunks are formed from
 sentences, then the retriever ranks these chunks by their aggregated score A(C) = max W over
 the seed windows inside them and keeps the top k (the same k as every other policy);
 ``all_windows=True`` sends every surviving window instead (steps 1–5 alone).
@@ -105,7 +105,7 @@ def _notes(res: QascResult, params: QascParams, n_sentences: int) -> list[str]:
 def qasc_policy(
     inputs: QueryInputs, splitter: str = "pysbd", all_windows: bool = False, **knobs: object
 ) -> PolicyResult:
-    """QASC (METHODS.md §5) on ``inputs.document``: the top k QASC chunks by A = max W, or
+    """QASC (docs/method.md §5) on ``inputs.document``: the top k QASC chunks by A = max W, or
     every window with ``all_windows``; ``knobs`` are :class:`QascParams` fields.
 
     Its time covers the sentence split (memoised per text), the sentence vectors (a cache

@@ -1,4 +1,4 @@
-"""RSE, relevant segment extraction (dsRAG, MIT), METHODS.md §7; our own code from its
+"""RSE, relevant segment extraction (dsRAG, MIT), docs/method.md §7; our own code from its
 published description.
 
 Each chunk c_i gets a value from its rank and its relevance in [0, 1]:

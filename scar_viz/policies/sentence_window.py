@@ -1,4 +1,4 @@
-"""Sentence-window retrieval (LlamaIndex ``SentenceWindowNodeParser``, Haystack), METHODS.md §7.
+"""Sentence-window retrieval (LlamaIndex ``SentenceWindowNodeParser``, Haystack), docs/method.md §7.
 
 The document's sentences s_1 … s_n are embedded and retrieved like chunks; each hit is
 replaced by its window before it reaches the language model:

@@ -1,6 +1,6 @@
 """The Explorer at document scale: overview marks and the live gate's payload.
 
-Two views of one query on one chunked, embedded document (METHODS.md §2):
+Two views of one query on one chunked, embedded document (docs/method.md §2):
 
 - :func:`overview_data`: per chunk cos(q, c), retrieved rank and the gate's mark (retrieved,
   admitted, rejected), for a figure of the whole document at any size.

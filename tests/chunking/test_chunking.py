@@ -153,7 +153,7 @@ def test_semantic_with_percentile_zero_is_sentence_packing():
 
 
 def test_semantic_cuts_where_the_topic_changes():
-    # one topic a line: the semantic chunker cuts only between lines (issue 17)
+    # one topic a line: the semantic chunker cuts only between lines
     text = (
         "Cats purr in the sun. Cats nap all afternoon.\n"
         "Cats hunt mice at night. Cats groom their fur.\n"

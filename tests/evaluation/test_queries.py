@@ -227,7 +227,7 @@ def test_development_corpus_types_match_the_file(corpus_path, corpus_queries_pat
     assert sizes.count(2) == 17 and sizes.count(3) == 3
 
 
-# --- the three query types (METHODS.md §4), on hand-built chunks ---------------------------
+# --- the three query types (docs/method.md §4), on hand-built chunks ---------------------------
 
 # Ten 40-character "sentences", one chunk each (no overlap): chunk i is TYPES_DOC[40i:40i+40].
 TYPES_DOC = "".join(f"Sentence {i:02d} says a thing about it, ok. "[:39] + " " for i in range(10))

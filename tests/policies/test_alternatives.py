@@ -1,4 +1,4 @@
-"""The policies users compare against (METHODS.md §5, §7) on small hand-computed cases:
+"""The policies users compare against (docs/method.md §5, §7) on small hand-computed cases:
 RSE, auto-merging, sentence window, QASC top-k and the QASC hybrid."""
 
 from __future__ import annotations
