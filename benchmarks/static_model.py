@@ -36,7 +36,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scar_viz.chunking.chunkers import ChunkingConfig, chunk_document, embedding_texts  # noqa: E402
+from scar_viz.chunking.config import ChunkingConfig, chunk_document, embedding_texts  # noqa: E402
 from scar_viz.documents.reading import load_path  # noqa: E402
 from scar_viz.embeddings import StaticEmbedder, default_embedder  # noqa: E402
 from scar_viz.embeddings.distill import MARKER, ensure_static_model  # noqa: E402

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scar_viz.chunking.chunkers import Chunk, ChunkingConfig, Embed, chunk_document, embedding_texts
+from scar_viz.chunking.base import Chunk, Embed
+from scar_viz.chunking.config import ChunkingConfig, chunk_document, embedding_texts
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder, EmbeddingCache, Progress, embed_cached
 from scar_viz.errors import SettingsError

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from scar_viz.chunking.chunkers import CHUNKER_NAMES, CHUNKERS
+from scar_viz.chunking.registry import CHUNKERS, chunker_name
 from scar_viz.documents import samples
 from scar_viz.fmt import EMPTY_CELL, cell, change, chunk_list, join_words, percent
 
@@ -73,6 +73,6 @@ def test_human_names_for_ids():
     assert samples.document_name("harbor") == samples.SAMPLES["harbor"].title
     assert samples.document_name(samples.UPLOAD) == "Uploaded document"
     assert samples.document_name("nope") == "nope"
-    assert CHUNKER_NAMES["recursive"] == "Recursive (langchain)"
-    assert set(CHUNKER_NAMES) == set(CHUNKERS)
-    assert all(name != key for key, name in CHUNKER_NAMES.items())
+    assert chunker_name("recursive") == "Recursive (langchain)"
+    assert all(chunker_name(key) != key for key in CHUNKERS)
+    assert chunker_name("unknown") == "unknown"

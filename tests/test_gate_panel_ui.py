@@ -10,7 +10,7 @@ def _mount():
     import numpy as np
     import streamlit as st
 
-    from scar_viz.chunking.chunkers import Chunk
+    from scar_viz.chunking.base import Chunk
     from scar_viz.scoring.params import GateParams
     from scar_viz.scoring.scar import normalize
     from scar_viz.views.focus import gate_payload

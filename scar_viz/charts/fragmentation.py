@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from scar_viz.chunking.chunkers import CHUNKER_INFO, CHUNKER_NAMES
 from scar_viz.chunking.fragmentation import REFERENCE, UNIT_LABELS, FragmentationGrid
+from scar_viz.chunking.registry import CHUNKERS, chunker_name
 
 CHUNKER_COLOURS = {
     "recursive": "#1f3b73",
@@ -41,8 +41,8 @@ def fragmentation_curves(
     for grid in grids:
         j = _nearest(grid.overlap_chars, overlap_chars)
         colour = CHUNKER_COLOURS.get(grid.chunker, "#555")
-        unit = CHUNKER_INFO[grid.chunker].unit
-        label = CHUNKER_NAMES.get(grid.chunker, grid.chunker)
+        unit = CHUNKERS[grid.chunker].unit
+        label = chunker_name(grid.chunker)
         name = label if unit == "characters" else f"{label} (≈{grid.scale:.1f} ch/tok)"
         custom = np.stack(
             [
@@ -115,7 +115,7 @@ def fragmentation_heatmap(
 ) -> go.Figure:
     """Cut rate (%) over chunk size (rows) × overlap (columns) for one chunker; the cell
     nearest the reference setting is outlined. Blank cells: overlap ≥ size."""
-    unit = CHUNKER_INFO[grid.chunker].unit
+    unit = CHUNKERS[grid.chunker].unit
     z = grid.rates * 100
     labels = [[("" if np.isnan(v) else f"{v:.0f}%") for v in row] for row in z]
     xs = [str(o) for o in grid.overlaps]

@@ -11,8 +11,7 @@ import plotly.graph_objects as go
 
 from scar_viz.charts._style import ADMITTED, REJECTED, RETRIEVED, WINDOW, hover_snippet
 from scar_viz.documents.reading import Section
-
-Span = tuple[int, int]
+from scar_viz.spans import Span
 
 POLICY_COLOURS = {
     "topk": RETRIEVED,

@@ -16,7 +16,7 @@ from scar_viz.charts._style import (
     fast_figure,
     hover_snippet,
 )
-from scar_viz.chunking.chunkers import Chunk
+from scar_viz.chunking.base import Chunk
 
 # vertical bands of the three rows, in paper coordinates (top to bottom)
 _MARKS, _SIMS, _BOUNDS = (0.72, 1.0), (0.34, 0.68), (0.0, 0.3)

@@ -2,8 +2,8 @@
 
 A *unit* is a (start, end) span of the document that should stay whole: the evidence spans of
 a labelled query set when there is one, otherwise the document's own sentences or paragraphs.
-A unit is *cut* when no single chunk covers every non-whitespace character of it, i.e. when its
-minimal covering run of chunks (docs/method.md §4,
+A unit is *cut* when no single chunk covers every non-whitespace character of it, i.e. when
+its minimal covering run of chunks (docs/method.md §4,
 :func:`scar_viz.evaluation.queries.covering_run`) holds two or more chunks. The cut rate is
 the share of cut units; sweeping chunk size and overlap gives the curves and the heatmap of
 the chunking lab.
@@ -16,18 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scar_viz.chunking.chunkers import (
-    CHUNKER_INFO,
-    DEFAULT_CHUNK_SIZE,
-    DEFAULT_OVERLAP,
-    DEFAULT_PERCENTILE,
-    ChunkingConfig,
-    Embed,
-    Span,
-    chunk_spans,
-)
+from scar_viz.chunking.base import DEFAULT_CHUNK_SIZE, DEFAULT_OVERLAP, DEFAULT_PERCENTILE, Embed
+from scar_viz.chunking.config import ChunkingConfig, chunk_spans
+from scar_viz.chunking.registry import CHUNKERS
 from scar_viz.documents.reading import Document
 from scar_viz.errors import SettingsError
+from scar_viz.spans import Span
 
 UNIT_LABELS = {
     "evidence": "evidence spans of the query set",
@@ -149,7 +143,7 @@ def in_own_units(
 ) -> ChunkingConfig:
     """``chunker`` at about ``size_chars``/``overlap_chars`` characters: token chunkers get
     round(chars / ``scale``) tokens (``scale`` = :func:`chars_per_token`), others the same."""
-    if CHUNKER_INFO[chunker].unit != "tokens":
+    if CHUNKERS[chunker].unit != "tokens":
         return ChunkingConfig(chunker, size_chars, overlap_chars, percentile)
     size = max(1, round(size_chars / scale))
     return ChunkingConfig(chunker, size, min(size - 1, round(overlap_chars / scale)), percentile)
@@ -157,7 +151,7 @@ def in_own_units(
 
 def in_characters(config: ChunkingConfig, scale: float) -> tuple[int, int]:
     """(size, overlap) of ``config`` in characters: token counts × ``scale``, rounded."""
-    if CHUNKER_INFO[config.chunker].unit != "tokens":
+    if CHUNKERS[config.chunker].unit != "tokens":
         return config.size, config.overlap
     return round(config.size * scale), round(config.overlap * scale)
 
@@ -225,11 +219,11 @@ def fragmentation_grid(
     Raises:
         ValueError: for an unknown chunker, or when no size is given.
     """
-    if chunker not in CHUNKER_INFO:
+    if chunker not in CHUNKERS:
         raise SettingsError(f"Unknown chunker '{chunker}'.")
     if not len(sizes) or not len(overlaps):
         raise SettingsError("Give at least one chunk size and one overlap.")
-    scale = chars_per_token(document.text) if CHUNKER_INFO[chunker].unit == "tokens" else 1.0
+    scale = chars_per_token(document.text) if CHUNKERS[chunker].unit == "tokens" else 1.0
     own_sizes = tuple(max(1, round(s / scale)) for s in sizes)
     own_overlaps = tuple(max(0, round(o / scale)) for o in overlaps)
     shape = (len(own_sizes), len(own_overlaps))

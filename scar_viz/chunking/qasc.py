@@ -1,4 +1,5 @@
-"""QASC, Query-Adaptive Semantic Chunking (METHODS.md §5): chunks formed per query from sentences.
+"""QASC, Query-Adaptive Semantic Chunking (docs/method.md §5): chunks formed per query from
+sentences.
 
 Sentence spans and sentence scores s_i = cos(q, s_i) in, character windows out. Steps, one
 function each:
@@ -37,8 +38,8 @@ import numpy as np
 from scar_viz.embeddings.vectors import normalize
 from scar_viz.errors import SettingsError
 from scar_viz.knobs import knob
+from scar_viz.spans import Span, merge_spans
 
-Span = tuple[int, int]
 Window = tuple[int, int]
 """Inclusive sentence index range (lo, hi)."""
 
@@ -246,16 +247,6 @@ def _region_of(regions: Sequence[Window], i: int) -> Window | None:
     return None
 
 
-def _merge_chars(spans: Sequence[Span]) -> tuple[Span, ...]:
-    merged: list[list[int]] = []
-    for s, e in sorted(spans):
-        if merged and s <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], e)
-        else:
-            merged.append([s, e])
-    return tuple((s, e) for s, e in merged)
-
-
 def qasc_select(
     sentences: Sequence[Span],
     scores: np.ndarray,
@@ -314,7 +305,7 @@ def qasc_select(
         seeds=seeds,
         windows=tuple(windows),
         merged=merged,
-        spans=_merge_chars(snapped),
+        spans=merge_spans(snapped),
         unsnapped=unsnapped,
         chunk_scores=agg,
         chosen=chosen,

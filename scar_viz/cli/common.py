@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from scar_viz.chunking.chunkers import ChunkingConfig
+from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents.reading import load_path
 from scar_viz.embeddings import Embedder, EmbeddingCache, embed_cached, make_embedder
 from scar_viz.endpoints import EMBEDDING_KEY_NAMES, server_key

@@ -20,7 +20,7 @@ import argparse
 import json
 import sys
 
-from scar_viz.chunking.chunkers import chunk_document
+from scar_viz.chunking.config import chunk_document
 from scar_viz.cli.common import (
     EXIT_FAILED,
     add_chunking_options,

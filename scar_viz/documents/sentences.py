@@ -1,4 +1,4 @@
-"""Offline sentence splitting with exact character offsets (QASC's step 1, METHODS.md §5).
+"""Offline sentence splitting with exact character offsets (QASC's step 1, docs/method.md §5).
 
 The splitter is pysbd (rule-based; its rules ship inside its wheel, so nothing is downloaded).
 Every span satisfies ``text[start:end] == sentence``, is stripped of surrounding whitespace, and
@@ -24,8 +24,7 @@ import re
 from functools import lru_cache
 
 from scar_viz.errors import SettingsError
-
-Span = tuple[int, int]
+from scar_viz.spans import Span
 
 DEFAULT_MAX_CHARS = 1000
 """Longest sentence kept whole; longer pieces are cut at line breaks or spaces."""

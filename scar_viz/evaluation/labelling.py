@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Sequence
 
-from scar_viz.chunking.chunkers import Chunk
+from scar_viz.chunking.base import Chunk
 from scar_viz.documents import samples
 from scar_viz.errors import UserError
 from scar_viz.evaluation.queries import Evidence, LabelledQuery, label_queries

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from scar_viz.chunking.chunkers import Chunk
+from scar_viz.chunking.base import Chunk
 from scar_viz.errors import SettingsError
 from scar_viz.scoring.params import DEFAULT_RADIUS
 from scar_viz.scoring.scar import Decision

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scar_viz.chunking.chunkers import Chunk
+from scar_viz.chunking.base import Chunk
 from scar_viz.errors import SettingsError
 
 QUERY_TYPES = ("fragmented", "atomic", "scattered")

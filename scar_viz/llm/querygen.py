@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from scar_viz.chunking.chunkers import Chunk
+from scar_viz.chunking.base import Chunk
 from scar_viz.documents.reading import Document
 from scar_viz.documents.sentences import paragraph_spans, sentence_spans
 from scar_viz.evaluation.queries import Evidence, LabelledQuery, label_queries

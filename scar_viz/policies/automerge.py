@@ -1,4 +1,4 @@
-"""Auto-merging retrieval (LlamaIndex ``AutoMergingRetriever``), METHODS.md §7.
+"""Auto-merging retrieval (LlamaIndex ``AutoMergingRetriever``), docs/method.md §7.
 
 Leaves are the chunks c_1 … c_N; the parent P(c) of a chunk is the section holding its start
 (``Document.sections``, the parent policy's section, ``chunk.section``); children(p) = the
@@ -19,12 +19,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scar_viz.chunking.chunkers import Chunk
+from scar_viz.chunking.base import Chunk
 from scar_viz.documents.reading import Document
 from scar_viz.policies.base import (
     PolicyResult,
     QueryInputs,
-    register,
+    policy_entry,
     span_result,
     spans_of_chunks,
 )
@@ -91,7 +91,6 @@ def chunk_parents(document: Document, chunks: Sequence[Chunk]) -> list[int]:
     return [document.section_index_at(c.start) for c in chunks]
 
 
-@register("automerge")
 def automerge_policy(
     inputs: QueryInputs, ratio: float = DEFAULT_RATIO, fill_gaps: bool = True
 ) -> PolicyResult:
@@ -115,3 +114,6 @@ def automerge_policy(
     return span_result(
         "automerge", inputs, spans, t0, chunk_ids=res.selected, notes=notes, detail=res
     )
+
+
+POLICY = policy_entry("automerge", automerge_policy)

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import time
 
-from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, register
+from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, policy_entry
 from scar_viz.scoring.scar import select_from_sims, top_k, window
 
 
-@register("topk")
 def topk_policy(inputs: QueryInputs) -> PolicyResult:
     t0 = time.perf_counter()
     return chunk_result("topk", inputs, top_k(inputs.sims, inputs.params.k), t0)
 
 
-@register("window")
 def window_policy(inputs: QueryInputs, w: int = 1) -> PolicyResult:
     """Static window: c_{i-w} … c_{i+w} around each retrieved chunk."""
     t0 = time.perf_counter()
@@ -22,8 +20,12 @@ def window_policy(inputs: QueryInputs, w: int = 1) -> PolicyResult:
     return chunk_result(f"window{int(w)}", inputs, ids, t0)
 
 
-@register("scar")
 def scar_policy(inputs: QueryInputs) -> PolicyResult:
     t0 = time.perf_counter()
     sel = select_from_sims(inputs.sims, inputs.unit, inputs.params)
     return chunk_result("scar", inputs, sel.selected, t0, detail=sel)
+
+
+TOPK = policy_entry("topk", topk_policy)
+WINDOW = policy_entry("window", window_policy)
+SCAR = policy_entry("scar", scar_policy)

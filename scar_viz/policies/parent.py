@@ -1,4 +1,5 @@
-"""Parent (section) retrieval: the whole section holding each retrieved chunk (METHODS.md §1)."""
+"""Parent (section) retrieval: the whole section holding each retrieved chunk
+(docs/method.md §1)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,11 @@ from scar_viz.errors import SettingsError
 from scar_viz.policies.base import (
     PolicyResult,
     QueryInputs,
-    merge_spans,
-    register,
+    policy_entry,
     span_result,
 )
 from scar_viz.scoring.scar import top_k
+from scar_viz.spans import merge_spans
 
 HUGE_SECTION_CHARS = 8000
 """A section longer than this is flagged in the notes (it is still returned whole)."""
@@ -38,7 +39,6 @@ def section_span(document: Document, index: int, level: int = 0) -> tuple[int, i
     return sections[lo].start, sections[hi].end
 
 
-@register("parent")
 def parent_policy(
     inputs: QueryInputs, level: int = 0, huge_chars: int = HUGE_SECTION_CHARS
 ) -> PolicyResult:
@@ -81,3 +81,6 @@ def parent_policy(
         notes=notes,
         detail=tuple(sorted(indices)),
     )
+
+
+POLICY = policy_entry("parent", parent_policy)

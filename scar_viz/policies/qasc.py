@@ -1,6 +1,6 @@
 """The QASC policies: sentences of the document, embedded with the query's model, then QASC.
 
-``qasc`` runs QASC as its source does (METHODS.md §5): query-adaptive chunks are formed from
+``qasc`` runs QASC as its source does (docs/method.md §5): query-adaptive chunks are formed from
 sentences, then the retriever ranks these chunks by their aggregated score A(C) = max W over
 the seed windows inside them and keeps the top k (the same k as every other policy);
 ``all_windows=True`` sends every surviving window instead (steps 1–5 alone).
@@ -28,10 +28,10 @@ from scar_viz.chunking.qasc import QascParams, QascResult, Window, qasc_select, 
 from scar_viz.documents.sentences import paragraph_spans, sentence_spans
 from scar_viz.errors import SettingsError
 from scar_viz.knobs import from_values, knob_fields
-from scar_viz.policies.base import PolicyResult, QueryInputs, register, span_result
+from scar_viz.policies.base import PolicyResult, QueryInputs, policy_entry, span_result
 from scar_viz.scoring.scar import top_k
+from scar_viz.spans import Span
 
-Span = tuple[int, int]
 QASC_KNOBS = tuple(f.name for f, _ in knob_fields(QascParams))
 
 
@@ -102,11 +102,10 @@ def _notes(res: QascResult, params: QascParams, n_sentences: int) -> list[str]:
     return notes
 
 
-@register("qasc", knobs=QASC_KNOBS)
 def qasc_policy(
     inputs: QueryInputs, splitter: str = "pysbd", all_windows: bool = False, **knobs: object
 ) -> PolicyResult:
-    """QASC (METHODS.md §5) on ``inputs.document``: the top k QASC chunks by A = max W, or
+    """QASC (docs/method.md §5) on ``inputs.document``: the top k QASC chunks by A = max W, or
     every window with ``all_windows``; ``knobs`` are :class:`QascParams` fields.
 
     Its time covers the sentence split (memoised per text), the sentence vectors (a cache
@@ -125,7 +124,6 @@ def qasc_policy(
     return span_result("qasc", inputs, res.spans, t0, notes=notes, detail=res)
 
 
-@register("qasc-hybrid", knobs=tuple(k for k in QASC_KNOBS if k != "max_seeds"))
 def qasc_hybrid_policy(
     inputs: QueryInputs, margin: int = 2, splitter: str = "pysbd", **knobs: object
 ) -> PolicyResult:
@@ -156,3 +154,9 @@ def qasc_hybrid_policy(
         *rest,
     ]
     return span_result("qasc-hybrid", inputs, res.spans, t0, notes=notes, detail=res)
+
+
+QASC = policy_entry("qasc", qasc_policy, knobs=QASC_KNOBS)
+QASC_HYBRID = policy_entry(
+    "qasc-hybrid", qasc_hybrid_policy, knobs=tuple(k for k in QASC_KNOBS if k != "max_seeds")
+)

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from scar_viz.errors import SettingsError, UserError
-from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, register
+from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, policy_entry
 from scar_viz.scoring.scar import top_k
 
 DEFAULT_RERANKER = "BAAI/bge-reranker-large"
@@ -120,7 +120,6 @@ def load_reranker(name: str = DEFAULT_RERANKER):
             ) from exc
 
 
-@register("rerank")
 def rerank_policy(
     inputs: QueryInputs,
     n_candidates: int | None = None,
@@ -160,3 +159,6 @@ def rerank_policy(
     if wanted < k:
         notes.append(f"n_candidates ({wanted}) is below k; {k} candidates were used.")
     return chunk_result("rerank", inputs, kept, t0, notes=notes, detail=detail)
+
+
+POLICY = policy_entry("rerank", rerank_policy)

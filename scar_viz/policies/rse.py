@@ -1,4 +1,4 @@
-"""RSE, relevant segment extraction (dsRAG, MIT), METHODS.md §7; our own code from its
+"""RSE, relevant segment extraction (dsRAG, MIT), docs/method.md §7; our own code from its
 published description.
 
 Each chunk c_i gets a value from its rank and its relevance in [0, 1]:
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, register
+from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, policy_entry
 from scar_viz.scoring.scar import top_k
 
 PRESETS: dict[str, dict[str, float]] = {
@@ -168,7 +168,6 @@ def _rerank_relevance(
     return relevance, ranks_of(score)
 
 
-@register("rse")
 def rse_policy(
     inputs: QueryInputs,
     preset: str = "balanced",
@@ -227,3 +226,6 @@ def rse_policy(
         tuple(float(x) for x in relevance), tuple(float(x) for x in values), segments, source
     )
     return chunk_result("rse", inputs, ids, t0, notes=notes, detail=detail)
+
+
+POLICY = policy_entry("rse", rse_policy)

@@ -1,4 +1,4 @@
-"""Sentence-window retrieval (LlamaIndex ``SentenceWindowNodeParser``, Haystack), METHODS.md §7.
+"""Sentence-window retrieval (LlamaIndex ``SentenceWindowNodeParser``, Haystack), docs/method.md §7.
 
 The document's sentences s_1 … s_n are embedded and retrieved like chunks; each hit is
 replaced by its window before it reaches the language model:
@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from scar_viz.chunking.qasc import Window, merge_windows
-from scar_viz.policies.base import PolicyResult, QueryInputs, register, span_result
+from scar_viz.policies.base import PolicyResult, QueryInputs, policy_entry, span_result
 from scar_viz.policies.qasc import document_sentences
 from scar_viz.scoring.scar import top_k
 
@@ -38,7 +38,6 @@ def sentence_windows(scores: np.ndarray, k: int, w: int) -> tuple[Window, ...]:
     return merge_windows([(max(0, h - w), min(n - 1, h + w)) for h in hits])
 
 
-@register("sentence-window")
 def sentence_window_policy(
     inputs: QueryInputs, w: int = DEFAULT_SENTENCE_W, splitter: str = "pysbd"
 ) -> PolicyResult:
@@ -57,3 +56,6 @@ def sentence_window_policy(
         f"sentences; {len(windows)} windows after merging."
     ]
     return span_result("sentence-window", inputs, spans, t0, notes=notes, detail=windows)
+
+
+POLICY = policy_entry("sentence-window", sentence_window_policy)

@@ -10,10 +10,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz import fmt
-from scar_viz.chunking.chunkers import CHUNKER_NAMES, ChunkingConfig, Span
+from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.chunking.fragmentation import UNIT_LABELS, cut_mask
+from scar_viz.chunking.registry import chunker_name
 from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation.queries import QuerySet, label_queries, type_counts
+from scar_viz.spans import Span
 
 PASSAGE_CHARS = 2500
 """Characters of the document view."""
@@ -104,7 +106,7 @@ def type_rows(
 def chunker_row(name: str, s: ChunkingSummary) -> dict[str, object]:
     """One row of the per-chunker table."""
     return {
-        "chunker": CHUNKER_NAMES.get(name, name),
+        "chunker": chunker_name(name),
         "setting": s.config.label,
         "chunks": s.n_chunks,
         "mean chars": round(s.mean_chars),
@@ -115,7 +117,7 @@ def chunker_row(name: str, s: ChunkingSummary) -> dict[str, object]:
 
 def failed_chunker(name: str, exc: Exception) -> str:
     """The warning for a chunker that could not run."""
-    return f"{CHUNKER_NAMES.get(name, name)}: {user_message(exc)}"
+    return f"{chunker_name(name)}: {user_message(exc)}"
 
 
 def shortest_chunks(text: str, spans: Sequence[Span], n: int = 8) -> list[dict[str, object]]:

@@ -14,15 +14,16 @@ from scar_viz.chunking.qasc import QascParams
 from scar_viz.evaluation.queries import QuerySet
 from scar_viz.fmt import EMPTY_CELL
 from scar_viz.knobs import knob_values
-from scar_viz.policies import ALL_ORDER, PolicyResult, comparison_rows, span_total, subtract_spans
+from scar_viz.policies import ALL_ORDER, PolicyResult
 from scar_viz.policies.automerge import DEFAULT_RATIO
 from scar_viz.policies.rerank import DEFAULT_RERANKER
 from scar_viz.policies.sentence_window import DEFAULT_SENTENCE_W
 from scar_viz.scoring.learned_gate import DEFAULT_P, LearnedDecision, LearnedGate
 from scar_viz.scoring.params import GateParams
+from scar_viz.spans import Span, span_total, subtract_spans
 from scar_viz.views.coverage import coverage_cells, display_rows, span_count
+from scar_viz.views.policy_table import comparison_rows
 
-Span = tuple[int, int]
 COVERS = "holds the evidence"
 """The cost table's evidence column."""
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz.fmt import EMPTY_CELL, cell, percent
+from scar_viz.spans import Span
 
-Span = tuple[int, int]
 FULL, PARTIAL, NONE = "full", "partial", "none"
 
 

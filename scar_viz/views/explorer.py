@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz import fmt
-from scar_viz.chunking.chunkers import Chunk
+from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.tokens import TOKENIZER_NAME, count_tokens
 from scar_viz.errors import UserError
 from scar_viz.evaluation.queries import LabelledQuery

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scar_viz.chunking.chunkers import Chunk
+from scar_viz.chunking.base import Chunk
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import Selection, top_k
 

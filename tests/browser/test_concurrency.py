@@ -8,7 +8,7 @@ import json
 
 import psutil
 
-from scar_viz.chunking.chunkers import chunk_document
+from scar_viz.chunking.config import chunk_document
 from scar_viz.documents import samples
 from scar_viz.documents.reading import document_from_text
 from scar_viz.embeddings import default_embedder

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from scar_viz.chunking.chunkers import chunk_document
+from scar_viz.chunking.config import chunk_document
 from scar_viz.documents import samples
 from scar_viz.evaluation.queries import label_queries, parse_queries
 from scripts.live_app import wait_for_app_run

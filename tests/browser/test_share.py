@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scar_viz.chunking.chunkers import CHUNKER_NAMES
+from scar_viz.chunking.registry import chunker_name
 from scripts.live_app import wait_for_app_run
 from tests.browser.actions import ask, choose, context_chunks, fresh_page, go
 
@@ -26,7 +26,7 @@ def test_copied_address_reproduces_the_explorer(hash_app, chromium):
     nudge(teacher, "λ (penalty weight)", 37)
     nudge(teacher, "τ (relative bar)", 12)
     nudge(teacher, "k (retrieved)", 2)
-    choose(teacher, "Chunker", CHUNKER_NAMES["section"])
+    choose(teacher, "Chunker", chunker_name("section"))
     teacher.wait_for_url("**chunker=section**")  # the script writes the id once it has run
     wait_for_app_run(teacher)
     link = teacher.url
@@ -41,7 +41,7 @@ def test_copied_address_reproduces_the_explorer(hash_app, chromium):
     assert {label: slider_value(student, label) for label in seen} == seen
     assert context_chunks(student) == chosen
     chunker = student.get_by_role("combobox", name="Chunker")
-    assert chunker.input_value() == CHUNKER_NAMES["section"]
+    assert chunker.input_value() == chunker_name("section")
     assert "chunker=section" in link  # the address carries the id, the select shows the name
     teacher.context.close()
     student.context.close()

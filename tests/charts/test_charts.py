@@ -14,7 +14,7 @@ from scar_viz.charts import boundary_map, chunk_strip, decision_plane, sweep_hea
 from scar_viz.charts.pareto import pareto_chart
 from scar_viz.charts.policy_strips import policy_strips
 from scar_viz.charts.strip import strip_hover
-from scar_viz.chunking.chunkers import Chunk
+from scar_viz.chunking.base import Chunk
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import boundary_penalties, scar_select
 
@@ -90,7 +90,7 @@ def test_plane_points_are_at_penalty_and_relevance_minus_bar():
 
 @pytest.mark.parametrize("font_size", [12, 20])
 def test_plane_labels_never_overlap_and_stay_inside_the_frame(font_size):
-    """Issue 14.4: crowded points (many near one another and at the top of the range) get
+    """Crowded points (many near one another and at the top of the range) get
     labels that overlap no other label or marker and are not clipped at the top."""
     from scar_viz.charts.plane import NOMINAL_WIDTH, place_labels, plane_margin
 

@@ -7,16 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scar_viz.chunking.chunkers import (
-    CHUNKER_INFO,
-    CHUNKERS,
-    ChunkingConfig,
-    chunk_document,
-    chunk_spans,
-    semantic_breaks,
-    split_recursive,
-    split_tokens,
-)
+from scar_viz.chunking.config import ChunkingConfig, chunk_document, chunk_spans
+from scar_viz.chunking.recursive import split_recursive
+from scar_viz.chunking.registry import CHUNKERS
+from scar_viz.chunking.semantic import semantic_breaks
+from scar_viz.chunking.token_windows import split_tokens
 from scar_viz.documents.reading import Document, detect_sections, document_from_text, load_path
 from scar_viz.embeddings import HashEmbedder
 
@@ -106,7 +101,7 @@ def test_recursive_equals_langchain_without_the_corpus(which, size, overlap):
 
 def test_fixed_windows_step_by_size_minus_overlap():
     text = "abcdefghij" * 10
-    spans = CHUNKERS["fixed"](text, 30, 10)
+    spans = CHUNKERS["fixed"].split(text, 30, 10)
     assert spans == [(0, 30), (20, 50), (40, 70), (60, 90), (80, 100)]
 
 
@@ -131,7 +126,7 @@ def test_sentence_packing_never_cuts_inside_a_sentence():
     from scar_viz.documents.sentences import sentence_spans
 
     text = " ".join(f"Sentence number {i} says something short." for i in range(60))
-    spans = CHUNKERS["sentence"](text, 200, 0)
+    spans = CHUNKERS["sentence"].split(text, 200, 0)
     bounds = {s for s, _ in sentence_spans(text)} | {e for _, e in sentence_spans(text)}
     assert all(s in bounds and e in bounds for s, e in spans)
     assert all(e - s <= 200 for s, e in spans)
@@ -139,7 +134,7 @@ def test_sentence_packing_never_cuts_inside_a_sentence():
 
 def test_sentence_overlap_repeats_whole_trailing_sentences():
     text = " ".join(f"S{i:02d} is here." for i in range(40))  # 13-char sentences
-    spans = CHUNKERS["sentence"](text, 60, 20)
+    spans = CHUNKERS["sentence"].split(text, 60, 20)
     assert all(b[0] < a[1] for a, b in zip(spans, spans[1:], strict=False))
     assert all(e - s <= 60 for s, e in spans)
 
@@ -154,7 +149,7 @@ def test_semantic_with_percentile_zero_is_sentence_packing():
     text = " ".join(f"Topic {i % 3} sentence {i} is right here." for i in range(50))
     document = _doc(text)
     semantic = chunk_spans(document, ChunkingConfig("semantic", 300, 0, 0.0), EMBED)
-    assert semantic == CHUNKERS["sentence"](text, 300, 0)
+    assert semantic == CHUNKERS["sentence"].split(text, 300, 0)
 
 
 def test_semantic_cuts_where_the_topic_changes():
@@ -172,7 +167,7 @@ def test_semantic_cuts_where_the_topic_changes():
 
     spans = chunk_spans(_doc(text), ChunkingConfig("semantic", 2000, 0, 20.0), topic)
     assert [text[s:e] for s, e in spans] == [text[: cut - 1], text[cut:]]
-    assert len(CHUNKERS["sentence"](text, 2000, 0)) == 1
+    assert len(CHUNKERS["sentence"].split(text, 2000, 0)) == 1
     one_line = text.replace("\n", " ")  # the same topics on one line: no cut inside it
     assert len(chunk_spans(_doc(one_line), ChunkingConfig("semantic", 2000, 0, 20.0), topic)) == 1
 
@@ -212,7 +207,7 @@ def test_edge_cases_reproduce_text(name, case):
     chunks = chunk_document(document, ChunkingConfig(name, 200, 20), EMBED)
     _check(document, chunks)
     assert chunks and _covers_all(document, chunks)
-    if CHUNKER_INFO[name].unit == "characters":
+    if CHUNKERS[name].unit == "characters":
         assert all(c.end - c.start <= 200 for c in chunks)
 
 

@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from scar_viz.chunking.chunkers import Chunk, ChunkingConfig
+from scar_viz.chunking.base import Chunk
+from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.chunking.fragmentation import (
     cut_mask,
     cut_stats,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scar_viz.chunking.chunkers import split_semantic
+from scar_viz.chunking.semantic import split_semantic
 from scar_viz.documents import samples
 from scar_viz.embeddings import HashEmbedder
 

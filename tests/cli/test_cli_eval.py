@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from scar_viz.chunking.chunkers import chunk_document
+from scar_viz.chunking.config import chunk_document
 from scar_viz.cli.main import main
 from scar_viz.documents import samples
 from scar_viz.evaluation.queries import label_queries, parse_queries, type_counts

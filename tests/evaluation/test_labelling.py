@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from scar_viz.chunking.chunkers import chunk_document
+from scar_viz.chunking.config import chunk_document
 from scar_viz.documents import samples
 from scar_viz.errors import UserError
 from scar_viz.evaluation.labelling import (

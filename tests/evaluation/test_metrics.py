@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scar_viz.chunking.chunkers import Chunk
+from scar_viz.chunking.base import Chunk
 from scar_viz.evaluation.metrics import (
     NEVER_REACHED,
     QueryOutcome,

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scar_viz.chunking.chunkers import Chunk, ChunkingConfig, chunk_document
+from scar_viz.chunking.base import Chunk
+from scar_viz.chunking.config import ChunkingConfig, chunk_document
 from scar_viz.documents.reading import document_from_text
 from scar_viz.evaluation.queries import (
     covering_run,

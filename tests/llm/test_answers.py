@@ -11,7 +11,7 @@ import json
 import numpy as np
 import pytest
 
-from scar_viz.chunking.chunkers import ChunkingConfig
+from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents import samples
 from scar_viz.embeddings import HashEmbedder, embed_cached
 from scar_viz.evaluation.queries import label_queries, parse_queries

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scar_viz.chunking.chunkers import ChunkingConfig, chunk_document
+from scar_viz.chunking.config import ChunkingConfig, chunk_document
 from scar_viz.documents import samples
 from scar_viz.documents.reading import document_from_text
 from scar_viz.evaluation.queries import label_queries, parse_queries

@@ -9,7 +9,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from scar_viz.chunking.chunkers import chunk_document
+from scar_viz.chunking.config import chunk_document
 from scar_viz.documents import samples
 from scar_viz.documents.reading import document_from_text
 from scar_viz.evaluation import available_policies

@@ -132,7 +132,7 @@ def test_payload_memo_is_keyed_on_content_not_object_identity(at):
     model, prepending, the query and the focus: never ``id(prep)``, which CPython reuses."""
     import dataclasses
 
-    from scar_viz.chunking.chunkers import ChunkingConfig
+    from scar_viz.chunking.config import ChunkingConfig
     from scar_viz.embeddings import make_embedder
     from scar_viz.pipeline import prepare_document
     from ui.cache import prepared_key

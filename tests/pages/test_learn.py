@@ -8,7 +8,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from scar_viz.chunking.chunkers import chunk_document
+from scar_viz.chunking.config import chunk_document
 from scar_viz.documents import samples
 from scar_viz.embeddings import make_embedder
 from scar_viz.evaluation.queries import label_queries, parse_queries

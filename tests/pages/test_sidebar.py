@@ -11,7 +11,7 @@ import pytest
 from streamlit.elements.lib import policies
 from streamlit.testing.v1 import AppTest
 
-from scar_viz.chunking.chunkers import CHUNKER_NAMES
+from scar_viz.chunking.registry import chunker_name
 from scar_viz.documents import samples
 from scar_viz.documents.reading import document_from_text
 from scar_viz.embeddings import text_key
@@ -54,7 +54,7 @@ def test_selects_show_names_and_the_address_keeps_ids(hash_model):
     doc, chunker, model = (at.selectbox(key=k) for k in ("doc", "chunker", "model"))
     assert samples.SAMPLES["harbor"].title in doc.options and "harbor" not in doc.options
     assert "upload" not in doc.options
-    assert CHUNKER_NAMES["section"] in chunker.options and "section" not in chunker.options
+    assert chunker_name("section") in chunker.options and "section" not in chunker.options
     assert MODEL_NAMES["hash"] in model.options and "hash" not in model.options
     at.selectbox(key="chunker").set_value("section").run()
     assert not at.exception, at.exception

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from scar_viz.chunking.chunkers import ChunkingConfig, chunk_document
+from scar_viz.chunking.config import ChunkingConfig, chunk_document
 from scar_viz.documents import samples
 from scar_viz.evaluation.queries import label_queries, parse_queries, type_counts
 from tests.pages.helpers import alerts, open_page

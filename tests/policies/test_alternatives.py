@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from scar_viz.chunking.chunkers import Chunk
+from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.qasc import QascParams, qasc_select
 from scar_viz.documents.reading import document_from_text
 from scar_viz.documents.sentences import paragraph_spans

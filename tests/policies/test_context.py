@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from scar_viz.chunking.chunkers import Chunk
+from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.tokens import count_tokens
 from scar_viz.policies.context import context_cost, context_html, context_text, saving
 

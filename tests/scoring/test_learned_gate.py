@@ -240,7 +240,7 @@ def test_scar_weights_treat_ties_as_scar_does(lam, tau):
 def test_scar_weights_through_the_policy_interface():
     rng = np.random.default_rng(20)
     unit = drifting_doc(rng, n_chunks=30, dim=8)
-    from scar_viz.chunking.chunkers import Chunk
+    from scar_viz.chunking.base import Chunk
     from scar_viz.documents.reading import document_from_text
 
     text = "".join(f"chunk {i:02d}. " for i in range(30))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scar_viz.chunking.chunkers import Chunk
+from scar_viz.chunking.base import Chunk
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import scar_select
 from scar_viz.teaching.lesson import fragment_pair, fragment_step, scale_demo, scale_rows

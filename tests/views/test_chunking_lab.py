@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from scar_viz.chunking.chunkers import ChunkingConfig, chunk_spans
+from scar_viz.chunking.config import ChunkingConfig, chunk_spans
 from scar_viz.documents import samples
 from scar_viz.evaluation.queries import parse_queries
 from scar_viz.views import chunking_lab as lab

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scar_viz.chunking.chunkers import ChunkingConfig
+from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents import samples
 from scar_viz.embeddings import make_embedder
 from scar_viz.errors import UserError

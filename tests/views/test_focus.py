@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from scar_viz.chunking.chunkers import Chunk
+from scar_viz.chunking.base import Chunk
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import normalize, select_from_sims
 from scar_viz.views.focus import (

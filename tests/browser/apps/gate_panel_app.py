@@ -19,7 +19,7 @@ import numpy as np
 import streamlit as st
 
 from scar_viz.charts.overview import overview_chart
-from scar_viz.chunking.chunkers import ChunkingConfig
+from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents import samples
 from scar_viz.documents.reading import document_from_text
 from scar_viz.embeddings import EmbeddingCache, make_embedder
