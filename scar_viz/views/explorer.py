@@ -20,7 +20,7 @@ from scar_viz.evaluation.queries import LabelledQuery
 from scar_viz.llm.answers import SCORES, Embed, answer_contexts, check_question
 from scar_viz.llm.client import ChatModel, Progress, Usage
 from scar_viz.policies.context import ContextCost, context_cost, context_text
-from scar_viz.scoring.learned_gate import (
+from scar_viz.scoring.learned import (
     DEFAULT_P,
     LearnedDecision,
     LearnedGate,
