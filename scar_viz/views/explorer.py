@@ -2,7 +2,7 @@
 top-k and the static window, the contexts an answer is drawn from, and known evidence.
 
 Pure functions over a prepared document's chunks and vectors; the page only draws what these
-return (issue 12: no arithmetic in pages).
+return, so pages hold no arithmetic.
 """
 
 from __future__ import annotations
