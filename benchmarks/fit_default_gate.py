@@ -3,7 +3,8 @@
 Fits on the built-in sample's labelled queries (``scar_viz/documents/samples/harbor_manual.md`` and
 ``harbor_manual.queries.jsonl``) with the default model (all-MiniLM-L6-v2), recursive
 chunking 600/60, k = 4, radius-1 candidates, L2 = 1, and writes
-``scar_viz/data/default_gate.json``. Deterministic: Newton's method from zero, no sampling.
+``scar_viz/data/default_gate.json``. Deterministic: lbfgs from zero, no sampling; a refit
+reproduces the shipped weights within ``WEIGHT_TOLERANCE`` (:mod:`scar_viz.scoring.learned.fit`).
 
     HF_HUB_OFFLINE=1 python benchmarks/fit_default_gate.py [--out PATH] [--model default]
 """
@@ -20,9 +21,10 @@ sys.path.insert(0, str(ROOT))
 from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
 from scar_viz.documents import samples  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
+from scar_viz.evaluation.learned import fit_gate_on  # noqa: E402
 from scar_viz.evaluation.queries import label_queries, parse_queries  # noqa: E402
 from scar_viz.pipeline import prepare_document  # noqa: E402
-from scar_viz.scoring.learned_gate import DEFAULT_L2, fit_gate_on  # noqa: E402
+from scar_viz.scoring.learned import DEFAULT_L2  # noqa: E402
 
 K = 4
 OUT = ROOT / "scar_viz" / "data" / "default_gate.json"

@@ -16,7 +16,7 @@ from scar_viz.pipeline import query_inputs
 from scar_viz.policies import PolicyResult, run_all
 from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
 from scar_viz.policies.rse import PRESETS as RSE_PRESETS
-from scar_viz.scoring.learned_gate import setting_notes
+from scar_viz.scoring.learned import setting_notes
 from scar_viz.views.compare import (
     COVERS,
     CompareKnobs,

@@ -8,7 +8,7 @@ import streamlit as st
 
 from scar_viz.charts import pareto_chart
 from scar_viz.charts.learned import add_p_curve, gate_weights_chart
-from scar_viz.scoring.learned_gate import DEFAULT_L2, setting_notes
+from scar_viz.scoring.learned import DEFAULT_L2, setting_notes
 from scar_viz.scoring.params import DEFAULT_K
 from scar_viz.views.coverage import display_rows
 from scar_viz.views.fit_report import (

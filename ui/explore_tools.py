@@ -21,7 +21,7 @@ from scar_viz.evaluation.labelling import to_jsonl
 from scar_viz.evaluation.queries import LabelledQuery, parse_queries
 from scar_viz.llm.client import make_chat_model
 from scar_viz.pipeline import PreparedDoc, embed_function
-from scar_viz.scoring.learned_gate import LearnedGate, LearnedSelection
+from scar_viz.scoring.learned import LearnedGate, LearnedSelection
 from scar_viz.views.explorer import (
     POLICIES,
     answer_question,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from scar_viz.errors import user_message
-from scar_viz.scoring.learned_gate import DEFAULT_P, GateFileError, LearnedGate, default_gate
+from scar_viz.scoring.learned import DEFAULT_P, GateFileError, LearnedGate, default_gate
 from ui.state import URL, default
 
 GATE_STATE = "learned_gate_json"

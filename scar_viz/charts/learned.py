@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from scar_viz.charts._style import ADMITTED, REJECTED, RETRIEVED
-from scar_viz.scoring.learned_gate import FEATURE_MEANING, LearnedDecision, LearnedGate, PCurve
+from scar_viz.scoring.learned import FEATURE_MEANING, LearnedDecision, LearnedGate, PCurve
 
 LEARNED = "#7b3294"
 

@@ -2,7 +2,7 @@
 
     python -m scar_viz fit-gate DOC QUERIES [--k 4] [chunking and model options] --out gate.json
 
-fits a learned neighbour gate (:mod:`scar_viz.scoring.learned_gate`) on a labelled query set and
+fits a learned neighbour gate (:mod:`scar_viz.scoring.learned`) on a labelled query set and
 writes it as JSON; ``select --policy learned`` and ``eval --policies learned`` use it with
 ``--gate`` (the default gate shipped with the package without it) and ``--p``.
 """
@@ -15,14 +15,13 @@ import sys
 from collections.abc import Sequence
 
 from scar_viz.cli.common import add_common_options, load_labelled, setup
-from scar_viz.scoring.learned_gate import (
+from scar_viz.evaluation.learned import fit_gate_on, query_table
+from scar_viz.scoring.learned import (
     DEFAULT_L2,
     DEFAULT_P,
     LearnedGate,
     LearnedSelection,
-    fit_gate_on,
     p_curve,
-    query_table,
     resolve_gate,
     setting_notes,
     threshold_logit,

@@ -81,13 +81,6 @@ def policy_entry(name: str, run: Policy, knobs: Sequence[str] = ()) -> PolicyEnt
     return PolicyEntry(name, run, (*knobs, *named))
 
 
-def register(name: str, knobs: Sequence[str] = ()) -> Callable[[Policy], Policy]:
-    """A no-op decorator kept for policy modules not yet declaring a :class:`PolicyEntry`;
-    the registry lists their entries itself."""
-    del name, knobs
-    return lambda fn: fn
-
-
 def spans_of_chunks(chunks: Sequence[Chunk], ids: Sequence[int]) -> tuple[Span, ...]:
     return merge_spans([(chunks[i].start, chunks[i].end) for i in ids])
 

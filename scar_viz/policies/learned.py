@@ -1,9 +1,9 @@
-"""The ``learned`` policy: top-k plus the neighbours a fitted logistic gate admits (issue 16).
+"""The ``learned`` policy: top-k plus the neighbours a fitted logistic gate admits.
 
-Knobs: ``gate`` (a :class:`~scar_viz.scoring.learned_gate.LearnedGate`, a path to a gate file, or
-None for the gate shipped with the package) and ``p`` (the probability bar). The result's
-``detail`` is a :class:`~scar_viz.scoring.learned_gate.LearnedSelection` whose decisions carry each
-feature's contribution, the score and the probability against p (the "why?" box).
+Knobs: ``gate`` (a :class:`~scar_viz.scoring.learned.model.LearnedGate`, a path to a gate file,
+or None for the gate shipped with the package) and ``p`` (the probability bar). The result's
+``detail`` is a :class:`~scar_viz.scoring.learned.select.LearnedSelection` whose decisions carry
+each feature's contribution, the score and the probability against p (the "why?" box).
 """
 
 from __future__ import annotations
@@ -11,11 +11,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, register
-from scar_viz.scoring.learned_gate import DEFAULT_P, LearnedGate, learned_select, resolve_gate
+from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, policy_entry
+from scar_viz.scoring.learned import DEFAULT_P, LearnedGate, learned_select, resolve_gate
 
 
-@register("learned")
 def learned_policy(
     inputs: QueryInputs, gate: LearnedGate | str | Path | None = None, p: float = DEFAULT_P
 ) -> PolicyResult:
@@ -25,3 +24,6 @@ def learned_policy(
     params = inputs.params
     sel = learned_select(inputs.sims, inputs.unit, params.k, resolved, float(p), params.radius)
     return chunk_result("learned", inputs, sel.selected, t0, detail=sel)
+
+
+POLICY = policy_entry("learned", learned_policy)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from scar_viz.errors import SettingsError, UserError, user_message
 from scar_viz.policies import automerge, basic, learned, parent, qasc, rerank, rse, sentence_window
-from scar_viz.policies.base import Policy, PolicyEntry, PolicyResult, QueryInputs, policy_entry
+from scar_viz.policies.base import Policy, PolicyEntry, PolicyResult, QueryInputs
 
 _CORE: tuple[PolicyEntry, ...] = (
     basic.TOPK,
@@ -26,7 +26,7 @@ _ALTERNATIVES: tuple[PolicyEntry, ...] = (
     rse.POLICY,
     automerge.POLICY,
     sentence_window.POLICY,
-    policy_entry("learned", learned.learned_policy),
+    learned.POLICY,
 )
 
 ENTRIES: tuple[PolicyEntry, ...] = _CORE + _ALTERNATIVES

@@ -1,4 +1,4 @@
-"""Similarities, boundary penalties and the SCAR gate (METHODS.md §2).
+"""Similarities, boundary penalties and the SCAR gate (docs/method.md §2).
 
 Notation as in the paper: q the query, c a retrieved chunk, n a candidate neighbour of c,
 e_x the L2-normalised embedding of x, cos the cosine similarity.
@@ -10,12 +10,13 @@ e_x the L2-normalised embedding of x, cos the cosine similarity.
 Candidates lie at distance d = 1 … r on each side of c; the chunk at distance d is a candidate
 only if the one at distance d-1 on that side was admitted or is itself retrieved, and its
 penalty is always taken against c. The context is the union of the retrieved chunks and the
-admitted neighbours, in document order.
+admitted neighbours, in document order. The walk over candidates is
+:func:`scar_viz.scoring.walk.walk_neighbours`, shared with the learned gate; SCAR is its judge
+:func:`scar_judge`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,6 +24,7 @@ import numpy as np
 from scar_viz.embeddings.vectors import normalize
 from scar_viz.errors import SettingsError
 from scar_viz.scoring.params import DEFAULT_K, DEFAULT_PARAMS, PRESETS, GateParams  # noqa: F401
+from scar_viz.scoring.walk import Candidate, GateDecision, Judge, walk_neighbours
 
 
 def query_similarities(query_vec: np.ndarray, chunk_vecs: np.ndarray) -> np.ndarray:
@@ -58,38 +60,6 @@ def window(retrieved: list[int], n_chunks: int, w: int) -> list[int]:
     for c in retrieved:
         keep.update(range(max(0, c - w), min(n_chunks, c + w + 1)))
     return sorted(keep)
-
-
-@dataclass(frozen=True, kw_only=True)
-class GateDecision:
-    """What any gate's evaluation of one candidate says: retrieved chunk ``chunk``, candidate
-    ``neighbour`` on ``side`` at ``distance``; admitted iff ``score`` > ``bar`` (``passes``),
-    ``margin`` = score − bar.
-
-    ``outcome`` is ``admitted``, ``rejected`` or ``retrieved`` (the neighbour is itself a
-    retrieved chunk: in the context already, counted once, and expansion goes on past it).
-    ``blocked_by`` names what failed a rejection ("" otherwise).
-    """
-
-    chunk: int
-    neighbour: int
-    side: str  # "left" | "right"
-    distance: int
-    score: float
-    bar: float
-    margin: float
-    passes: bool
-    outcome: str
-    blocked_by: str
-
-    def _where(self) -> dict[str, object]:
-        """The first columns of a decision's table row: which candidate of which chunk."""
-        return {
-            "retrieved": self.chunk,
-            "neighbour": self.neighbour,
-            "side": self.side,
-            "distance": self.distance,
-        }
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -175,80 +145,39 @@ def scar_select(query_vec: np.ndarray, chunk_vecs: np.ndarray, params: GateParam
     return select_from_sims(sims, chunks, params)
 
 
-Judge = Callable[[int, int, int, str, int, bool], "GateDecision"]
-"""``judge(c, rank, j, side, d, j_is_retrieved) -> decision`` for one candidate of the walk."""
+def scar_judge(sims: np.ndarray, unit_chunks: np.ndarray, lam: float, tau: float) -> Judge:
+    """SCAR's judge for :func:`~scar_viz.scoring.walk.walk_neighbours`: S(c, n) against
+    τ·cos(q,c), with b(c, n) clipped to [0, 2]; a rejection is blocked by ``relevance`` or
+    ``penalty`` (:class:`Decision`)."""
 
-
-def expand_outward(
-    sims: np.ndarray, k: int, radius: int, judge: Judge
-) -> tuple[list[int], set[int], list]:
-    """The outward walk every neighbour gate shares (METHODS.md §2): for each of the top-k
-    chunks c (in rank order) and each side, the candidates at distance d = 1 … r, stopping on
-    that side at the document's edge or after a rejection; a retrieved neighbour is judged
-    (outcome ``retrieved``) and the walk goes on past it.
-
-    Returns:
-        (retrieved in rank order, admitted neighbours, every decision in walk order).
-    """
-    n = len(sims)
-    retrieved = top_k(sims, k)
-    is_retrieved = set(retrieved)
-    decisions: list = []
-    admitted: set[int] = set()
-    for rank, c in enumerate(retrieved):
-        for side, step in (("left", -1), ("right", 1)):
-            for d in range(1, radius + 1):
-                j = c + step * d
-                if not 0 <= j < n:
-                    break
-                decision = judge(c, rank, j, side, d, j in is_retrieved)
-                decisions.append(decision)
-                if decision.outcome == "admitted":
-                    admitted.add(j)
-                elif decision.outcome == "rejected":
-                    break
-    return retrieved, admitted, decisions
-
-
-def select_from_sims(sims: np.ndarray, unit_chunks: np.ndarray, params: GateParams) -> Selection:
-    """:func:`scar_select` given s[i] = cos(q, c_i) and unit-norm chunk vectors."""
-    lam, tau = params.lam, params.tau
-
-    def judge(c: int, _rank: int, j: int, side: str, d: int, retrieved: bool) -> Decision:
+    def judge(cand: Candidate) -> Decision:
+        c, j = cand.chunk, cand.neighbour
         penalty = min(2.0, max(0.0, float(1.0 - unit_chunks[c] @ unit_chunks[j])))
         score, bar, passes = gate(float(sims[j]), float(sims[c]), penalty, lam, tau)
         score, bar, passes = float(score), float(bar), bool(passes)
-        if retrieved:
-            outcome, blocked = "retrieved", ""
-        elif passes:
-            outcome, blocked = "admitted", ""
-        else:
-            outcome = "rejected"
-            blocked = "relevance" if sims[j] <= bar else "penalty"
+        blocked = "relevance" if sims[j] <= bar else "penalty"
         return Decision(
-            chunk=c,
-            neighbour=j,
-            side=side,
-            distance=d,
+            **cand.verdict(score, bar, passes, blocked),
             cos_qn=float(sims[j]),
             cos_qc=float(sims[c]),
             penalty=penalty,
             lam=lam,
             tau=tau,
-            score=score,
-            bar=bar,
-            margin=score - bar,
-            passes=passes,
-            outcome=outcome,
-            blocked_by=blocked,
         )
 
-    retrieved, admitted, decisions = expand_outward(sims, params.k, params.radius, judge)
+    return judge
+
+
+def select_from_sims(sims: np.ndarray, unit_chunks: np.ndarray, params: GateParams) -> Selection:
+    """:func:`scar_select` given s[i] = cos(q, c_i) and unit-norm chunk vectors."""
+    retrieved = top_k(sims, params.k)
+    judge = scar_judge(sims, unit_chunks, params.lam, params.tau)
+    selected, admitted, decisions = walk_neighbours(retrieved, len(sims), params.radius, judge)
     return Selection(
         retrieved=retrieved,
-        selected=sorted(set(retrieved) | admitted),
-        admitted=sorted(admitted - set(retrieved)),
-        decisions=tuple(decisions),
+        selected=selected,
+        admitted=admitted,
+        decisions=decisions,
         sims=sims,
         params=params,
     )

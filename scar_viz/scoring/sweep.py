@@ -37,7 +37,7 @@ MODES = ("relative", "absolute")
 @dataclass(frozen=True)
 class CandidateSlots:
     """What every candidate list of a query set for one (k, r) holds, whatever it scores with
-    (the λ×τ gate here, the learned gate in :mod:`scar_viz.scoring.learned_gate`); arrays of length
+    (the λ×τ gate here, the learned gate in :mod:`scar_viz.scoring.learned`); arrays of length
     M.
 
     ``is_retrieved`` marks neighbours that are themselves in the top-k. ``chain`` (C, r) lists,

@@ -18,7 +18,7 @@ from scar_viz.policies import ALL_ORDER, PolicyResult
 from scar_viz.policies.automerge import DEFAULT_RATIO
 from scar_viz.policies.rerank import DEFAULT_RERANKER
 from scar_viz.policies.sentence_window import DEFAULT_SENTENCE_W
-from scar_viz.scoring.learned_gate import DEFAULT_P, LearnedDecision, LearnedGate
+from scar_viz.scoring.learned import DEFAULT_P, LearnedDecision, LearnedGate
 from scar_viz.scoring.params import GateParams
 from scar_viz.spans import Span, span_total, subtract_spans
 from scar_viz.views.coverage import coverage_cells, display_rows, span_count

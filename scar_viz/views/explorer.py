@@ -2,7 +2,7 @@
 top-k and the static window, the contexts an answer is drawn from, and known evidence.
 
 Pure functions over a prepared document's chunks and vectors; the page only draws what these
-return (no arithmetic in pages).
+return, so pages hold no arithmetic.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from scar_viz.evaluation.queries import LabelledQuery
 from scar_viz.llm.answers import SCORES, Embed, answer_contexts, check_question
 from scar_viz.llm.client import ChatModel, Progress, Usage
 from scar_viz.policies.context import ContextCost, context_cost, context_text
-from scar_viz.scoring.learned_gate import (
+from scar_viz.scoring.learned import (
     DEFAULT_P,
     LearnedDecision,
     LearnedGate,

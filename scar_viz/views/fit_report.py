@@ -13,8 +13,9 @@ import numpy as np
 
 from scar_viz.evaluation import candidates_for
 from scar_viz.evaluation.best_point import window_baseline
+from scar_viz.evaluation.learned import fit_gate_on, p_curve_on
 from scar_viz.evaluation.queries import GoldQuery, split_alternate
-from scar_viz.scoring.learned_gate import DEFAULT_L2, LearnedGate, PCurve, fit_gate_on, p_curve_on
+from scar_viz.scoring.learned import DEFAULT_L2, LearnedGate, PCurve
 from scar_viz.scoring.params import DEFAULT_RADIUS, PRESETS
 from scar_viz.scoring.sweep import LAMS, TAUS, SweepResult, pareto_frontier, sweep
 

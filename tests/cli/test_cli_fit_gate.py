@@ -9,7 +9,7 @@ import pytest
 
 from scar_viz.cli.main import main
 from scar_viz.documents import samples
-from scar_viz.scoring.learned_gate import BASE_FEATURES, DEFAULT_P, LearnedGate, default_gate
+from scar_viz.scoring.learned import BASE_FEATURES, DEFAULT_P, LearnedGate, default_gate
 from tests.conftest import run_cli
 
 QUERY = "What happens if the last crossing of the day is cancelled?"

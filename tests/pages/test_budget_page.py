@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from scar_viz.documents.reading import document_from_text
 from scar_viz.evaluation.budget import BUDGET_KS
 from scar_viz.policies.rerank import RERANK_HINT
-from scar_viz.scoring.learned_gate import LearnedGate
+from scar_viz.scoring.learned import LearnedGate
 from scar_viz.scoring.params import PRESETS
 from tests.pages.helpers import open_page
 

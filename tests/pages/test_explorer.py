@@ -211,7 +211,7 @@ def test_learned_policy_shows_its_why_box(at):
 
 
 def test_learned_policy_reads_a_gate_fitted_in_this_session(at):
-    from scar_viz.scoring.learned_gate import default_gate
+    from scar_viz.scoring.learned import default_gate
     from ui.learned import GATE_STATE
 
     at.segmented_control(key="policy").set_value("learned").run()
@@ -224,7 +224,7 @@ def test_learned_policy_reads_a_gate_fitted_in_this_session(at):
     assert any("fitted on the Evaluation lab" in c.value for c in at.caption)
 
 
-# --- a new document (issue 17.4) -------------------------------------------------------------
+# --- a new document ------------------------------------------------------------------------
 
 REPORT = "# Ferry report\n\n" + "\n\n".join(
     f"## {title}\n\n" + f"The {title.lower()} of the ferry are described here in detail. " * 8
@@ -262,7 +262,7 @@ def test_back_on_the_sample_its_question_and_examples_return(hash_model):
     assert at.selectbox(key="example").options
 
 
-# --- label as you explore (issue 17.6) -------------------------------------------------------
+# --- label as you explore ------------------------------------------------------------------
 
 
 def test_label_the_current_question_and_download_the_set(at):
@@ -295,7 +295,7 @@ def test_label_by_picking_chunks(at):
     assert any("Added as session-01" in a for a in alerts(at, "info"))
 
 
-# --- answer with an LLM (issue 13) -----------------------------------------------------------
+# --- answer with an LLM --------------------------------------------------------------------
 
 
 def llm_app(server) -> AppTest:

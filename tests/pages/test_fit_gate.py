@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from scar_viz.scoring.learned_gate import LearnedGate, default_gate
+from scar_viz.scoring.learned import LearnedGate, default_gate
 from tests.pages.helpers import alerts, open_page
 
 TIMEOUT = 120

@@ -14,7 +14,7 @@ from scar_viz.evaluation.queries import parse_queries
 from scar_viz.llm.client import ChatModel, Usage
 from scar_viz.pipeline import embed_query, prepare_document
 from scar_viz.policies.context import context_cost
-from scar_viz.scoring.learned_gate import default_gate, learned_select
+from scar_viz.scoring.learned import default_gate, learned_select
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import select_from_sims, window
 from scar_viz.views.explorer import (

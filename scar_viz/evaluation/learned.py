@@ -1,0 +1,71 @@
+"""The learned gate on labelled queries over a prepared document: its candidate table, fitting
+it, and its recall-vs-chunks curve as p varies (what the CLI, the pages and the benchmarks call).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from scar_viz.evaluation.queries import GoldQuery
+from scar_viz.pipeline import PreparedDoc
+from scar_viz.scoring.learned.features import CandidateTable, build_table
+from scar_viz.scoring.learned.fit import DEFAULT_L2, fit_gate
+from scar_viz.scoring.learned.model import LearnedGate
+from scar_viz.scoring.learned.p_curve import DEFAULT_PS, PCurve, p_curve
+from scar_viz.scoring.params import DEFAULT_RADIUS
+from scar_viz.scoring.scar import normalize
+
+
+def query_table(
+    prep: PreparedDoc,
+    queries: Sequence[GoldQuery],
+    query_vecs: np.ndarray,
+    k: int,
+    radius: int = DEFAULT_RADIUS,
+) -> CandidateTable:
+    """:func:`~scar_viz.scoring.learned.features.build_table` for labelled queries on a prepared
+    document."""
+    vecs = normalize(np.atleast_2d(np.asarray(query_vecs, dtype=np.float64)))
+    sims = vecs @ prep.unit.T
+    return build_table(sims, prep.unit, [q.gold for q in queries], k, max(1, radius))
+
+
+def fit_gate_on(
+    prep: PreparedDoc,
+    queries: Sequence[GoldQuery],
+    query_vecs: np.ndarray,
+    k: int,
+    *,
+    radius: int = DEFAULT_RADIUS,
+    l2: float = DEFAULT_L2,
+    source: str | None = None,
+) -> LearnedGate:
+    """Fit a gate on labelled queries over a prepared document.
+
+    ``fitted_on`` records the document, model, chunking, prepending, k, r and the counts.
+    """
+    table = query_table(prep, queries, query_vecs, k, radius)
+    meta = {
+        "document": source or prep.document.name,
+        "model": prep.embedder_id,
+        "chunking": prep.config.label,
+        "prepend": bool(prep.prepend),
+    }
+    return fit_gate(table, l2=l2, radius=radius, fitted_on=meta)
+
+
+def p_curve_on(
+    prep: PreparedDoc,
+    queries: Sequence[GoldQuery],
+    query_vecs: np.ndarray,
+    gate: LearnedGate,
+    k: int,
+    radius: int = DEFAULT_RADIUS,
+    ps: Sequence[float] | np.ndarray = DEFAULT_PS,
+) -> PCurve:
+    """:func:`~scar_viz.scoring.learned.p_curve.p_curve` for labelled queries on a prepared
+    document."""
+    table = query_table(prep, queries, query_vecs, k, radius)
+    return p_curve(table, gate, ps, [q.fragmented for q in queries])

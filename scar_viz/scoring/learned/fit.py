@@ -1,0 +1,144 @@
+"""Fitting a learned gate: L2-regularised logistic regression with balanced class weights.
+
+The gate is fitted on the radius-1 neighbours of the top-k that are not themselves retrieved,
+labelled by gold membership
+(:meth:`~scar_viz.scoring.learned.features.CandidateTable.training_rows`).
+Gold candidates are rare (5–10 %), so each class gets total weight N/2 (balanced class weights)
+to find the direction w; the intercept is then shifted by logit(π), π the training share of
+gold candidates (prior correction), so σ reads as a probability of being gold on data like the
+training set and small p such as 0.04 are meaningful thresholds.
+
+The fit is scikit-learn's ``LogisticRegression`` (solver lbfgs, deterministic: it starts from
+zero and draws nothing at random) on the standardised features. It maximises
+
+    Σ_i s_i·[y_i·log σ(z_i·w + b) + (1 − y_i)·log(1 − σ(z_i·w + b))] − l2/2·‖w‖²
+
+with s_i the balanced class weight N / (2·N_class) and the intercept b not penalised (lbfgs
+leaves the intercept out of the penalty).
+
+Tolerance: on the same data, its weights and intercept agree with a Newton (IRLS) solution of
+that objective to max |Δ| ≤ 1e-5 (:data:`WEIGHT_TOLERANCE`; about 3e-7 at worst when measured
+on 60 fits like the gate's; ``tests/scoring/learned/test_fit.py`` keeps the Newton reference).
+Fitted gates, and figures computed with them, may move from the exact optimum by that much.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from scar_viz.errors import UserError
+from scar_viz.scoring.learned.features import BASE_FEATURES, FEATURES, CandidateTable
+from scar_viz.scoring.learned.model import LearnedGate
+from scar_viz.scoring.params import DEFAULT_RADIUS
+
+DEFAULT_L2 = 1.0
+"""Default L2 penalty on the standardised weights (the intercept is not penalised)."""
+WEIGHT_TOLERANCE = 1e-5
+"""How far a fitted weight or intercept may lie from the exact optimum (module docstring)."""
+_TOL = 1e-10
+"""lbfgs's gradient tolerance, tight enough for :data:`WEIGHT_TOLERANCE`."""
+_MAX_ITER = 1000
+
+
+class FitError(UserError, ValueError):
+    """A query set a gate cannot be fitted on (e.g. no gold neighbour among the candidates)."""
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = DEFAULT_L2) -> tuple[np.ndarray, float]:
+    """Balanced-weight, L2-regularised logistic regression (module docstring's objective).
+
+    scikit-learn minimises ``C·Σ_i s_i·loss_i + ½‖w‖²``; dividing by C gives
+    ``Σ_i s_i·loss_i + 1/(2C)·‖w‖²``, which is our objective when C = 1 / l2 (the sum is not
+    averaged, so no factor of N); l2 = 0 is C = ∞, no penalty.
+
+    Returns:
+        (w, b), the intercept before any prior correction.
+    """
+    # Imported here: scikit-learn takes seconds to import, and only fitting needs it.
+    from sklearn.linear_model import LogisticRegression
+
+    c = math.inf if l2 == 0 else 1.0 / float(l2)
+    model = LogisticRegression(
+        C=c, class_weight="balanced", solver="lbfgs", tol=_TOL, max_iter=_MAX_ITER
+    )
+    model.fit(np.asarray(x, dtype=np.float64), np.asarray(y).astype(int).reshape(-1))
+    return model.coef_[0].astype(np.float64), float(model.intercept_[0])
+
+
+def fit_arrays(
+    x: np.ndarray,
+    y: np.ndarray,
+    feature_names: Sequence[str] = BASE_FEATURES,
+    *,
+    l2: float = DEFAULT_L2,
+    fitted_on: Mapping[str, object] | None = None,
+) -> LearnedGate:
+    """Fit a gate on raw feature rows ``x`` (M, n) in ``feature_names`` order, labels ``y``.
+
+    Standardises ``x`` (a constant column keeps std 1), fits with balanced class weights, then
+    shifts the intercept by logit(π), π the share of positives.
+
+    Raises:
+        FitError: when there are no rows, or only one class.
+    """
+    x = np.atleast_2d(np.asarray(x, dtype=np.float64))
+    y = np.asarray(y, dtype=np.float64).reshape(-1)
+    n_pos, n = int(y.sum()), len(y)
+    if n == 0 or n_pos == 0 or n_pos == n:
+        raise FitError(
+            f"Fitting needs gold and non-gold candidates; got {n} candidates of which "
+            f"{n_pos} gold. Use more labelled queries or a larger k."
+        )
+    mean = x.mean(axis=0)
+    std = x.std(axis=0)
+    std = np.where(std > 1e-12, std, 1.0)
+    w, b = fit_logistic((x - mean) / std, y, l2=l2)
+    prior = n_pos / n
+    b_corrected = b + math.log(prior) - math.log1p(-prior)
+    meta = {
+        **dict(fitted_on or {}),
+        "n_candidates": n,
+        "n_gold": n_pos,
+        "gold_share": round(prior, 6),
+        "l2": float(l2),
+        "class_weight": "balanced",
+        "intercept_before_prior_correction": float(b),
+    }
+    return LearnedGate(
+        tuple(feature_names),
+        tuple(float(v) for v in w),
+        float(b_corrected),
+        tuple(float(v) for v in mean),
+        tuple(float(v) for v in std),
+        meta,
+    )
+
+
+def fit_gate(
+    table: CandidateTable,
+    *,
+    l2: float = DEFAULT_L2,
+    radius: int = DEFAULT_RADIUS,
+    fitted_on: Mapping[str, object] | None = None,
+) -> LearnedGate:
+    """Fit a gate on the labelled candidates of ``table``.
+
+    Uses the candidates up to distance ``radius`` that are not retrieved; ``radius`` > 1 adds
+    the distance feature. Balanced class weights find the direction; the intercept is then
+    prior-corrected by logit(π) (module docstring).
+
+    Raises:
+        FitError: when there are no candidates, or only one class.
+        ValueError: when ``radius`` exceeds the table's.
+    """
+    radius = max(1, int(radius))
+    if radius > table.radius:
+        raise ValueError(f"The candidates reach r = {table.radius}; cannot fit on r = {radius}.")
+    rows = table.training_rows(radius)
+    names = FEATURES if radius > 1 else BASE_FEATURES
+    x = table.features[rows][:, [FEATURES.index(f) for f in names]]
+    meta = {**dict(fitted_on or {}), "k": table.k, "radius": radius, "n_queries": table.n_queries}
+    return fit_arrays(x, table.gold[rows], names, l2=l2, fitted_on=meta)

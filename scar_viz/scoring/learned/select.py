@@ -1,0 +1,141 @@
+"""Selection with a learned gate: SCAR's neighbour walk with the learned judge.
+
+The walk (:func:`scar_viz.scoring.walk.walk_neighbours`) is SCAR's: outward from each retrieved
+chunk to radius r, the chunk at distance d on a side being a candidate only if the one at d − 1
+was admitted or retrieved. The judge scores the candidate's features
+(:mod:`~scar_viz.scoring.learned.features`, cos(c,n) always taken against c) and admits it iff
+w·z + b > logit(p). A gate fitted on radius-1 candidates judges farther ones by their
+similarities alone, the contiguity rule being the only brake.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from scar_viz.scoring.learned.features import FEATURE_MEANING, FEATURES, candidate_features
+from scar_viz.scoring.learned.model import DEFAULT_P, LearnedGate, sigmoid, threshold_logit
+from scar_viz.scoring.params import DEFAULT_RADIUS, GateParams
+from scar_viz.scoring.scar import Selection, top_k
+from scar_viz.scoring.walk import Candidate, GateDecision, Judge, walk_neighbours
+
+
+@dataclass(frozen=True, kw_only=True)
+class LearnedDecision(GateDecision):
+    """One gate evaluation, with what a "why?" box shows.
+
+    ``features`` maps feature name to its raw value; ``contributions`` maps each of the gate's
+    features to w_i·z_i; ``score`` = Σ contributions + ``intercept``; ``bar`` = logit(p);
+    ``probability`` = σ(score), admitted iff score > bar (⇔ probability > p). ``outcome`` is
+    ``admitted``, ``rejected`` or ``retrieved`` as in :class:`~scar_viz.scoring.scar.Decision`.
+    """
+
+    rank: int
+    features: Mapping[str, float]
+    contributions: Mapping[str, float]
+    intercept: float
+    probability: float
+    p: float
+
+    def as_row(self) -> dict[str, object]:
+        return {
+            **self._where(),
+            "rank": self.rank,
+            "cos(q,n)": self.features["cos_qn"],
+            "cos(q,c)": self.features["cos_qc"],
+            "cos(c,n)": self.features["cos_cn"],
+            "score": self.score,
+            "probability": self.probability,
+            "p": self.p,
+            "outcome": self.outcome,
+        }
+
+    def why_rows(self) -> list[dict[str, object]]:
+        """The "why?" box: one row per feature (value, contribution), then the intercept."""
+        rows: list[dict[str, object]] = [
+            {
+                "term": name,
+                "value": self.features[name],
+                "contribution": contrib,
+                "meaning": FEATURE_MEANING[name],
+            }
+            for name, contrib in self.contributions.items()
+        ]
+        rows.append(
+            {"term": "intercept", "value": None, "contribution": self.intercept, "meaning": ""}
+        )
+        return rows
+
+
+@dataclass(frozen=True)
+class LearnedSelection(Selection):
+    """A :class:`~scar_viz.scoring.scar.Selection` made by a learned gate (``decisions`` hold
+    :class:`LearnedDecision`); ``params.lam`` and ``params.tau`` are unused (0)."""
+
+    gate: LearnedGate | None = None
+    p: float = DEFAULT_P
+
+
+def learned_judge(sims: np.ndarray, unit: np.ndarray, gate: LearnedGate, p: float) -> Judge:
+    """The learned gate's judge for :func:`~scar_viz.scoring.walk.walk_neighbours`: admit iff
+    w·z(f) + b > logit(p); a rejection is blocked by ``learned gate``."""
+    bar = threshold_logit(p)
+    w = np.asarray(gate.weights)
+
+    def judge(cand: Candidate) -> LearnedDecision:
+        c, j = cand.chunk, cand.neighbour
+        f = candidate_features(sims, unit, c, cand.rank, j, cand.distance)
+        z = gate.standardise(f)[0]
+        score = float(z @ w + gate.intercept)
+        return LearnedDecision(
+            **cand.verdict(score, bar, bool(score > bar), "learned gate"),
+            rank=cand.rank,
+            features=dict(zip(FEATURES, (float(v) for v in f), strict=True)),
+            contributions=dict(zip(gate.feature_names, (float(v) for v in z * w), strict=True)),
+            intercept=float(gate.intercept),
+            probability=float(sigmoid(score)),
+            p=float(p),
+        )
+
+    return judge
+
+
+def learned_select(
+    sims: np.ndarray,
+    unit: np.ndarray,
+    k: int,
+    gate: LearnedGate,
+    p: float = DEFAULT_P,
+    radius: int = DEFAULT_RADIUS,
+) -> LearnedSelection:
+    """The learned gate's selection for one query, outward as SCAR (module docstring).
+
+    Args:
+        sims: (N,), cos(q, c_i).
+        unit: (N, d) unit-norm chunk vectors.
+        k: chunks retrieved.
+        gate: the gate.
+        p: the probability bar, 0 < p < 1.
+        radius: r ≥ 0.
+
+    Raises:
+        ValueError: for p outside (0, 1) or r < 0.
+    """
+    sims = np.asarray(sims, dtype=np.float64)
+    judge = learned_judge(sims, unit, gate, p)
+    if radius < 0:
+        raise ValueError("Radius must be 0 or more.")
+    retrieved = top_k(sims, k)
+    selected, admitted, decisions = walk_neighbours(retrieved, len(sims), radius, judge)
+    return LearnedSelection(
+        retrieved=retrieved,
+        selected=selected,
+        admitted=admitted,
+        decisions=decisions,
+        sims=sims,
+        params=GateParams(k=int(k), lam=0.0, tau=0.0, radius=int(radius)),
+        gate=gate,
+        p=float(p),
+    )

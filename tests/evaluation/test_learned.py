@@ -1,0 +1,52 @@
+"""The learned gate on labelled queries over a prepared document: the candidate table, the fit
+and the p-curve the CLI and pages call."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scar_viz.evaluation.learned import fit_gate_on, p_curve_on, query_table
+from scar_viz.scoring.learned import BASE_FEATURES, learned_select
+from scar_viz.scoring.scar import normalize
+from tests.evaluation_sample import hash_sample
+
+
+@pytest.fixture(scope="module")
+def sample():
+    prep, labelled, vecs, _, _ = hash_sample()
+    return prep, labelled, vecs
+
+
+def test_query_table_lists_the_candidates_of_every_query(sample):
+    prep, labelled, vecs = sample
+    table = query_table(prep, labelled, vecs, 4, radius=2)
+    assert table.n_queries == len(labelled) and table.k == 4 and table.radius == 2
+    sims = normalize(vecs) @ prep.unit.T
+    m = 0
+    assert table.features[m, 0] == pytest.approx(sims[table.query[m], table.neighbour[m]])
+    for q, query in enumerate(labelled):
+        golds = set(query.gold)
+        rows = table.query == q
+        assert set(table.neighbour[rows & table.gold]) <= golds
+
+
+def test_fit_gate_on_records_where_it_was_fitted(sample):
+    prep, labelled, vecs = sample
+    gate = fit_gate_on(prep, labelled, vecs, 4, source="x.md")
+    meta = gate.fitted_on
+    assert gate.feature_names == BASE_FEATURES
+    assert meta["document"] == "x.md" and meta["model"] == prep.embedder_id
+    assert meta["chunking"] == prep.config.label and meta["k"] == 4
+    assert meta["n_queries"] == len(labelled) and 0 < meta["n_gold"] < meta["n_candidates"]
+
+
+def test_p_curve_on_matches_the_selection_of_each_query(sample):
+    prep, labelled, vecs = sample
+    gate = fit_gate_on(prep, labelled, vecs, 4)
+    curve = p_curve_on(prep, labelled, vecs, gate, 4, radius=1, ps=[0.04])
+    sims = normalize(vecs) @ prep.unit.T
+    chunks = [len(learned_select(s, prep.unit, 4, gate, 0.04, 1).selected) for s in sims]
+    assert curve.query_chunks[0].tolist() == chunks
+    assert curve.fragmented.tolist() == [q.fragmented for q in labelled]
+    assert np.isfinite(curve.recall).all()
