@@ -1,4 +1,4 @@
-"""Reproduce METHODS.md §3 in direction on the development corpus; print a Markdown table.
+"""Reproduce docs/method.md §3 in direction on the development corpus; print a Markdown table.
 
     python benchmarks/reproduce.py [--k 5] [--model default] [--out benchmarks/REPRODUCTION.md]
 
