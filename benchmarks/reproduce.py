@@ -138,9 +138,9 @@ def main() -> None:
                 f"| {row} | {published} | " + " | ".join(c[row] for c in cols.values()) + " |"
             )
         parts.append("\n".join(lines))
-    counts = first.type_counts
+    counts, setting = first.type_counts, first.settings
     header = (
-        f"Setting: {first.document}, {first.n_chunks} chunks ({first.chunking}), "
+        f"Setting: {setting.document}, {setting.n_chunks} chunks ({setting.chunking}), "
         f"{first.n_queries} queries ({counts['fragmented']} fragmented, {counts['atomic']} "
         f"atomic, {counts['scattered']} scattered under this chunking), "
         f"model {embedder.label}, k = {args.k}, r = 1, paired bootstrap B = 10,000 (seed 0), "

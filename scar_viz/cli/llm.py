@@ -34,7 +34,6 @@ from scar_viz.cli.common import (
     setup,
 )
 from scar_viz.endpoints import EMBEDDING_KEY_NAMES, LLM_KEY_NAMES, server_key
-from scar_viz.llm.answers import DEFAULT_QUESTIONS
 from scar_viz.llm.client import (
     DEFAULT_BACKOFF,
     DEFAULT_CONCURRENCY,
@@ -43,6 +42,7 @@ from scar_viz.llm.client import (
     DEFAULT_TIMEOUT,
     ChatModel,
 )
+from scar_viz.llm.judge import DEFAULT_QUESTIONS
 from scar_viz.llm.querygen import DEFAULT_FRAGMENTED_SHARE, DEFAULT_N
 from scar_viz.pipeline import embed_function
 
@@ -174,7 +174,9 @@ def cmd_make_queries(args: argparse.Namespace) -> int:
 def cmd_answer(args: argparse.Namespace) -> int:
     from scar_viz.evaluation import default_policies, parse_policy_list
     from scar_viz.evaluation.report import significance_lines
-    from scar_viz.llm.answers import SCORES, answer_json, check_answers, reference_answers
+    from scar_viz.llm.answer_json import answer_json
+    from scar_viz.llm.check import check_answers
+    from scar_viz.llm.scores import SCORES
 
     policies = parse_policy_list(args.policies) if args.policies else default_policies()
     if args.boot < 0 or (args.limit is not None and args.limit < 1):
@@ -184,9 +186,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
     if args.judge_model or args.judge_base_url:
         judge = _chat(args, args.judge_model, args.judge_base_url)
     embedder, cache, prep = setup(args)
-    _, labelled, vecs = load_labelled(args.queries, prep, embedder, cache, args.limit)
-    with open(args.queries, encoding="utf-8-sig") as f:
-        references = reference_answers(f.read())
+    qset, labelled, vecs = load_labelled(args.queries, prep, embedder, cache, args.limit)
     check = check_answers(
         prep,
         labelled,
@@ -196,7 +196,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
         policies=policies,
         params=gate_params(args),
         judge=judge,
-        references=references,
+        references=qset.references,
         n_questions=args.n_questions,
         n_boot=args.boot,
         seed=args.seed,
@@ -222,8 +222,8 @@ def cmd_answer(args: argparse.Namespace) -> int:
         print(json.dumps(out, ensure_ascii=False, indent=2))
         return 0
     print(
-        f"{check.document}: {check.n_queries} queries · {check.chunking} · answers "
-        f"{check.answer_model} · judge {check.judge_model}"
+        f"{check.settings.document}: {check.n_queries} queries · {check.settings.chunking} · "
+        f"answers {check.answer_model} · judge {check.judge_model}"
     )
     heads = ["faithful", "relevancy", "recall", "correct"]
     print(f"{'policy':<10} " + " ".join(f"{h:>9}" for h in heads) + f" {'tokens':>8} {'bad':>4}")

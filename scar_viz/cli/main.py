@@ -193,9 +193,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         out.update(cli_gate.eval_json(args, knobs))
         print(json.dumps(out, ensure_ascii=False, indent=2))
         return 0
+    run, gp = ev.settings, ev.settings.params
     print(
-        f"{ev.document}: {ev.n_chunks} chunks ({ev.chunking}) · {prep.embedder_label} · "
-        f"k={ev.k} λ={ev.lam:g} τ={ev.tau:g} r={ev.radius}"
+        f"{run.document}: {run.n_chunks} chunks ({run.chunking}) · {run.embedder} · "
+        f"k={gp.k} λ={gp.lam:g} τ={gp.tau:g} r={gp.radius}"
     )
     counts = ev.type_counts
     print(

@@ -6,9 +6,11 @@ the report, transfer and tuning are re-exported here.
 - :mod:`~scar_viz.evaluation.metrics`: recall, chunks, chunk efficiency, tokens;
   :mod:`~scar_viz.evaluation.bootstrap`: paired bootstrap, Cohen's d;
 
-- :mod:`~scar_viz.evaluation.run`: :func:`evaluate`, the policy names;
+- :mod:`~scar_viz.evaluation.settings`: what a run ran on (:class:`RunSettings`);
+  :mod:`~scar_viz.evaluation.run`: :func:`evaluate`, the policy names;
 - :mod:`~scar_viz.evaluation.significance`: paired bootstrap and Cohen's d;
 - :mod:`~scar_viz.evaluation.report`: every table of the Evaluation lab and the JSON;
+  :mod:`~scar_viz.evaluation.run_json`: the JSON writer ``eval`` and ``answer`` share;
 - :mod:`~scar_viz.evaluation.transfer`: a second model, the relative vs an absolute bar;
 - :mod:`~scar_viz.evaluation.tune`: the sweep's marks and frontier, tune on one set / check
   on another; :mod:`~scar_viz.evaluation.best_point`: the sweep's frugal best;

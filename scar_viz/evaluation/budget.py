@@ -84,7 +84,9 @@ def budget_points(evaluations: Sequence[Evaluation], subset: str = "all") -> Bud
             s = pe.summaries[subset]
             if s.n == 0:
                 continue
-            points.append(BudgetPoint(name, ev.k, s.recall, s.mean_tokens, s.mean_chunks))
+            points.append(
+                BudgetPoint(name, ev.settings.params.k, s.recall, s.mean_tokens, s.mean_chunks)
+            )
     return BudgetResult(tuple(points), token_front(points), errors, subset)
 
 

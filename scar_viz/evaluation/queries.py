@@ -3,7 +3,8 @@
 One query a line (the format of docs/cli.md, "Query files")::
 
     {"id": "q-01", "query": "…?", "type": "fragmented",
-     "evidence": [{"text": "<exact substring of the document>", "start": 16902, "end": 17469}]}
+     "evidence": [{"text": "<exact substring of the document>", "start": 16902, "end": 17469}],
+     "answer": "an optional reference answer"}
 
 Every line is checked against the document: ``doc[start:end] == text``. When the offsets are
 missing or stale but the text occurs exactly once in the document, the span is relocated and
@@ -19,13 +20,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from scar_viz.chunking.base import Chunk
 from scar_viz.errors import SettingsError
+from scar_viz.evaluation.references import reference_of
 
 QUERY_TYPES = ("fragmented", "atomic", "scattered")
 TYPES = QUERY_TYPES
@@ -77,11 +79,14 @@ class QueryIssue:
 
 @dataclass(frozen=True)
 class QuerySet:
-    """The valid queries of a file and every issue found while reading it."""
+    """The valid queries of a file, every issue found while reading it, and the reference
+    answers of the valid queries by id (only those that give one, see
+    :data:`~scar_viz.evaluation.references.REFERENCE_KEYS`)."""
 
     name: str
     queries: tuple[LabelledQuery, ...]
     issues: tuple[QueryIssue, ...]
+    references: dict[str, str] = field(default_factory=dict)
 
     @property
     def errors(self) -> tuple[QueryIssue, ...]:
@@ -201,9 +206,11 @@ def parse_queries(data: str, document_text: str, name: str = "queries") -> Query
 
     Blank lines are skipped. Invalid lines become ``error`` issues (the line is left out);
     relocated spans and ignored fields become ``note`` issues. Line numbers start at 1.
+    Reference answers of the valid lines are read in the same pass.
     """
     queries: list[LabelledQuery] = []
     issues: list[QueryIssue] = []
+    references: dict[str, str] = {}
     seen: dict[str, int] = {}
     for number, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
@@ -225,7 +232,9 @@ def parse_queries(data: str, document_text: str, name: str = "queries") -> Query
         seen[qid] = number
         queries.append(LabelledQuery(qid, query, evidence, declared, number))
         issues.extend(QueryIssue(number, qid, "note", n) for n in notes)
-    return QuerySet(name, tuple(queries), tuple(issues))
+        if reference := reference_of(obj):
+            references[qid] = reference
+    return QuerySet(name, tuple(queries), tuple(issues), references)
 
 
 def decode_queries(data: bytes, document_text: str, name: str = "queries") -> QuerySet:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from scar_viz.chunking.tokens import TOKENIZER_NAME
 from scar_viz.evaluation.metrics import SUBSETS
-from scar_viz.evaluation.queries import QueryIssue
-from scar_viz.evaluation.run import Evaluation
+from scar_viz.evaluation.queries import GoldQuery, QueryIssue
+from scar_viz.evaluation.run import Evaluation, PolicyEval
+from scar_viz.evaluation.run_json import rounded, run_json
 from scar_viz.evaluation.significance import Comparison
 from scar_viz.evaluation.transfer import BarTransfer
 from scar_viz.evaluation.tune import GridPoint, TuneCheck
@@ -239,7 +239,7 @@ def chunker_rows(evals: dict[str, Evaluation]) -> list[dict[str, object]]:
     for label, ev in evals.items():
         row: dict[str, object] = {
             "chunking": label,
-            "chunks in document": ev.n_chunks,
+            "chunks in document": ev.settings.n_chunks,
             "fragmented queries": ev.type_counts["fragmented"],
             "scattered queries": ev.type_counts["scattered"],
         }
@@ -255,79 +255,58 @@ def chunker_rows(evals: dict[str, Evaluation]) -> list[dict[str, object]]:
     return rows
 
 
-def _round(x: float) -> float:
-    return round(float(x), 6)
+EVAL_SETTING = ("document", "model", "chunking", "n_chunks", "params")
+"""The setting ``eval --json`` writes, in order (``params`` with ``prepend``)."""
 
 
 def evaluation_json(
     ev: Evaluation, comparisons: Sequence[Comparison] = (), per_query: bool = True
 ) -> dict[str, object]:
-    """The ``eval --json`` shape: ``{"n_queries", "policies": {name: {"all", "fragmented",
-    "atomic", "scattered"}}}`` with recall, mean_chunks, efficiency, mean_tokens (and n) per
-    subset (``scattered`` only when such queries exist), plus the setting, the significance
-    tests, the per-query rows and the query-file issues."""
+    """The ``eval --json`` shape (:func:`~scar_viz.evaluation.run_json.run_json`):
+    ``{"n_queries", "policies": {name: {"all", "fragmented", "atomic", "scattered"}}}`` with
+    recall, mean_chunks, efficiency, mean_tokens (and n) per subset (``scattered`` only when
+    such queries exist), plus the type counts, the setting, the significance tests, the
+    per-query rows and the query-file issues."""
     counts = ev.type_counts
     subsets = [s for s in SUBSETS if s != "scattered" or counts["scattered"]]
-    policies: dict[str, object] = {}
-    errors: dict[str, str] = {}
-    for name, pe in ev.policies.items():
-        if pe.error:
-            errors[name] = pe.error
-            continue
+
+    def summary(pe: PolicyEval) -> dict[str, object]:
         entry: dict[str, object] = {
             subset: {
-                k: (_round(v) if isinstance(v, float) else v)
+                k: (rounded(v) if isinstance(v, float) else v)
                 for k, v in pe.summaries[subset].as_dict().items()
             }
             for subset in subsets
         }
         entry["recall_by"] = "character coverage" if pe.by_coverage else "chunk ids"
-        policies[name] = entry
-    out: dict[str, object] = {
-        "n_queries": ev.n_queries,
-        "n_fragmented": counts["fragmented"],
-        "n_atomic": counts["atomic"],
-        "n_scattered": counts["scattered"],
-        "document": ev.document,
-        "model": ev.model,
-        "chunking": ev.chunking,
-        "n_chunks": ev.n_chunks,
-        "params": {
-            "k": ev.k,
-            "lam": ev.lam,
-            "tau": ev.tau,
-            "radius": ev.radius,
-            "prepend": ev.prepend,
-        },
-        "tokenizer": TOKENIZER_NAME,
-        "policies": policies,
-        "errors": errors,
-        "significance": [c.as_dict() for c in comparisons],
-        "issues": issue_rows(ev.issues),
-    }
-    if per_query:
-        rows = []
-        for qi, gq in enumerate(ev.queries):
-            per = {}
-            for name, pe in ev.policies.items():
-                if pe.error:
-                    continue
-                o = pe.outcomes[qi]
-                per[name] = {
-                    "recall": _round(o.recall),
-                    "chunks": _round(o.chunks),
-                    "tokens": o.tokens,
-                    "selected": list(o.selected) if o.selected is not None else None,
-                    "misses": [{"chunk": m.chunk, "reason": m.reason} for m in o.misses],
-                }
-            rows.append(
-                {
-                    "id": gq.id,
-                    "type": gq.type,
-                    "declared_type": gq.query.declared_type,
-                    "gold": list(gq.gold),
-                    "policies": per,
-                }
-            )
-        out["queries"] = rows
-    return out
+        return entry
+
+    def outcome(pe: PolicyEval, qi: int) -> dict[str, object]:
+        o = pe.outcomes[qi]
+        return {
+            "recall": rounded(o.recall),
+            "chunks": rounded(o.chunks),
+            "tokens": o.tokens,
+            "selected": list(o.selected) if o.selected is not None else None,
+            "misses": [{"chunk": m.chunk, "reason": m.reason} for m in o.misses],
+        }
+
+    def query_fields(gq: GoldQuery) -> dict[str, object]:
+        return {
+            "id": gq.id,
+            "type": gq.type,
+            "declared_type": gq.query.declared_type,
+            "gold": list(gq.gold),
+        }
+
+    head = {f"n_{kind}": n for kind, n in counts.items()}
+    return run_json(
+        ev.queries,
+        {**head, **ev.settings.as_json(EVAL_SETTING, prepend=True)},
+        ev.policies,
+        summary,
+        comparisons,
+        {"issues": issue_rows(ev.issues)},
+        per_query=outcome if per_query else None,
+        query_fields=query_fields,
+    )

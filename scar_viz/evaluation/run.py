@@ -28,6 +28,7 @@ from scar_viz.evaluation.metrics import (
     summarise_subsets,
 )
 from scar_viz.evaluation.queries import GoldQuery, QueryIssue, type_counts
+from scar_viz.evaluation.settings import RunSettings
 from scar_viz.pipeline import PreparedDoc, query_inputs
 from scar_viz.policies import POLICIES, PolicyResult, QueryInputs, run_policy
 from scar_viz.scoring.params import DEFAULT_PARAMS, DEFAULT_RADIUS, GateParams
@@ -111,21 +112,10 @@ class PolicyEval:
 class Evaluation:
     """A query set evaluated under one setting."""
 
-    document: str
-    model: str
-    chunking: str
-    prepend: bool
-    n_chunks: int
-    params: GateParams
+    settings: RunSettings
     queries: tuple[GoldQuery, ...]
     policies: dict[str, PolicyEval]
     issues: tuple[QueryIssue, ...] = ()
-
-    # read-only shortcuts to ``params`` for the report and the memo keys
-    k = property(lambda self: self.params.k)
-    lam = property(lambda self: self.params.lam)
-    tau = property(lambda self: self.params.tau)
-    radius = property(lambda self: self.params.radius)
 
     @property
     def n_queries(self) -> int:
@@ -248,12 +238,7 @@ def evaluate(
             label, rows, summarise_subsets(rows), coverage[label], errors.get(label, "")
         )
     return Evaluation(
-        prep.document.name,
-        prep.embedder_id,
-        prep.config.label,
-        prep.prepend,
-        len(prep.chunks),
-        GateParams(int(params.k), float(params.lam), float(params.tau), int(params.radius)),
+        RunSettings.of(prep, params),
         tuple(queries),
         evals,
         tuple(issues),

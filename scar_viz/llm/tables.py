@@ -12,9 +12,11 @@ from collections.abc import Mapping, Sequence
 
 from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.fmt import EMPTY_CELL, cell, chunk_list
-from scar_viz.llm.answers import SCORES, AnswerCheck, AnswerRow
+from scar_viz.llm.check import AnswerCheck
 from scar_viz.llm.client import Usage
+from scar_viz.llm.judge import AnswerRow
 from scar_viz.llm.querygen import DROP_REASONS, GeneratedSet
+from scar_viz.llm.scores import SCORES
 
 DIFF_COLUMN = "difference in context"
 """The side-by-side column that compares each policy's context with the base policy's."""
@@ -261,9 +263,9 @@ def calls_note(queries: Sequence[GoldQuery], n_policies: int, references: Mappin
 
 def check_caption(check: AnswerCheck) -> str:
     """What an answer check was run on, and who judged it (the scores are that model's)."""
-    p = check.params
+    run, p = check.settings, check.settings.params
     return (
-        f"{check.n_queries} queries on {check.document} · {check.chunking} · k = {p.k}, "
+        f"{check.n_queries} queries on {run.document} · {run.chunking} · k = {p.k}, "
         f"λ = {p.lam:.2f}, τ = {p.tau:.2f}, r = {p.radius} · answers by {check.answer_model}, "
         f"judged by {check.judge_model}. The scores are the judge's verdicts: they are only as "
         "good as that model."

@@ -2,7 +2,7 @@
 top-k and the static window, the contexts an answer is drawn from, and known evidence.
 
 Pure functions over a prepared document's chunks and vectors; the page only draws what these
-return, so pages hold no arithmetic.
+return, so that the pages hold no arithmetic.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.tokens import TOKENIZER_NAME, count_tokens
 from scar_viz.errors import UserError
 from scar_viz.evaluation.queries import LabelledQuery
-from scar_viz.llm.answers import SCORES, Embed, answer_contexts, check_question
+from scar_viz.llm.check import answer_contexts, check_question
 from scar_viz.llm.client import ChatModel, Progress, Usage
+from scar_viz.llm.scores import SCORES, Embed
 from scar_viz.policies.context import ContextCost, context_cost, context_text
 from scar_viz.scoring.learned import (
     DEFAULT_P,

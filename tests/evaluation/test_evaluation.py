@@ -163,4 +163,5 @@ def test_transfer_with_two_hash_dimensions(sample_setup):
     prep2 = prepare_document(prep.document, small, cache=None)
     vecs2 = embed_cached(small, [q.query.query for q in labelled], None).vectors
     ev2 = evaluate(prep2, labelled, vecs2, ["topk", "scar"], GateParams(k=3))
-    assert ev2.model == "hash:64" and ev2.policies["scar"].summaries["all"].n == len(labelled)
+    assert ev2.settings.model == "hash:64"
+    assert ev2.policies["scar"].summaries["all"].n == len(labelled)

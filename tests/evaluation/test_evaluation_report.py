@@ -109,7 +109,7 @@ def test_chunker_rows_gain_over_topk(ev):
     (row,) = chunker_rows({"recursive": ev})
     scar, top = ev.policies["scar"].summaries["all"], ev.policies["topk"].summaries["all"]
     assert row["SCAR recall gain over top-k"] == scar.recall - top.recall
-    assert row["chunks in document"] == ev.n_chunks
+    assert row["chunks in document"] == ev.settings.n_chunks
 
 
 def test_tune_rows_and_issue_rows(ev):

@@ -15,7 +15,7 @@ from scar_viz.documents import samples
 from scar_viz.embeddings import HashEmbedder, embed_cached
 from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.fmt import EMPTY_CELL
-from scar_viz.llm.answers import check_answers, reference_answers
+from scar_viz.llm.check import check_answers
 from scar_viz.llm.client import ChatModel, Usage
 from scar_viz.llm.querygen import generate_queries
 from scar_viz.llm.tables import (
@@ -75,7 +75,7 @@ def check(server, setting, text: str, n: int = 4):
         embed,
         policies=POLICIES,
         params=GateParams(k=2),
-        references=reference_answers(text),
+        references=qset.references,
         n_boot=200,
     )
 
@@ -130,7 +130,8 @@ def test_reference_answers_add_the_correctness_column(llm_server, setting):
     rows = summary_rows(ch)
     assert all("answer correctness" in r for r in rows)
     assert sum(r["LLM calls"] + r["cached"] for r in rows) == 5 * 3 * ch.n_queries
-    assert planned_calls(ch.queries, 3, reference_answers(gs.jsonl())) == 5 * 3 * ch.n_queries
+    refs = parse_queries(gs.jsonl(), prep.document.text).references
+    assert planned_calls(ch.queries, 3, refs) == 5 * 3 * ch.n_queries
     qid = next(iter(query_choices(ch)))
     assert all("answer correctness" in r for r in side_by_side(ch, qid))
 
@@ -160,7 +161,7 @@ def test_side_by_side_and_the_difference_in_context(llm_server, setting):
 def test_context_difference_words():
     from dataclasses import replace
 
-    from scar_viz.llm.answers import AnswerRow
+    from scar_viz.llm.judge import AnswerRow
 
     base = AnswerRow(
         *("q", "scar", "?", "", 100, (3, 4, 5), ""),

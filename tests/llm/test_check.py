@@ -1,4 +1,5 @@
-"""The answer check against the loopback fake chat server (real openai client over HTTP).
+"""scar_viz.llm.check: the answer check against the loopback fake chat server (real openai
+client over HTTP).
 
 The fake's replies follow string rules, so these tests check the plumbing and the score
 formulas, never answer quality.
@@ -6,58 +7,19 @@ formulas, never answer quality.
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
-from scar_viz.chunking.config import ChunkingConfig
-from scar_viz.documents import samples
-from scar_viz.embeddings import HashEmbedder, embed_cached
-from scar_viz.evaluation.queries import label_queries, parse_queries
-from scar_viz.llm.answers import (
-    SCORES,
-    answer_contexts,
-    answer_json,
-    check_answers,
-    check_question,
-    reference_answers,
-    statements,
-)
-from scar_viz.llm.client import ChatModel, LLMError
-from scar_viz.pipeline import prepare_document
-from scar_viz.scoring.params import GateParams
+from scar_viz.llm.answer_json import answer_json
+from scar_viz.llm.check import answer_contexts, check_question
+from scar_viz.llm.client import LLMError
 from tests.fake_llm import HTML_ANSWER
-
-SECRET = "sk-test-SECRET0123456789abcdef"
-POLICIES = ("topk", "window1", "scar")
+from tests.llm.answer_sample import POLICIES, SECRET, answer_setting, chat, run
 
 
 @pytest.fixture(scope="module")
 def setting():
-    doc = samples.load_sample()
-    embedder = HashEmbedder()
-    prep = prepare_document(doc, embedder, ChunkingConfig())
-    qset = parse_queries(samples.sample_queries_text(), doc.text)
-    labelled = label_queries(qset.queries[:5], doc.text, prep.chunks)
-
-    def embed(texts):
-        return embed_cached(embedder, texts, None).vectors
-
-    vecs = embed([q.query.query for q in labelled])
-    return prep, labelled, vecs, embed
-
-
-def chat(server, name="fake-model", **kw) -> ChatModel:
-    return ChatModel(name, base_url=server.base_url, api_key=SECRET, timeout=5, backoff=0.01, **kw)
-
-
-def run(server, setting, **kw):
-    prep, labelled, vecs, embed = setting
-    kw.setdefault("policies", POLICIES)
-    kw.setdefault("n_boot", 500)
-    kw.setdefault("params", GateParams(k=2))
-    return check_answers(prep, labelled, vecs, kw.pop("chat", None) or chat(server), embed, **kw)
+    return answer_setting()
 
 
 def test_happy_path_scores_tokens_and_calls(llm_server, setting):
@@ -98,21 +60,6 @@ def test_a_rerun_makes_zero_http_calls(llm_server, setting):
         for entry in out["policies"].values():
             entry.pop("answer_tokens"), entry.pop("judge_tokens")
     assert first == second
-
-
-def test_json_shape_follows_eval(llm_server, setting):
-    out = answer_json(run(llm_server, setting))
-    json.dumps(out)
-    assert out["n_queries"] == 5
-    for entry in out["policies"].values():
-        assert set(SCORES) <= set(entry)
-        assert entry["n_scored"]["faithfulness"] == 5
-        assert entry["mean_context_tokens"] > 0
-        assert entry["answer_tokens"]["calls"] + entry["answer_tokens"]["cached"] == 5
-        assert entry["unparseable"] == 0
-    assert out["unparseable"] == [] and out["errors"] == {}
-    assert {"answer", "faithfulness", "claims"} <= set(out["queries"][0]["policies"]["scar"])
-    assert SECRET not in json.dumps(out)
 
 
 def test_reference_answers_give_answer_correctness(llm_server, setting):
@@ -198,18 +145,9 @@ def test_check_question_for_the_explorer(llm_server, setting):
     assert labelled.rows["scar"].answer_correctness is not None
 
 
-def test_reference_answers_and_statements():
-    data = "\n".join(
-        [
-            json.dumps({"id": "a", "query": "q", "answer": " It is 4. "}),
-            json.dumps({"id": "b", "query": "q", "ground_truth": "Five."}),
-            json.dumps({"id": "c", "query": "q"}),
-            "not json",
-        ]
-    )
-    assert reference_answers(data) == {"a": "It is 4.", "b": "Five."}
-    assert statements("First one here.  Second\none here.\n\nThird.") == [
-        "First one here.",
-        "Second one here.",
-        "Third.",
-    ]
+def test_a_policy_that_fails_is_kept_with_its_message(llm_server, setting):
+    bad = {"qasc": {"percentile": 150.0}}
+    check = run(llm_server, setting, policies=("scar", "qasc"), knobs=bad, n_boot=0)
+    assert check.policies["qasc"].error and check.policies["qasc"].rows == ()
+    assert len(check.policies["scar"].rows) == check.n_queries
+    assert check.settings.params.k == 2 and check.answer_model == check.judge_model
