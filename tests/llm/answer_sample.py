@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from scar_viz.chunking.chunkers import ChunkingConfig
+from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents import samples
 from scar_viz.embeddings import HashEmbedder, embed_cached
 from scar_viz.evaluation.queries import label_queries, parse_queries
