@@ -11,11 +11,11 @@ with each model, gold chunks as in docs/method.md §4
 (:func:`scar_viz.evaluation.queries.label_queries`), with a paired bootstrap of the recall
 difference static − default over the queries.
 
-The static model is distilled first if it is not in the cache yet (the time is printed). The
-figures are written to ``benchmarks/results/static_model.json`` (``--out``), which
-docs/models.md cites and the model picker shows. ``--limit N`` keeps the first N chunks (and the queries whose
-gold chunks all lie among them) for a quick check; a limited run writes nothing unless
-``--out`` is given.
+The static model is distilled first (model2vec's distill) if it is not in the cache yet (the
+time is printed). The figures are written to ``benchmarks/results/static_model.json``
+(``--out``), which docs/models.md cites and the model picker shows. ``--limit N`` keeps the
+first N chunks (and the queries whose gold chunks all lie among them) for a quick check; a
+limited run writes nothing unless ``--out`` is given.
 
     python benchmarks/static_model.py [--corpus PATH] [--queries PATH] [--k 5] [--limit N]
         [--min-seconds S] [--out PATH] [--json]
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import importlib.metadata
 import json
 import statistics
 import sys
@@ -140,11 +141,14 @@ def run(args: argparse.Namespace) -> int:
 
     t0 = time.perf_counter()
     distilled = []
+    logged: set[tuple[int, str]] = set()
 
     def on_distill(done: int, total: int, stage: str) -> None:
         if done < total:
             distilled.append(stage)
-        if done in (1, total) or done % 20 == 0:
+        tenth = (10 * done // max(total, 1), stage.split(":")[0])
+        if tenth not in logged:  # each stage, and each tenth of the encoding, once
+            logged.add(tenth)
             log(f"  distil {done}/{total}: {stage}")
 
     folder = ensure_static_model(on_distill)
@@ -199,6 +203,7 @@ def run(args: argparse.Namespace) -> int:
         "recall_cost_scar_ci95": [round(cost["scar"].ci_low, 3), round(cost["scar"].ci_high, 3)],
         "recall_cost_scar_p": round(cost["scar"].p_value, 4),
         "distill_seconds": round(distill_s if distill_s is not None else marker["seconds"], 0),
+        "distilled_with": f"model2vec {importlib.metadata.version('model2vec')} distill",
     }
     out = args.out or (None if args.limit else str(MEASURED_FIGURES))
     if out:

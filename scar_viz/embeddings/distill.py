@@ -1,11 +1,12 @@
 """Distilling all-MiniLM-L6-v2 into a static model2vec model, and the cached folder.
 
-model2vec's recipe, run here without network or extra packages: every token t of the bundled
-model's WordPiece vocabulary goes once through the transformer as ``[CLS] t [SEP]``; its vector
-is the mean of the three output states. The vectors are reduced by PCA to ``pca_dims`` and
-scaled by SIF weights from the token's frequency rank (Zipf's law), w_t = a / (a + p_t) with
-p_t ∝ 1 / (rank_t + 2) and a = ``sif_coefficient``. A text's embedding is then the mean of its
-tokens' vectors, L2-normalised (:mod:`scar_viz.embeddings.static`).
+model2vec's own ``distill`` does the work, offline, on the bundled model's folder: every token
+of the WordPiece vocabulary goes once through the transformer; its vector is the mean of the
+output states; the vectors are reduced by PCA to ``pca_dims`` and scaled by SIF weights from
+the token's frequency rank (Zipf's law), w_t = a / (a + p_t) with p_t ∝ 1 / (rank_t + 2) and
+a = ``sif_coefficient``. A text's embedding is then the mean of its tokens' vectors,
+L2-normalised (:mod:`scar_viz.embeddings.static`). model2vec's distill needs ``skeletoken``
+beside torch and transformers (pinned in requirements.txt).
 
 The distilled folder lives in the cache directory, one per settings and base model, and is
 made once (under a lock) and reused across calls and restarts.
@@ -18,25 +19,22 @@ import hashlib
 import importlib.metadata
 import json
 import os
-import re
 import shutil
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import numpy as np
-
-from scar_viz.embeddings.base import EmbeddingError, LoadProgress, ModelSpecError, batches
+from scar_viz.embeddings.base import EmbeddingError, LoadProgress
 from scar_viz.embeddings.sentence_transformers import default_model_path
 from scar_viz.sqlite_cache import default_cache_dir
 
 DistillProgress = LoadProgress
 """Called as progress(done, total, stage) while distilling; ``stage`` is a short sentence."""
 
-FORMAT_VERSION = 1
-"""Bump when the distillation code changes what it produces (it is part of the model id)."""
+FORMAT_VERSION = 2
+"""Bump when distilling changes what it produces (it is part of the model id)."""
 
 MARKER = "scar_viz_static.json"
 """Written last into a distilled folder: the settings it was made with."""
@@ -49,48 +47,30 @@ BASE_NAME = "all-MiniLM-L6-v2"
 
 @dataclass(frozen=True)
 class DistillSettings:
-    """How the static model is distilled; every field is part of the model id.
+    """How the static model is distilled (model2vec's ``distill`` arguments); every field is
+    part of the model id.
 
     Attributes:
         pca_dims: dimensions kept by PCA (None keeps the model's 384 without PCA).
-        sif_coefficient: a in w_t = a / (a + p_t) (None: no weighting).
-        remove_pattern: vocabulary tokens matching this regex get no vector.
-        max_length: tokens per text kept at encode time (None: no truncation).
-        dtype: storage type of the vectors.
+        sif_coefficient: a in w_t = a / (a + p_t), strictly between 0 and 1 (None: no weighting).
+        remove_pattern: vocabulary tokens matching this regex are left out of the model.
+        dtype: storage type of the vectors ("float32" or "float16").
     """
 
     pca_dims: int | None = 256
     sif_coefficient: float | None = 1e-4
     remove_pattern: str | None = r"\[unused\d+\]"
-    max_length: int | None = 512
     dtype: str = "float32"
-
-    def validate(self) -> None:
-        """Raises :class:`ModelSpecError` (a ValueError) for a setting out of range."""
-        if self.pca_dims is not None and self.pca_dims < 1:
-            raise ModelSpecError("PCA dimensions must be at least 1 (or None for no PCA).")
-        if self.sif_coefficient is not None and not 0 < self.sif_coefficient < 1:
-            raise ModelSpecError("The SIF coefficient must lie strictly between 0 and 1.")
-        if self.max_length is not None and self.max_length < 1:
-            raise ModelSpecError("The maximum length must be at least 1 token (or None).")
-        if self.dtype not in ("float32", "float16"):
-            raise ModelSpecError("The vector type must be 'float32' or 'float16'.")
-        if self.remove_pattern is not None:
-            try:
-                re.compile(self.remove_pattern)
-            except re.error as exc:
-                raise ModelSpecError(f"The token pattern is not a valid regex: {exc}.") from exc
 
     @property
     def tag(self) -> str:
-        """Short, readable and unique: e.g. ``pca256-sif1e-04-len512-float32-v1-3f9a0c21``."""
+        """Short, readable and unique: e.g. ``pca256-sif1e-04-float32-v2-3f9a0c21``."""
         digest = hashlib.sha256(
             json.dumps([asdict(self), FORMAT_VERSION], sort_keys=True).encode()
         ).hexdigest()[:8]
         pca = f"pca{self.pca_dims}" if self.pca_dims else "nopca"
         sif = f"sif{self.sif_coefficient:.0e}" if self.sif_coefficient else "nosif"
-        length = f"len{self.max_length}" if self.max_length else "nolen"
-        return f"{pca}-{sif}-{length}-{self.dtype}-v{FORMAT_VERSION}-{digest}"
+        return f"{pca}-{sif}-{self.dtype}-v{FORMAT_VERSION}-{digest}"
 
 
 DEFAULT_SETTINGS = DistillSettings()
@@ -145,44 +125,49 @@ def _is_complete(path: Path, settings: DistillSettings, base_id: str) -> bool:
 # --- distillation ----------------------------------------------------------------------------
 
 
-def sif_weights(n: int, sif_coefficient: float | None) -> np.ndarray:
-    """Returns w with w[r] = a / (a + p_r), p_r = (1 / (r + 2)) / Σ_j 1 / (j + 2), shape (n,).
+class _ReportingBar:
+    """Stands in for the tqdm bar of model2vec's encoding loop and reports to ``progress``.
 
-    r is the token's frequency rank (0 = most frequent); a is ``sif_coefficient``; with None
-    every weight is 1.
+    The loop runs in the caller's thread, so a Streamlit progress bar can follow it. Counts are
+    in vocabulary tokens; two steps are added, loading before and PCA after.
     """
-    if sif_coefficient is None:
-        return np.ones(n)
-    inv_rank = 1.0 / np.arange(2, n + 2)
-    proba = inv_rank / inv_rank.sum()
-    return sif_coefficient / (sif_coefficient + proba)
+
+    def __init__(self, report: DistillProgress, *args, total: int | None = None, **kwargs):
+        self.report = report
+        self.total = int(total or 0)
+        self.n = 0
+
+    def update(self, n: int = 1) -> None:
+        self.n += n
+        steps = self.total + 2
+        self.report(self.n + 1, steps, f"Encoding vocabulary tokens: {self.n:,}/{self.total:,}")
+        if self.n >= self.total:
+            self.report(steps - 1, steps, "PCA and SIF weighting …")
+
+    def close(self) -> None:
+        """Nothing to release (tqdm's interface)."""
 
 
-def pca_project(x: np.ndarray, dims: int | None) -> np.ndarray:
-    """Rows of ``x`` centred and projected on their top ``dims`` principal axes, shape (n, dims).
+@contextlib.contextmanager
+def _encoding_progress(report: DistillProgress) -> Iterator[None]:
+    """Routes the progress of model2vec's encoding loop to ``report`` while distilling.
 
-    Axes come from the eigenvectors of the covariance matrix, in decreasing eigenvalue order;
-    each axis's sign is chosen so that the largest-magnitude score on it is positive. ``dims``
-    of None or ≥ the number of columns keeps every axis; fewer rows than ``dims`` skips PCA.
+    model2vec reports that loop only through the ``tqdm`` bar that
+    ``model2vec.distill.inference`` creates; that name is swapped for :class:`_ReportingBar`
+    (under the distillation lock, so one distillation at a time) and put back after. Should
+    model2vec stop using it, distilling still works, reporting only its start and end.
     """
-    x = np.asarray(x, dtype=np.float64)
-    n, d = x.shape
-    if dims is None or n <= 1:
-        return x
-    k = min(dims, d)
-    if k >= n:
-        return x
-    centred = x - x.mean(axis=0)
-    eigvals, eigvecs = np.linalg.eigh(centred.T @ centred / (n - 1))
-    axes = eigvecs[:, ::-1][:, :k]
-    scores = centred @ axes
-    signs = np.sign(scores[np.argmax(np.abs(scores), axis=0), np.arange(k)])
-    return scores * np.where(signs == 0, 1.0, signs)
+    from model2vec.distill import inference
 
-
-def _special_ids(tokenizer, names: Sequence[str]) -> list[int]:
-    ids = [tokenizer.token_to_id(name) for name in names]
-    return [i for i in ids if i is not None]
+    original = getattr(inference, "tqdm", None)
+    if original is None:
+        yield
+        return
+    inference.tqdm = lambda *args, **kwargs: _ReportingBar(report, *args, **kwargs)
+    try:
+        yield
+    finally:
+        inference.tqdm = original
 
 
 def distill(
@@ -190,87 +175,43 @@ def distill(
     out_dir: str | Path,
     settings: DistillSettings = DEFAULT_SETTINGS,
     progress: DistillProgress | None = None,
-    batch_size: int = 256,
 ) -> Path:
-    """Distil the transformer at ``base_path`` (BERT-style, WordPiece) into ``out_dir``.
+    """Distil the transformer folder at ``base_path`` into a model2vec folder ``out_dir``.
 
-    Token vector v_t = mean of the output states of ``[CLS] t [SEP]``; then PCA to
-    ``settings.pca_dims`` over the kept tokens and scaling by :func:`sif_weights` of each kept
-    token's rank (vocabulary order); tokens matching ``settings.remove_pattern`` get a zero
-    vector. Writes a model2vec folder (loadable with ``StaticModel.from_pretrained``).
+    Runs ``model2vec.distill.distill`` on the local folder (no network: a local path is never
+    looked up on a hub) with ``settings``, reporting the encoding loop to ``progress``.
 
     Raises:
-        EmbeddingError: when the base model cannot be loaded or has no usable vocabulary.
+        EmbeddingError: when model2vec's distill or its dependencies are missing, or the base
+            model cannot be distilled (a missing or broken folder, settings out of range).
     """
-    settings.validate()
     report = progress or (lambda done, total, stage: None)
-    report(0, 1, f"Loading {Path(base_path).name} for distillation …")
-    try:
-        import torch
-        from tokenizers import Tokenizer
-        from transformers import AutoModel
-    except ImportError as exc:
-        raise EmbeddingError("Distilling needs torch, tokenizers and transformers.") from exc
     base = Path(base_path)
+    report(0, 1, f"Loading {base.name} for distillation …")
     try:
-        tokenizer = Tokenizer.from_file(str(base / "tokenizer.json"))
-        model = AutoModel.from_pretrained(str(base), local_files_only=True).eval()
+        from model2vec.distill import distill as model2vec_distill
+    except ImportError as exc:
+        raise EmbeddingError(
+            "Distilling the static model needs model2vec's distill dependencies (torch, "
+            f"transformers, skeletoken; see requirements.txt): {exc}."
+        ) from exc
+    try:
+        with _encoding_progress(report):
+            model = model2vec_distill(
+                model_name=str(base),
+                pca_dims=settings.pca_dims,
+                sif_coefficient=settings.sif_coefficient,
+                token_remove_pattern=settings.remove_pattern,
+                quantize_to=settings.dtype,
+            )
     except Exception as exc:  # loaders raise OSError, ValueError, JSON and safetensors errors
         raise EmbeddingError(
-            f"Could not load the base model at '{base}' for distillation ({type(exc).__name__})."
+            f"Could not distil the base model at '{base}' ({type(exc).__name__}: {exc})."
         ) from exc
-
-    vocab = sorted(tokenizer.get_vocab().items(), key=lambda item: item[1])
-    n_vocab = vocab[-1][1] + 1 if vocab else 0
-    drop = re.compile(settings.remove_pattern) if settings.remove_pattern else None
-    kept = [i for tok, i in vocab if not (drop and drop.match(tok))]
-    if not kept:
-        raise EmbeddingError("The base model's vocabulary is empty after removing tokens.")
-    prefix = _special_ids(tokenizer, ["[CLS]", "<s>"])[:1]
-    suffix = _special_ids(tokenizer, ["[SEP]", "</s>"])[:1]
-    spans = batches(len(kept), batch_size)
-    total = len(spans) + 2
-    hidden: list[np.ndarray] = []
-    with torch.inference_mode():
-        for step, (lo, hi) in enumerate(spans, start=1):
-            ids = torch.tensor([[*prefix, t, *suffix] for t in kept[lo:hi]], dtype=torch.long)
-            out = model(input_ids=ids, attention_mask=torch.ones_like(ids))
-            hidden.append(out.last_hidden_state.float().mean(dim=1).numpy())
-            report(step, total, f"Encoding vocabulary tokens: {hi:,}/{len(kept):,}")
-    report(total - 1, total, "PCA and SIF weighting …")
-    vectors = pca_project(np.nan_to_num(np.concatenate(hidden)), settings.pca_dims)
-    vectors = vectors * sif_weights(len(kept), settings.sif_coefficient)[:, None]
-    table = np.zeros((n_vocab, vectors.shape[1]), dtype=settings.dtype)
-    table[kept] = vectors.astype(settings.dtype)
-    _save(table, tokenizer, Path(out_dir), settings, base)
-    report(total, total, "Static model ready.")
+    model.config["tokenizer_name"] = BASE_NAME  # not the absolute path of this machine's folder
+    model.save_pretrained(Path(out_dir))
+    report(1, 1, "Static model ready.")
     return Path(out_dir)
-
-
-def _save(table: np.ndarray, tokenizer, out: Path, settings: DistillSettings, base: Path) -> None:
-    from model2vec import StaticModel
-
-    config = {
-        "model_type": "model2vec",
-        "architectures": ["StaticModel"],
-        "tokenizer_name": base.name,
-        "apply_pca": settings.pca_dims,
-        "sif_coefficient": settings.sif_coefficient,
-        "hidden_dim": int(table.shape[1]),
-        "seq_length": 1000000,
-        "normalize": True,
-        "pooling": "mean",
-    }
-    tokenizer.no_truncation()
-    model = StaticModel(
-        vectors=table,
-        tokenizer=tokenizer,
-        config=config,
-        normalize=True,
-        base_model_name=base.name,
-        max_length=settings.max_length,
-    )
-    model.save_pretrained(out)
 
 
 # --- the cached distilled folder -------------------------------------------------------------

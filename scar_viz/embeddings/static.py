@@ -1,10 +1,10 @@
 """A fast static embedder: a model2vec model, e_x = normalise(mean of x's token vectors).
 
-``static`` is all-MiniLM-L6-v2 distilled locally (:mod:`scar_viz.embeddings.distill`, once,
-cached on disk); ``static:PATH`` loads any existing model2vec folder. No transformer runs at
-encode time, only a tokenizer and a table lookup. How much faster and how much recall it costs
-is measured by ``benchmarks/static_model.py`` into :data:`MEASURED_FIGURES`, which the model
-picker shows when present.
+``static`` is all-MiniLM-L6-v2 distilled locally by model2vec
+(:mod:`scar_viz.embeddings.distill`, once, cached on disk); ``static:PATH`` loads any existing
+model2vec folder. No transformer runs at encode time, only a tokenizer and a table lookup. How
+much faster and how much recall it costs is measured by ``benchmarks/static_model.py`` into
+:data:`MEASURED_FIGURES`, which the model picker shows when present.
 """
 
 from __future__ import annotations
