@@ -212,7 +212,7 @@ def test_learned_policy_shows_its_why_box(at):
 
 def test_learned_policy_reads_a_gate_fitted_in_this_session(at):
     from scar_viz.scoring.learned_gate import default_gate
-    from ui.learned import GATE_STATE
+    from ui.keys import GATE_JSON as GATE_STATE
 
     at.segmented_control(key="policy").set_value("learned").run()
     assert not at.exception
