@@ -63,7 +63,8 @@ st.title("Learn the SCAR gate")
 st.caption("A guided lesson on the built-in sample: four short steps, about ten minutes.")
 
 slot = st.empty()
-_, _, spec, base_url = sidebar(document=False)
+choice = sidebar(document=False)
+spec, base_url = choice.spec, choice.base_url
 doc_key, document = sample_document(samples.DEFAULT_SAMPLE)
 embedder = get_embedder(spec, base_url)
 if not load_model(embedder, slot):

@@ -149,8 +149,10 @@ def test_payload_memo_is_keyed_on_content_not_object_identity(at):
     assert key[0] == text_key(doc.text) and len(key[0]) == 64
     assert isinstance(key[1], ChunkingConfig) and key[2].startswith("hash:")
     assert not any(isinstance(part, int) and part > 2**20 for part in key)
-    source = (Path(__file__).resolve().parents[2] / "pages" / "explorer.py").read_text()
-    assert '("gate-payload", *prepared_key(prep)' in source and "id(prep)" not in source
+    root = Path(__file__).resolve().parents[2]
+    source = (root / "pages" / "explorer.py").read_text()
+    assert '("gate-payload", *setup.key' in source and "id(prep)" not in source
+    assert "prepared_key(prepared)" in (root / "ui" / "sidebar.py").read_text()  # Setup.key
 
 
 def test_page_is_thin():
@@ -224,7 +226,7 @@ def test_learned_policy_reads_a_gate_fitted_in_this_session(at):
     assert any("fitted on the Evaluation lab" in c.value for c in at.caption)
 
 
-# --- a new document (issue 17.4) -------------------------------------------------------------
+# --- a new document ------------------------------------------------------------------------------
 
 REPORT = "# Ferry report\n\n" + "\n\n".join(
     f"## {title}\n\n" + f"The {title.lower()} of the ferry are described here in detail. " * 8
@@ -262,7 +264,7 @@ def test_back_on_the_sample_its_question_and_examples_return(hash_model):
     assert at.selectbox(key="example").options
 
 
-# --- label as you explore (issue 17.6) -------------------------------------------------------
+# --- label as you explore ------------------------------------------------------------------------
 
 
 def test_label_the_current_question_and_download_the_set(at):
@@ -295,7 +297,7 @@ def test_label_by_picking_chunks(at):
     assert any("Added as session-01" in a for a in alerts(at, "info"))
 
 
-# --- answer with an LLM (issue 13) -----------------------------------------------------------
+# --- answer with an LLM --------------------------------------------------------------------------
 
 
 def llm_app(server) -> AppTest:
