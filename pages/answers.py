@@ -12,6 +12,7 @@ from scar_viz.llm.client import ChatModel, public_url
 from scar_viz.llm.querygen import DEFAULT_FRAGMENTED_SHARE, DEFAULT_N, generate_queries
 from scar_viz.llm.tables import calls_note
 from scar_viz.pipeline import embed_function
+from ui import keys, state
 from ui.alerts import alert, attempt, with_progress
 from ui.answer_views import check_view, generated_view
 from ui.cache import disk_cache
@@ -28,8 +29,6 @@ from ui.sidebar import sidebar_setup
 from ui.state import URL, llm_settings
 
 POLICIES = ["topk", "window1", "scar"]
-GENERATED = "llm_generated"  # session_state: {document digest: (chunking label, GeneratedSet)}
-CHECK = "llm_check"  # session_state: (settings key, AnswerCheck) of the last answer check
 NOT_CONFIGURED = (
     "No language model is configured, so this page shows no answer-quality figure. Open "
     "*LLM (answers and query generation)* in the sidebar and give a chat model and a base URL "
@@ -51,7 +50,7 @@ st.caption(
 setup = sidebar_setup()
 if setup is None:
     st.stop()
-prep, embedder = setup
+prep, embedder = setup.prepared, setup.embedder
 model, base_url, key = llm_settings()
 configured = bool(base_url or key)
 if configured:
@@ -60,9 +59,9 @@ else:
     st.info(NOT_CONFIGURED, icon=":material/info:")
 
 
-def chat(name: str = "") -> ChatModel:
+def chat(model: str, base_url: str, key: str) -> ChatModel:
     """A client for this action only (the key is never kept in the session)."""
-    return ChatModel(name or model, base_url=base_url or None, api_key=key or None)
+    return ChatModel(model, base_url=base_url or None, api_key=key or None)
 
 
 # --- 1. a query set written by the model -------------------------------------------------------
@@ -74,32 +73,34 @@ st.caption(
     "a duplicate; its type is then computed under the current chunking."
 )
 c1, c2, c3, c4 = st.columns([1, 1.4, 1, 1.2], vertical_alignment="bottom")
-n = c1.number_input("Queries", 1, 200, DEFAULT_N, key="gen_n", bind=URL)
+n = c1.number_input("Queries", 1, 200, DEFAULT_N, key=keys.GEN_N, bind=URL)
 share = c2.slider(
-    "Fragmented share", 0.0, 1.0, DEFAULT_FRAGMENTED_SHARE, 0.05, key="gen_share", bind=URL
+    "Fragmented share", 0.0, 1.0, DEFAULT_FRAGMENTED_SHARE, 0.05, key=keys.GEN_SHARE, bind=URL
 )
-seed = c3.number_input("Seed", 0, 10_000, 0, key="gen_seed", bind=URL)
+seed = c3.number_input("Seed", 0, 10_000, 0, key=keys.GEN_SEED, bind=URL)
 doc_key = text_key(prep.document.text)
-if c4.button("Generate", key="gen_run", icon=":material/auto_awesome:", disabled=not configured):
+if c4.button("Generate", key=keys.GEN_RUN, icon=":material/auto_awesome:", disabled=not configured):
     options = {"n": int(n), "fragmented_share": share, "seed": int(seed)}
     gs = with_progress(
         "Asking the model for questions …",
         lambda update: attempt(
             lambda: generate_queries(
-                prep.document, prep.chunks, chat(), **options, progress=update
+                prep.document, prep.chunks, chat(model, base_url, key), **options, progress=update
             ),
             "Generating failed:",
             "Nothing was lost; try again.",
         ),
     )
     if gs is not None:
-        st.session_state.setdefault(GENERATED, {})[doc_key] = (prep.config.label, gs)
+        state.put(
+            keys.GENERATED, {**state.get(keys.GENERATED, {}), doc_key: (prep.config.label, gs)}
+        )
 
-made = st.session_state.get(GENERATED, {}).get(doc_key)
+made = state.get(keys.GENERATED, {}).get(doc_key)
 if made is not None:
     jsonl = made[1].jsonl()
     stashed = set_text(None, prep.document.text, "generated")
-    in_use = st.session_state.get("qs_pick") == "generated" and stashed == jsonl
+    in_use = state.get(keys.QS_PICK) == "generated" and stashed == jsonl
     generated_view(*made, on_load=_load_generated, args=(prep.document.text, jsonl), loaded=in_use)
 
 # --- 2. the answer check -----------------------------------------------------------------------
@@ -112,7 +113,7 @@ st.caption(
     "statements the context supports; answer correctness (files with reference answers) = "
     "0.75 · F1 of the answer's statements against the reference + 0.25 · their cosine."
 )
-active = query_set_picker(prep, st.session_state.get("doc"))
+active = query_set_picker(prep, setup.name)
 if active is None:
     st.stop()
 type_metrics(active.labelled, prep.config.label)
@@ -120,23 +121,21 @@ st.caption("SCAR's gate")
 params = gate_sliders(len(prep.chunks))
 a1, a2, a3 = st.columns([2, 1.2, 1])
 policies = a1.multiselect(
-    "Policies", list(available_policies()), POLICIES, key="ans_policies", bind=URL
+    "Policies", list(available_policies()), POLICIES, key=keys.ANS_POLICIES, bind=URL
 )
 judge_name = a2.text_input(
-    "Judge model (blank = the chat model)", key="ans_judge", bind=URL, placeholder=model
+    "Judge model (blank = the chat model)", key=keys.ANS_JUDGE, bind=URL, placeholder=model
 ).strip()
 n_questions = a3.number_input(
     "N (relevancy)",
     1,
     10,
     DEFAULT_QUESTIONS,
-    key="ans_nq",
+    key=keys.ANS_NQ,
     bind=URL,
     help="Questions the judge writes from each answer for answer relevancy.",
 )
-references = reference_answers(
-    set_text(st.session_state.get("doc"), prep.document.text, active.source)
-)
+references = reference_answers(set_text(setup.name, prep.document.text, active.source))
 st.caption(calls_note(active.labelled, len(policies), references))
 settings = (
     content_key(prep, active, "answers"),
@@ -150,7 +149,7 @@ settings = (
 ready = configured and bool(policies)
 if st.button(
     "Run the answer check",
-    key="ans_run",
+    key=keys.ANS_RUN,
     icon=":material/fact_check:",
     disabled=not ready,
     type="primary",
@@ -164,11 +163,11 @@ if st.button(
                     prep,
                     active.labelled,
                     vecs,
-                    chat(),
+                    chat(model, base_url, key),
                     embed_function(embedder, disk_cache()),
                     policies=policies,
                     params=params,
-                    judge=chat(judge_name) if judge_name else None,
+                    judge=chat(judge_name, base_url, key) if judge_name else None,
                     references=references,
                     n_questions=int(n_questions),
                     progress=update,
@@ -178,8 +177,8 @@ if st.button(
             ),
         )
         if check is not None:
-            st.session_state[CHECK] = (settings, check)
+            state.put(keys.ANSWER_CHECK, (settings, check))
 
-last = st.session_state.get(CHECK)
+last = state.get(keys.ANSWER_CHECK)
 if last is not None:
     check_view(last[1], stale=last[0] != settings)

@@ -12,9 +12,10 @@ from scar_viz.pipeline import embed_function
 from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
 from scar_viz.scoring.params import PRESETS, GateParams
 from scar_viz.views.coverage import display_rows
+from ui import keys
 from ui.alerts import alert, or_stop, with_progress
 from ui.cache import cached, disk_cache
-from ui.evaluation_lab import labelled_setup
+from ui.evaluation_lab import Labelled, labelled_setup
 from ui.learned import active_gate, current_p, has_session_gate
 from ui.queryset import content_key
 from ui.share import chart_config, download
@@ -36,12 +37,12 @@ st.subheader("Policies")
 status = reranker_status(DEFAULT_RERANKER)
 offered = available_policies(DEFAULT_RERANKER)
 c1, c2 = st.columns([3, 1])
-policies = c1.multiselect("Policies", offered, default=list(offered), key="bud_pols")
+policies = c1.multiselect("Policies", offered, default=list(offered), key=keys.BUD_POLS)
 preset = c2.selectbox(
     "SCAR's λ and τ",
     list(PRESETS),
     format_func=lambda n: f"preset {n} (λ = {PRESETS[n]['lam']}, τ = {PRESETS[n]['tau']})",
-    key="bud_preset",
+    key=keys.BUD_PRESET,
     bind=URL,
 )
 if not status.available:
@@ -66,29 +67,35 @@ key = (
 )
 
 
-def compute(update):
+def compute(lab: Labelled, policies: list[str], params, knobs, update):
+    """Every policy at every k of :data:`BUDGET_KS` (``update`` draws the progress)."""
     return equal_budget(
-        prep,
-        active.labelled,
-        vecs,
+        lab.prep,
+        lab.labelled,
+        lab.vecs,
         policies,
         BUDGET_KS,
         params,
-        embed=embed_function(embedder, disk_cache()),
+        embed=embed_function(lab.embedder, disk_cache()),
         knobs=knobs,
         progress=update,
     )
 
 
 counts = f"{len(policies)} policies × {len(BUDGET_KS)} values of k × {len(active.labelled)} queries"
-result = or_stop(lambda: cached(key, lambda: with_progress(counts, compute)))
+result = or_stop(
+    lambda: cached(
+        key,
+        lambda: with_progress(counts, lambda update: compute(lab, policies, params, knobs, update)),
+    )
+)
 for name, message in result.errors.items():
     alert(f"Policy '{name}' could not run: {message}", "warning")
 
 st.subheader("Recall against context tokens")
-log_x = st.toggle("Logarithmic token axis", True, key="bud_log", bind=URL)
+log_x = st.toggle("Logarithmic token axis", True, key=keys.BUD_LOG, bind=URL)
 st.plotly_chart(
-    budget_chart(result, log_x=log_x), key="budget_chart", config=chart_config("budget-1")
+    budget_chart(result, log_x=log_x), key=keys.BUDGET_CHART, config=chart_config("budget-1")
 )
 front = result.on_front()
 st.caption(
@@ -99,10 +106,10 @@ st.caption(
 )
 
 st.subheader("The points")
-st.dataframe(display_rows(budget_rows(result)), hide_index=True, key="budget_table")
+st.dataframe(display_rows(budget_rows(result)), hide_index=True, key=keys.BUDGET_TABLE)
 download(
     "Download the points (CSV)",
     budget_csv(result),
     "equal-budget.csv",
-    key="budget_csv",
+    key=keys.BUDGET_CSV,
 )

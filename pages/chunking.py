@@ -29,6 +29,7 @@ from scar_viz.errors import UserError
 from scar_viz.evaluation.queries import evidence_units, parse_queries
 from scar_viz.pipeline import embed_function
 from scar_viz.views import chunking_lab as lab
+from ui import keys, state
 from ui.alerts import alert, or_stop
 from ui.cache import disk_cache
 from ui.loading import get_embedder, load_model
@@ -61,9 +62,9 @@ def _grid(
 
 
 def _jump() -> None:
-    picked = st.session_state.get("cjump")
+    picked = state.get(keys.JUMP)
     if picked is not None:
-        set_widget("cpos", lab.jump_position(picked))
+        set_widget(keys.PASSAGE_START, lab.jump_position(picked))
 
 
 st.title("Chunking lab")
@@ -74,7 +75,7 @@ st.caption(
 )
 
 slot = st.empty()  # model-loading spinner and its errors
-picked, config, spec, base_url = sidebar()
+picked, config, spec, base_url, doc_choice = sidebar()
 if picked is None or config is None:
     st.stop()
 doc_key, doc = picked
@@ -87,16 +88,16 @@ chunker_b = c1.selectbox(
     names,
     index=names.index("sentence"),
     format_func=CHUNKER_NAMES.get,
-    key="cb",
+    key=keys.CHUNKER_B,
     bind=URL,
 )
 queries_text = ""
-if st.session_state.get("doc") in samples.SAMPLES:
-    queries_text = samples.sample_queries_text(st.session_state["doc"])
+if doc_choice in samples.SAMPLES:
+    queries_text = samples.sample_queries_text(doc_choice)
 upload = c3.file_uploader(
     "Query set (JSON Lines) for evidence spans",
     type=["jsonl", "json"],
-    key="cqs",
+    key=keys.CHUNK_QUERIES,
     help="Evidence spans of a labelled query set become the units; the built-in sample "
     "brings its own.",
 )
@@ -104,7 +105,7 @@ if upload is not None:
     queries_text = upload.getvalue().decode("utf-8-sig", errors="replace")
 evidence, issues = evidence_units(queries_text, doc.text) if queries_text else ([], [])
 kinds = lab.unit_kinds(bool(evidence))
-kind = c2.radio("Units", kinds, format_func=UNIT_LABELS.get, key="cu", horizontal=False)
+kind = c2.radio("Units", kinds, format_func=UNIT_LABELS.get, key=keys.UNITS, horizontal=False)
 if issues:
     alert(f"{len(issues)} query-set lines were skipped; first: {issues[0]}", "warning")
 
@@ -135,7 +136,7 @@ if kind == "evidence":
     type_rows, problems = lab.type_rows(parse_queries(queries_text, doc.text), doc.text, summaries)
     for problem in problems:
         alert(problem, "warning")
-    st.dataframe(pd.DataFrame(type_rows), hide_index=True, key="ctypes")
+    st.dataframe(pd.DataFrame(type_rows), hide_index=True, key=keys.TYPE_TABLE)
     st.caption(
         "Query types under each chunking: fragmented, two gold chunks are consecutive (the "
         "evidence crosses a boundary); atomic, one gold chunk; scattered, two or more gold "
@@ -150,20 +151,20 @@ j2.selectbox(
     list(jumps),
     index=None,
     format_func=jumps.get,
-    key="cjump",
+    key=keys.JUMP,
     on_change=_jump,
     placeholder=f"{summaries[0].n_cut} units cut by A",
 )
 last = lab.last_position(doc.text)
-if st.session_state.get("cpos", 0) > last:
-    set_widget("cpos", 0)
+if state.get(keys.PASSAGE_START, 0) > last:
+    set_widget(keys.PASSAGE_START, 0)
 pos = j1.number_input(
     "Passage start (character)",
     0,
     last,
-    default("cpos", 0),
+    default(keys.PASSAGE_START, 0),
     step=500,
-    key="cpos",
+    key=keys.PASSAGE_START,
     bind=URL,
 )
 lo, hi = lab.passage_window(pos, len(doc.text))
@@ -184,7 +185,7 @@ st.plotly_chart(
         {s.title: s.cut for s in summaries},
         window=(lo, hi),
     ),
-    key="cmap",
+    key=keys.BOUNDARY_MAP,
     config=chart_config("chunking-1"),
 )
 
@@ -204,10 +205,10 @@ with st.spinner("Chunking with every chunker …"):
             alert(lab.failed_chunker(name, exc), "warning")
             continue
         rows.append(lab.chunker_row(name, lab.summarise(name, doc.text, cfg, spans, units)))
-st.dataframe(pd.DataFrame(rows), hide_index=True, key="ctable")
+st.dataframe(pd.DataFrame(rows), hide_index=True, key=keys.CHUNK_TABLE)
 with st.expander(f"Shortest chunks of A ({config.label})"):
     st.dataframe(
-        pd.DataFrame(lab.shortest_chunks(doc.text, spans_a)), hide_index=True, key="cshort"
+        pd.DataFrame(lab.shortest_chunks(doc.text, spans_a)), hide_index=True, key=keys.SHORTEST
     )
     st.caption("A chunk that is a heading alone, or a few characters, shows up here first.")
 
@@ -216,7 +217,7 @@ shown = st.multiselect(
     names,
     default=list(dict.fromkeys([config.chunker, chunker_b])),
     format_func=CHUNKER_NAMES.get,
-    key="cc",
+    key=keys.CURVE_CHUNKERS,
 )
 with st.spinner(f"Sweeping {len(shown)} chunkers over sizes and overlaps …"):
     grids = [
@@ -230,7 +231,7 @@ with g1:
     if grids:
         st.plotly_chart(
             fragmentation_curves(grids, overlap_chars),
-            key="ccurves",
+            key=keys.CURVES,
             config=chart_config("chunking-2"),
         )
         st.caption(
@@ -242,7 +243,7 @@ with g1:
 with g2:
     if grids:
         st.plotly_chart(
-            fragmentation_heatmap(grids[0]), key="cheat", config=chart_config("chunking-3")
+            fragmentation_heatmap(grids[0]), key=keys.HEATMAP, config=chart_config("chunking-3")
         )
         st.caption(
             f"{CHUNKER_NAMES[grids[0].chunker]}: size × overlap; the outlined cell is the "

@@ -3,6 +3,8 @@ whether it holds the question's known evidence."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from scar_viz.charts.learned import contributions_chart
@@ -11,15 +13,12 @@ from scar_viz.chunking.qasc import QascParams
 from scar_viz.chunking.tokens import TOKENIZER_NAME
 from scar_viz.documents.sentences import sentence_spans
 from scar_viz.embeddings import embed_cached
-from scar_viz.errors import UserError, user_message
 from scar_viz.pipeline import query_inputs
 from scar_viz.policies import PolicyResult, run_all
-from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
-from scar_viz.policies.rse import PRESETS as RSE_PRESETS
+from scar_viz.policies.rerank import reranker_status
 from scar_viz.scoring.learned import setting_notes
 from scar_viz.views.compare import (
     COVERS,
-    CompareKnobs,
     cost_rows,
     diff_with_scar,
     find_evidence,
@@ -29,28 +28,21 @@ from scar_viz.views.compare import (
     why_options,
     why_table,
 )
+from scar_viz.views.compare_settings import CompareSettings
+from ui import keys
 from ui.alerts import alert, attempt, or_stop, with_progress
-from ui.cache import disk_cache, prepared_key
+from ui.cache import disk_cache
 from ui.gate_controls import gate_sliders, query_box
 from ui.knobs import knob_controls
 from ui.learned import active_gate, has_session_gate, p_slider
 from ui.loading import query_vector
-from ui.queryset import add_session_query, known_sets
+from ui.queryset import known_sets, label_error, label_from_widget
 from ui.share import chart_config
 from ui.sidebar import sidebar_setup
 from ui.state import URL
 
 BIG_DOC = 60_000
 REJECTED_TEXT = {"colour": "#d73027", "background": "#fdeeee"}
-
-
-def _label_question(prep, question: str) -> None:
-    """on_click of "Add to my query set": the evidence pasted becomes the question's label."""
-    st.session_state["cmp_label_error"] = ""
-    try:
-        add_session_query(prep, question, st.session_state.get("cmp_passage", ""))
-    except UserError as exc:
-        st.session_state["cmp_label_error"] = user_message(exc)
 
 
 st.title("Compare policies")
@@ -64,29 +56,19 @@ st.caption(
 setup = sidebar_setup()
 if setup is None:
     st.stop()
-prep, embedder = setup
-doc = prep.document
+prep, embedder, doc = setup.prepared, setup.embedder, setup.source
 
-query = query_box(st.session_state.get("doc"), prep.document, prepared_key(prep)[0])
+query = query_box(setup.name, doc, setup.doc_key)
 gate = gate_sliders(len(prep.chunks))
 
 with st.expander("Policy knobs", expanded=False):
-    c1, c2, c3 = st.columns(3)
-    w = c1.number_input("Window ±w (chunks)", 1, 10, 1, key="w", bind=URL)
-    level = c1.number_input("Parent: heading depth", 0, 6, 0, key="plevel", bind=URL)
-    n_cand = c2.number_input("Rerank: cosine candidates (0 = 4·k)", 0, 200, 0, key="nc", bind=URL)
-    reranker = c2.text_input(
-        "Rerank: cross-encoder (local name or folder)", DEFAULT_RERANKER, key="rr", bind=URL
-    )
-    rse_preset = c3.selectbox("RSE preset", list(RSE_PRESETS), key="rse_preset", bind=URL)
-    ratio = c3.slider("Auto-merging: merge ratio", 0.0, 1.0, 0.5, 0.05, key="am_ratio", bind=URL)
-    sentence_w = c1.number_input("Sentence window ±w", 0, 10, 3, key="sw", bind=URL)
-    p = p_slider(c2)
+    chosen = knob_controls(CompareSettings, per_row=4)
+    p = p_slider(st.columns(4)[0])
     qasc = knob_controls(QascParams, "QASC")
-    all_windows = st.toggle("QASC top-k: send all windows", False, key="qaw", bind=URL)
+knobs = replace(chosen, qasc=qasc, gate=active_gate(), p=p)
 
 with st.spinner("Loading the cross-encoder (once) …"):
-    status = reranker_status(reranker, load=True)
+    status = reranker_status(knobs.reranker, load=True)
 if not status.available:
     st.caption(f"Rerank is left out: {status.message} {status.hint}")
 
@@ -106,10 +88,6 @@ with_progress(
     ),
 )
 
-knobs = CompareKnobs(
-    int(w), int(level), int(n_cand), reranker, qasc, all_windows, rse_preset, ratio,
-    int(sentence_w), active_gate(), p,
-)  # fmt: skip
 with st.spinner("Running every policy …"):
     results = run_all(inputs, policy_settings(knobs, status.available))
 labels = policy_labels(knobs, gate)
@@ -122,19 +100,19 @@ view = None
 if len(doc.text) > BIG_DOC:
     view = st.slider(
         "Region of the document (characters)", 0, len(doc.text), (0, len(doc.text)), step=500,
-        key="cmp_view",
+        key=keys.CMP_VIEW,
     )  # fmt: skip
 strip_rows = [(labels[n], getattr(r, "spans", None)) for n, r in results.items()]
 st.plotly_chart(
     policy_strips(doc.text, strip_rows, doc.sections, view),
-    key="cmp_strips",
+    key=keys.CMP_STRIPS,
     config=chart_config("compare-1"),
 )
 st.caption("Top row: the detected sections (alternating shades). Hover a bar for its text.")
 
-evidence = find_evidence(query, known_sets(st.session_state.get("doc"), doc.text))
+evidence = find_evidence(query, known_sets(setup.name, doc.text))
 st.subheader("Cost")
-st.dataframe(cost_rows(results, doc.text, labels, evidence), hide_index=True, key="cmp_table")
+st.dataframe(cost_rows(results, doc.text, labels, evidence), hide_index=True, key=keys.CMP_TABLE)
 if evidence:
     st.caption(
         f"'{COVERS}': the share of the question's known evidence (from a labelled query set) "
@@ -150,16 +128,16 @@ with st.expander(
     "Label this question: paste the passage that answers it"
     + (" (it has known evidence)" if evidence else "")
 ):
-    st.text_area("Evidence passage (copied from the document)", key="cmp_passage", height=100)
+    st.text_area("Evidence passage (copied from the document)", key=keys.CMP_PASSAGE, height=100)
     st.button(
         "Add to my query set",
-        key="cmp_label",
+        key=keys.CMP_LABEL,
         icon=":material/bookmark_add:",
-        on_click=_label_question,
-        args=(prep, query),
+        on_click=label_from_widget,
+        args=(prep, query, keys.CMP_PASSAGE, keys.CMP_LABEL_ERROR),
     )
-    if st.session_state.get("cmp_label_error"):
-        alert(st.session_state["cmp_label_error"])
+    if label_error(keys.CMP_LABEL_ERROR):
+        alert(label_error(keys.CMP_LABEL_ERROR))
     st.caption("The Evaluation lab can use the questions you label (source: this session).")
 
 learned = results.get("learned")
@@ -175,11 +153,11 @@ if isinstance(learned, PolicyResult):
         if not options:
             st.info("The learned gate made no decision here (no neighbour to judge).")
         else:
-            picked = st.selectbox("Decision", list(options), key="why")
-            st.dataframe(why_table(options[picked]), hide_index=True, key="why_table")
+            picked = st.selectbox("Decision", list(options), key=keys.CMP_WHY)
+            st.dataframe(why_table(options[picked]), hide_index=True, key=keys.WHY_TABLE)
             st.plotly_chart(
                 contributions_chart(options[picked]),
-                key="why_chart",
+                key=keys.WHY_CHART,
                 config=chart_config("compare-why"),
             )
 
@@ -192,7 +170,7 @@ if not isinstance(scar, PolicyResult) or not ok:
 other = st.selectbox(
     "Policy to compare with SCAR",
     ok,
-    key="vs",
+    key=keys.VS,
     bind=URL,
     index=ok.index("window") if "window" in ok else 0,
 )
@@ -213,4 +191,4 @@ summary, windows = qasc_steps(getattr(results.get("qasc"), "detail", None), qasc
 if windows:
     with st.expander("QASC step by step"):
         st.write(summary)
-        st.dataframe(windows, hide_index=True, key="qasc_windows")
+        st.dataframe(windows, hide_index=True, key=keys.QASC_WINDOWS)

@@ -21,6 +21,7 @@ from scar_viz.evaluation.report import (
     summary_rows,
 )
 from scar_viz.evaluation.significance import smallest_p
+from ui import keys
 from ui.cache import cached
 from ui.evaluation_lab import NUM0, NUM2, NUM3, lab_page, run_evaluation
 from ui.queryset import content_key
@@ -48,7 +49,7 @@ with tab_metrics:
     st.dataframe(
         pd.DataFrame(summary_rows(ev)),
         hide_index=True,
-        key="metrics_table",
+        key=keys.METRICS_TABLE,
         column_config={
             "recall": NUM3,
             "mean chunks": NUM2,
@@ -63,7 +64,7 @@ with tab_metrics:
         "Download as JSON",
         json.dumps(evaluation_json(ev), indent=2),
         "evaluation.json",
-        key="dl_json",
+        key=keys.DL_JSON,
     )
 
 with tab_query:
@@ -72,25 +73,25 @@ with tab_query:
             "Policy",
             names,
             index=names.index("scar") if "scar" in names else 0,
-            key="pq_pol",
+            key=keys.PQ_POL,
         )
         per_query = pd.DataFrame(per_query_rows(ev, pick))
         st.dataframe(
             per_query,
             hide_index=True,
-            key="per_query_table",
+            key=keys.PER_QUERY_TABLE,
             column_config={"recall": NUM3, "chunks": NUM2},
         )
         download(
             "Download per-query results (CSV)",
             lambda: per_query.to_csv(index=False),
             f"per-query-{pick}.csv",
-            key="dl_per_query",
+            key=keys.DL_PER_QUERY,
         )
         reasons = miss_reason_rows(ev)
         if reasons:
             st.markdown("**Missed gold chunks by reason**")
-            st.dataframe(pd.DataFrame(reasons), hide_index=True, key="miss_reasons")
+            st.dataframe(pd.DataFrame(reasons), hide_index=True, key=keys.MISS_REASONS)
         st.caption(MISS_REASONS_NOTE)
 
 with tab_sig:
@@ -102,7 +103,7 @@ with tab_sig:
         st.dataframe(
             pd.DataFrame(significance_rows(tests)),
             hide_index=True,
-            key="sig_table",
+            key=keys.SIG_TABLE,
             column_config={
                 c: NUM3 for c in ("SCAR", "baseline", "mean diff", "95% CI low", "95% CI high")
             }

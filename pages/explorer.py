@@ -18,8 +18,9 @@ from scar_viz.scoring.explain import edge_notes, explain_decision
 from scar_viz.scoring.scar import Selection
 from scar_viz.views.explorer import contexts, policy_selection, query_sims, summarise
 from scar_viz.views.focus import gate_payload, overview_data
+from ui import keys, state
 from ui.alerts import or_stop
-from ui.cache import cached, prepared_key
+from ui.cache import cached
 from ui.explore_tools import (
     active_gate,
     answer_box,
@@ -33,7 +34,7 @@ from ui.gate_panel import gate_panel, payload_id, remember_overview_click
 from ui.loading import query_vector
 from ui.presenter import presenting
 from ui.share import chart_config, download, pickable_chart
-from ui.sidebar import sidebar_setup
+from ui.sidebar import Setup, sidebar_setup
 
 NUMBER_COLUMNS = ("cos(q,n)", "b(c,n)", "S", "bar τ·cos(q,c)", "margin", "score", "probability")
 LABELS = {  # metric labels: full, and short enough for presenter mode's large type
@@ -50,16 +51,13 @@ st.caption(
 setup = sidebar_setup()
 if setup is None:
     st.stop()
-prep, embedder = setup
-doc_key = prepared_key(prep)[0]
-query = query_box(st.session_state.get("doc"), prep.document, doc_key)
+prep, embedder = setup.prepared, setup.embedder
+query = query_box(setup.name, setup.source, setup.doc_key)
 qvec = query_vector(embedder, query)
-sims = or_stop(
-    lambda: cached(("sims", *prepared_key(prep), query), lambda: query_sims(prep.unit, qvec))
-)
+sims = or_stop(lambda: cached(("sims", *setup.key, query), lambda: query_sims(prep.unit, qvec)))
 
 
-def metrics(sel, summary, big: bool) -> None:
+def metrics(sel, summary, n_chunks: int, big: bool) -> None:
     names = LABELS[big]
     m = st.columns(5)
     m[0].metric(names[0], len(sel.retrieved))
@@ -75,11 +73,11 @@ def metrics(sel, summary, big: bool) -> None:
             delta_arrow=arrow,
             help=f"{summary.policy}'s context against {summary.window}'s",
         )
-    for level, note in edge_notes(sel, len(prep.chunks)):
+    for level, note in edge_notes(sel, n_chunks):
         (st.warning if level == "warning" else st.caption)(note)
 
 
-def overview(sel, focus: int | None, big: bool) -> None:
+def overview(sims, sel, focus: int | None, big: bool) -> None:
     """Marks above the similarity row: only the small marks figure changes with λ and τ."""
     whole = overview_chart(
         overview_data(sims, sel),
@@ -90,13 +88,14 @@ def overview(sel, focus: int | None, big: bool) -> None:
     figs = split_overview(whole)
     for fig, key, bar in zip(figs, ("overview_marks", "overview"), (True, False), strict=True):
         pickable_chart(
-            fig, key, remember_overview_click(key, "focus"), "overview", displayModeBar=bar
+            fig, key, remember_overview_click(key, keys.FOCUS), "overview", displayModeBar=bar
         )
 
 
-def live_panel(params, focus: int | None, big: bool) -> None:
+def live_panel(setup: Setup, query: str, sims, params, focus: int | None, big: bool) -> None:
+    prep = setup.prepared
     payload = cached(
-        ("gate-payload", *prepared_key(prep), query, params.k, params.radius, focus),
+        ("gate-payload", *setup.key, query, params.k, params.radius, focus),
         lambda: gate_payload(prep.chunks, sims, prep.unit, params, focus=focus),
     )
     lam, tau, seq = panel_setting(params, f"{payload_id(payload)}-{big}")
@@ -105,7 +104,7 @@ def live_panel(params, focus: int | None, big: bool) -> None:
         lam=lam,
         tau=tau,
         seq=seq,
-        key="gate_panel",
+        key=keys.GATE_PANEL,
         big=big,
         on_release=release_to_sliders,
     )
@@ -116,7 +115,7 @@ def plane(sel, lam: float, big: bool) -> None:
     shown = st.toggle(
         "Draw it as a chart (hover, PNG/SVG download)",
         big,
-        key="plane_chart_on",
+        key=keys.PLANE_CHART_ON,
         help="The live panel above draws the plane while you drag; this chart redraws after "
         "each release.",
     )
@@ -130,19 +129,19 @@ def plane(sel, lam: float, big: bool) -> None:
         font_size=20 if big else 12,
         marker_size=18 if big else 11,
     )
-    st.plotly_chart(fig, key="plane_chart", config=chart_config("decision-plane"))
+    st.plotly_chart(fig, key=keys.PLANE_CHART, config=chart_config("decision-plane"))
 
 
 def summary_and_why(sel, summary) -> None:
     st.subheader("Summary")
-    st.dataframe(pd.DataFrame(summary.rows()), hide_index=True, key="summary_table")
+    st.dataframe(pd.DataFrame(summary.rows()), hide_index=True, key=keys.SUMMARY_TABLE)
     st.caption(summary.sentence())
     if not sel.decisions or summary.policy != "SCAR":
         return
     # options are the stable (c, n) pairs; the outcome is shown below, never in a stale label
     pairs = [f"{d.chunk} → {d.neighbour} ({d.side}, d={d.distance})" for d in sel.decisions]
     picked = st.selectbox(
-        "Why this decision?", range(len(pairs)), format_func=pairs.__getitem__, key="why_pick"
+        "Why this decision?", range(len(pairs)), format_func=pairs.__getitem__, key=keys.WHY_PICK
     )
     why = explain_decision(sel.decisions[picked])
     st.latex(why.latex)
@@ -158,7 +157,7 @@ def decisions(sel) -> None:
     st.dataframe(
         frame,
         hide_index=True,
-        key="decision_table",
+        key=keys.DECISION_TABLE,
         column_config={
             c: st.column_config.NumberColumn(format="%.3f") for c in NUMBER_COLUMNS if c in frame
         },
@@ -167,11 +166,11 @@ def decisions(sel) -> None:
         "Download decisions (CSV)",
         lambda: frame.to_csv(index=False),
         "scar-decisions.csv",
-        key="dl_decisions",
+        key=keys.DL_DECISIONS,
     )
 
 
-def context(sel, big: bool) -> None:
+def context(prep: PreparedDoc, sel, big: bool) -> None:
     st.subheader("Context sent to the language model")
     st.caption(
         "Blue: retrieved (with rank); green: admitted by the gate; yellow: text repeated "
@@ -181,22 +180,23 @@ def context(sel, big: bool) -> None:
 
 
 @st.fragment
-def gate_view(prep: PreparedDoc) -> tuple[Selection, str]:
+def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
     """Everything that depends on the gate: a release or a slider move reruns only this."""
+    prep = setup.prepared
     big = presenting()
     params = gate_sliders(len(prep.chunks))
     policy, p = policy_choice()
     gate, source = active_gate() if policy == "learned" else (None, "")
     sel = policy_selection(policy, sims, prep.unit, params, gate, p)
     summary = summarise(prep.chunks, sel, policy)
-    focus = st.session_state.get("focus")
+    focus = state.get(keys.FOCUS)
     if not big:
-        metrics(sel, summary, big)
-    overview(sel, focus, big)
+        metrics(sel, summary, len(prep.chunks), big)
+    overview(sims, sel, focus, big)
     if policy == "SCAR":
-        live_panel(params, focus, big)
+        live_panel(setup, query, sims, params, focus, big)
     if big:
-        metrics(sel, summary, big)
+        metrics(sel, summary, len(prep.chunks), big)
     left, right = (st.container(), None) if big else st.columns([1, 1])
     with left:
         if policy == "SCAR":
@@ -207,7 +207,7 @@ def gate_view(prep: PreparedDoc) -> tuple[Selection, str]:
         with right:
             summary_and_why(sel, summary)
     decisions(sel)
-    context(sel, big)
+    context(prep, sel, big)
     if big:
         summary_and_why(sel, summary)
     return sel, policy
@@ -215,7 +215,7 @@ def gate_view(prep: PreparedDoc) -> tuple[Selection, str]:
 
 # outside the fragment: a release does not re-send them; their buttons rerun the whole page,
 # so they always act on the gate's current setting
-sel, policy = gate_view(prep)
+sel, policy = gate_view(setup, query, sims)
 label_box(prep, query, range(len(prep.chunks)))
-evidence = known_evidence_for(prep, st.session_state.get("doc"), query)
+evidence = known_evidence_for(prep, setup.name, query)
 answer_box(prep, embedder, query, contexts(prep.chunks, sel, policy), policy, evidence)

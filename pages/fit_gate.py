@@ -19,11 +19,11 @@ from scar_viz.views.fit_report import (
     picked_p,
     scar_front,
 )
+from ui import keys, state
 from ui.alerts import alert, or_stop, with_progress
 from ui.cache import cached
 from ui.evaluation_lab import labelled_setup
 from ui.learned import (
-    P_STATE,
     active_gate,
     forget_gate,
     has_session_gate,
@@ -38,16 +38,16 @@ from ui.state import URL, set_widget
 
 def _set_p(p: float | None) -> None:
     if p is not None:
-        set_widget("p", round(float(p), 3))
-        st.session_state[P_STATE] = round(float(p), 3)
+        set_widget(keys.P, round(float(p), 3))
+        state.put(keys.P_KEPT, round(float(p), 3))
 
 
 def _pick_from_chart() -> None:
-    _set_p(picked_p(st.session_state.get("fg_chart"), st.session_state.get("_fg_trace", -1)))
+    _set_p(picked_p(state.get(keys.FG_CHART), state.get(keys.FG_TRACE, -1)))
 
 
 def _pick_from_list() -> None:
-    picked = st.session_state.get("fg_point")
+    picked = state.get(keys.FG_POINT)
     _set_p(picked[0] if picked else None)
 
 
@@ -63,11 +63,11 @@ prep, embedder, active, vecs = lab.prep, lab.embedder, lab.active, lab.vecs
 
 st.subheader("Fit")
 c1, c2, c3, c4 = st.columns([1, 1, 1, 2])
-k = c1.slider("k (retrieved)", 1, 20, DEFAULT_K, key="fg_k", bind=URL)
-radius = c2.slider("r (radius)", 1, 3, 1, key="fg_r", bind=URL)
-l2 = c3.number_input("L2 penalty", 0.0, 100.0, DEFAULT_L2, 0.5, key="fg_l2", bind=URL)
+k = c1.slider("k (retrieved)", 1, 20, DEFAULT_K, key=keys.FG_K, bind=URL)
+radius = c2.slider("r (radius)", 1, 3, 1, key=keys.FG_R, bind=URL)
+l2 = c3.number_input("L2 penalty", 0.0, 100.0, DEFAULT_L2, 0.5, key=keys.FG_L2, bind=URL)
 on = c4.radio(
-    "Fit on", list(FIT_ON), format_func=FIT_ON.get, horizontal=True, key="fit_on", bind=URL
+    "Fit on", list(FIT_ON), format_func=FIT_ON.get, horizontal=True, key=keys.FIT_ON, bind=URL
 )
 key = (*content_key(prep, active, "fit-gate"), k, radius, float(l2), on)
 with st.spinner("Fitting the gate …"):
@@ -77,8 +77,8 @@ with st.spinner("Fitting the gate …"):
     )
 gate = report.gate
 
-st.plotly_chart(gate_weights_chart(gate), key="fg_weights", config=chart_config("fit-gate-1"))
-st.dataframe(display_rows(gate.describe()), hide_index=True, key="fg_weights_table")
+st.plotly_chart(gate_weights_chart(gate), key=keys.FG_WEIGHTS, config=chart_config("fit-gate-1"))
+st.dataframe(display_rows(gate.describe()), hide_index=True, key=keys.FG_WEIGHTS_TABLE)
 st.caption(
     "Weights act on standardised features (value − mean) / std: + pushes towards admitting, − "
     "towards rejecting. Fitted by L2-regularised logistic regression with balanced classes."
@@ -109,15 +109,15 @@ fig = pareto_chart(
     front.frontier,
     front.points,
 )
-st.session_state["_fg_trace"] = len(fig.data)
+state.put(keys.FG_TRACE, len(fig.data))
 add_p_curve(fig, report.curves[shown.name], p)
-pickable_chart(fig, "fg_chart", _pick_from_chart, "fit-gate-2")
+pickable_chart(fig, keys.FG_CHART, _pick_from_chart, "fit-gate-2")
 st.selectbox(
     "…or set p from a point of the learned curve",
     curve_options(report.curves[shown.name]),
     index=None,
     format_func=lambda o: f"p = {o[0]:.3g}: recall {o[1]:.3f}, {o[2]:.2f} chunks",
-    key="fg_point",
+    key=keys.FG_POINT,
     on_change=_pick_from_list,
     placeholder="Pick a point (or click one on the chart)",
 )
@@ -126,7 +126,7 @@ st.caption(
     "at the current p), SCAR's λ×τ grid and its front, presets A and B, top-k and window ±1. "
     "Click a purple point to set p."
 )
-st.dataframe(display_rows(half_rows(report, p)), hide_index=True, key="fg_halves")
+st.dataframe(display_rows(half_rows(report, p)), hide_index=True, key=keys.FG_HALVES)
 if on == "tune":
     st.caption(
         "Fitted on the tune half only: the held-out check half is the honest estimate of how "
@@ -137,7 +137,7 @@ st.subheader("Use and share the gate")
 c1, c2, c3 = st.columns(3)
 c1.button(
     "Use this gate in Compare and the Explorer",
-    key="fg_use",
+    key=keys.FG_USE,
     icon=":material/check:",
     on_click=keep_gate,
     args=(gate,),
@@ -146,18 +146,18 @@ download(
     "Download the weights (JSON)",
     gate.to_json(),
     "gate.json",
-    key="fg_download",
+    key=keys.FG_DOWNLOAD,
     where=c2,
 )
-c3.button("Back to the default gate", key="fg_default", on_click=forget_gate)
+c3.button("Back to the default gate", key=keys.FG_DEFAULT, on_click=forget_gate)
 st.file_uploader(
     "Upload a gate (JSON from this page or `fit-gate`)",
     type=["json"],
-    key="gate_file",
+    key=keys.GATE_FILE,
     on_change=upload_gate,
 )
-if st.session_state.get("gate_file_error"):
-    alert(st.session_state["gate_file_error"])
+if state.get(keys.GATE_FILE_ERROR):
+    alert(state.get(keys.GATE_FILE_ERROR))
 in_use = active_gate()
 st.caption(
     "In use: "

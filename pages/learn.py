@@ -35,6 +35,7 @@ from scar_viz.teaching.rounds import (
     round_title,
     score_rounds,
 )
+from ui import keys, state
 from ui.cache import cached, prepared_key, sample_document
 from ui.loading import get_embedder, load_model, prepare
 from ui.presenter import presenting
@@ -44,26 +45,26 @@ from ui.sidebar import sidebar
 from ui.state import URL
 
 LESSON_QUERY = "harbor-f-01"
-ANSWERS = "l_answers"  # session_state: (content key of the rounds, Answers)
 
 
 def answers_for(key: tuple) -> Answers:
     """This session's predictions for the rounds of ``key`` (fresh when the rounds changed)."""
-    saved = st.session_state.get(ANSWERS)
+    saved = state.get(keys.L_ANSWERS)
     return saved[1] if saved and saved[0] == key else Answers()
 
 
 def reveal(key: tuple, index: int, pool: tuple[int, ...]) -> None:
     """The Reveal button's callback: freeze round ``index``'s ticks (scored once)."""
-    ticked = {c for c in pool if st.session_state.get(f"guess_{index}_{c}")}
-    st.session_state[ANSWERS] = (key, answers_for(key).reveal(index, ticked))
+    ticked = {c for c in pool if state.get(keys.guess(index, c))}
+    state.put(keys.L_ANSWERS, (key, answers_for(key).reveal(index, ticked)))
 
 
 st.title("Learn the SCAR gate")
 st.caption("A guided lesson on the built-in sample: four short steps, about ten minutes.")
 
 slot = st.empty()
-_, _, spec, base_url = sidebar(document=False)
+choice = sidebar(document=False)
+spec, base_url = choice.spec, choice.base_url
 doc_key, document = sample_document(samples.DEFAULT_SAMPLE)
 embedder = get_embedder(spec, base_url)
 if not load_model(embedder, slot):
@@ -121,12 +122,12 @@ st.latex(
     r" \;>\; \tau\cdot\cos(q,c)"
 )
 c1, c2 = st.columns(2)
-lam = c1.slider("λ", 0.0, 2.0, DEFAULT_PARAMS.lam, 0.01, key="l_lam", bind=URL)
-tau = c2.slider("τ", 0.0, 1.5, DEFAULT_PARAMS.tau, 0.01, key="l_tau", bind=URL)
+lam = c1.slider("λ", 0.0, 2.0, DEFAULT_PARAMS.lam, 0.01, key=keys.L_LAM, bind=URL)
+tau = c2.slider("τ", 0.0, 1.5, DEFAULT_PARAMS.tau, 0.01, key=keys.L_TAU, bind=URL)
 sel = scar_select(qvec, prep.unit, GateParams(lam=lam, tau=tau))
 pairs = [f"{d.chunk} → {d.neighbour} ({d.side})" for d in sel.decisions]
 if pairs:
-    picked = st.selectbox("Candidate", pairs, key="l_cand")
+    picked = st.selectbox("Candidate", pairs, key=keys.L_CAND)
     why = explain_decision(sel.decisions[pairs.index(picked)])
     st.latex(why.latex)
     st.write(why.sentence)
@@ -145,7 +146,7 @@ which = st.radio(
     "Round",
     range(len(rounds)),
     format_func=lambda i: round_title(i, rounds[i]),
-    key="l_round",
+    key=keys.L_ROUND,
     horizontal=True,
     bind=URL,
 )
@@ -158,14 +159,14 @@ labels = candidate_labels(round_sel)
 grid = st.columns(1 if presenting() else 2)
 shown = answers.prediction(which)
 for i, (c, label) in enumerate(labels.items()):
-    grid[i % len(grid)].checkbox(label, value=c in shown, key=f"guess_{which}_{c}", disabled=done)
+    grid[i % len(grid)].checkbox(label, value=c in shown, key=keys.guess(which, c), disabled=done)
 if not done:
-    ticked = {c for c in labels if st.session_state.get(f"guess_{which}_{c}")}
+    ticked = {c for c in labels if state.get(keys.guess(which, c))}
     answers = answers.tick(which, ticked)
-    st.session_state[ANSWERS] = (key, answers)
+    state.put(keys.L_ANSWERS, (key, answers))
 st.button(
     "Reveal",
-    key=f"reveal_btn_{which}",
+    key=keys.reveal(which),
     disabled=done,
     on_click=reveal,
     args=(key, which, tuple(labels)),
@@ -180,7 +181,7 @@ if done:
     st.info(rnd.reason, icon=":material/lightbulb:")
     st.plotly_chart(
         decision_plane(round_sel.decisions, rnd.lam, height=340),
-        key=f"l_plane_{which}",
+        key=keys.lesson_plane(which),
         config=chart_config("lesson-plane"),
     )
 if score.revealed:
@@ -200,8 +201,8 @@ st.write(
     "that best reproduces model 1's decisions."
 )
 c1, c2 = st.columns(2)
-alpha = c1.slider("Model 2 offset α", -0.3, 0.6, SCALE_ALPHA, 0.05, key="l_alpha", bind=URL)
-beta = c2.slider("Model 2 spread β", 0.2, 1.5, SCALE_BETA, 0.05, key="l_beta", bind=URL)
+alpha = c1.slider("Model 2 offset α", -0.3, 0.6, SCALE_ALPHA, 0.05, key=keys.L_ALPHA, bind=URL)
+beta = c2.slider("Model 2 spread β", 0.2, 1.5, SCALE_BETA, 0.05, key=keys.L_BETA, bind=URL)
 decisions = cached((*key, "pooled"), lambda: pooled_decisions(prep.unit, vecs))
 demo = scale_demo(decisions, alpha, beta)
 m1, m2 = st.columns(2)
@@ -223,7 +224,7 @@ st.caption(
 )
 table = scale_rows(demo)
 if table:
-    st.dataframe(pd.DataFrame(table), hide_index=True, key="l_scale_table")
+    st.dataframe(pd.DataFrame(table), hide_index=True, key=keys.L_SCALE_TABLE)
     st.caption("One row per decision that a bar changes; a pair recurs once per question.")
 else:
     st.caption("No decision changes at this α and β.")

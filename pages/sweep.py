@@ -23,6 +23,7 @@ from scar_viz.evaluation.tune import (
     sweep_marks,
     tune_check,
 )
+from ui import keys, state
 from ui.alerts import alert
 from ui.evaluation_lab import NUM2, NUM3, lab_page, run_evaluation, run_sweep
 from ui.loading import prepare
@@ -34,18 +35,18 @@ HEATMAPS = (("recall", "recall"), ("mean chunks", "mean_chunks"), ("efficiency",
 
 
 def _set_sliders(lam: float, tau: float) -> None:
-    set_widget("lam", round(float(lam), 2))
-    set_widget("tau", round(float(tau), 2))
+    set_widget(keys.LAM, round(float(lam), 2))
+    set_widget(keys.TAU, round(float(tau), 2))
 
 
 def _apply_frontier_pick() -> None:
-    picked = st.session_state.get("front")
+    picked = state.get(keys.FRONT)
     if picked is not None:
         _set_sliders(picked.lam, picked.tau)
 
 
 def _apply_chart_pick() -> None:
-    points = (st.session_state.get("pareto_chart") or {}).get("selection", {}).get("points", [])
+    points = (state.get(keys.PARETO_CHART) or {}).get("selection", {}).get("points", [])
     for point in points:
         data = point.get("customdata")
         if data and len(data) >= 2:
@@ -54,20 +55,21 @@ def _apply_chart_pick() -> None:
 
 
 def _stash_check() -> None:
-    upload = st.session_state.get("chk_file")
-    st.session_state["chk_data"] = None if upload is None else (upload.name, upload.getvalue())
+    upload = state.get(keys.CHK_FILE)
+    state.put(keys.CHK_DATA, None if upload is None else (upload.name, upload.getvalue()))
 
 
 def _stash_check_doc() -> None:
-    upload = st.session_state.get("chk_doc_file")
-    st.session_state["chk_doc_error"], st.session_state["chk_doc"] = "", None
+    upload = state.get(keys.CHK_DOC_FILE)
+    state.put(keys.CHK_DOC_ERROR, "")
+    state.put(keys.CHK_DOC, None)
     if upload is not None:
         try:
             doc = read_document(upload.name, upload.getvalue(), max_bytes=DEFAULT_MAX_BYTES)
         except UserError as exc:
-            st.session_state["chk_doc_error"] = user_message(exc)
+            state.put(keys.CHK_DOC_ERROR, user_message(exc))
             return
-        st.session_state["chk_doc"] = (text_key(doc.text), doc)
+        state.put(keys.CHK_DOC, (text_key(doc.text), doc))
 
 
 lab, policies = lab_page(
@@ -87,7 +89,7 @@ with tab_grid:
         max_value=1.0,
         value=None,
         step=0.05,
-        key="floor",
+        key=keys.FLOOR,
         bind=URL,
     )
     marks = sweep_marks(grid, cands, floor)
@@ -103,7 +105,7 @@ with tab_grid:
                 marks.marks,
                 plot_width=160,
             ),
-            key=f"heat_{field}",
+            key=keys.heatmap(field),
             config=chart_config("sweep-1"),
         )
     st.caption(
@@ -122,12 +124,12 @@ with tab_grid:
         preset_points(cands) + evaluation_points(ev),
         point_at(cands, params.lam, params.tau),
     )
-    pickable_chart(fig, "pareto_chart", _apply_chart_pick, "sweep-2")
+    pickable_chart(fig, keys.PARETO_CHART, _apply_chart_pick, "sweep-2")
     st.selectbox(
         "Pick a frontier point to set the sliders",
         frontier_points(grid),
         index=None,
-        key="front",
+        key=keys.FRONT,
         on_change=_apply_frontier_pick,
         placeholder="λ, τ of a Pareto-optimal setting …",
         format_func=lambda p: p.label(),
@@ -141,7 +143,7 @@ with tab_sets:
     mode = st.radio(
         "Check set",
         ["split", "upload"],
-        key="chk",
+        key=keys.CHECK_ON,
         bind=URL,
         horizontal=True,
         format_func={
@@ -149,7 +151,7 @@ with tab_sets:
             "upload": "Upload a second query set",
         }.get,
     )
-    objective = st.selectbox("Tune for", OBJECTIVES, key="obj", bind=URL)
+    objective = st.selectbox("Tune for", OBJECTIVES, key=keys.OBJECTIVE, bind=URL)
     check_prep = prep
     if mode == "split":
         tune_set, check_set = split_alternate(lab.labelled)
@@ -158,19 +160,19 @@ with tab_sets:
         st.file_uploader(
             "Second query set (JSON Lines)",
             type=["jsonl", "json", "txt"],
-            key="chk_file",
+            key=keys.CHK_FILE,
             on_change=_stash_check,
         )
         st.file_uploader(
             "Its document, if not the one above (txt, md, pdf, html)",
             type=["txt", "md", "markdown", "pdf", "html", "htm"],
-            key="chk_doc_file",
+            key=keys.CHK_DOC_FILE,
             on_change=_stash_check_doc,
         )
-        if st.session_state.get("chk_doc_error"):
-            alert(st.session_state["chk_doc_error"])
+        if state.get(keys.CHK_DOC_ERROR):
+            alert(state.get(keys.CHK_DOC_ERROR))
         tune_set, check_set, tune_name, check_name = lab.labelled, (), lab.active.qset.name, ""
-        chk_data, chk_doc = st.session_state.get("chk_data"), st.session_state.get("chk_doc")
+        chk_data, chk_doc = state.get(keys.CHK_DATA), state.get(keys.CHK_DOC)
         if chk_data and chk_doc:
             check_prep = prepare(chk_doc[0], chk_doc[1], prep.config, lab.embedder, prep.prepend)
         if chk_data and check_prep is not None:
@@ -193,7 +195,7 @@ with tab_sets:
     st.dataframe(
         pd.DataFrame(tune_rows(tc, tune_name, check_name)),
         hide_index=True,
-        key="two_sets_table",
+        key=keys.TWO_SETS_TABLE,
         column_config={"recall": NUM3, "mean chunks": NUM2, "efficiency": NUM3}
         | {"λ": NUM2, "τ": NUM2},
     )
@@ -214,7 +216,7 @@ with tab_sets:
             (params.lam, params.tau),
             tc.marks(),
         ),
-        key="heat_check",
+        key=keys.HEAT_CHECK,
         config=chart_config("sweep-3"),
     )
     st.caption(

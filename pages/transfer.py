@@ -14,6 +14,7 @@ from scar_viz.evaluation.queries import label_queries
 from scar_viz.evaluation.report import bar_rows, chunker_rows, transfer_rows
 from scar_viz.evaluation.transfer import MAX_SIMILARITIES, model_labels
 from scar_viz.scoring.sweep import THETAS
+from ui import keys
 from ui.alerts import attempt
 from ui.evaluation_lab import NUM0, NUM2, NUM3, lab_page, run_evaluation
 from ui.loading import get_embedder, load_model, prepare
@@ -27,11 +28,11 @@ def second_model(lab):
     c1, c2 = st.columns(2)
     spec = c1.text_input(
         "Second model",
-        key="m2",
+        key=keys.MODEL_2,
         bind=URL,
         placeholder="hash:64 · static · st:/path/to/model · openai:MODEL",
     )
-    url = c2.text_input("Base URL for openai:… (blank = OpenAI)", key="m2url", bind=URL)
+    url = c2.text_input("Base URL for openai:… (blank = OpenAI)", key=keys.MODEL_2_URL, bind=URL)
     if not (spec or "").strip():
         st.info(
             "Name a second embedding model to evaluate the same λ, τ on both, compare their "
@@ -73,7 +74,7 @@ with tab_model:
         st.dataframe(
             side,
             hide_index=True,
-            key="transfer_table",
+            key=keys.TRANSFER_TABLE,
             column_config={c: NUM2 if c.startswith("chunks") else NUM3 for c in side.columns[1:]},
         )
         samples = {
@@ -81,7 +82,7 @@ with tab_model:
             names[1]: similarity_samples(prep2, vecs2, params.k),
         }
         st.plotly_chart(
-            similarity_histograms(samples), key="scales_chart", config=chart_config("transfer-1")
+            similarity_histograms(samples), key=keys.SCALES_CHART, config=chart_config("transfer-1")
         )
         bars = bar_transfer(
             candidates_for(prep, lab.labelled, lab.vecs, params.k, params.radius),
@@ -94,14 +95,14 @@ with tab_model:
         st.dataframe(
             pd.DataFrame(bar_rows(bars)),
             hide_index=True,
-            key="bar_table",
+            key=keys.BAR_TABLE,
             column_config={"recall": NUM3, "mean chunks": NUM2, "efficiency": NUM3},
         )
         st.plotly_chart(
             bar_transfer_chart(
                 THETAS, bars.chunk_curves(names), bars.theta, bars.relative_chunks(names)
             ),
-            key="bar_chart",
+            key=keys.BAR_CHART,
             config=chart_config("transfer-2"),
         )
         st.caption(
@@ -122,7 +123,7 @@ with tab_chunker:
     other = st.selectbox(
         "Second chunker",
         others,
-        key="ev_chunker2",
+        key=keys.EV_CHUNKER2,
         bind=URL,
         format_func=lambda c: CHUNKER_NAMES.get(c, c),
     )
@@ -143,7 +144,7 @@ with tab_chunker:
         st.dataframe(
             table,
             hide_index=True,
-            key="chunker_table",
+            key=keys.CHUNKER_TABLE,
             column_config={
                 c: NUM3 for c in table.columns if c.startswith(("recall", "SCAR recall"))
             }

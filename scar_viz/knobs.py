@@ -10,14 +10,15 @@ from __future__ import annotations
 from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import Any
 
-_TYPES: dict[str, type] = {"bool": bool, "int": int, "float": float}
+_TYPES: dict[str, type] = {"bool": bool, "int": int, "float": float, "str": str}
 
 
 @dataclass(frozen=True)
 class Knob:
     """How a setting is shown: ``label``, range [``lo``, ``hi``] and ``step`` (numbers only),
-    ``widget`` (``slider``, ``number`` or ``toggle``), ``key`` (the widget's key, also its URL
-    parameter), ``active`` (the bool field that enables it: ``adaptive``, or ``!adaptive``)."""
+    ``widget`` (``slider``, ``number``, ``toggle``, ``text`` or ``select`` among ``options``),
+    ``key`` (the widget's key, also its URL parameter), ``active`` (the bool field that enables
+    it: ``adaptive``, or ``!adaptive``)."""
 
     label: str
     lo: float | None = None
@@ -26,6 +27,7 @@ class Knob:
     widget: str = "number"
     key: str = ""
     active: str = ""
+    options: tuple[str, ...] = ()
 
 
 def knob(
@@ -35,11 +37,15 @@ def knob(
     span: tuple[float, float, float | None] | None = None,
     widget: str = "number",
     active: str = "",
+    options: tuple[str, ...] = (),
+    **metadata: Any,
 ) -> Any:
-    """A dataclass field with ``default`` whose metadata is a :class:`Knob`; ``span`` is
-    (lo, hi, step) for a number (step None: the widget's own)."""
+    """A dataclass field with ``default`` whose metadata is a :class:`Knob` (and ``metadata``'s
+    other entries, e.g. a command-line option); ``span`` is (lo, hi, step) for a number (step
+    None: the widget's own)."""
     lo, hi, step = span or (None, None, None)
-    return field(default=default, metadata={"knob": Knob(label, lo, hi, step, widget, key, active)})
+    shown = Knob(label, lo, hi, step, widget, key, active, tuple(options))
+    return field(default=default, metadata={"knob": shown, **metadata})
 
 
 def knob_fields(cls: type) -> list[tuple[Field, Knob]]:
@@ -48,7 +54,7 @@ def knob_fields(cls: type) -> list[tuple[Field, Knob]]:
 
 
 def field_type(f: Field) -> type:
-    """``bool``, ``int`` or ``float``: the field's annotated type."""
+    """``bool``, ``int``, ``float`` or ``str``: the field's annotated type."""
     name = f.type if isinstance(f.type, str) else f.type.__name__
     return _TYPES[name]
 

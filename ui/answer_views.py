@@ -28,6 +28,7 @@ from scar_viz.llm.tables import (
     unparseable_rows,
     usage_line,
 )
+from ui import keys
 from ui.alerts import alert
 from ui.share import download
 
@@ -45,12 +46,12 @@ def generated_view(
     alert(f"Made under {label}. Tokens spent: {usage_line(gs.usage)}.", "caption")
     for note in gs.notes:
         alert(note, "info")
-    st.dataframe(drop_rows(gs), hide_index=True, key="gen_report")
+    st.dataframe(drop_rows(gs), hide_index=True, key=keys.GEN_REPORT)
     with st.expander(f"The {len(gs.queries)} kept questions"):
-        st.dataframe(kept_rows(gs), hide_index=True, key="gen_kept")
+        st.dataframe(kept_rows(gs), hide_index=True, key=keys.GEN_KEPT)
     if gs.drops:
         with st.expander(f"The {len(gs.drops)} dropped questions, with the reason"):
-            st.dataframe(drop_detail_rows(gs), hide_index=True, key="gen_drops")
+            st.dataframe(drop_detail_rows(gs), hide_index=True, key=keys.GEN_DROPS)
     if not gs.queries:
         alert("No generated question was kept; the table above says why.", "warning")
         return
@@ -59,12 +60,12 @@ def generated_view(
         "Download the set (JSON Lines)",
         gs.jsonl(),
         "generated.queries.jsonl",
-        key="gen_download",
+        key=keys.GEN_DOWNLOAD,
         where=d1,
     )
     d2.button(
         "Use it in the Evaluation lab",
-        key="gen_load",
+        key=keys.GEN_LOAD,
         icon=":material/playlist_add_check:",
         on_click=on_load,
         args=args,
@@ -85,13 +86,13 @@ def check_view(check: AnswerCheck, stale: bool) -> None:
         alert("The settings changed since this run; run the check again to update it.", "warning")
     alert(check_caption(check), "caption")
     st.subheader("Per policy (means over the queries scored)")
-    st.dataframe(summary_rows(check), hide_index=True, key="ans_summary")
+    st.dataframe(summary_rows(check), hide_index=True, key=keys.ANS_SUMMARY)
     for problem in policy_errors(check):
         alert(problem, "warning")
     alert(f"Tokens spent: {usage_line(check.usage)}.", "caption")
     if check.comparisons:
         st.subheader("SCAR against each policy (paired bootstrap, B = 10,000; Cohen's d)")
-        st.dataframe(comparison_rows(check), hide_index=True, key="ans_significance")
+        st.dataframe(comparison_rows(check), hide_index=True, key=keys.ANS_SIGNIFICANCE)
     if check.unparseable:
         alert(
             f"{len(check.unparseable)} judge replies could not be parsed; those scores are left "
@@ -99,21 +100,21 @@ def check_view(check: AnswerCheck, stale: bool) -> None:
             "warning",
         )
         with st.expander("The unparseable replies"):
-            st.dataframe(unparseable_rows(check), hide_index=True, key="ans_unparseable")
+            st.dataframe(unparseable_rows(check), hide_index=True, key=keys.ANS_UNPARSEABLE)
     st.subheader("Answers side by side")
     choices = query_choices(check)
-    qid = st.selectbox("Query", list(choices), format_func=choices.get, key="ans_query")
+    qid = st.selectbox("Query", list(choices), format_func=choices.get, key=keys.ANS_QUERY)
     rows = side_by_side(check, qid)
     for col, row in zip(st.columns(len(rows) or 1), rows, strict=False):
         col.markdown(f"**{row['policy']}**")
         alert(str(row["answer"]), "info", col)
         alert(str(row[DIFF_COLUMN]), "caption", col)
-    st.dataframe(rows, hide_index=True, key="ans_side")
+    st.dataframe(rows, hide_index=True, key=keys.ANS_SIDE)
     with st.expander("What the judge said (claims, questions written from the answers)"):
-        st.dataframe(claim_rows(check, qid), hide_index=True, key="ans_claims")
+        st.dataframe(claim_rows(check, qid), hide_index=True, key=keys.ANS_CLAIMS)
     download(
         "Download the answer check (JSON)",
         json.dumps(answer_json(check), ensure_ascii=False, indent=2),
         "answer-check.json",
-        key="ans_download",
+        key=keys.ANS_DOWNLOAD,
     )

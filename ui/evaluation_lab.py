@@ -23,6 +23,7 @@ from scar_viz.pipeline import PreparedDoc, embed_function
 from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.sweep import LAMS, TAUS, Candidates, SweepResult, sweep
+from ui import keys
 from ui.alerts import with_progress
 from ui.cache import cached, disk_cache
 from ui.gate_controls import gate_sliders
@@ -33,7 +34,7 @@ from ui.queryset import (
     query_vectors,
     type_metrics,
 )
-from ui.sidebar import sidebar_setup
+from ui.sidebar import Setup, sidebar_setup
 from ui.state import URL
 
 NUM3 = st.column_config.NumberColumn(format="%.3f")
@@ -43,12 +44,19 @@ NUM0 = st.column_config.NumberColumn(format="%.0f")
 
 @dataclass(frozen=True)
 class Labelled:
-    """A page's inputs: the prepared document, its model, the query set and its vectors."""
+    """A page's inputs: the sidebar's :class:`Setup`, the query set and its vectors."""
 
-    prep: PreparedDoc
-    embedder: Embedder
+    setup: Setup
     active: ActiveQueries
     vecs: np.ndarray
+
+    @property
+    def prep(self) -> PreparedDoc:
+        return self.setup.prepared
+
+    @property
+    def embedder(self) -> Embedder:
+        return self.setup.embedder
 
     @property
     def labelled(self) -> tuple[GoldQuery, ...]:
@@ -62,14 +70,12 @@ class Lab(Labelled):
     params: GateParams
 
 
-def _setup(
-    sliders: bool,
-) -> tuple[PreparedDoc, Embedder, ActiveQueries, np.ndarray, GateParams | None] | None:
+def _setup(sliders: bool) -> tuple[Setup, ActiveQueries, np.ndarray, GateParams | None] | None:
     setup = sidebar_setup()
     if setup is None:
         return None
-    prep, embedder = setup
-    active = query_set_picker(prep, st.session_state.get("doc"))
+    prep, embedder = setup.prepared, setup.embedder
+    active = query_set_picker(prep, setup.name)
     if active is None:
         return None
     type_metrics(active.labelled, prep.config.label)
@@ -77,7 +83,7 @@ def _setup(
     vecs = query_vectors(embedder, active.labelled)
     if vecs is None:
         return None
-    return prep, embedder, active, vecs, params
+    return setup, active, vecs, params
 
 
 def lab_setup() -> Lab | None:
@@ -92,7 +98,7 @@ def labelled_setup() -> Labelled:
     inputs = _setup(sliders=False)
     if inputs is None:
         st.stop()
-    return Labelled(*inputs[:4])
+    return Labelled(*inputs[:3])
 
 
 def policy_picker() -> list[str]:
@@ -104,7 +110,7 @@ def policy_picker() -> list[str]:
         "Policies",
         choices,
         default=[p for p in default_policies() if p in choices],
-        key="pol",
+        key=keys.POLICIES,
         bind=URL,
         help="windowN = static window ±N; qasc embeds every sentence (slow on a real model).",
     )

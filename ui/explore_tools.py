@@ -30,6 +30,7 @@ from scar_viz.views.explorer import (
     known_evidence,
     why_table,
 )
+from ui import keys
 from ui.alerts import alert
 from ui.cache import disk_cache
 from ui.learned import active_gate as session_gate
@@ -56,7 +57,7 @@ def policy_choice() -> tuple[str, float]:
         "Gate",
         POLICIES,
         default="SCAR",
-        key="policy",
+        key=keys.POLICY,
         bind=URL,
         required=True,
         help="SCAR: the relative bar with λ and τ. Learned: a logistic gate over five "
@@ -73,11 +74,11 @@ def learned_why(sel: LearnedSelection, source: str) -> None:
         return
     pairs = [f"{d.chunk} → {d.neighbour} ({d.side}, d={d.distance})" for d in sel.decisions]
     picked = st.selectbox(
-        "Why this decision?", range(len(pairs)), format_func=pairs.__getitem__, key="why_learned"
+        "Why this decision?", range(len(pairs)), format_func=pairs.__getitem__, key=keys.WHY_LEARNED
     )
     decision = sel.decisions[picked]
-    st.plotly_chart(contributions_chart(decision), key="why_chart", config=chart_config("why"))
-    st.dataframe(pd.DataFrame(why_table(decision)), hide_index=True, key="why_table")
+    st.plotly_chart(contributions_chart(decision), key=keys.WHY_CHART, config=chart_config("why"))
+    st.dataframe(pd.DataFrame(why_table(decision)), hide_index=True, key=keys.WHY_TABLE)
 
 
 # --- label as you explore --------------------------------------------------------------------
@@ -91,15 +92,15 @@ def label_box(prep: PreparedDoc, question: str, chunk_ids: Sequence[int]) -> Non
             "into this session's query set, which the Evaluation lab uses (source: session)."
         )
         passage = st.text_area(
-            "Evidence: paste the answer's text from the document", key="lab_text", height=90
+            "Evidence: paste the answer's text from the document", key=keys.LAB_TEXT, height=90
         )
         picked = st.multiselect(
             "…or pick the chunk(s) that hold it",
             list(chunk_ids),
-            key="lab_chunks",
+            key=keys.LAB_CHUNKS,
             format_func=lambda i: f"chunk {i}",
         )
-        if st.button("Add to my query set", key="lab_add", icon=":material/add:"):
+        if st.button("Add to my query set", key=keys.LAB_ADD, icon=":material/add:"):
             try:
                 evidence = passage if passage.strip() else chunk_span(prep.chunks, picked)
                 qid = add_session_query(prep, question, evidence)
@@ -112,7 +113,7 @@ def label_box(prep: PreparedDoc, question: str, chunk_ids: Sequence[int]) -> Non
                 f"Download my query set ({len(queries)} questions, JSON Lines)",
                 to_jsonl(queries, prep.document.text, prep.chunks),
                 "my-queries.jsonl",
-                key="lab_dl",
+                key=keys.LAB_DL,
             )
 
 
@@ -150,7 +151,7 @@ def answer_box(
             "each context: top-k, the static window and the gate's, at the current setting."
             + (" The question has known evidence: answers are also scored." if evidence else "")
         )
-        if not st.button("Answer", key="llm_answer", icon=":material/play_arrow:"):
+        if not st.button("Answer", key=keys.LLM_ANSWER, icon=":material/play_arrow:"):
             return
         try:
             with st.spinner("Asking the model …"):
@@ -161,7 +162,7 @@ def answer_box(
             alert(user_message(exc))
             return
         st.dataframe(
-            pd.DataFrame(answer_rows(answers, against)), hide_index=True, key="answer_table"
+            pd.DataFrame(answer_rows(answers, against)), hide_index=True, key=keys.ANSWER_TABLE
         )
         for col, answer in zip(st.columns(len(answers)), answers, strict=True):
             col.markdown(f"**{answer.policy}**")

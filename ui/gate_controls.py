@@ -13,6 +13,7 @@ from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.documents.starters import starter_questions
 from scar_viz.scoring.params import DEFAULT_PARAMS, DEFAULT_RADIUS, PRESETS, GateParams
+from ui import keys
 from ui.gate_panel import released_values
 from ui.state import URL, default, set_by_code, set_widget
 
@@ -21,15 +22,15 @@ MAX_QUERY_CHARS = 2000
 
 def _apply_preset(name: str) -> None:
     preset = GateParams.preset(name)
-    set_widget("lam", preset.lam)
-    set_widget("tau", preset.tau)
-    set_widget("r", preset.radius)
+    set_widget(keys.LAM, preset.lam)
+    set_widget(keys.TAU, preset.tau)
+    set_widget(keys.R, preset.radius)
 
 
-def _use_example(key: str = "example") -> None:
+def _use_example(key: str = keys.EXAMPLE) -> None:
     picked = st.session_state.get(key)
     if picked:
-        set_widget("q", picked)
+        set_widget(keys.Q, picked)
 
 
 def _follow_document(doc_key: str, doc_choice: str | None) -> None:
@@ -38,15 +39,15 @@ def _follow_document(doc_key: str, doc_choice: str | None) -> None:
     Runs before the question box is drawn; a question restored with the document (a session
     file sets both in one callback) is kept.
     """
-    last = st.session_state.get("_q_doc")
-    st.session_state["_q_doc"] = doc_key
+    last = st.session_state.get(keys.Q_DOC)
+    st.session_state[keys.Q_DOC] = doc_key
     if last is None or last == doc_key:
         return
-    if set_by_code("q"):
+    if set_by_code(keys.Q):
         return
-    set_widget("q", default_query(doc_choice) if doc_choice in samples.SAMPLES else "")
-    st.session_state.pop("starter", None)
-    st.session_state.pop("example", None)
+    set_widget(keys.Q, default_query(doc_choice) if doc_choice in samples.SAMPLES else "")
+    st.session_state.pop(keys.STARTER, None)
+    st.session_state.pop(keys.EXAMPLE, None)
 
 
 def default_query(doc_choice: str | None = None) -> str:
@@ -79,8 +80,8 @@ def query_box(
     cols = st.columns([3, 2]) if options else [st.container()]
     query = cols[0].text_input(
         "Question",
-        default("q", default_query(doc_choice) if sample else ""),
-        key="q",
+        default(keys.Q, default_query(doc_choice) if sample else ""),
+        key=keys.Q,
         bind=URL,
         placeholder="Type a question about the document",
     )
@@ -115,7 +116,7 @@ def query_box(
 PRESET_SOURCES = {"A": "the longer description", "B": "the English summary"}
 
 
-def release_to_sliders(panel_key: str = "gate_panel") -> None:
+def release_to_sliders(panel_key: str = keys.GATE_PANEL) -> None:
     """The gate panel's ``on_release``: its λ and τ into the page's (URL-bound) sliders.
 
     Like :func:`ui.gate_panel.copy_release_to`, through :func:`ui.state.set_widget`, so the
@@ -123,9 +124,9 @@ def release_to_sliders(panel_key: str = "gate_panel") -> None:
     """
     values = released_values(panel_key)
     if values is not None:
-        set_widget("lam", values[0])
-        set_widget("tau", values[1])
-        st.session_state["_panel_shows"] = values
+        set_widget(keys.LAM, values[0])
+        set_widget(keys.TAU, values[1])
+        st.session_state[keys.PANEL_SHOWS] = values
 
 
 def panel_setting(params: GateParams, payload_id: str) -> tuple[float, float, int]:
@@ -133,31 +134,48 @@ def panel_setting(params: GateParams, payload_id: str) -> tuple[float, float, in
     panel does not show them yet (a slider, a preset, a new payload), else exactly what was
     sent last, so the rerun after a release sends unchanged data (no payload re-sent)."""
     want = (params.lam, params.tau)
-    sent = st.session_state.get("_panel_sent")  # (λ, τ, seq, payload id)
-    if sent is not None and sent[3] == payload_id and st.session_state.get("_panel_shows") == want:
+    sent = st.session_state.get(keys.PANEL_SENT)  # (λ, τ, seq, payload id)
+    if (
+        sent is not None
+        and sent[3] == payload_id
+        and st.session_state.get(keys.PANEL_SHOWS) == want
+    ):
         return sent[0], sent[1], sent[2]
     seq = (sent[2] + 1) if sent is not None else 0
-    st.session_state["_panel_sent"] = (*want, seq, payload_id)
-    st.session_state["_panel_shows"] = want
+    st.session_state[keys.PANEL_SENT] = (*want, seq, payload_id)
+    st.session_state[keys.PANEL_SHOWS] = want
     return want[0], want[1], seq
+
+
+def current_gate() -> GateParams:
+    """The gate setting this session's sliders hold (the defaults before they are drawn)."""
+    d = DEFAULT_PARAMS
+    return GateParams(
+        k=int(st.session_state.get(keys.K, d.k)),
+        lam=float(st.session_state.get(keys.LAM, d.lam)),
+        tau=float(st.session_state.get(keys.TAU, d.tau)),
+        radius=int(st.session_state.get(keys.R, d.radius)),
+    )
 
 
 def gate_sliders(n_chunks: int) -> GateParams:
     """Sliders for k, r, λ, τ and the preset buttons (defaults from ``scar_viz.scoring.params``)."""
     d = DEFAULT_PARAMS
     c1, c2, c3, c4, c5 = st.columns([1, 1, 1.3, 1.3, 1.1])
-    k = c1.slider("k (retrieved)", 1, 20, default("k", d.k), key="k", bind=URL)
-    r = c2.slider("r (radius)", 1, 3, default("r", d.radius), key="r", bind=URL)
+    k = c1.slider("k (retrieved)", 1, 20, default(keys.K, d.k), key=keys.K, bind=URL)
+    r = c2.slider("r (radius)", 1, 3, default(keys.R, d.radius), key=keys.R, bind=URL)
     lam = c3.slider(
-        "λ (penalty weight)", 0.0, 2.0, default("lam", d.lam), 0.01, key="lam", bind=URL
+        "λ (penalty weight)", 0.0, 2.0, default(keys.LAM, d.lam), 0.01, key=keys.LAM, bind=URL
     )
-    tau = c4.slider("τ (relative bar)", 0.0, 1.5, default("tau", d.tau), 0.01, key="tau", bind=URL)
+    tau = c4.slider(
+        "τ (relative bar)", 0.0, 1.5, default(keys.TAU, d.tau), 0.01, key=keys.TAU, bind=URL
+    )
     with c5:
         st.caption("Presets")
         for col, (name, p) in zip(st.columns(len(PRESETS)), PRESETS.items(), strict=True):
             col.button(
                 name,
-                key=f"preset_{name.lower()}",
+                key=keys.preset(name),
                 on_click=_apply_preset,
                 args=(name,),
                 help=f"λ = {p['lam']:g}, τ = {p['tau']:g}, r = {DEFAULT_RADIUS} "

@@ -37,6 +37,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui import keys
+
 _HERE = Path(__file__).resolve().parent
 COMPONENT_NAME = "scar_viz.gate_panel"
 
@@ -67,7 +69,7 @@ def gate_panel(
     *,
     lam: float | None = None,
     tau: float | None = None,
-    key: str = "gate_panel",
+    key: str = keys.GATE_PANEL,
     big: bool = False,
     on_release: Callable[[], None] | None = None,
     seq: int | None = None,
@@ -108,17 +110,17 @@ def gate_panel(
     return float(released["lam"]), float(released["tau"])
 
 
-def released_values(key: str = "gate_panel") -> tuple[float, float] | None:
+def released_values(key: str = keys.GATE_PANEL) -> tuple[float, float] | None:
     """(λ, τ) the panel ``key`` just released, read from session state (for callbacks)."""
-    state = st.session_state.get(key)
-    released = state.get("release") if state is not None else None
+    held = st.session_state.get(key)
+    released = held.get("release") if held is not None else None
     if not released:
         return None
     return float(released["lam"]), float(released["tau"])
 
 
 def copy_release_to(
-    key: str = "gate_panel", lam_key: str = "lam", tau_key: str = "tau"
+    key: str = keys.GATE_PANEL, lam_key: str = keys.LAM, tau_key: str = keys.TAU
 ) -> Callable[[], None]:
     """An ``on_release`` callback that writes the released λ and τ into two widget keys.
 
@@ -135,7 +137,7 @@ def copy_release_to(
 
 
 def remember_overview_click(
-    chart_key: str = "overview", focus_key: str = "focus"
+    chart_key: str = keys.OVERVIEW, focus_key: str = keys.FOCUS
 ) -> Callable[[], None]:
     """An ``on_select`` callback for the overview chart that keeps the clicked chunk.
 
@@ -149,8 +151,8 @@ def remember_overview_click(
     def remember() -> None:
         from scar_viz.charts.overview import clicked_chunk
 
-        state = st.session_state.get(chart_key) or {}
-        chunk = clicked_chunk(state.get("selection"))
+        held = st.session_state.get(chart_key) or {}
+        chunk = clicked_chunk(held.get("selection"))
         if chunk is not None:
             st.session_state[focus_key] = chunk
 

@@ -20,6 +20,13 @@ def _numbers(*xs: float | None) -> list[float | int | None]:
 def _widget(where, k: Knob, label: str, default: Any, disabled: bool) -> Any:
     if k.widget == "toggle":
         return where.toggle(label, bool(default), key=k.key, bind=URL)
+    if k.widget == "text":
+        return where.text_input(label, default, key=k.key, bind=URL, disabled=disabled)
+    if k.widget == "select":
+        options = list(k.options)
+        return where.selectbox(
+            label, options, options.index(default), key=k.key, bind=URL, disabled=disabled
+        )
     lo, hi, value, step = _numbers(k.lo, k.hi, default, k.step)
     if k.widget == "slider":
         return where.slider(label, lo, hi, value, step, key=k.key, bind=URL, disabled=disabled)
@@ -28,8 +35,9 @@ def _widget(where, k: Knob, label: str, default: Any, disabled: bool) -> Any:
     )
 
 
-def knob_controls(settings: type, prefix: str, per_row: int = 5) -> Any:
-    """One widget per knob field of ``settings``, ``per_row`` to a row; the settings chosen.
+def knob_controls(settings: type, prefix: str = "", per_row: int = 5) -> Any:
+    """One widget per knob field of ``settings``, ``per_row`` to a row, each label after
+    ``prefix``; the settings chosen (fields without a knob keep their defaults).
 
     A field whose knob names an ``active`` bool field (``adaptive``, or ``!adaptive``) is
     disabled while that field's value says it does not apply.
@@ -43,7 +51,11 @@ def knob_controls(settings: type, prefix: str, per_row: int = 5) -> Any:
         flag = k.active.lstrip("!")
         disabled = bool(flag) and bool(values.get(flag)) == k.active.startswith("!")
         values[f.name] = _widget(
-            cols[i % per_row], k, f"{prefix}: {k.label}", field_default(f), disabled
+            cols[i % per_row],
+            k,
+            f"{prefix}: {k.label}" if prefix else k.label,
+            field_default(f),
+            disabled,
         )
         if values[f.name] is None:
             values[f.name] = field_default(f)

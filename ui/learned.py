@@ -11,48 +11,45 @@ import streamlit as st
 
 from scar_viz.errors import user_message
 from scar_viz.scoring.learned import DEFAULT_P, GateFileError, LearnedGate, default_gate
+from ui import keys
 from ui.state import URL, default
 
-GATE_STATE = "learned_gate_json"
-"""session_state key: the session's gate as JSON text (never a URL or a cache key)."""
-P_STATE = "learned_p"
-"""session_state key: the last p chosen (kept across pages; the slider's own key is ``p``)."""
 P_MIN, P_MAX = 0.001, 0.95
 
 
 def active_gate() -> LearnedGate:
     """The gate fitted or uploaded in this session, else the default gate."""
-    text = st.session_state.get(GATE_STATE)
+    text = st.session_state.get(keys.GATE_JSON)
     if text:
         try:
             return LearnedGate.from_json(text)
         except GateFileError:
-            st.session_state.pop(GATE_STATE, None)
+            st.session_state.pop(keys.GATE_JSON, None)
     return default_gate()
 
 
 def has_session_gate() -> bool:
     """Whether this session holds its own gate (fitted or uploaded)."""
-    return bool(st.session_state.get(GATE_STATE))
+    return bool(st.session_state.get(keys.GATE_JSON))
 
 
 def keep_gate(gate: LearnedGate) -> None:
     """Make ``gate`` the session's gate (Compare and the Explorer use it)."""
-    st.session_state[GATE_STATE] = gate.to_json()
+    st.session_state[keys.GATE_JSON] = gate.to_json()
 
 
 def forget_gate() -> None:
     """Go back to the default gate."""
-    st.session_state.pop(GATE_STATE, None)
+    st.session_state.pop(keys.GATE_JSON, None)
 
 
 def current_p() -> float:
     """The p chosen last in this session (any page), else :data:`DEFAULT_P`."""
-    return float(st.session_state.get("p", st.session_state.get(P_STATE, DEFAULT_P)))
+    return float(st.session_state.get(keys.P, st.session_state.get(keys.P_KEPT, DEFAULT_P)))
 
 
 def _remember_p() -> None:
-    st.session_state[P_STATE] = float(st.session_state["p"])
+    st.session_state[keys.P_KEPT] = float(st.session_state[keys.P])
 
 
 def p_slider(where=st) -> float:
@@ -61,26 +58,26 @@ def p_slider(where=st) -> float:
         "learned: p (admit a neighbour when its probability > p)",
         P_MIN,
         P_MAX,
-        default("p", float(st.session_state.get(P_STATE, DEFAULT_P))),
+        default(keys.P, float(st.session_state.get(keys.P_KEPT, DEFAULT_P))),
         step=0.001,
         format="%.3f",
-        key="p",
+        key=keys.P,
         bind=URL,
         on_change=_remember_p,
     )
-    st.session_state[P_STATE] = float(p)
+    st.session_state[keys.P_KEPT] = float(p)
     return float(p)
 
 
 def upload_gate() -> None:
     """on_change of the gate uploader (key ``gate_file``): keep a valid gate, else the error."""
-    upload = st.session_state.get("gate_file")
-    st.session_state["gate_file_error"] = ""
+    upload = st.session_state.get(keys.GATE_FILE)
+    st.session_state[keys.GATE_FILE_ERROR] = ""
     if upload is None:
         return
     try:
         keep_gate(LearnedGate.from_json(upload.getvalue()))
     except GateFileError as exc:
-        st.session_state["gate_file_error"] = f"'{upload.name}' is not a gate file: " + (
+        st.session_state[keys.GATE_FILE_ERROR] = f"'{upload.name}' is not a gate file: " + (
             user_message(exc)
         )

@@ -10,7 +10,7 @@ from scar_viz.chunking.chunkers import ChunkingConfig
 from scar_viz.documents.reading import DEFAULT_MAX_BYTES, Document, DocumentError, read_document
 from scar_viz.embeddings import Embedder, EmbeddingError, text_key
 from scar_viz.pipeline import PreparedDoc, prepare_document
-from ui import cache
+from ui import cache, keys
 from ui.alerts import alert, or_stop
 from ui.state import api_key
 
@@ -54,16 +54,16 @@ def load_model(embedder: Embedder, slot) -> bool:
 def read_upload() -> None:
     """Callback of the sidebar's uploader: read the file into ``uploaded`` (digest, document),
     or its one-sentence problem into ``upload_error``."""
-    upload = st.session_state.get("upload_file")
+    upload = st.session_state.get(keys.UPLOAD_FILE)
     if upload is None:
         return
     try:
         doc = read_document(upload.name, upload.getvalue(), max_bytes=DEFAULT_MAX_BYTES)
     except DocumentError as exc:
-        st.session_state["upload_error"] = str(exc)
+        st.session_state[keys.UPLOAD_ERROR] = str(exc)
         return
-    st.session_state["upload_error"] = ""
-    st.session_state["uploaded"] = (text_key(doc.text), doc)
+    st.session_state[keys.UPLOAD_ERROR] = ""
+    st.session_state[keys.UPLOADED] = (text_key(doc.text), doc)
 
 
 def prepare(
@@ -80,8 +80,8 @@ def prepare(
     the same shape whether or not embedding happened (URL-bound widgets rely on that). None
     (with the message shown) when embedding fails.
     """
-    st.session_state["encoded_now"] = 0
-    st.session_state["encoded_seconds"] = 0.0
+    st.session_state[keys.ENCODED_NOW] = 0
+    st.session_state[keys.ENCODED_SECONDS] = 0.0
 
     def compute() -> PreparedDoc:
         pieces = None if config.needs_embed else cache.chunks(doc_key, document, config)
@@ -100,8 +100,8 @@ def prepare(
             )
         finally:
             bar.empty()
-        st.session_state["encoded_now"] = prepared.n_encoded
-        st.session_state["encoded_seconds"] = prepared.seconds
+        st.session_state[keys.ENCODED_NOW] = prepared.n_encoded
+        st.session_state[keys.ENCODED_SECONDS] = prepared.seconds
         return prepared
 
     place = slot if slot is not None else st.empty()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui import keys
 from ui.state import URL
 
 PRESENTER_CSS = """<style>
@@ -22,7 +23,7 @@ def presenter_toggle() -> bool:
     on = st.sidebar.toggle(
         "Presenter mode",
         False,
-        key="present",
+        key=keys.PRESENT,
         bind=URL,
         help="Large type and high-contrast colours for a projector; the strip "
         "and the decision plane come first. Shareable: ?present=true",
@@ -34,4 +35,4 @@ def presenter_toggle() -> bool:
 
 def presenting() -> bool:
     """Whether this session is in presenter mode."""
-    return bool(st.session_state.get("present", False))
+    return bool(st.session_state.get(keys.PRESENT, False))

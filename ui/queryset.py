@@ -8,9 +8,11 @@ this order when present:
 - ``session``: questions labelled while exploring (Explorer, Compare: question + evidence);
 - ``generated``: a set an LLM wrote on the Answers page.
 
-Sources other than the sample are kept in ``st.session_state`` as JSON Lines text (this
-session only; the user downloads them to keep them). The pages call :func:`query_set_picker`
-and get the parsed, labelled queries under the current chunking, or ``None`` after a message.
+Sources other than the sample are kept in ``st.session_state`` (this session only; the user
+downloads them to keep them): an upload as its bytes, the session's labelled questions as a
+typed :class:`QuerySet` (written as JSON Lines only when downloaded), an LLM's set as text.
+The pages call :func:`query_set_picker` and get the parsed, labelled queries under the
+current chunking, or ``None`` after a message.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import streamlit as st
 
 from scar_viz.documents import samples
 from scar_viz.embeddings import embed_cached, text_key
-from scar_viz.errors import UserError
+from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation.labelling import (
     QUERY_FORMAT,
     TEMPLATE_JSONL,
@@ -43,6 +45,7 @@ from scar_viz.evaluation.queries import (
 )
 from scar_viz.evaluation.report import issue_rows
 from scar_viz.pipeline import PreparedDoc
+from ui import keys
 from ui.alerts import alert, attempt
 from ui.cache import disk_cache, prepared_key
 from ui.share import download
@@ -53,7 +56,11 @@ SOURCES = {
     "session": "Labelled in this session",
     "generated": "Generated with an LLM",
 }
-_STORE = "qsets"  # session_state: {doc digest: {source: (name, JSON Lines text or bytes)}}
+
+
+SESSION_SET = "labelled in this session"
+Stored = str | bytes | QuerySet
+"""A kept set: an upload's bytes, JSON Lines text, or the queries themselves."""
 
 
 @dataclass(frozen=True)
@@ -67,21 +74,21 @@ class ActiveQueries:
     key: str
 
 
-def _store(doc_text: str) -> dict[str, tuple[str, str | bytes]]:
-    return st.session_state.setdefault(_STORE, {}).setdefault(text_key(doc_text), {})
+def _store(doc_text: str) -> dict[str, tuple[str, Stored]]:
+    return st.session_state.setdefault(keys.QUERY_SETS, {}).setdefault(text_key(doc_text), {})
 
 
-def stash_query_set(doc_text: str, source: str, name: str, jsonl: str | bytes) -> None:
+def stash_query_set(doc_text: str, source: str, name: str, jsonl: Stored) -> None:
     """Keep ``jsonl`` (text, or an upload's bytes) as this document's ``source`` set and make
     it the active one."""
     _store(doc_text)[source] = (name, jsonl)
-    st.session_state["qs_pick"] = source
+    st.session_state[keys.QS_PICK] = source
 
 
 def session_set(doc_text: str) -> QuerySet:
     """The questions labelled in this session on this document (possibly none)."""
-    name, data = _store(doc_text).get("session", ("labelled in this session", ""))
-    return parse_queries(data, doc_text, name) if data else QuerySet(name, (), ())
+    name, data = _store(doc_text).get("session", (SESSION_SET, ""))
+    return _parse(data, doc_text, name) if data else QuerySet(name, (), ())
 
 
 def add_session_query(prep: PreparedDoc, question: str, evidence) -> str:
@@ -92,13 +99,28 @@ def add_session_query(prep: PreparedDoc, question: str, evidence) -> str:
     """
     text = prep.document.text
     queries = add_query(session_set(text).queries, text, question, evidence)
-    _store(text)["session"] = ("labelled in this session", to_jsonl(queries, text, prep.chunks))
+    _store(text)["session"] = (SESSION_SET, QuerySet(SESSION_SET, queries, ()))
     return queries[-1].id
 
 
+def label_from_widget(prep: PreparedDoc, question: str, passage_key: str, error_key: str) -> None:
+    """An ``on_click``: the passage in the text area ``passage_key`` becomes ``question``'s
+    evidence in the session set; a problem is kept under ``error_key`` (see :func:`label_error`)."""
+    st.session_state[error_key] = ""
+    try:
+        add_session_query(prep, question, st.session_state.get(passage_key, ""))
+    except UserError as exc:
+        st.session_state[error_key] = user_message(exc)
+
+
+def label_error(error_key: str) -> str:
+    """The message :func:`label_from_widget` kept under ``error_key`` ("" when it worked)."""
+    return str(st.session_state.get(error_key) or "")
+
+
 def _stash_upload() -> None:
-    upload = st.session_state.get("qs_file")
-    doc_text = st.session_state.get("_qs_doc_text")
+    upload = st.session_state.get(keys.QS_FILE)
+    doc_text = st.session_state.get(keys.QS_DOC_TEXT)
     if upload is None or doc_text is None:
         return
     stash_query_set(doc_text, "upload", upload.name, upload.getvalue())
@@ -106,10 +128,10 @@ def _stash_upload() -> None:
 
 def _follow_radio(key: str) -> None:
     """The user's pick on the radio becomes the active source (before the script runs)."""
-    st.session_state["qs_pick"] = st.session_state.get(key)
+    st.session_state[keys.QS_PICK] = st.session_state.get(key)
 
 
-def format_help(key: str = "fmt") -> None:
+def format_help(key: str = keys.FORMAT_HELP) -> None:
     """The query format, a template and a worked example on the sample, for download."""
     with st.expander("The labelled query format (and a template to fill in)"):
         st.markdown(QUERY_FORMAT)
@@ -118,14 +140,14 @@ def format_help(key: str = "fmt") -> None:
             "Template (JSON Lines)",
             TEMPLATE_JSONL,
             "queries-template.jsonl",
-            key=f"{key}_template",
+            key=keys.template_download(key),
             where=c1,
         )
         download(
             "Worked example on the sample",
             worked_example(),
             "harbor-example.queries.jsonl",
-            key=f"{key}_example",
+            key=keys.example_download(key),
             where=c2,
         )
         st.caption(
@@ -134,8 +156,8 @@ def format_help(key: str = "fmt") -> None:
         )
 
 
-def _available(doc_choice: str | None, doc_text: str) -> dict[str, tuple[str, str | bytes]]:
-    found: dict[str, tuple[str, str | bytes]] = {}
+def _available(doc_choice: str | None, doc_text: str) -> dict[str, tuple[str, Stored]]:
+    found: dict[str, tuple[str, Stored]] = {}
     if doc_choice in samples.SAMPLES and samples.sample_queries_text(doc_choice):
         found["sample"] = (
             samples.SAMPLES[doc_choice].queries_filename,
@@ -145,8 +167,10 @@ def _available(doc_choice: str | None, doc_text: str) -> dict[str, tuple[str, st
     return {s: found[s] for s in SOURCES if s in found}
 
 
-def _parse(data: str | bytes, doc_text: str, name: str) -> QuerySet:
-    """A stored set: an upload's bytes are decoded first, text is parsed as it is."""
+def _parse(data: Stored, doc_text: str, name: str) -> QuerySet:
+    """A stored set: kept queries as they are, an upload's bytes decoded, text parsed."""
+    if isinstance(data, QuerySet):
+        return data
     if isinstance(data, bytes):
         return decode_queries(data, doc_text, name)
     return parse_queries(data, doc_text, name)
@@ -161,7 +185,9 @@ def issues_block(qset: QuerySet) -> None:
     if qset.issues:
         with st.expander(f"All {len(qset.issues)} messages on the query file"):
             st.dataframe(
-                pd.DataFrame(issue_rows(qset.issues)), hide_index=True, key=f"issues_{qset.name}"
+                pd.DataFrame(issue_rows(qset.issues)),
+                hide_index=True,
+                key=keys.issues_table(qset.name),
             )
 
 
@@ -171,12 +197,12 @@ def query_set_picker(prep: PreparedDoc, doc_choice: str | None) -> ActiveQueries
     Returns None after showing why no set can be used.
     """
     text = prep.document.text
-    st.session_state["_qs_doc_text"] = text
+    st.session_state[keys.QS_DOC_TEXT] = text
     st.subheader("Query set")
     st.file_uploader(
         "Labelled queries (JSON Lines: id, query, evidence [{text, start, end}], type)",
         type=["jsonl", "json", "txt"],
-        key="qs_file",
+        key=keys.QS_FILE,
         on_change=_stash_upload,
         help="One query a line, offsets into the document above. Stale offsets are repaired "
         "when the evidence text occurs exactly once.",
@@ -189,13 +215,13 @@ def query_set_picker(prep: PreparedDoc, doc_choice: str | None) -> ActiveQueries
             "label questions in the Explorer, or generate a set with an LLM."
         )
         return None
-    picked = st.session_state.get("qs_pick")
+    picked = st.session_state.get(keys.QS_PICK)
     if picked not in sources:
         picked = next(iter(sources))
     # ``qs_pick`` is the truth; the radio is drawn afresh (a key per pick) whenever it changes
     # from outside it (a set stashed by an upload, a label or an LLM; another page of the
     # section), since a widget's own state would win over its ``index``.
-    key = f"qs_source_{picked}"
+    key = keys.query_source(picked)
     source = st.radio(
         "Use",
         list(sources),
@@ -206,7 +232,7 @@ def query_set_picker(prep: PreparedDoc, doc_choice: str | None) -> ActiveQueries
         on_change=_follow_radio,
         args=(key,),
     )
-    st.session_state["qs_pick"] = source
+    st.session_state[keys.QS_PICK] = source
     name, data = sources[source]
     qset = attempt(lambda: _parse(data, text, name))
     if qset is None:
@@ -266,7 +292,7 @@ def known_sets(doc_choice: str | None, doc_text: str) -> list[QuerySet]:
     """Every labelled set of this document (the active one first), for looking up a question's
     known evidence; a set that cannot be read is left out (its page says why)."""
     sources = _available(doc_choice, doc_text)
-    order = sorted(sources, key=lambda s: s != st.session_state.get("qs_pick"))
+    order = sorted(sources, key=lambda s: s != st.session_state.get(keys.QS_PICK))
     out = []
     for source in order:
         name, data = sources[source]
@@ -280,4 +306,6 @@ def known_sets(doc_choice: str | None, doc_text: str) -> list[QuerySet]:
 def set_text(doc_choice: str | None, doc_text: str, source: str) -> str:
     """The file behind ``source``'s set as text (e.g. for its reference answers); "" if none."""
     _, data = _available(doc_choice, doc_text).get(source, ("", ""))
+    if isinstance(data, QuerySet):
+        return to_jsonl(data.queries, doc_text)
     return data.decode("utf-8-sig", errors="replace") if isinstance(data, bytes) else data

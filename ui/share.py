@@ -12,21 +12,22 @@ from scar_viz.documents.reading import Document
 from scar_viz.documents.samples import UPLOAD
 from scar_viz.embeddings import text_key
 from scar_viz.views.session import SETTING_KEYS, dumps, loads
+from ui import keys
 from ui.state import URL, set_widget
 
 
 def _restore() -> None:
-    upload = st.session_state.get("session_file")
+    upload = st.session_state.get(keys.SESSION_FILE)
     if upload is None:
         return
     try:
         saved = loads(upload.getvalue())
     except ValueError as exc:
-        st.session_state["session_error"] = str(exc)
+        st.session_state[keys.SESSION_ERROR] = str(exc)
         return
-    st.session_state["session_error"] = ""
+    st.session_state[keys.SESSION_ERROR] = ""
     if saved.document is not None:
-        st.session_state["uploaded"] = (text_key(saved.document.text), saved.document)
+        st.session_state[keys.UPLOADED] = (text_key(saved.document.text), saved.document)
     for key, value in saved.settings.items():
         if key == "doc" and value == UPLOAD and saved.document is None:
             continue  # an upload that the file does not carry: keep the current document
@@ -40,7 +41,7 @@ def share_panel(document: Document | None) -> None:
             "The address in your browser holds every setting of this page: copy it to "
             "share exactly this view."
         )
-        uploaded = st.session_state.get("doc") == UPLOAD
+        uploaded = st.session_state.get(keys.DOC) == UPLOAD
         if uploaded:
             st.warning(
                 "An uploaded document cannot travel in a link. Save a session file "
@@ -51,24 +52,24 @@ def share_panel(document: Document | None) -> None:
             "Save session file (JSON)",
             lambda: dumps(settings, document, uploaded),
             "scar-viz-session.json",
-            key="save_session",
+            key=keys.SAVE_SESSION,
         )
         st.selectbox(
             "Chart download format (camera icon on each chart)",
             ["png", "svg"],
-            key="img_fmt",
+            key=keys.IMG_FMT,
             bind=URL,
         )
         st.file_uploader(
-            "Restore a session file", type=["json"], key="session_file", on_change=_restore
+            "Restore a session file", type=["json"], key=keys.SESSION_FILE, on_change=_restore
         )
-        if st.session_state.get("session_error"):
-            st.error(st.session_state["session_error"])
+        if st.session_state.get(keys.SESSION_ERROR):
+            st.error(st.session_state[keys.SESSION_ERROR])
 
 
 def chart_config(name: str) -> dict:
     """Plotly config: the camera button saves the chart as PNG or SVG (Share panel choice)."""
-    fmt = st.session_state.get("img_fmt", "png")
+    fmt = st.session_state.get(keys.IMG_FMT, "png")
     return {
         "displaylogo": False,
         "toImageButtonOptions": {"format": fmt, "filename": f"scar-viz-{name}", "scale": 2},

@@ -7,6 +7,7 @@ a callback or a restored session may set take no default then (:func:`ui.state.d
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import streamlit as st
@@ -26,8 +27,11 @@ from scar_viz.documents.samples import UPLOAD
 from scar_viz.embeddings import Embedder, EmbeddingError
 from scar_viz.embeddings.static import static_model_summary
 from scar_viz.pipeline import PreparedDoc
+from scar_viz.scoring.params import GateParams
+from ui import keys
 from ui.alerts import alert
-from ui.cache import sample_document
+from ui.cache import prepared_key, sample_document
+from ui.gate_controls import current_gate
 from ui.loading import get_embedder, load_model, prepare, read_upload
 from ui.presenter import presenter_toggle
 from ui.share import share_panel
@@ -52,12 +56,38 @@ NO_DOCUMENT = (
 
 class SidebarChoice(NamedTuple):
     """What the sidebar's widgets chose: (content key, document) or None, chunking or None
-    (invalid or not shown), embedding spec and base URL."""
+    (invalid or not shown), embedding spec and base URL, and the document's choice (a built-in
+    sample's id or ``UPLOAD``; None when the sidebar shows no document picker)."""
 
     document: tuple[str, Document] | None
     config: ChunkingConfig | None
     spec: str
     base_url: str
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What a page works on, from the sidebar: every page takes this one object.
+
+    ``name`` is the source's id (a built-in sample's key, or ``UPLOAD``) and ``source`` its
+    document; ``prepared`` its chunks and vectors under the sidebar's chunking and
+    ``embedder``; ``gate`` the gate setting this session holds as the run starts (a page that
+    draws the gate sliders uses what they return); ``key`` the content the prepared document
+    stands for (:func:`ui.cache.prepared_key`), for cache keys.
+    """
+
+    name: str
+    source: Document
+    prepared: PreparedDoc
+    embedder: Embedder
+    gate: GateParams
+    key: tuple
+
+    @property
+    def doc_key(self) -> str:
+        """The digest of the document's text."""
+        return str(self.key[0])
 
 
 def named_select(where, label: str, names: dict[str, str], key: str, initial: str, **kw) -> str:
@@ -68,7 +98,7 @@ def named_select(where, label: str, names: dict[str, str], key: str, initial: st
     session's choice, else the address's, else ``initial``; every run writes the id back
     (none when it is ``initial``).
     """
-    last = f"_last_{key}"
+    last = keys.last_choice(key)
     seen = (st.session_state.get(key), st.query_params.get(key), st.session_state.get(last))
     wanted = next((value for value in seen if value in names), initial)
     options = list(names)
@@ -92,21 +122,21 @@ def named_select(where, label: str, names: dict[str, str], key: str, initial: st
 def sidebar_document() -> tuple[str, Document] | None:
     """Document picker (built-in sample or upload). Returns (content key, document)."""
     names = {key: samples.document_name(key) for key in [*samples.SAMPLES, UPLOAD]}
-    choice = named_select(st.sidebar, "Document", names, "doc", samples.DEFAULT_SAMPLE)
+    choice = named_select(st.sidebar, "Document", names, keys.DOC, samples.DEFAULT_SAMPLE)
     area = st.sidebar.container()  # always present, so later widgets keep their places
     if choice != UPLOAD:
         return sample_document(choice)
     area.file_uploader(
         "txt, md, pdf or html",
         type=["txt", "md", "markdown", "pdf", "html", "htm"],
-        key="upload_file",
+        key=keys.UPLOAD_FILE,
         on_change=read_upload,
         help="Uploaded documents stay on this server for your session only. They cannot travel "
         "in a shared link.",
     )
-    if st.session_state.get("upload_error"):
-        alert(st.session_state["upload_error"], "error", area)
-    uploaded = st.session_state.get("uploaded")
+    if st.session_state.get(keys.UPLOAD_ERROR):
+        alert(st.session_state[keys.UPLOAD_ERROR], "error", area)
+    uploaded = st.session_state.get(keys.UPLOADED)
     if uploaded is None:
         alert("No document loaded yet.", "caption", area)
         st.info(NO_DOCUMENT)
@@ -125,7 +155,7 @@ def sidebar_chunking() -> ChunkingConfig | None:
         st.sidebar,
         "Chunker",
         {name: CHUNKER_NAMES[name] for name in CHUNKERS},
-        "chunker",
+        keys.CHUNKER,
         ChunkingConfig().chunker,
         help="How the document is cut into chunks. Every page (and the gold chunks of a "
         "query set) uses this chunking.",
@@ -133,10 +163,22 @@ def sidebar_chunking() -> ChunkingConfig | None:
     st.sidebar.caption(CHUNKER_INFO[chunker].label)
     c1, c2 = st.sidebar.columns(2)
     size = c1.number_input(
-        "Chunk size", 50, 8000, default("size", DEFAULT_CHUNK_SIZE), step=50, key="size", bind=URL
+        "Chunk size",
+        50,
+        8000,
+        default(keys.SIZE, DEFAULT_CHUNK_SIZE),
+        step=50,
+        key=keys.SIZE,
+        bind=URL,
     )
     overlap = c2.number_input(
-        "Overlap", 0, 4000, default("overlap", DEFAULT_OVERLAP), step=10, key="overlap", bind=URL
+        "Overlap",
+        0,
+        4000,
+        default(keys.OVERLAP, DEFAULT_OVERLAP),
+        step=10,
+        key=keys.OVERLAP,
+        bind=URL,
     )
     extra = st.sidebar.container()  # always present, so later widgets keep their places
     if CHUNKER_INFO[chunker].unit != "characters":
@@ -147,9 +189,9 @@ def sidebar_chunking() -> ChunkingConfig | None:
             "Cut below similarity percentile",
             0.0,
             50.0,
-            default("cpct", DEFAULT_PERCENTILE),
+            default(keys.PERCENTILE, DEFAULT_PERCENTILE),
             1.0,
-            key="cpct",
+            key=keys.PERCENTILE,
             bind=URL,
             help="Cut between two consecutive sentences when their cosine similarity is below "
             "this percentile of all consecutive-sentence similarities (0 = sentence packing "
@@ -158,7 +200,7 @@ def sidebar_chunking() -> ChunkingConfig | None:
     st.sidebar.checkbox(
         "Contextual prepending",
         False,
-        key="prepend",
+        key=keys.PREPEND,
         bind=URL,
         help="Prefix each chunk's section path to the text that is embedded "
         "(not to the text shown or counted).",
@@ -177,7 +219,7 @@ def sidebar_chunking() -> ChunkingConfig | None:
 def sidebar_model() -> tuple[str, str]:
     """The embedding model's widgets; returns (spec, base_url)."""
     st.sidebar.subheader("Embedding model")
-    choice = named_select(st.sidebar, "Model", MODEL_NAMES, "model", default_model())
+    choice = named_select(st.sidebar, "Model", MODEL_NAMES, keys.MODEL, default_model())
     extra = st.sidebar.container()  # always present, so later widgets keep their places
     extra.caption(MODEL_OPTIONS[choice])
     if choice == "static":
@@ -185,7 +227,7 @@ def sidebar_model() -> tuple[str, str]:
     elif choice == "sentence-transformers":
         extra.text_input(
             "Model name or local path",
-            key="st_model",
+            key=keys.ST_MODEL,
             bind=URL,
             placeholder="/path/to/model or BAAI/bge-small-en-v1.5",
         )
@@ -193,19 +235,19 @@ def sidebar_model() -> tuple[str, str]:
         endpoint_inputs(
             extra,
             ("Model", "Base URL", "API key"),
-            ("openai_model", "base_url", "api_key_input"),
+            (keys.OPENAI_MODEL, keys.BASE_URL, keys.API_KEY_INPUT),
             OPENAI_EMBEDDING_MODEL,
         )
     return model_spec()
 
 
 def endpoint_inputs(
-    box, labels: tuple[str, str, str], keys: tuple[str, str, str], default_model: str
+    box, labels: tuple[str, str, str], widget_keys: tuple[str, str, str], default_model: str
 ) -> None:
     """An OpenAI-compatible endpoint's model, base URL and API key inputs in ``box``, with
-    these ``labels`` and widget ``keys``; model and URL travel in the address, the key never."""
+    these ``labels`` and ``widget_keys``; model and URL travel in the address, the key never."""
     model_label, url_label, key_label = labels
-    model_key, url_key, key_key = keys
+    model_key, url_key, key_key = widget_keys
     box.text_input(model_label, default(model_key, default_model), key=model_key, bind=URL)
     box.text_input(
         f"{url_label} (blank = OpenAI)",
@@ -225,7 +267,7 @@ def sidebar_llm() -> None:
         endpoint_inputs(
             st,
             ("Chat model", "Chat base URL", "Chat API key"),
-            ("llm_model", "llm_url", "llm_key_input"),
+            (keys.LLM_MODEL, keys.LLM_URL, keys.LLM_KEY_INPUT),
             LLM_DEFAULT_MODEL,
         )
         st.caption("Any OpenAI-compatible chat endpoint. The key stays in this session only.")
@@ -242,13 +284,14 @@ def sidebar(document: bool = True) -> SidebarChoice:
     sidebar_llm()
     presenter_toggle()
     share_panel(picked[1] if picked else None)
-    return SidebarChoice(picked, config, spec, base_url)
+    name = str(st.session_state.get(keys.DOC)) if document else None
+    return SidebarChoice(picked, config, spec, base_url, name)
 
 
-def sidebar_setup() -> tuple[PreparedDoc, Embedder] | None:
+def sidebar_setup() -> Setup | None:
     """The whole sidebar, then chunk and embed. None (with a message shown) when not ready."""
     slot = st.empty()  # spinner, progress bar and errors of this step, always at this place
-    picked, config, spec, base_url = sidebar()
+    picked, config, spec, base_url, name = sidebar()
     if picked is None or config is None:
         return None
     try:
@@ -264,7 +307,7 @@ def sidebar_setup() -> tuple[PreparedDoc, Embedder] | None:
         picked[1],
         config,
         embedder,
-        bool(st.session_state.get("prepend", False)),
+        bool(st.session_state.get(keys.PREPEND, False)),
         slot,
     )
     if prepared is None:
@@ -272,10 +315,12 @@ def sidebar_setup() -> tuple[PreparedDoc, Embedder] | None:
     alert(
         f"{prepared.document.name}: {len(prepared.document.text):,} characters, "
         f"{len(prepared.document.sections)} sections, {len(prepared.chunks)} chunks · "
-        f"{prepared.embedder_label} · embedded now: {st.session_state.get('encoded_now', 0)} "
-        f"chunks in {st.session_state.get('encoded_seconds', 0.0):.1f} s (the rest from the "
+        f"{prepared.embedder_label} · embedded now: {st.session_state.get(keys.ENCODED_NOW, 0)} "
+        f"chunks in {st.session_state.get(keys.ENCODED_SECONDS, 0.0):.1f} s (the rest from the "
         "cache)",
         "caption",
         st.sidebar,
     )
-    return prepared, embedder
+    return Setup(
+        str(name), prepared.document, prepared, embedder, current_gate(), prepared_key(prepared)
+    )

@@ -12,6 +12,8 @@ from typing import Any
 
 import streamlit as st
 
+from ui import keys
+
 URL = "query-params"
 """``bind=URL`` on a widget keeps its value in the address, so a copied link restores it."""
 
@@ -36,20 +38,27 @@ LLM_DEFAULT_MODEL = "gpt-4o-mini"
 """The chat model for answers and query generation until the sidebar names another."""
 
 
-_SET_BY_CODE = "_set_by_code"
+def get(key: str, value: Any = None) -> Any:
+    """This session's value under ``key`` (a name from :mod:`ui.keys`), else ``value``."""
+    return st.session_state.get(key, value)
+
+
+def put(key: str, value: Any) -> None:
+    """Keep ``value`` under ``key`` (a name from :mod:`ui.keys`) for this session."""
+    st.session_state[key] = value
 
 
 def set_widget(key: str, value: Any) -> None:
     """Set the value of the widget ``key`` from code (a preset, a callback, a restored
     session); its widget is drawn without a default next time (see :func:`default`)."""
     st.session_state[key] = value
-    pending = st.session_state.get(_SET_BY_CODE) or set()
-    st.session_state[_SET_BY_CODE] = pending | {key}
+    pending = st.session_state.get(keys.SET_BY_CODE) or set()
+    st.session_state[keys.SET_BY_CODE] = pending | {key}
 
 
 def set_by_code(key: str) -> bool:
     """Whether :func:`set_widget` set ``key`` and its widget has not been drawn since."""
-    return key in (st.session_state.get(_SET_BY_CODE) or set())
+    return key in (st.session_state.get(keys.SET_BY_CODE) or set())
 
 
 def default(key: str, value: Any, held: Any = None) -> Any:
@@ -60,9 +69,9 @@ def default(key: str, value: Any, held: Any = None) -> Any:
     no default) once, and its real default again afterwards (which URL binding and history
     navigation fall back to).
     """
-    pending = st.session_state.get(_SET_BY_CODE)
+    pending = st.session_state.get(keys.SET_BY_CODE)
     if pending and key in pending:
-        st.session_state[_SET_BY_CODE] = pending - {key}
+        st.session_state[keys.SET_BY_CODE] = pending - {key}
         return held
     return value
 
@@ -73,7 +82,7 @@ def default_model() -> str:
     return choice if choice in MODEL_OPTIONS else "default"
 
 
-def api_key(field: str = "api_key_input") -> str:
+def api_key(field: str = keys.API_KEY_INPUT) -> str:
     """The OpenAI key: this session's entry in ``field``, else ``st.secrets``, else the
     environment. Never shown, never bound to the URL, never saved in a session file."""
     entered = st.session_state.get(field) or ""
@@ -90,13 +99,13 @@ def api_key(field: str = "api_key_input") -> str:
 
 def model_spec() -> tuple[str, str]:
     """(spec for ``make_embedder``, base_url) from the sidebar's model widgets."""
-    choice = st.session_state.get("model", default_model())
+    choice = st.session_state.get(keys.MODEL, default_model())
     if choice == "sentence-transformers":
-        name = (st.session_state.get("st_model") or "").strip()
+        name = (st.session_state.get(keys.ST_MODEL) or "").strip()
         return (f"st:{name}" if name else "default"), ""
     if choice == "openai":
-        model = (st.session_state.get("openai_model") or "").strip() or OPENAI_EMBEDDING_MODEL
-        return f"openai:{model}", (st.session_state.get("base_url") or "").strip()
+        model = (st.session_state.get(keys.OPENAI_MODEL) or "").strip() or OPENAI_EMBEDDING_MODEL
+        return f"openai:{model}", (st.session_state.get(keys.BASE_URL) or "").strip()
     return choice, ""
 
 
@@ -104,6 +113,6 @@ def llm_settings() -> tuple[str, str, str]:
     """(model, base_url, api_key) for answers and query generation, from the sidebar's LLM
     expander. The key comes from its password field, ``st.secrets["OPENAI_API_KEY"]`` or the
     environment; a blank base URL means OpenAI's."""
-    model = (st.session_state.get("llm_model") or "").strip() or LLM_DEFAULT_MODEL
-    base_url = (st.session_state.get("llm_url") or "").strip()
-    return model, base_url, api_key("llm_key_input")
+    model = (st.session_state.get(keys.LLM_MODEL) or "").strip() or LLM_DEFAULT_MODEL
+    base_url = (st.session_state.get(keys.LLM_URL) or "").strip()
+    return model, base_url, api_key(keys.LLM_KEY_INPUT)

@@ -29,6 +29,7 @@ from scar_viz.pipeline import embed_function, embed_query, query_inputs
 from scar_viz.policies import POLICIES, run_policy
 from scar_viz.policies.qasc import QASC_KNOBS
 from scar_viz.scoring.scar import Selection
+from scar_viz.views.compare_settings import CompareSettings, cli_options, option_type
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,37 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     sel.add_argument("doc", help="document path (.txt, .md, .pdf, .html)")
     sel.add_argument("--query", required=True, help="the question")
     sel.add_argument("--policy", default="scar", help=f"one of {', '.join(sorted(POLICIES))}")
-    sel.add_argument(
-        "--w",
-        type=int,
-        default=None,
-        help="window: half-width in chunks (default 1); sentence-window: in sentences (default 3)",
-    )
-    sel.add_argument(
-        "--n-candidates",
-        type=int,
-        default=None,
-        help="rerank: cosine candidates to rerank (default 4k)",
-    )
-    sel.add_argument(
-        "--reranker",
-        default=None,
-        help="rerank: CrossEncoder name in the local HF cache, or a folder "
-        "(default BAAI/bge-reranker-large)",
-    )
-    sel.add_argument(
-        "--parent-level",
-        dest="level",
-        type=int,
-        default=None,
-        help="parent: ancestor heading depth to return (default 0 = the section)",
-    )
-    sel.add_argument(
-        "--huge-chars",
-        type=int,
-        default=None,
-        help="parent: flag sections longer than this (default 8000)",
-    )
+    add_compare_options(sel)
     add_knob_options(sel, QascParams, "qasc")
     cli_gate.add_gate_options(sel)
     add_policy_options(sel)
@@ -85,6 +56,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def add_compare_options(parser: argparse.ArgumentParser) -> None:
+    """The options declared with :class:`CompareSettings`' fields, unset by default so each
+    policy keeps its own default (``dest``: the field's name)."""
+    for f, option in cli_options(CompareSettings):
+        kwargs = {"type": option_type(f)} if option_type(f) else {}
+        if option.flag.lstrip("-").replace("-", "_") != f.name:
+            kwargs["dest"] = f.name
+        parser.add_argument(option.flag, **kwargs, default=None, help=option.help)
+
+
 def cmd_select(args: argparse.Namespace) -> int:
     if not args.query.strip():
         raise SettingsError("--query is empty.")
@@ -95,7 +76,8 @@ def cmd_select(args: argparse.Namespace) -> int:
     gate = gate_params(args)
     inputs = query_inputs(prep, args.query, qvec, gate, embedder=embedder, cache=cache)
     params = {"w": args.w} if args.w is not None and args.policy in W_POLICIES else {}
-    for key in ("n_candidates", "reranker", "level", "huge_chars", *QASC_KNOBS, *KNOBS):
+    compare = [f.name for f, _ in cli_options(CompareSettings) if f.name != "w"]
+    for key in (*compare, *QASC_KNOBS, *KNOBS):
         if getattr(args, key, None) is not None:
             params[key] = getattr(args, key)
     result = run_policy(args.policy, inputs, **params, **gate_knobs)

@@ -8,19 +8,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from scar_viz.chunking.qasc import QascParams
 from scar_viz.evaluation.queries import QuerySet
 from scar_viz.fmt import EMPTY_CELL
 from scar_viz.knobs import knob_values
 from scar_viz.policies import ALL_ORDER, PolicyResult
-from scar_viz.policies.automerge import DEFAULT_RATIO
-from scar_viz.policies.rerank import DEFAULT_RERANKER
-from scar_viz.policies.sentence_window import DEFAULT_SENTENCE_W
-from scar_viz.scoring.learned import DEFAULT_P, LearnedDecision, LearnedGate
+from scar_viz.scoring.learned import LearnedDecision
 from scar_viz.scoring.params import GateParams
 from scar_viz.spans import Span, span_total, subtract_spans
+from scar_viz.views.compare_settings import CompareSettings
 from scar_viz.views.coverage import coverage_cells, display_rows, span_count
 from scar_viz.views.policy_table import comparison_rows
 
@@ -28,24 +25,7 @@ COVERS = "holds the evidence"
 """The cost table's evidence column."""
 
 
-@dataclass(frozen=True)
-class CompareKnobs:
-    """Every policy's knobs on the Compare page (defaults: each policy's own)."""
-
-    w: int = 1
-    level: int = 0
-    n_candidates: int = 0
-    reranker: str = DEFAULT_RERANKER
-    qasc: QascParams = field(default_factory=QascParams)
-    all_windows: bool = False
-    rse_preset: str = "balanced"
-    ratio: float = DEFAULT_RATIO
-    sentence_w: int = DEFAULT_SENTENCE_W
-    gate: LearnedGate | None = None
-    p: float = DEFAULT_P
-
-
-def policy_settings(knobs: CompareKnobs, rerank_ok: bool) -> dict[str, dict[str, object]]:
+def policy_settings(knobs: CompareSettings, rerank_ok: bool) -> dict[str, dict[str, object]]:
     """Policy name -> its knobs, in :data:`ALL_ORDER`; rerank only when ``rerank_ok`` (a
     cross-encoder loads), and RSE uses that cross-encoder only then."""
     qasc = knob_values(knobs.qasc)
@@ -53,7 +33,7 @@ def policy_settings(knobs: CompareKnobs, rerank_ok: bool) -> dict[str, dict[str,
     all_settings: dict[str, dict[str, object]] = {
         "topk": {},
         "window": {"w": int(knobs.w)},
-        "parent": {"level": int(knobs.level)},
+        "parent": {"level": int(knobs.level), "huge_chars": int(knobs.huge_chars)},
         "rerank": {"n_candidates": int(knobs.n_candidates) or None, "reranker": knobs.reranker},
         "scar": {},
         "qasc": {**qasc, "all_windows": bool(knobs.all_windows)},
@@ -66,7 +46,7 @@ def policy_settings(knobs: CompareKnobs, rerank_ok: bool) -> dict[str, dict[str,
     return {n: all_settings[n] for n in ALL_ORDER if n != "rerank" or rerank_ok}
 
 
-def policy_labels(knobs: CompareKnobs, params: GateParams) -> dict[str, str]:
+def policy_labels(knobs: CompareSettings, params: GateParams) -> dict[str, str]:
     """Policy name -> the label its strip and row show (with the knobs that matter)."""
     q = knobs.qasc
     return {

@@ -149,8 +149,10 @@ def test_payload_memo_is_keyed_on_content_not_object_identity(at):
     assert key[0] == text_key(doc.text) and len(key[0]) == 64
     assert isinstance(key[1], ChunkingConfig) and key[2].startswith("hash:")
     assert not any(isinstance(part, int) and part > 2**20 for part in key)
-    source = (Path(__file__).resolve().parents[2] / "pages" / "explorer.py").read_text()
-    assert '("gate-payload", *prepared_key(prep)' in source and "id(prep)" not in source
+    root = Path(__file__).resolve().parents[2]
+    source = (root / "pages" / "explorer.py").read_text()
+    assert '("gate-payload", *setup.key' in source and "id(prep)" not in source
+    assert "prepared_key(prepared)" in (root / "ui" / "sidebar.py").read_text()  # Setup.key
 
 
 def test_page_is_thin():
@@ -212,7 +214,7 @@ def test_learned_policy_shows_its_why_box(at):
 
 def test_learned_policy_reads_a_gate_fitted_in_this_session(at):
     from scar_viz.scoring.learned import default_gate
-    from ui.learned import GATE_STATE
+    from ui.keys import GATE_JSON as GATE_STATE
 
     at.segmented_control(key="policy").set_value("learned").run()
     assert not at.exception

@@ -13,6 +13,7 @@ from scar_viz.policies import ALL_ORDER, PolicyResult, policy_knobs
 from scar_viz.scoring.learned import LearnedGate, learned_select
 from scar_viz.scoring.params import GateParams
 from scar_viz.views import compare
+from scar_viz.views.compare_settings import CompareSettings
 
 TEXT = "alpha beta.\n\ngamma delta.\n\nepsilon zeta.\n\neta theta."
 #       0          11  13          25  27           40  42
@@ -24,7 +25,7 @@ def result(name: str, spans, chunk_ids=None) -> PolicyResult:
 
 
 def test_rerank_only_when_a_cross_encoder_loads():
-    knobs = compare.CompareKnobs(reranker="/some/folder")
+    knobs = CompareSettings(reranker="/some/folder")
     without = compare.policy_settings(knobs, rerank_ok=False)
     with_ = compare.policy_settings(knobs, rerank_ok=True)
     assert "rerank" not in without and without["rse"]["reranker"] == ""
@@ -34,7 +35,7 @@ def test_rerank_only_when_a_cross_encoder_loads():
 
 
 def test_every_setting_is_a_knob_its_policy_takes():
-    knobs = compare.CompareKnobs(qasc=QascParams(window_m=4), all_windows=True, p=0.2, sentence_w=5)
+    knobs = CompareSettings(qasc=QascParams(window_m=4), all_windows=True, p=0.2, sentence_w=5)
     settings = compare.policy_settings(knobs, rerank_ok=True)
     for name, values in settings.items():
         assert set(values) <= set(policy_knobs(name)), name
@@ -45,9 +46,7 @@ def test_every_setting_is_a_knob_its_policy_takes():
 
 
 def test_labels_name_the_knobs_that_matter():
-    labels = compare.policy_labels(
-        compare.CompareKnobs(w=2, all_windows=True, p=0.1), GateParams(k=5)
-    )
+    labels = compare.policy_labels(CompareSettings(w=2, all_windows=True, p=0.1), GateParams(k=5))
     assert labels["topk"] == "topk (k=5)" and labels["window"] == "window ±2"
     assert labels["qasc"].endswith("all windows") and labels["learned"] == "learned (p=0.1)"
     assert set(labels) == set(ALL_ORDER)
