@@ -8,7 +8,7 @@ import streamlit as st
 from scar_viz.embeddings import text_key
 from scar_viz.evaluation import available_policies
 from scar_viz.llm.answers import DEFAULT_QUESTIONS, check_answers, reference_answers
-from scar_viz.llm.client import ChatModel, public_url
+from scar_viz.llm.cache import public_url
 from scar_viz.llm.querygen import DEFAULT_FRAGMENTED_SHARE, DEFAULT_N, generate_queries
 from scar_viz.llm.tables import calls_note
 from scar_viz.pipeline import embed_function
@@ -26,14 +26,14 @@ from ui.queryset import (
     type_metrics,
 )
 from ui.sidebar import sidebar_setup
-from ui.state import URL, llm_settings
+from ui.state import URL, chat_model, llm_settings
 
 POLICIES = ["topk", "window1", "scar"]
 NOT_CONFIGURED = (
     "No language model is configured, so this page shows no answer-quality figure. Open "
     "*LLM (answers and query generation)* in the sidebar and give a chat model and a base URL "
-    "(Ollama: `http://localhost:11434/v1`), and an API key for a hosted endpoint (the field, "
-    "`OPENAI_API_KEY` or `.streamlit/secrets.toml`)."
+    "(Ollama: `http://localhost:11434/v1`), and an API key for a hosted endpoint (yours, or "
+    "the server's `OPENAI_API_KEY` where its operator allows that endpoint)."
 )
 
 
@@ -51,17 +51,19 @@ setup = sidebar_setup()
 if setup is None:
     st.stop()
 prep, embedder = setup.prepared, setup.embedder
-model, base_url, key = llm_settings()
-configured = bool(base_url or key)
-if configured:
-    alert(f"Chat model: {model} at {public_url(base_url or None)}", "caption")
+llm = llm_settings()
+model, base_url = llm.model, llm.base_url
+configured = llm.configured and not llm.endpoint.problem
+if llm.endpoint.problem:
+    alert(llm.endpoint.problem)
+elif configured:
+    alert(
+        f"Chat model: {model} at {public_url(base_url or None)}; requests carry "
+        f"{llm.endpoint.key.words}.",
+        "caption",
+    )
 else:
     st.info(NOT_CONFIGURED, icon=":material/info:")
-
-
-def chat(model: str, base_url: str, key: str) -> ChatModel:
-    """A client for this action only (the key is never kept in the session)."""
-    return ChatModel(model, base_url=base_url or None, api_key=key or None)
 
 
 # --- 1. a query set written by the model -------------------------------------------------------
@@ -85,7 +87,7 @@ if c4.button("Generate", key=keys.GEN_RUN, icon=":material/auto_awesome:", disab
         "Asking the model for questions …",
         lambda update: attempt(
             lambda: generate_queries(
-                prep.document, prep.chunks, chat(model, base_url, key), **options, progress=update
+                prep.document, prep.chunks, chat_model(llm), **options, progress=update
             ),
             "Generating failed:",
             "Nothing was lost; try again.",
@@ -163,11 +165,11 @@ if st.button(
                     prep,
                     active.labelled,
                     vecs,
-                    chat(model, base_url, key),
+                    chat_model(llm),
                     embed_function(embedder, disk_cache()),
                     policies=policies,
                     params=params,
-                    judge=chat(judge_name, base_url, key) if judge_name else None,
+                    judge=chat_model(llm, judge_name) if judge_name else None,
                     references=references,
                     n_questions=int(n_questions),
                     progress=update,

@@ -19,7 +19,6 @@ from scar_viz.embeddings import Embedder
 from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation.labelling import to_jsonl
 from scar_viz.evaluation.queries import LabelledQuery, parse_queries
-from scar_viz.llm.client import make_chat_model
 from scar_viz.pipeline import PreparedDoc, embed_function
 from scar_viz.scoring.learned import LearnedGate, LearnedSelection
 from scar_viz.views.explorer import (
@@ -37,7 +36,7 @@ from ui.learned import active_gate as session_gate
 from ui.learned import current_p, has_session_gate, p_slider
 from ui.queryset import add_session_query, session_set
 from ui.share import chart_config, download
-from ui.state import URL, llm_settings
+from ui.state import URL, chat_model, llm_settings
 
 # --- the gate policy -----------------------------------------------------------------------
 
@@ -145,17 +144,21 @@ def answer_box(
 ) -> None:
     """ "Answer with an LLM": each context's answer side by side, escaped, with its cost."""
     with st.expander("Answer with an LLM", icon=":material/forum:"):
-        model, base_url, key = llm_settings()
+        llm = llm_settings()
+        if llm.endpoint.problem:
+            alert(llm.endpoint.problem)
+            return
         st.caption(
-            f"{model} at {base_url or 'OpenAI'} (the sidebar's LLM settings) answers from "
-            "each context: top-k, the static window and the gate's, at the current setting."
+            f"{llm.model} at {llm.base_url or 'OpenAI'} (the sidebar's LLM settings; requests "
+            f"carry {llm.endpoint.key.words}) answers from each context: top-k, the static "
+            "window and the gate's, at the current setting."
             + (" The question has known evidence: answers are also scored." if evidence else "")
         )
         if not st.button("Answer", key=keys.LLM_ANSWER, icon=":material/play_arrow:"):
             return
         try:
             with st.spinner("Asking the model …"):
-                chat = make_chat_model(model, base_url=base_url or None, api_key=key or None)
+                chat = chat_model(llm)
                 embed = embed_function(embedder, disk_cache()) if evidence else None
                 answers = answer_question(chat, question, contexts, embed=embed, evidence=evidence)
         except UserError as exc:

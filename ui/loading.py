@@ -9,15 +9,26 @@ import streamlit as st
 from scar_viz.chunking.chunkers import ChunkingConfig
 from scar_viz.documents.reading import DEFAULT_MAX_BYTES, Document, DocumentError, read_document
 from scar_viz.embeddings import Embedder, EmbeddingError, text_key
+from scar_viz.endpoints import EndpointError
 from scar_viz.pipeline import PreparedDoc, prepare_document
 from ui import cache, keys
 from ui.alerts import alert, or_stop
-from ui.state import api_key
+from ui.state import endpoint_choice
 
 
 def get_embedder(spec: str, base_url: str = "") -> Embedder:
-    """The (process-wide) embedder for ``spec``; an OpenAI spec takes this session's key."""
-    key = api_key() if spec.startswith("openai:") else ""
+    """The (process-wide) embedder for ``spec``; an endpoint (``openai:`` spec) gets the key
+    the operator's rules give it: the visitor's own, the server's where allowed, or none.
+
+    Raises:
+        EndpointError: this server may not send requests to ``base_url``.
+    """
+    key = ""
+    if spec.startswith("openai:"):
+        choice = endpoint_choice(base_url, keys.API_KEY_INPUT)
+        if choice.problem:
+            raise EndpointError(choice.problem)
+        key = choice.key.key
     fingerprint = text_key(key)[:12] if key else ""
     return cache.embedder(spec, base_url, fingerprint, key)
 

@@ -43,6 +43,8 @@ from ui.state import (
     URL,
     default,
     default_model,
+    endpoint_choice,
+    llm_settings,
     model_spec,
 )
 
@@ -238,6 +240,7 @@ def sidebar_model() -> tuple[str, str]:
             (keys.OPENAI_MODEL, keys.BASE_URL, keys.API_KEY_INPUT),
             OPENAI_EMBEDDING_MODEL,
         )
+        extra.caption(endpoint_choice(model_spec()[1], keys.API_KEY_INPUT).note)
     return model_spec()
 
 
@@ -255,9 +258,7 @@ def endpoint_inputs(
         bind=URL,
         placeholder="http://localhost:11434/v1",
     )
-    box.text_input(
-        f"{key_label} (blank = OPENAI_API_KEY / st.secrets)", type="password", key=key_key
-    )
+    box.text_input(f"{key_label} (yours, optional)", type="password", key=key_key)
 
 
 def sidebar_llm() -> None:
@@ -270,7 +271,10 @@ def sidebar_llm() -> None:
             (keys.LLM_MODEL, keys.LLM_URL, keys.LLM_KEY_INPUT),
             LLM_DEFAULT_MODEL,
         )
-        st.caption("Any OpenAI-compatible chat endpoint. The key stays in this session only.")
+        st.caption(
+            f"Any OpenAI-compatible chat endpoint. {llm_settings().endpoint.note} A key you "
+            "type stays in this session only."
+        )
 
 
 def sidebar(document: bool = True) -> SidebarChoice:

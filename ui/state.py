@@ -1,5 +1,6 @@
 """Session state and settings shared by the pages: the URL binding, widget defaults, and the
-settings the sidebar's widgets hold (embedding model, LLM, API keys).
+settings the sidebar's widgets hold (embedding model, LLM, API keys), and which key a request
+to a typed endpoint carries under the operator's rules (:mod:`scar_viz.endpoints`).
 
 Nothing user-specific lives at module level: several users share one process, so every value
 here is read from ``st.session_state`` (this session) at call time.
@@ -8,10 +9,21 @@ here is read from ``st.session_state`` (this session) at call time.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
+from scar_viz.endpoints import (
+    EMBEDDING_KEY_NAMES,
+    LLM_KEY_NAMES,
+    EndpointError,
+    KeyChoice,
+    policy_from,
+    server_key,
+)
+from scar_viz.llm.cache import public_url
+from scar_viz.llm.client import ChatModel
 from ui import keys
 
 URL = "query-params"
@@ -82,19 +94,47 @@ def default_model() -> str:
     return choice if choice in MODEL_OPTIONS else "default"
 
 
-def api_key(field: str = keys.API_KEY_INPUT) -> str:
-    """The OpenAI key: this session's entry in ``field``, else ``st.secrets``, else the
-    environment. Never shown, never bound to the URL, never saved in a session file."""
-    entered = st.session_state.get(field) or ""
-    if entered:
-        return str(entered)
+@dataclass(frozen=True)
+class EndpointChoice:
+    """Where a visitor's request goes and which key it carries (the key itself is never
+    shown): ``problem`` is one sentence when this server may not send requests there."""
+
+    base_url: str
+    key: KeyChoice
+    problem: str = ""
+
+    @property
+    def note(self) -> str:
+        """What the sidebar says about it: the endpoint and "the server's key" / "your key" /
+        "no key", or the problem."""
+        if self.problem:
+            return "This endpoint is not allowed on this server."
+        return f"Requests to {public_url(self.base_url or None)} carry {self.key.words}."
+
+
+def _secrets() -> dict[str, object]:
+    """``st.secrets`` as a plain mapping; empty without a secrets file."""
     try:
-        secret = st.secrets.get("OPENAI_API_KEY", "")
-    except (FileNotFoundError, KeyError, AttributeError):
-        secret = ""
-    except Exception:  # st.secrets raises its own error type when secrets.toml is malformed
-        secret = ""
-    return str(secret or os.environ.get("OPENAI_API_KEY", ""))
+        return dict(st.secrets)
+    except Exception:  # no secrets.toml, or a malformed one (Streamlit raises its own types)
+        return {}
+
+
+def endpoint_choice(
+    base_url: str, key_field: str, key_names: tuple[str, ...] = EMBEDDING_KEY_NAMES
+) -> EndpointChoice:
+    """The operator's rules (:mod:`scar_viz.endpoints`) applied to a URL the visitor typed:
+    the visitor's own key from ``key_field``, else the server's key (``key_names`` in
+    ``st.secrets`` or the environment) when the operator allowed ``base_url``, else none."""
+    secrets = _secrets()
+    visitor = str(st.session_state.get(key_field) or "")
+    try:
+        policy = policy_from(os.environ, secrets)
+        policy.check(base_url)
+    except EndpointError as exc:
+        return EndpointChoice(base_url, KeyChoice("", "none"), str(exc))
+    held = server_key(key_names, os.environ, secrets)
+    return EndpointChoice(base_url, policy.choose_key(base_url, visitor, held))
 
 
 def model_spec() -> tuple[str, str]:
@@ -109,10 +149,40 @@ def model_spec() -> tuple[str, str]:
     return choice, ""
 
 
-def llm_settings() -> tuple[str, str, str]:
-    """(model, base_url, api_key) for answers and query generation, from the sidebar's LLM
-    expander. The key comes from its password field, ``st.secrets["OPENAI_API_KEY"]`` or the
-    environment; a blank base URL means OpenAI's."""
+@dataclass(frozen=True)
+class LLMSettings:
+    """The chat model for answers and query generation, from the sidebar's LLM expander."""
+
+    model: str
+    endpoint: EndpointChoice
+
+    @property
+    def base_url(self) -> str:
+        return self.endpoint.base_url
+
+    @property
+    def configured(self) -> bool:
+        """Whether a request could be made: a base URL typed, or a key to send."""
+        return bool(self.base_url or self.endpoint.key.key)
+
+
+def llm_settings() -> LLMSettings:
+    """The sidebar's chat model and endpoint; a blank base URL means OpenAI's."""
     model = (st.session_state.get(keys.LLM_MODEL) or "").strip() or LLM_DEFAULT_MODEL
     base_url = (st.session_state.get(keys.LLM_URL) or "").strip()
-    return model, base_url, api_key(keys.LLM_KEY_INPUT)
+    return LLMSettings(model, endpoint_choice(base_url, keys.LLM_KEY_INPUT, LLM_KEY_NAMES))
+
+
+def chat_model(settings: LLMSettings, name: str = "") -> ChatModel:
+    """A client for one action (the key is never kept in the session).
+
+    Raises:
+        EndpointError: this server may not send requests to the settings' base URL.
+    """
+    if settings.endpoint.problem:
+        raise EndpointError(settings.endpoint.problem)
+    return ChatModel(
+        name or settings.model,
+        base_url=settings.base_url or None,
+        api_key=settings.endpoint.key.key or None,
+    )

@@ -350,14 +350,3 @@ class ChatModel:
         return [
             out[i] if owner[i] == i else replace(out[owner[i]], cached=True) for i in range(total)
         ]
-
-
-def make_chat_model(
-    model: str | None = None,
-    *,
-    base_url: str | None = None,
-    api_key: str | None = None,
-    **options: object,
-) -> ChatModel:
-    """A :class:`ChatModel` from user-facing settings (model default :data:`DEFAULT_LLM_MODEL`)."""
-    return ChatModel(model or DEFAULT_LLM_MODEL, base_url=base_url, api_key=api_key, **options)

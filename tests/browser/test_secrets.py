@@ -24,8 +24,11 @@ def endpoint():
 
 
 @pytest.fixture(scope="module")
-def keyed_app(tmp_path_factory):
-    yield from running_hash_app(tmp_path_factory, OPENAI_API_KEY=CONFIGURED)
+def keyed_app(tmp_path_factory, endpoint):
+    """The server holds a key and its operator allowed the fake endpoint to receive it."""
+    yield from running_hash_app(
+        tmp_path_factory, OPENAI_API_KEY=CONFIGURED, SCAR_VIZ_ALLOWED_BASE_URLS=endpoint.base_url
+    )
 
 
 def assert_nowhere(page, app, *texts: str) -> None:
@@ -64,7 +67,7 @@ def test_typed_key_never_leaves_the_field(keyed_app, endpoint, page):
         f"{keyed_app.url}/?model=openai&q={query}&base_url={quote(endpoint.base_url, safe='')}"
     )
     wait_for_app_run(page)
-    field = page.get_by_label("API key (blank = OPENAI_API_KEY / st.secrets)", exact=True)
+    field = page.get_by_label("API key (yours, optional)", exact=True)
     field.fill(TYPED)
     field.press("Enter")
     wait_for_app_run(page)
@@ -80,7 +83,7 @@ def test_typed_chat_key_never_leaves_the_field(keyed_app, page):
     page.goto(f"{keyed_app.url}/?llm_model=my-chat-model")
     wait_for_app_run(page)
     page.get_by_text("LLM (answers and query generation)").click()
-    field = page.get_by_label("Chat API key (blank = OPENAI_API_KEY / st.secrets)")
+    field = page.get_by_label("Chat API key (yours, optional)")
     field.fill(TYPED)
     field.press("Enter")
     wait_for_app_run(page)
