@@ -57,3 +57,16 @@ def test_every_method_citation_names_an_existing_section():
                 assert int(number) in sections, f"{path.relative_to(ROOT)} cites §{number}"
                 cited += 1
     assert cited > 10  # the package does cite it
+
+
+def test_nothing_cites_a_methods_file_a_clone_does_not_have():
+    """The method is docs/method.md, in the repository: no module, page or doc points at the
+    workspace's METHODS.md or shared/ folder, which a user's clone does not hold."""
+    stale = re.compile(r"METHODS(\.md)?\b|shared/(docs|corpora)/")
+    found = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in [*CODE, *DOCS]
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if stale.search(line) and "../shared" not in line
+    ]
+    assert not found, found

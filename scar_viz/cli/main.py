@@ -47,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_common_options(sel)
     sel.set_defaults(func=cmd_select)
     ev = sub.add_parser("eval", help="evaluate policies on a labelled query set (JSON Lines)")
-    add_query_set_arguments(ev, "format: shared/corpora/README.md")
+    add_query_set_arguments(ev, "format: docs/cli.md, Query files")
     add_report_options(ev)
     cli_gate.add_gate_options(ev)
     add_common_options(ev)

@@ -1,4 +1,4 @@
-"""Command-line options of the policies users compare against (METHODS.md §5, §7).
+"""Command-line options of the policies users compare against (docs/method.md §5, §7).
 
 Each option maps to one knob of one policy (``dest`` = the knob's name); ``select`` passes a
 knob only when its option was given, so every policy keeps its own defaults.

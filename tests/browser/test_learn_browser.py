@@ -1,4 +1,4 @@
-"""The Learn page's predict-then-reveal rounds in headless Chromium, as in issue 17 item 1: on
+"""The Learn page's predict-then-reveal rounds in headless Chromium, as a student plays them: on
 the default model, round 1: tick chunks 15 and 18, Reveal (4 of 4); round 2: tick 15, Reveal
 (3 of 4); the score reads 7 / 8, and round 1 keeps its ticks and its own score."""
 
