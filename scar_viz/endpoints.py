@@ -218,3 +218,32 @@ def server_key(
             if value:
                 return str(value)
     return ""
+
+
+NO_KEY = "no-key"
+"""Sent to a server when no key is given (Ollama, vLLM, TEI ignore it): the ``openai`` client
+needs a value, and this one carries nothing."""
+
+
+def openai_client(
+    api_key: str, base_url: str | None, timeout: float, max_retries: int, error: type[Exception]
+):
+    """``(openai module, openai.OpenAI client)`` for ``base_url`` (None: the provider's).
+
+    Raises:
+        error: the ``openai`` package is missing, or the provider's own endpoint is asked
+            without a key.
+    """
+    try:
+        import openai
+    except ImportError as exc:
+        raise error("The openai package is not installed.") from exc
+    if not api_key and base_url is None:
+        raise error(
+            "No API key: set OPENAI_API_KEY in the environment or in .streamlit/secrets.toml, "
+            "or give the base URL of a local server."
+        )
+    client = openai.OpenAI(
+        api_key=api_key or NO_KEY, base_url=base_url, timeout=timeout, max_retries=max_retries
+    )
+    return openai, client

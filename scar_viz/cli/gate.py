@@ -106,7 +106,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``fit-gate`` sub-command to ``python -m scar_viz``."""
     fit = sub.add_parser("fit-gate", help="fit a learned neighbour gate on labelled queries")
     fit.add_argument("doc", help="document path (.txt, .md, .pdf, .html)")
-    fit.add_argument("queries", help="labelled queries, JSON Lines (format: docs/cli.md, Query files)")
+    fit.add_argument(
+        "queries", help="labelled queries, JSON Lines (format: docs/cli.md, Query files)"
+    )
     fit.add_argument("--out", required=True, help="where to write the gate (JSON)")
     fit.add_argument(
         "--l2", type=float, default=DEFAULT_L2, help=f"L2 penalty (default {DEFAULT_L2:g})"

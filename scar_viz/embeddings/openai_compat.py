@@ -5,11 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from scar_viz.embeddings.base import BaseEmbedder, EmbeddingError, LoadProgress
+from scar_viz.endpoints import openai_client
 from scar_viz.errors import scrub_secret
 
 OPENAI_DEFAULT_MODEL = "text-embedding-3-large"
-NO_KEY = "no-key"
-"""Sent to a local server (Ollama, vLLM, TEI) when no key is given: they ignore it."""
 
 
 class OpenAIEmbedder(BaseEmbedder):
@@ -54,19 +53,8 @@ class OpenAIEmbedder(BaseEmbedder):
         return False
 
     def _load(self, progress: LoadProgress | None) -> object:
-        try:
-            import openai
-        except ImportError as exc:
-            raise EmbeddingError("The openai package is not installed.") from exc
-        if not self._api_key and self.base_url is None:
-            raise EmbeddingError(
-                "No API key: set OPENAI_API_KEY in the environment or in .streamlit/secrets.toml."
-            )
-        return openai, openai.OpenAI(
-            api_key=self._api_key or NO_KEY,
-            base_url=self.base_url,
-            timeout=self.timeout,
-            max_retries=self.max_retries,
+        return openai_client(
+            self._api_key, self.base_url, self.timeout, self.max_retries, EmbeddingError
         )
 
     def _dim(self, model: object) -> int:

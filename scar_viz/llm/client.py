@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import replace
 
-from scar_viz.endpoints import LLM_KEY_NAMES
+from scar_viz.endpoints import LLM_KEY_NAMES, openai_client
 from scar_viz.errors import UserError, scrub_secret
 from scar_viz.llm.cache import LLMCache, public_url
 from scar_viz.llm.replies import Reply, Usage, make_reply
@@ -42,8 +42,6 @@ MAX_WAIT = 30.0
 DEFAULT_CONCURRENCY = 4
 KEY_ENV = LLM_KEY_NAMES
 """Where the command line reads the key: a key for the LLM alone, else OpenAI's."""
-NO_KEY = "no-key"
-"""Sent to a local server (Ollama, vLLM, llama.cpp) when no key is given: they ignore it."""
 
 Message = dict[str, str]
 Progress = Callable[[int, int], None]
@@ -130,20 +128,8 @@ class ChatModel:
     def _openai(self):
         with self._lock:
             if self._client is None:
-                try:
-                    import openai
-                except ImportError as exc:
-                    raise LLMError("The openai package is not installed.") from exc
-                if not self._api_key and self.base_url is None:
-                    raise LLMError(
-                        "No API key: set OPENAI_API_KEY in the environment or in "
-                        ".streamlit/secrets.toml, or give the base URL of a local server."
-                    )
-                self._client = openai.OpenAI(
-                    api_key=self._api_key or NO_KEY,
-                    base_url=self.base_url,
-                    timeout=self.timeout,
-                    max_retries=0,
+                _, self._client = openai_client(
+                    self._api_key, self.base_url, self.timeout, 0, LLMError
                 )
             return self._client
 
