@@ -7,8 +7,10 @@ import streamlit as st
 
 from scar_viz.embeddings import text_key
 from scar_viz.evaluation import available_policies
-from scar_viz.llm.answers import DEFAULT_QUESTIONS, check_answers, reference_answers
+from scar_viz.evaluation.references import reference_answers
 from scar_viz.llm.cache import public_url
+from scar_viz.llm.check import check_answers
+from scar_viz.llm.judge import DEFAULT_QUESTIONS
 from scar_viz.llm.querygen import DEFAULT_FRAGMENTED_SHARE, DEFAULT_N, generate_queries
 from scar_viz.llm.tables import calls_note
 from scar_viz.pipeline import embed_function

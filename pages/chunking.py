@@ -6,13 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from scar_viz.charts import boundary_map, fragmentation_curves, fragmentation_heatmap, passage_html
-from scar_viz.chunking.chunkers import (
-    CHUNKER_INFO,
-    CHUNKER_NAMES,
-    CHUNKERS,
-    ChunkingConfig,
-    chunk_spans,
-)
+from scar_viz.chunking.config import ChunkingConfig, chunk_spans
 from scar_viz.chunking.fragmentation import (
     UNIT_LABELS,
     FragmentationGrid,
@@ -22,6 +16,7 @@ from scar_viz.chunking.fragmentation import (
     in_characters,
     in_own_units,
 )
+from scar_viz.chunking.registry import CHUNKERS, chunker_name
 from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder
@@ -87,7 +82,7 @@ chunker_b = c1.selectbox(
     "Second chunker (B)",
     names,
     index=names.index("sentence"),
-    format_func=CHUNKER_NAMES.get,
+    format_func=chunker_name,
     key=keys.CHUNKER_B,
     bind=URL,
 )
@@ -174,7 +169,7 @@ st.caption(
     "cut by that chunking."
 )
 for col, s in zip(st.columns(2), summaries, strict=True):
-    col.markdown(f"**{s.title}**", help=CHUNKER_INFO[s.config.chunker].label)
+    col.markdown(f"**{s.title}**", help=CHUNKERS[s.config.chunker].label)
     with col:
         st.html(passage_html(doc.text, s.spans, lo, hi, lab.cut_units(units, s.cut)))
 st.plotly_chart(
@@ -216,7 +211,7 @@ shown = st.multiselect(
     "Chunkers in the curves",
     names,
     default=list(dict.fromkeys([config.chunker, chunker_b])),
-    format_func=CHUNKER_NAMES.get,
+    format_func=chunker_name,
     key=keys.CURVE_CHUNKERS,
 )
 with st.spinner(f"Sweeping {len(shown)} chunkers over sizes and overlaps …"):
@@ -246,6 +241,5 @@ with g2:
             fragmentation_heatmap(grids[0]), key=keys.HEATMAP, config=chart_config("chunking-3")
         )
         st.caption(
-            f"{CHUNKER_NAMES[grids[0].chunker]}: size × overlap; the outlined cell is the "
-            "reference."
+            f"{chunker_name(grids[0].chunker)}: size × overlap; the outlined cell is the reference."
         )

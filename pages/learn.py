@@ -11,7 +11,7 @@ import streamlit as st
 
 from scar_viz import fmt
 from scar_viz.charts import decision_plane
-from scar_viz.chunking.chunkers import ChunkingConfig
+from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents import samples
 from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.scoring.explain import explain_decision

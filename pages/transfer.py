@@ -7,7 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from scar_viz.charts import bar_transfer_chart, similarity_histograms
-from scar_viz.chunking.chunkers import CHUNKER_NAMES, CHUNKERS, ChunkingConfig
+from scar_viz.chunking.config import ChunkingConfig
+from scar_viz.chunking.registry import CHUNKERS, chunker_name
 from scar_viz.embeddings import text_key
 from scar_viz.evaluation import bar_transfer, candidates_for, similarity_samples
 from scar_viz.evaluation.queries import label_queries
@@ -125,7 +126,7 @@ with tab_chunker:
         others,
         key=keys.EV_CHUNKER2,
         bind=URL,
-        format_func=lambda c: CHUNKER_NAMES.get(c, c),
+        format_func=chunker_name,
     )
     config2 = ChunkingConfig(other, prep.config.size, prep.config.overlap, prep.config.percentile)
     doc = prep.document

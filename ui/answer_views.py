@@ -11,7 +11,8 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from scar_viz.llm.answers import AnswerCheck, answer_json
+from scar_viz.llm.answer_json import answer_json
+from scar_viz.llm.check import AnswerCheck
 from scar_viz.llm.querygen import GeneratedSet
 from scar_viz.llm.tables import (
     DIFF_COLUMN,

@@ -16,7 +16,8 @@ from typing import TypeVar
 import numpy as np
 import streamlit as st
 
-from scar_viz.chunking.chunkers import Chunk, ChunkingConfig, chunk_document
+from scar_viz.chunking.base import Chunk
+from scar_viz.chunking.config import ChunkingConfig, chunk_document
 from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder, EmbeddingCache, make_embedder, text_key

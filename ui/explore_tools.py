@@ -2,7 +2,7 @@
 learned gate's why? box, labelling the current question, and answering it with an LLM.
 
 Widgets and rendering only; the computing is in :mod:`scar_viz.views.explorer`,
-:mod:`scar_viz.llm.answers` and :mod:`ui.queryset`. Everything drawn from document text, the
+:mod:`scar_viz.llm.check` and :mod:`ui.queryset`. Everything drawn from document text, the
 question or an LLM's answer goes through :func:`ui.alerts.alert` or a dataframe (escaped).
 """
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from scar_viz.chunking.chunkers import ChunkingConfig
+from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents.reading import DEFAULT_MAX_BYTES, Document, DocumentError, read_document
 from scar_viz.embeddings import Embedder, EmbeddingError, text_key
 from scar_viz.endpoints import EndpointError

@@ -12,15 +12,9 @@ from typing import NamedTuple
 
 import streamlit as st
 
-from scar_viz.chunking.chunkers import (
-    CHUNKER_INFO,
-    CHUNKER_NAMES,
-    CHUNKERS,
-    DEFAULT_CHUNK_SIZE,
-    DEFAULT_OVERLAP,
-    DEFAULT_PERCENTILE,
-    ChunkingConfig,
-)
+from scar_viz.chunking.base import DEFAULT_CHUNK_SIZE, DEFAULT_OVERLAP, DEFAULT_PERCENTILE
+from scar_viz.chunking.config import ChunkingConfig
+from scar_viz.chunking.registry import CHUNKERS
 from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.documents.samples import UPLOAD
@@ -156,13 +150,13 @@ def sidebar_chunking() -> ChunkingConfig | None:
     chunker = named_select(
         st.sidebar,
         "Chunker",
-        {name: CHUNKER_NAMES[name] for name in CHUNKERS},
+        {key: c.name for key, c in CHUNKERS.items()},
         keys.CHUNKER,
         ChunkingConfig().chunker,
         help="How the document is cut into chunks. Every page (and the gold chunks of a "
         "query set) uses this chunking.",
     )
-    st.sidebar.caption(CHUNKER_INFO[chunker].label)
+    st.sidebar.caption(CHUNKERS[chunker].label)
     c1, c2 = st.sidebar.columns(2)
     size = c1.number_input(
         "Chunk size",
@@ -183,10 +177,10 @@ def sidebar_chunking() -> ChunkingConfig | None:
         bind=URL,
     )
     extra = st.sidebar.container()  # always present, so later widgets keep their places
-    if CHUNKER_INFO[chunker].unit != "characters":
-        extra.caption(f"Size and overlap count {CHUNKER_INFO[chunker].unit} (o200k_base).")
+    if CHUNKERS[chunker].unit != "characters":
+        extra.caption(f"Size and overlap count {CHUNKERS[chunker].unit} (o200k_base).")
     percentile = DEFAULT_PERCENTILE
-    if CHUNKER_INFO[chunker].needs_embed:
+    if CHUNKERS[chunker].needs_embed:
         percentile = extra.slider(
             "Cut below similarity percentile",
             0.0,
