@@ -148,11 +148,12 @@ def answer_box(
         if llm.endpoint.problem:
             alert(llm.endpoint.problem)
             return
-        st.caption(
+        alert(
             f"{llm.model} at {llm.base_url or 'OpenAI'} (the sidebar's LLM settings; requests "
             f"carry {llm.endpoint.key.words}) answers from each context: top-k, the static "
             "window and the gate's, at the current setting."
-            + (" The question has known evidence: answers are also scored." if evidence else "")
+            + (" The question has known evidence: answers are also scored." if evidence else ""),
+            "caption",
         )
         if not st.button("Answer", key=keys.LLM_ANSWER, icon=":material/play_arrow:"):
             return

@@ -234,7 +234,7 @@ def sidebar_model() -> tuple[str, str]:
             (keys.OPENAI_MODEL, keys.BASE_URL, keys.API_KEY_INPUT),
             OPENAI_EMBEDDING_MODEL,
         )
-        extra.caption(endpoint_choice(model_spec()[1], keys.API_KEY_INPUT).note)
+        alert(endpoint_choice(model_spec()[1], keys.API_KEY_INPUT).note, "caption", extra)
     return model_spec()
 
 
@@ -265,9 +265,10 @@ def sidebar_llm() -> None:
             (keys.LLM_MODEL, keys.LLM_URL, keys.LLM_KEY_INPUT),
             LLM_DEFAULT_MODEL,
         )
-        st.caption(
+        alert(
             f"Any OpenAI-compatible chat endpoint. {llm_settings().endpoint.note} A key you "
-            "type stays in this session only."
+            "type stays in this session only.",
+            "caption",
         )
 
 
