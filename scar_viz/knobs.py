@@ -1,6 +1,7 @@
 """Settings dataclasses that describe their own controls: one field, one CLI option, one widget.
 
-A field made with :func:`knob` carries its label, range and step in its metadata; the CLI
+A field made with :func:`knob` carries its label, range and step in its metadata, and a field
+given :func:`cli` metadata its command-line option (:class:`CliOption`); the CLI
 (:mod:`scar_viz.cli.main`) and the pages (``ui/knobs.py``) generate their options and widgets from
 the fields, so a setting is written once.
 """
@@ -30,6 +31,35 @@ class Knob:
     options: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class CliOption:
+    """A field's command-line option: ``flag``, the ``policy`` that takes it (its help reads
+    ``policy: help``), ``name`` the policy's keyword and the option's ``dest`` when it is not
+    the field's name, ``only`` the policies it reaches (given with another, it is ignored;
+    empty: every policy, and one that does not take it says so)."""
+
+    flag: str
+    policy: str
+    help: str
+    name: str = ""
+    only: tuple[str, ...] = ()
+
+
+def cli(
+    flag: str, policy: str, help: str, name: str = "", only: tuple[str, ...] = ()
+) -> dict[str, CliOption]:
+    """Field metadata declaring a :class:`CliOption`: pass it to :func:`knob` as keywords
+    (``**cli(...)``), or as a plain field's ``metadata``."""
+    return {"cli": CliOption(flag, policy, help, name, tuple(only))}
+
+
+def option(
+    default: Any, flag: str, policy: str, help: str, name: str = "", only: tuple[str, ...] = ()
+) -> Any:
+    """A dataclass field with ``default`` and a command-line option but no widget."""
+    return field(default=default, metadata=cli(flag, policy, help, name, only))
+
+
 def knob(
     default: Any,
     label: str,
@@ -53,10 +83,22 @@ def knob_fields(cls: type) -> list[tuple[Field, Knob]]:
     return [(f, f.metadata["knob"]) for f in fields(cls) if "knob" in f.metadata]
 
 
+def cli_fields(cls: type) -> list[tuple[Field, CliOption]]:
+    """Every field of dataclass ``cls`` that has a command-line option, in declaration order."""
+    return [(f, f.metadata["cli"]) for f in fields(cls) if "cli" in f.metadata]
+
+
+def option_dest(f: Field) -> str:
+    """The keyword a field's command-line value is passed as: its option's ``name``, else the
+    field's name."""
+    return f.metadata["cli"].name or f.name
+
+
 def field_type(f: Field) -> type:
-    """``bool``, ``int``, ``float`` or ``str``: the field's annotated type."""
+    """``bool``, ``int``, ``float`` or ``str``: the field's annotated type (``int | None``:
+    ``int``)."""
     name = f.type if isinstance(f.type, str) else f.type.__name__
-    return _TYPES[name]
+    return _TYPES[name.removesuffix(" | None")]
 
 
 def field_default(f: Field) -> Any:

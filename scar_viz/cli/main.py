@@ -14,22 +14,29 @@ from scar_viz.chunking.qasc import QascParams
 from scar_viz.cli import gate as cli_gate
 from scar_viz.cli.common import (
     EXIT_FAILED,
+    add_cli_options,
     add_common_options,
     add_knob_options,
     add_query_set_arguments,
     add_report_options,
     gate_params,
+    given_knobs,
+    given_options,
     load_labelled,
     setup,
 )
 from scar_viz.cli.llm import register as register_llm_commands
-from scar_viz.cli.policy_options import KNOBS, W_POLICIES, add_policy_options
 from scar_viz.errors import SettingsError, UserError, user_message
 from scar_viz.pipeline import embed_function, embed_query, query_inputs
 from scar_viz.policies import POLICIES, run_policy
-from scar_viz.policies.qasc import QASC_KNOBS
 from scar_viz.scoring.scar import Selection
-from scar_viz.views.compare_settings import CompareSettings, cli_options, option_type
+from scar_viz.views.compare_settings import CompareSettings
+
+FIRST = ("window", "rerank", "parent")
+"""Policies whose options ``select --help`` lists before QASC's and the learned gate's."""
+
+THEN = ("qasc", "qasc-hybrid", "rse", "automerge")
+"""Policies whose options it lists after them (every option is in one of the two groups)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,10 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
     sel.add_argument("doc", help="document path (.txt, .md, .pdf, .html)")
     sel.add_argument("--query", required=True, help="the question")
     sel.add_argument("--policy", default="scar", help=f"one of {', '.join(sorted(POLICIES))}")
-    add_compare_options(sel)
+    add_cli_options(sel, CompareSettings, FIRST)
     add_knob_options(sel, QascParams, "qasc")
     cli_gate.add_gate_options(sel)
-    add_policy_options(sel)
+    add_cli_options(sel, CompareSettings, THEN)
     add_common_options(sel)
     sel.set_defaults(func=cmd_select)
     ev = sub.add_parser("eval", help="evaluate policies on a labelled query set (JSON Lines)")
@@ -56,14 +63,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def add_compare_options(parser: argparse.ArgumentParser) -> None:
-    """The options declared with :class:`CompareSettings`' fields, unset by default so each
-    policy keeps its own default (``dest``: the field's name)."""
-    for f, option in cli_options(CompareSettings):
-        kwargs = {"type": option_type(f)} if option_type(f) else {}
-        if option.flag.lstrip("-").replace("-", "_") != f.name:
-            kwargs["dest"] = f.name
-        parser.add_argument(option.flag, **kwargs, default=None, help=option.help)
+def policy_knobs(args: argparse.Namespace) -> dict[str, object]:
+    """The policy knobs given on the command line (:class:`CompareSettings` and
+    :class:`QascParams` fields), by the policy's keyword, in ``--help``'s order; a knob not
+    given keeps the policy's default."""
+    return {
+        **given_options(args, CompareSettings, FIRST, args.policy),
+        **given_knobs(args, QascParams),
+        **given_options(args, CompareSettings, THEN, args.policy),
+    }
 
 
 def cmd_select(args: argparse.Namespace) -> int:
@@ -75,11 +83,7 @@ def cmd_select(args: argparse.Namespace) -> int:
     qvec = embed_query(embedder, args.query, cache)
     gate = gate_params(args)
     inputs = query_inputs(prep, args.query, qvec, gate, embedder=embedder, cache=cache)
-    params = {"w": args.w} if args.w is not None and args.policy in W_POLICIES else {}
-    compare = [f.name for f, _ in cli_options(CompareSettings) if f.name != "w"]
-    for key in (*compare, *QASC_KNOBS, *KNOBS):
-        if getattr(args, key, None) is not None:
-            params[key] = getattr(args, key)
+    params = policy_knobs(args)
     result = run_policy(args.policy, inputs, **params, **gate_knobs)
     if gate_knobs:
         params.update(gate=cli_gate.gate_label(args), p=args.p)

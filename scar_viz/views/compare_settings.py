@@ -1,18 +1,19 @@
 """The policy knobs of the Compare page and of ``select``: one declaration, two front ends.
 
-Each field is a :func:`scar_viz.knobs.knob` (the page's widget: label, range, key) and, when
-the CLI has it, carries its option (``cli``: flag and help). The page draws the widgets from
-the fields (``ui/knobs.py``); ``python -m scar_viz select`` adds the options from them
-(:func:`cli_options`), and both build the settings by keyword.
+A field made with :func:`scar_viz.knobs.knob` is a widget of the page (label, range, key); a
+field given :func:`scar_viz.knobs.cli` metadata (or made with :func:`scar_viz.knobs.option`,
+options the page does not show) is an option of ``python -m scar_viz select``, named after the
+policy that takes it. The page draws the widgets from the fields (``ui/knobs.py``), ``select``
+adds the options from them (:mod:`scar_viz.cli.main`), and both build the settings by keyword.
+Fields without a widget keep their defaults on the page.
 """
 
 from __future__ import annotations
 
-from dataclasses import Field, dataclass, field, fields
-from typing import Any
+from dataclasses import dataclass, field
 
 from scar_viz.chunking.qasc import QascParams
-from scar_viz.knobs import knob
+from scar_viz.knobs import cli, knob, option
 from scar_viz.policies.automerge import DEFAULT_RATIO
 from scar_viz.policies.parent import HUGE_SECTION_CHARS
 from scar_viz.policies.rerank import DEFAULT_RERANKER
@@ -20,25 +21,17 @@ from scar_viz.policies.rse import PRESETS as RSE_PRESETS
 from scar_viz.policies.sentence_window import DEFAULT_SENTENCE_W
 from scar_viz.scoring.learned import DEFAULT_P, LearnedGate
 
-
-@dataclass(frozen=True)
-class CliOption:
-    """A field's command-line option: ``flag`` (its ``dest`` is the field's name) and help."""
-
-    flag: str
-    help: str
-
-
-def _cli(flag: str, help: str) -> dict[str, CliOption]:
-    return {"cli": CliOption(flag, help)}
+_RSE = RSE_PRESETS["balanced"]
+"""The RSE preset whose values the RSE options default to (None: the preset's)."""
 
 
 @dataclass(frozen=True)
 class CompareSettings:
-    """Every policy's knobs on the Compare page (defaults: each policy's own).
+    """Every policy's knobs on the Compare page and in ``select`` (defaults: each policy's own).
 
-    ``qasc`` draws its own knobs (:class:`QascParams`); ``gate`` and ``p`` are the learned
-    gate's (the session's gate and the shared p slider), not widgets of this declaration.
+    ``qasc`` draws its own knobs and options (:class:`QascParams`); ``gate`` and ``p`` are the
+    learned gate's (the session's gate and the shared p slider; ``--gate`` and ``--p``), not
+    widgets of this declaration.
     """
 
     w: int = knob(
@@ -46,9 +39,12 @@ class CompareSettings:
         "Window ±w (chunks)",
         "w",
         (1, 10, None),
-        **_cli(
+        **cli(
             "--w",
-            "window: half-width in chunks (default 1); sentence-window: in sentences (default 3)",
+            "window",
+            "half-width in chunks (default 1); sentence-window: in sentences "
+            f"(default {DEFAULT_SENTENCE_W})",
+            only=("window", "sentence-window"),
         ),
     )
     n_candidates: int = knob(
@@ -56,17 +52,17 @@ class CompareSettings:
         "Rerank: cosine candidates (0 = 4·k)",
         "nc",
         (0, 200, None),
-        **_cli("--n-candidates", "rerank: cosine candidates to rerank (default 4k)"),
+        **cli("--n-candidates", "rerank", "cosine candidates to rerank (default 4k)"),
     )
     reranker: str = knob(
         DEFAULT_RERANKER,
         "Rerank: cross-encoder (local name or folder)",
         "rr",
         widget="text",
-        **_cli(
+        **cli(
             "--reranker",
-            "rerank: CrossEncoder name in the local HF cache, or a folder "
-            "(default BAAI/bge-reranker-large)",
+            "rerank",
+            f"CrossEncoder name in the local HF cache, or a folder (default {DEFAULT_RERANKER})",
         ),
     )
     level: int = knob(
@@ -74,33 +70,84 @@ class CompareSettings:
         "Parent: heading depth",
         "plevel",
         (0, 6, None),
-        **_cli(
-            "--parent-level", "parent: ancestor heading depth to return (default 0 = the section)"
+        **cli(
+            "--parent-level",
+            "parent",
+            "ancestor heading depth to return (default 0 = the section)",
         ),
     )
-    huge_chars: int = field(
-        default=HUGE_SECTION_CHARS,
-        metadata=_cli("--huge-chars", "parent: flag sections longer than this (default 8000)"),
+    huge_chars: int = option(
+        HUGE_SECTION_CHARS,
+        "--huge-chars",
+        "parent",
+        f"flag sections longer than this (default {HUGE_SECTION_CHARS})",
+    )
+    margin: int = option(
+        2, "--margin", "qasc-hybrid", "sentences around each top-k chunk QASC may use (default 2)"
     )
     rse_preset: str = knob(
-        "balanced", "RSE preset", "rse_preset", widget="select", options=tuple(RSE_PRESETS)
+        "balanced",
+        "RSE preset",
+        "rse_preset",
+        widget="select",
+        options=tuple(RSE_PRESETS),
+        **cli("--rse-preset", "rse", "preset (default balanced)", name="preset"),
+    )
+    max_length: int | None = option(
+        None, "--max-length", "rse", f"longest segment in chunks (default {_RSE['max_length']:g})"
+    )
+    overall_max_length: int | None = option(
+        None,
+        "--overall-max-length",
+        "rse",
+        f"chunks in all segments together (default {_RSE['overall_max_length']:g})",
+    )
+    minimum_value: float | None = option(
+        None,
+        "--minimum-value",
+        "rse",
+        f"stop below this segment value (default {_RSE['minimum_value']:g})",
+    )
+    penalty: float | None = option(
+        None,
+        "--penalty",
+        "rse",
+        f"constant subtracted from each chunk's value (default {_RSE['penalty']:g})",
+    )
+    decay_rate: float | None = option(
+        None, "--decay-rate", "rse", f"rank decay in exp(-rank/decay) (default {_RSE['decay']:g})"
     )
     ratio: float = knob(
-        DEFAULT_RATIO, "Auto-merging: merge ratio", "am_ratio", (0.0, 1.0, 0.05), widget="slider"
+        DEFAULT_RATIO,
+        "Auto-merging: merge ratio",
+        "am_ratio",
+        (0.0, 1.0, 0.05),
+        widget="slider",
+        **cli(
+            "--merge-ratio",
+            "automerge",
+            "merge a section when more than this share of its chunks is retrieved "
+            f"(default {DEFAULT_RATIO:g})",
+        ),
+    )
+    fill_gaps: bool = option(
+        True,
+        "--no-fill-gaps",
+        "automerge",
+        "do not fill a single gap between two retrieved chunks",
     )
     sentence_w: int = knob(DEFAULT_SENTENCE_W, "Sentence window ±w", "sw", (0, 10, None))
-    all_windows: bool = knob(False, "QASC top-k: send all windows", "qaw", widget="toggle")
+    all_windows: bool = knob(
+        False,
+        "QASC top-k: send all windows",
+        "qaw",
+        widget="toggle",
+        **cli(
+            "--all-windows",
+            "qasc",
+            "send every surviving window instead of the top k QASC chunks",
+        ),
+    )
     qasc: QascParams = field(default_factory=QascParams)
     gate: LearnedGate | None = None
     p: float = DEFAULT_P
-
-
-def cli_options(settings: type = CompareSettings) -> list[tuple[Field, CliOption]]:
-    """The fields of ``settings`` that have a command-line option, in declaration order."""
-    return [(f, f.metadata["cli"]) for f in fields(settings) if "cli" in f.metadata]
-
-
-def option_type(f: Field) -> Any:
-    """The ``type=`` of a field's option (None for text, which argparse keeps as it is)."""
-    name = f.type if isinstance(f.type, str) else f.type.__name__
-    return {"int": int, "float": float}.get(name)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
 import pytest
 
+from scar_viz.chunking.qasc import QascParams
 from scar_viz.cli import main as cli
-from scar_viz.policies import ORDER
+from scar_viz.knobs import cli_fields, knob_fields, option_dest
+from scar_viz.policies import ALL_ORDER, ORDER, policy_knobs
+from scar_viz.views.compare_settings import CompareSettings
 from tests.conftest import run_cli
 from tests.fakes import tiny_cross_encoder
 
@@ -83,3 +87,58 @@ def test_module_entry_point_runs_qasc(tmp_path):
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "policy qasc:" in proc.stdout and "spans:" in proc.stdout
+
+
+def _select_parser() -> argparse.ArgumentParser:
+    parser = cli.build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return action.choices["select"]
+
+
+def test_every_compare_option_is_in_select_help(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "1000")  # one line per option: no help string wrapped
+    sub = _select_parser()
+    text = sub.format_help()
+    actions = {a.option_strings[0]: a for a in sub._actions if a.option_strings}
+    for f, option in cli_fields(CompareSettings):
+        assert option.policy in (*cli.FIRST, *cli.THEN), f.name
+        action = actions[option.flag]
+        assert action.dest == option_dest(f) and action.default is None
+        assert action.help == f"{option.policy}: {option.help}"
+        assert f"{option.flag} " in text and action.help in text
+
+
+def test_each_policy_knob_option_is_declared_once():
+    # every option of select that sets a policy's knob comes from CompareSettings, QascParams
+    # or the learned gate's --gate/--p, and no two declarations share an option
+    knobs = {k for name in ALL_ORDER for k in policy_knobs(name)}
+    compare = [option_dest(f) for f, _ in cli_fields(CompareSettings)]
+    qasc = [f.name for f, _ in knob_fields(QascParams)]
+    declared = [*compare, *qasc, "gate", "p"]
+    assert len(set(declared)) == len(declared)
+    sub = _select_parser()
+    dests = [a.dest for a in sub._actions if a.option_strings and a.dest in knobs]
+    assert sorted(dests) == sorted(declared)
+
+
+def test_given_options_reach_their_policy_by_keyword():
+    sub = _select_parser()
+
+    def given(*argv: str) -> dict:
+        return cli.policy_knobs(sub.parse_args(["d.md", "--query", "q", *argv]))
+
+    assert given("--policy", "rse", "--rse-preset", "balanced", "--max-length", "4") == {
+        "preset": "balanced",
+        "max_length": 4,
+    }
+    assert given("--policy", "automerge", "--no-fill-gaps", "--merge-ratio", "0.3") == {
+        "ratio": 0.3,
+        "fill_gaps": False,
+    }
+    assert given("--policy", "sentence-window", "--w", "0") == {"w": 0}
+    assert given("--policy", "scar", "--w", "2") == {}  # --w reaches window and sentence-window
+    assert given("--policy", "qasc", "--all-windows", "--decay", "1") == {
+        "decay": 1.0,
+        "all_windows": True,
+    }
+    assert given("--policy", "topk") == {}
