@@ -8,6 +8,7 @@ the fields, so a setting is written once.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import Any
 
@@ -83,9 +84,13 @@ def knob_fields(cls: type) -> list[tuple[Field, Knob]]:
     return [(f, f.metadata["knob"]) for f in fields(cls) if "knob" in f.metadata]
 
 
-def cli_fields(cls: type) -> list[tuple[Field, CliOption]]:
-    """Every field of dataclass ``cls`` that has a command-line option, in declaration order."""
-    return [(f, f.metadata["cli"]) for f in fields(cls) if "cli" in f.metadata]
+def cli_fields(cls: type, policies: Sequence[str] | None = None) -> list[tuple[Field, CliOption]]:
+    """Every field of dataclass ``cls`` that has a command-line option, in declaration order;
+    with ``policies``, those of these policies, grouped by policy in that order."""
+    items = [(f, f.metadata["cli"]) for f in fields(cls) if "cli" in f.metadata]
+    if policies is None:
+        return items
+    return [(f, option) for policy in policies for f, option in items if option.policy == policy]
 
 
 def option_dest(f: Field) -> str:

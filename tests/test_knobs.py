@@ -32,6 +32,9 @@ def test_a_field_is_a_widget_an_option_or_both():
     assert options[0][1] == CliOption("--size", "window", "size")
     assert [option_dest(f) for f, _ in options] == ["size", "limit"]
     assert knob_values(_Settings(size=5)) == {"size": 5, "hidden": False}
+    by_policy = cli_fields(_Settings, ("rse", "window"))
+    assert [f.name for f, _ in by_policy] == ["cap", "size"]
+    assert cli_fields(_Settings, ("parent",)) == []
 
 
 def test_an_optional_field_has_its_inner_type():

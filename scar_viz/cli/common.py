@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from dataclasses import Field
 
 import numpy as np
 
@@ -21,14 +20,7 @@ from scar_viz.endpoints import EMBEDDING_KEY_NAMES, server_key
 from scar_viz.errors import SettingsError
 from scar_viz.evaluation.bootstrap import DEFAULT_BOOT, DEFAULT_SEED
 from scar_viz.evaluation.queries import GoldQuery, QuerySet, label_queries, load_queries
-from scar_viz.knobs import (
-    CliOption,
-    cli_fields,
-    field_default,
-    field_type,
-    knob_fields,
-    option_dest,
-)
+from scar_viz.knobs import cli_fields, field_default, field_type, knob_fields, option_dest
 from scar_viz.pipeline import PreparedDoc, prepare_document
 from scar_viz.scoring.params import DEFAULT_PARAMS, GateParams
 
@@ -136,17 +128,11 @@ def given_knobs(args: argparse.Namespace, settings: type) -> dict[str, object]:
     return {name: value for name, value in values.items() if value is not None}
 
 
-def options_of(settings: type, policies: Sequence[str]) -> list[tuple[Field, CliOption]]:
-    """The fields of ``settings`` with a command-line option (:func:`scar_viz.knobs.cli`)
-    that ``policies`` take, grouped by policy in that order, then in declaration order."""
-    items = cli_fields(settings)
-    return [(f, option) for policy in policies for f, option in items if option.policy == policy]
-
-
 def add_cli_options(p: argparse.ArgumentParser, settings: type, policies: Sequence[str]) -> None:
-    """The options of :func:`options_of`, unset by default so each policy keeps its own
-    default; a bool field is a flag that sets the opposite of the field's default."""
-    for f, option in options_of(settings, policies):
+    """One option per field of ``settings`` with a command-line option that ``policies`` take
+    (:func:`scar_viz.knobs.cli_fields`), unset by default so each policy keeps its own default;
+    a bool field is a flag that sets the opposite of the field's default."""
+    for f, option in cli_fields(settings, policies):
         if field_type(f) is bool:
             kind: dict[str, object] = {"action": "store_false" if f.default else "store_true"}
         else:
@@ -161,7 +147,7 @@ def given_options(
     """The values of :func:`add_cli_options`' options given on the command line, by keyword,
     that reach ``policy`` (an option with ``only`` reaches those policies alone)."""
     values: dict[str, object] = {}
-    for f, option in options_of(settings, policies):
+    for f, option in cli_fields(settings, policies):
         value = getattr(args, option_dest(f))
         if value is not None and (not option.only or policy in option.only):
             values[option_dest(f)] = value

@@ -11,6 +11,7 @@ Fields without a widget keep their defaults on the page.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from scar_viz.chunking.qasc import QascParams
 from scar_viz.knobs import cli, knob, option
@@ -22,7 +23,12 @@ from scar_viz.policies.sentence_window import DEFAULT_SENTENCE_W
 from scar_viz.scoring.learned import DEFAULT_P, LearnedGate
 
 _RSE = RSE_PRESETS["balanced"]
-"""The RSE preset whose values the RSE options default to (None: the preset's)."""
+
+
+def _rse(flag: str, help: str, preset_key: str) -> Any:
+    """An RSE option, None by default (the preset's value); its help gives the default
+    preset's value."""
+    return option(None, flag, "rse", f"{help} (default {_RSE[preset_key]:g})")
 
 
 @dataclass(frozen=True)
@@ -93,30 +99,17 @@ class CompareSettings:
         options=tuple(RSE_PRESETS),
         **cli("--rse-preset", "rse", "preset (default balanced)", name="preset"),
     )
-    max_length: int | None = option(
-        None, "--max-length", "rse", f"longest segment in chunks (default {_RSE['max_length']:g})"
+    max_length: int | None = _rse("--max-length", "longest segment in chunks", "max_length")
+    overall_max_length: int | None = _rse(
+        "--overall-max-length", "chunks in all segments together", "overall_max_length"
     )
-    overall_max_length: int | None = option(
-        None,
-        "--overall-max-length",
-        "rse",
-        f"chunks in all segments together (default {_RSE['overall_max_length']:g})",
+    minimum_value: float | None = _rse(
+        "--minimum-value", "stop below this segment value", "minimum_value"
     )
-    minimum_value: float | None = option(
-        None,
-        "--minimum-value",
-        "rse",
-        f"stop below this segment value (default {_RSE['minimum_value']:g})",
+    penalty: float | None = _rse(
+        "--penalty", "constant subtracted from each chunk's value", "penalty"
     )
-    penalty: float | None = option(
-        None,
-        "--penalty",
-        "rse",
-        f"constant subtracted from each chunk's value (default {_RSE['penalty']:g})",
-    )
-    decay_rate: float | None = option(
-        None, "--decay-rate", "rse", f"rank decay in exp(-rank/decay) (default {_RSE['decay']:g})"
-    )
+    decay_rate: float | None = _rse("--decay-rate", "rank decay in exp(-rank/decay)", "decay")
     ratio: float = knob(
         DEFAULT_RATIO,
         "Auto-merging: merge ratio",
