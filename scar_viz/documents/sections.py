@@ -14,7 +14,7 @@ A heading is one line, not indented, of one of these forms (lower rank = higher 
   ``A.1.  Title`` (rank 20 + depth). A single level (``1. Title``) must look like a heading
   (at most four words, Title Case or ALL CAPS); a line after one ending in ":" and runs of
   same-depth numbers with no text between them are list items, not headings;
-* a short ALL-CAPS line standing after a blank line (``GOVERNING LAW``, rank 9);
+* a short ALL-CAPS line standing after a blank line (``GOVERNING LAW``, rank 19);
 * ``Whereas:`` opens a "Recitals" section that the next heading closes.
 
 A line is never a heading when its title reads like prose: more than 12 words or 100
@@ -65,7 +65,7 @@ _KEYWORD_RANK = {
     "sec.": 4,
     "§": 4,
 }
-_CAPS_RANK = 9
+_CAPS_RANK = 19  # below keyword headings (SCHEDULE 1 closes it), above numbered clauses
 _RECITALS_RANK = 99  # a leaf: any later heading closes it
 _MAX_WORDS = 12
 _MAX_TITLE = 100
