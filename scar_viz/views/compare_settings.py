@@ -80,7 +80,7 @@ class CompareSettings:
     )
     huge_chars: int = field(
         default=HUGE_SECTION_CHARS,
-        metadata=_cli("--huge-chars", "parent: flag sections longer than this (default 8000)"),
+        metadata=_cli("--huge-chars", "parent: cap on a section, in characters (default 4000)"),
     )
     rse_preset: str = knob(
         "balanced", "RSE preset", "rse_preset", widget="select", options=tuple(RSE_PRESETS)
