@@ -19,7 +19,8 @@ A heading is one line, not indented, of one of these forms (lower rank = higher 
 
 A line is never a heading when its title reads like prose: more than 12 words or 100
 characters, a lower-case start, a comma, semicolon or colon at the end, a last word such as
-"the" or "of" (a wrapped sentence), or a reference right after the number
+"the" or "of" (a wrapped sentence), a verb such as "shall" or "is", or a reference right after
+the number
 (``Article 16(2) TFEU mandates ...``). Recital paragraphs (``(39) ...``) are body text.
 """
 
@@ -75,6 +76,10 @@ _LAST_WORDS = (
 )
 _FUNCTION_WORDS = frozenset(_LAST_WORDS.split())
 """Words a heading does not end with; a line ending with one is a wrapped sentence."""
+_VERB_TEXT = "shall must will should may can is are was were has have"
+_VERBS = frozenset(_VERB_TEXT.split())
+"""Lower-case verbs a clause's sentence has and its title does not ("2.1 The Customer shall
+pay each invoice within 30 days")."""
 _MARKDOWN = re.compile(r"^(#{1,6})[ \t]+(\S.*?)[ \t#]*$")
 _KEYWORD = re.compile(
     r"^(TITLE|PART|Part|CHAPTER|Chapter|ARTICLE|Article|Art\.|ART\.|ITEM|Item|APPENDIX|Appendix"
@@ -103,7 +108,9 @@ def _reads_like_title(title: str, allow_period: bool = False) -> bool:
     if title.endswith(".") and not (allow_period and len(words) <= 6 and ". " not in title):
         return False
     last = words[-1].strip(".").lower()
-    return not (len(words) > 1 and last in _FUNCTION_WORDS)
+    if len(words) > 1 and last in _FUNCTION_WORDS:
+        return False
+    return not any(w in _VERBS for w in words[1:])
 
 
 def _looks_like_heading_words(title: str) -> bool:

@@ -244,6 +244,8 @@ def test_a_body_sentence_is_never_a_title(text):
         "2016 Member States adopted the rules",
         "12 Member States have adopted similar rules",
         "2.5 million people live here",
+        "2.1 The Customer shall pay each invoice within 30 days",
+        "Section 4 The harbour master may close the port",
         "SECTIONS 1 TO 4 APPLY TO EVERY VESSEL,",
         "HAVE ADOPTED THIS REGULATION:",
         "ISSN: 2070-1721",
