@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from scar_viz.charts._style import ADMITTED, REJECTED, RETRIEVED, WINDOW, hover_snippet
-from scar_viz.documents.reading import Section
+from scar_viz.documents.sections import Section
 from scar_viz.spans import Span
 
 POLICY_COLOURS = {

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from scar_viz.documents.reading import FRONT_MATTER
+from scar_viz.documents.sections import FRONT_MATTER
 from scar_viz.spans import Span
 
 DEFAULT_CHUNK_SIZE = 600

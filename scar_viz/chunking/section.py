@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from scar_viz.chunking.base import Chunker, shift
 from scar_viz.chunking.recursive import split_recursive
-from scar_viz.documents.reading import Section, detect_sections
+from scar_viz.documents.sections import Section, detect_sections
 from scar_viz.spans import Span
 
 
@@ -17,7 +17,7 @@ def split_sections(
     text: str, size: int, overlap: int, *, sections: tuple[Section, ...] | None = None
 ) -> list[Span]:
     """Each detected section split on its own by the recursive splitter: no chunk crosses a
-    heading. ``sections`` default to :func:`scar_viz.documents.reading.detect_sections` of
+    heading. ``sections`` default to :func:`scar_viz.documents.sections.detect_sections` of
     ``text``."""
     spans: list[Span] = []
     for section in sections if sections is not None else detect_sections(text):

@@ -14,7 +14,7 @@ import numpy as np
 
 from scar_viz.chunking.base import DEFAULT_PERCENTILE, Chunker, Embed
 from scar_viz.chunking.sentence import pack, sentence_units
-from scar_viz.documents.reading import detect_sections
+from scar_viz.documents.sections import detect_sections
 from scar_viz.embeddings.vectors import normalize
 from scar_viz.errors import SettingsError
 from scar_viz.spans import Span
@@ -40,7 +40,7 @@ def _line_units(text: str, size: int) -> tuple[list[Span], set[int], dict[int, i
 
     Sentences on the same line form one unit; a line longer than ``size`` keeps its sentences
     as separate units (the only cuts allowed inside a line). A heading line (as detected by
-    :func:`scar_viz.documents.reading.detect_sections`) is merged into the unit after it.
+    :func:`scar_viz.documents.sections.detect_sections`) is merged into the unit after it.
 
     Returns:
         The units, the indices of the units that start a line (where a cut may go), and for

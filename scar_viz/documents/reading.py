@@ -1,7 +1,6 @@
-"""Reading documents (txt, md, pdf, html) into text, and detecting their section headings.
+"""Reading documents (txt, md, pdf, html) into a :class:`Document`: text and its sections.
 
-Every character of a :class:`Document` belongs to exactly one :class:`Section`, so every chunk
-and every evidence span has a section path (used by parent retrieval and contextual prepending).
+The sections come from :func:`scar_viz.documents.sections.detect_sections`.
 """
 
 from __future__ import annotations
@@ -12,35 +11,17 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 
+from scar_viz.documents.sections import Section, detect_sections
 from scar_viz.errors import UserError
 
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 """Largest file accepted (20 MiB), the same figure as ``server.maxUploadSize``."""
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".pdf", ".html", ".htm")
-FRONT_MATTER = "(front matter)"
 
 
 class DocumentError(UserError, ValueError):
     """A file that cannot be turned into a document; the message is meant for the user."""
-
-
-@dataclass(frozen=True)
-class Section:
-    """A run of the document under one heading: ``text[start:end]``, heading line included."""
-
-    start: int
-    end: int
-    path: tuple[str, ...]
-    level: int
-
-    @property
-    def title(self) -> str:
-        return self.path[-1] if self.path else FRONT_MATTER
-
-    @property
-    def label(self) -> str:
-        return " > ".join(self.path) if self.path else FRONT_MATTER
 
 
 @dataclass(frozen=True)
@@ -59,70 +40,6 @@ class Document:
 
     def section_at(self, offset: int) -> Section:
         return self.sections[self.section_index_at(offset)]
-
-
-# --- heading detection -------------------------------------------------------------------
-
-_ROMAN = r"[IVXLCDM]+"
-_KEYWORD_RANK = {"part": 1, "chapter": 2, "article": 3, "item": 3, "appendix": 2, "section": 4}
-_MARKDOWN = re.compile(r"^(#{1,6})[ \t]+(\S.*?)[ \t#]*$")
-_NUMBERED = re.compile(r"^((?:\d+|[A-Z])(?:\.\d+)*)\.?[ \t]+([A-Z][^\n]{0,90})$")
-_KEYWORD = re.compile(
-    rf"^(PART|Part|CHAPTER|Chapter|ARTICLE|Article|ITEM|Item|APPENDIX|Appendix|SECTION|Section)"
-    rf"[ \t]+(\d+[A-Z]?(?:\.\d+)*|{_ROMAN}|[A-Z])\b\.?"
-    rf"(?:[ \t]*[-:.\u2013\u2014]?[ \t]*(.{{0,100}}))?$"
-)
-
-
-def _heading(line: str) -> tuple[int, str] | None:
-    """(rank, title) if ``line`` is a heading, else None. Lower rank = higher in the tree."""
-    if not line or line[0].isspace() or len(line) > 120:
-        return None
-    m = _MARKDOWN.match(line)
-    if m:
-        return len(m.group(1)), m.group(2).strip()
-    m = _KEYWORD.match(line)
-    if m:
-        rank = _KEYWORD_RANK[m.group(1).lower()]
-        if m.group(1).lower() == "section":
-            rank += m.group(2).count(".")
-        return 10 + rank, line.strip()
-    m = _NUMBERED.match(line)
-    if m and not line.rstrip().endswith((".", ",", ";", ":")) and "  . ." not in line:
-        number = m.group(1)
-        if number.isalpha() and "." not in number:
-            return None  # a lone capital ("A Title") is prose, not "A.  Title"
-        return 20 + number.count("."), line.strip()
-    return None
-
-
-def detect_sections(text: str) -> tuple[Section, ...]:
-    """Split ``text`` into sections at heading lines.
-
-    Recognised headings (at the start of a line, not indented): markdown ``#``..``######``;
-    numbered like ``3.10.7.  SEGMENT ARRIVES`` or ``A.1.  Title``; and keyword headings
-    ``Part``/``Chapter``/``Article``/``Item``/``Appendix``/``Section`` followed by a number,
-    a roman numeral or a letter (``Article 12``, ``ARTICLE IV``, ``Item 1A.``, ``Section 2.3``,
-    ``CHAPTER I``). A section's path is the titles of its enclosing headings.
-    """
-    sections: list[Section] = []
-    stack: list[tuple[int, str]] = []
-    start, path, level = 0, (), 0
-    pos = 0
-    for line in text.splitlines(keepends=True):
-        found = _heading(line.rstrip("\r\n"))
-        if found is not None:
-            if pos > start:
-                sections.append(Section(start, pos, path, level))
-            rank, title = found
-            while stack and stack[-1][0] >= rank:
-                stack.pop()
-            stack.append((rank, title))
-            start, path, level = pos, tuple(t for _, t in stack), len(stack)
-        pos += len(line)
-    if len(text) > start or not sections:
-        sections.append(Section(start, len(text), path, level))
-    return tuple(sections)
 
 
 # --- decoding ----------------------------------------------------------------------------

@@ -10,35 +10,42 @@ from __future__ import annotations
 import re
 
 from scar_viz.documents.reading import Document
+from scar_viz.documents.sections import RECITALS
 
 MAX_STARTERS = 5
 TEMPLATE = "What does the document say about {topic}?"
 
 _NUMBERING = re.compile(
-    r"^(?:(?:part|chapter|article|item|appendix|section)\s+"
+    r"^(?:(?:title|part|chapter|article|art\.|item|appendix|annex|schedule|section|sec\.|§)"
+    r"(?:(?<=[.§])\s*|\s+)"
     r"(?:\d+[a-z]?|[ivxlcdm]+|[a-z])(?:\.\d+)*\.?"  # "Article 12", "ARTICLE IV", "Item 1A."
     r"|\d+[a-z]?(?:\.\d+)*\.?"  # "3.2", "1."
     r"|(?:[ivxlcdm]+|[a-z])(?:\.\d+)*\.)"  # "IV.", "A.1." (a lone "A" is prose)
-    r"(?:\s*[-:.\u2013\u2014]?\s+|$)",
+    r"(?:\(\w{1,4}\))*"  # "43(3)", "6(1)(a)": a reference to a paragraph
+    r"(?:\s*[-:;,.\u2013\u2014]?\s+|[;:,.]*$)",
     re.IGNORECASE,
 )
+_LEADING_REFS = re.compile(r"^(?:\(\w{1,4}\)\s*)+")  # "(3) ", "(a)(ii) "
+_TRAILING = " .,;:-\u2013\u2014?!"
 
 
 def heading_topic(title: str) -> str:
-    """A heading as a topic for a question: numbering and keywords stripped ("3.2 Weather
-    limits" -> "weather limits", "ARTICLE IV - GOVERNING LAW" -> "governing law"); "" when
-    nothing worded is left."""
+    """A heading as a topic for a question: numbering, keywords, paragraph references and
+    trailing punctuation stripped, shouting lowered ("3.2 Weather limits" -> "weather limits",
+    "ARTICLE IV - GOVERNING LAW" -> "governing law", "Article 43(3);" -> ""); "" when nothing
+    worded is left."""
     text = re.sub(r"\s+", " ", title).strip().strip("#").strip()
-    bare = _NUMBERING.sub("", text, count=1).strip(" .:-\u2013\u2014")
+    bare = _NUMBERING.sub("", text, count=1)
+    bare = _LEADING_REFS.sub("", bare.strip(_TRAILING)).strip(_TRAILING)
     if sum(ch.isalpha() for ch in bare) < 3:
         return ""
     if bare.isupper():
         bare = bare.lower()
     words = bare.split(" ")
     long_words = [w for w in words if len(w) > 3]
-    title_case = len(words) > 1 and all(w[:1].isupper() for w in long_words)
+    title_case = len(words) > 1 and all(w[:1].isupper() or not w[:1].isalpha() for w in long_words)
     out = [_lower_word(w) if (i == 0 or title_case) else w for i, w in enumerate(words)]
-    return " ".join(out).rstrip("?.!:")
+    return " ".join(out)
 
 
 def _lower_word(word: str) -> str:
@@ -57,7 +64,7 @@ def starter_questions(document: Document, limit: int = MAX_STARTERS) -> tuple[st
     """
     levels: dict[int, list[str]] = {}
     for section in document.sections:
-        if not section.path:
+        if not section.path or section.path[-1] == RECITALS:
             continue
         topic = heading_topic(section.path[-1])
         if topic and topic not in levels.setdefault(section.level, []):

@@ -1,10 +1,20 @@
-"""Parent (section) retrieval: the whole section holding each retrieved chunk
-(docs/method.md §1)."""
+"""Parent (section) retrieval: the section holding each retrieved chunk, never over a cap
+(docs/method.md §7).
+
+A section is sent whole when it has at most ``huge_chars`` characters (default
+:data:`MAX_PARENT_CHARS`). A longer one is cut: to its largest sub-section holding the chunk
+that fits (when a parent level above the section was asked for, the sub-headings below it),
+else to a window of whole chunks around the retrieved chunk(s) inside the section. The result's
+``notes`` say what was cut and how; ``detail`` lists one :class:`ParentPart` per section sent.
+"""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 
+from scar_viz.chunking.base import Chunk
 from scar_viz.documents.reading import Document
 from scar_viz.errors import SettingsError
 from scar_viz.policies.base import (
@@ -14,10 +24,30 @@ from scar_viz.policies.base import (
     span_result,
 )
 from scar_viz.scoring.scar import top_k
-from scar_viz.spans import merge_spans
+from scar_viz.spans import Span, merge_spans
 
-HUGE_SECTION_CHARS = 8000
-"""A section longer than this is flagged in the notes (it is still returned whole)."""
+MAX_PARENT_CHARS = 4000
+"""The cap on one parent section, in characters: about 1,000 tokens, or six to seven chunks of
+the default 600 characters. A section is the unit a reader asks about ("what does Article 6
+say?"), and most articles, clauses and RFC subsections are shorter; with k = 5 the context stays
+under ~5,000 tokens, whereas an uncut section can be a whole preamble (GDPR's 173 recitals are
+one section of over 20,000 tokens, which drowns the chunk that was found)."""
+
+HUGE_SECTION_CHARS = MAX_PARENT_CHARS
+"""The default of the ``huge_chars`` knob (``--huge-chars``, the Compare page): the cap."""
+
+SECTION, SUB_HEADING, WINDOW = "section", "sub-heading", "window"
+
+
+@dataclass(frozen=True)
+class ParentPart:
+    """One section's part of the context: ``how`` is ``section`` (whole), ``sub-heading``
+    (cut to a sub-section) or ``window`` (cut to chunks around the retrieved ones)."""
+
+    section: int
+    start: int
+    end: int
+    how: str
 
 
 def section_span(document: Document, index: int, level: int = 0) -> tuple[int, int]:
@@ -39,38 +69,105 @@ def section_span(document: Document, index: int, level: int = 0) -> tuple[int, i
     return sections[lo].start, sections[hi].end
 
 
+def _width(span: Span) -> int:
+    return span[1] - span[0]
+
+
+def _sub_heading_span(document: Document, index: int, level: int, cap: int) -> Span | None:
+    """The largest heading group between depth ``level`` and section ``index`` itself that
+    holds it and fits ``cap``; None when even the section itself is over the cap."""
+    depth = len(document.sections[index].path)
+    for d in range(level + 1, depth + 1):
+        span = section_span(document, index, d)
+        if _width(span) <= cap:
+            return span
+    return None
+
+
+def _covered(windows: Sequence[Span]) -> int:
+    return sum(_width(s) for s in merge_spans(list(windows)))
+
+
+def _windows(chunks: Sequence[Chunk], seeds: Sequence[int], bounds: Span, cap: int) -> list[Span]:
+    """Windows of whole chunks around each seed chunk, grown one chunk at a time on either
+    side, inside ``bounds``, while together they cover at most ``cap`` characters (the seeds
+    themselves are always kept)."""
+    lo_b, hi_b = bounds
+    wins = [[c, c] for c in sorted(set(seeds))]
+
+    def spans(ws: list[list[int]]) -> list[Span]:
+        return [(chunks[a].start, chunks[b].end) for a, b in ws]
+
+    grew = True
+    while grew:
+        grew = False
+        for n, w in enumerate(wins):
+            for side in (0, 1):
+                nxt = w[0] - 1 if side == 0 else w[1] + 1
+                if not 0 <= nxt < len(chunks):
+                    continue
+                if chunks[nxt].start < lo_b or chunks[nxt].end > hi_b:
+                    continue
+                trial = [list(x) for x in wins]
+                trial[n][side] = nxt
+                if _covered(spans(trial)) <= cap:
+                    w[side] = nxt
+                    grew = True
+    return spans(wins)
+
+
 def parent_policy(
     inputs: QueryInputs, level: int = 0, huge_chars: int = HUGE_SECTION_CHARS
 ) -> PolicyResult:
-    """Every section overlapping a top-k chunk, whole, in document order.
+    """The section of every top-k chunk, in document order, each cut to ``huge_chars``.
 
     A chunk that crosses a heading brings both sections, so the context always covers the
     top-k chunks. ``chunk_ids`` are the chunks lying inside the returned spans.
 
     Raises:
-        ValueError: for a negative ``level`` or ``huge_chars``.
+        SettingsError: for a negative ``level`` or ``huge_chars``.
     """
     t0 = time.perf_counter()
     if level < 0 or huge_chars < 0:
-        raise SettingsError("The parent level and the huge-section size must be 0 or more.")
-    doc, chunks = inputs.document, inputs.chunks
+        raise SettingsError("The parent level and the section cap must be 0 or more.")
+    doc, chunks, cap = inputs.document, inputs.chunks, huge_chars
     retrieved = top_k(inputs.sims, inputs.params.k)
-    indices: set[int] = set()
+    seeds: dict[int, list[int]] = {}
     for c in retrieved:
         first = doc.section_index_at(chunks[c].start)
         last = doc.section_index_at(max(chunks[c].start, chunks[c].end - 1))
-        indices.update(range(first, last + 1))
-    spans = merge_spans([section_span(doc, i, level) for i in sorted(indices)])
+        for i in range(first, last + 1):
+            seeds.setdefault(i, []).append(int(c))
     notes: list[str] = []
     if len(doc.sections) == 1 and not doc.sections[0].path:
         notes.append(
             f"No headings were detected: the parent of every chunk is the whole "
             f"document ({len(doc.text):,} characters)."
         )
-    for s, e in spans:
-        if e - s > huge_chars:
-            label = doc.section_at(s).label
-            notes.append(f"Huge section '{label}': {e - s:,} characters, returned whole, not cut.")
+    parts: list[ParentPart] = []
+    for i in sorted(seeds):
+        span = section_span(doc, i, level)
+        if _width(span) <= cap:
+            parts.append(ParentPart(i, *span, SECTION))
+            continue
+        label = doc.sections[i].label
+        over = f"Section '{label}' is {_width(span):,} characters, over the {cap:,}-character cap"
+        sub = _sub_heading_span(doc, i, level, cap)
+        if sub is not None:
+            parts.append(ParentPart(i, *sub, SUB_HEADING))
+            sub_label = doc.section_at(sub[0]).label
+            notes.append(f"{over}: sent its sub-section '{sub_label}' ({_width(sub):,}).")
+            continue
+        own = (doc.sections[i].start, doc.sections[i].end)
+        wins = _windows(chunks, seeds[i], own, cap)
+        parts.extend(ParentPart(i, s, e, WINDOW) for s, e in wins)
+        sent = _covered(wins)
+        extra = " (the retrieved chunks alone are over the cap)" if sent > cap else ""
+        notes.append(
+            f"{over} and no sub-heading fits: sent a window of chunks around the retrieved "
+            f"one(s), {sent:,} characters{extra}."
+        )
+    spans = merge_spans([(p.start, p.end) for p in parts])
     inside = [c.index for c in chunks if any(s <= c.start and c.end <= e for s, e in spans)]
     return span_result(
         "parent",
@@ -79,7 +176,7 @@ def parent_policy(
         t0,
         chunk_ids=sorted(set(inside) | set(retrieved)),
         notes=notes,
-        detail=tuple(sorted(indices)),
+        detail=tuple(parts),
     )
 
 

@@ -86,7 +86,7 @@ class CompareSettings:
         HUGE_SECTION_CHARS,
         "--huge-chars",
         "parent",
-        f"flag sections longer than this (default {HUGE_SECTION_CHARS})",
+        f"cap on a section, in characters (default {HUGE_SECTION_CHARS})",
     )
     margin: int = option(
         2, "--margin", "qasc-hybrid", "sentences around each top-k chunk QASC may use (default 2)"

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from scar_viz.documents import samples
 from scar_viz.documents.reading import document_from_text
 from scar_viz.documents.starters import MAX_STARTERS, heading_topic, starter_questions
+from tests.documents.test_sections import CONTRACT, MARKDOWN, REGULATION, RFC, STATUTE
 
 
 @pytest.mark.parametrize(
@@ -22,6 +25,21 @@ from scar_viz.documents.starters import MAX_STARTERS, heading_topic, starter_que
         ("A new era", "a new era"),
         ("Part 1", ""),
         ("## 1.", ""),
+        ("article 43(3);", ""),
+        ("Article 6(1)(a) Consent", "consent"),
+        ("(3) Data transfers;", "data transfers"),
+        ("CHAPTER III \u2013 RIGHTS OF THE DATA SUBJECT", "rights of the data subject"),
+        ("Art. 16 Right to rectification", "right to rectification"),
+        ("\u00a7 4 Powers of harbour authorities", "powers of harbour authorities"),
+        ("Sec. 5. Penalties", "penalties"),
+        ("Section 1. Short title.", "short title"),
+        ("12.3.4 Set-off and withholding", "set-off and withholding"),
+        ("3.10.7.  SEGMENT ARRIVES", "segment arrives"),
+        ("ARTICLES OF ASSOCIATION", "articles of association"),
+        (
+            "3.9.1.9.  Set Differentiated Services Field (IPv4 TOS or IPv6 Traffic Class)",
+            "set differentiated services field (IPv4 TOS or IPv6 traffic class)",
+        ),
     ],
 )
 def test_heading_topic(title, topic):
@@ -60,3 +78,41 @@ def test_untrusted_heading_text_is_kept_verbatim_for_the_view_to_escape():
     doc = document_from_text("x.md", "## <script>alert(1)</script> rules\n\nBody.\n")
     (question,) = starter_questions(doc)
     assert "<script>" in question  # escaping is the view's job, the core does not mangle text
+
+
+def _about(*topics: str) -> tuple[str, ...]:
+    return tuple(f"What does the document say about {t}?" for t in topics)
+
+
+def test_regulation_starters_are_clean_article_titles():
+    questions = starter_questions(document_from_text("gdpr.txt", REGULATION))
+    assert questions == _about(
+        "general provisions",
+        "rights of the data subject",
+        "subject-matter and objectives",
+        "material scope",
+        "right to rectification",
+    )
+
+
+def test_statute_starters():
+    questions = starter_questions(document_from_text("act.txt", STATUTE))
+    assert questions == _about(
+        "preliminary",
+        "harbour authorities",
+        "short title",
+        "interpretation",
+        "powers of harbour authorities",
+    )
+
+
+@pytest.mark.parametrize("text", [REGULATION, CONTRACT, RFC, STATUTE, MARKDOWN])
+def test_starters_carry_no_numbering_references_or_shouting(text):
+    questions = starter_questions(document_from_text("x.txt", text))
+    assert questions
+    for q in questions:
+        topic = q.removeprefix("What does the document say about ").removesuffix("?")
+        assert topic and topic == topic.strip(" ;:,.")
+        assert not re.search(r"\(\d+\)|;|^\d|^(article|chapter|part|section|art\.)\b", topic)
+        assert not re.search(r"\b[A-Z]{5,}\b", topic), q  # no shouting (acronyms are short)
+        assert "recitals" not in topic

@@ -102,14 +102,6 @@ def test_parent_returns_whole_sections():
     assert not res.notes
 
 
-def test_parent_flags_a_huge_section_and_keeps_it_whole():
-    inputs = _inputs(k=2)
-    res = policies.run_policy("parent", inputs, huge_chars=50)
-    a = inputs.document.sections[0]
-    assert any("Huge section 'Section A'" in n and f"{a.end - a.start:,}" in n for n in res.notes)
-    assert (a.start, a.end) in res.spans
-
-
 def test_parent_without_headings_is_the_whole_document():
     text = "One paragraph about ferries.\n\nAnother about tides.\n\nA third about cranes."
     doc = document_from_text("plain.txt", text)
