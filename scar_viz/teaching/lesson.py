@@ -243,12 +243,12 @@ SCALE_INTRO = (
     "Embedding models put the same pair of texts at different cosines. Model 2 below is this "
     "model with every cosine mapped to α + β·cos. The spread β is what a model's training "
     "temperature sets: contrastive training only sees cos / temperature, so models trained "
-    "alike at different temperatures differ mostly in spread. The offset α is anisotropy: when "
-    "every vector shares one direction, even unrelated text scores high (cos ≈ a² + (1 − a²)·cos"
-    " for a shared component a), an offset and a spread at once. The sample's gate decisions "
-    "(all its questions, preset A) are judged on model 2 twice: with SCAR's relative bar "
-    "τ·cos(q,c), and with an absolute bar θ, the one number that best reproduces model 1's "
-    "decisions."
+    "alike at different temperatures differ mostly in spread. The offset α is what anisotropy "
+    "adds: when every vector shares one direction with weight a, even unrelated text scores "
+    "high, cos′ ≈ a² + (1 − a²)·cos, an offset and a narrower spread at once. The sample's "
+    "gate decisions (all its questions, preset A) are judged on model 2 twice: with SCAR's "
+    "relative bar τ·cos(q,c), and with an absolute bar θ, the one number that best reproduces "
+    "model 1's decisions."
 )
 """Step 4's text above its sliders (what α and β stand for)."""
 
