@@ -1,8 +1,12 @@
 """scar-viz: the entry point declares the pages in sections; nothing heavy happens here."""
 
+from pathlib import Path
+
 import streamlit as st
 
-st.set_page_config(page_title="scar-viz", page_icon=":material/join_inner:", layout="wide")
+# a local file: a material icon name makes the browser fetch the favicon from a font CDN
+FAVICON = Path(__file__).with_name("static") / "favicon.png"
+st.set_page_config(page_title="scar-viz", page_icon=str(FAVICON), layout="wide")
 
 pages = {
     "Explore": [

@@ -18,8 +18,9 @@ from scar_viz.scoring.explain import edge_notes, explain_decision
 from scar_viz.scoring.scar import Selection
 from scar_viz.views.explorer import contexts, policy_selection, query_sims, summarise
 from scar_viz.views.focus import gate_payload, overview_data
+from scar_viz.views.language import language_notice, model_tokens
 from ui import keys, state
-from ui.alerts import or_stop
+from ui.alerts import alert, or_stop
 from ui.cache import cached
 from ui.explore_tools import (
     active_gate,
@@ -55,6 +56,10 @@ prep, embedder = setup.prepared, setup.embedder
 query = query_box(setup.name, setup.source, setup.doc_key)
 qvec = query_vector(embedder, query)
 sims = or_stop(lambda: cached(("sims", *setup.key, query), lambda: query_sims(prep.unit, qvec)))
+tokens = model_tokens(getattr(embedder, "name_or_path", None), query)
+best = float(sims.max()) if len(sims) else None
+if notice := language_notice(query, setup.source.text, tokens=tokens, best_cos=best):
+    alert(notice.message, "warning")
 
 
 def metrics(sel, summary, n_chunks: int, big: bool) -> None:

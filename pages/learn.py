@@ -20,8 +20,10 @@ from scar_viz.scoring.scar import scar_select
 from scar_viz.teaching.lesson import (
     SCALE_ALPHA,
     SCALE_BETA,
+    SCALE_INTRO,
     fragment_step,
     pooled_decisions,
+    scale_caption,
     scale_demo,
     scale_rows,
 )
@@ -139,8 +141,12 @@ rounds = cached(
     lambda: pick_rounds(prep.unit, questions, lesson_id=LESSON_QUERY),
 )
 st.write(
-    "Each round is one of the sample's questions at one (λ, τ). Tick the neighbours you "
+    "Each round is another of the sample's questions at one (λ, τ). Tick the neighbours you "
     "expect the gate to admit, then reveal. Each round is scored once, when you reveal it."
+)
+st.caption(
+    "Each box shows what the gate reads for neighbour n of retrieved chunk c: cos(q,n), the "
+    "penalty b = 1 − cos(c,n) and the bar τ·cos(q,c). Admit n iff cos(q,n) − λ·b > bar."
 )
 which = st.radio(
     "Round",
@@ -193,13 +199,7 @@ if score.revealed:
 
 # --- 4 ----------------------------------------------------------------------------------------
 st.header("4 · Why the bar is relative")
-st.write(
-    "Embedding models live on different similarity scales: one puts unrelated text at "
-    "cos 0.1, another at 0.6. Model 2 below is this model with every cosine mapped to "
-    "α + β·cos. The sample's gate decisions (all its questions, preset A) are judged on model "
-    "2 twice: with SCAR's relative bar τ·cos(q,c), and with an absolute bar θ, the one number "
-    "that best reproduces model 1's decisions."
-)
+st.write(SCALE_INTRO)
 c1, c2 = st.columns(2)
 alpha = c1.slider("Model 2 offset α", -0.3, 0.6, SCALE_ALPHA, 0.05, key=keys.L_ALPHA, bind=URL)
 beta = c2.slider("Model 2 spread β", 0.2, 1.5, SCALE_BETA, 0.05, key=keys.L_BETA, bind=URL)
@@ -216,12 +216,7 @@ m2.metric(
     fmt.percent(demo.keep_abs),
     help=f"of model 1's {len(demo.rows)} decisions; {len(demo.changed_abs)} change",
 )
-st.caption(
-    f"The relative bar is invariant to the spread β: with no offset (α = 0) it keeps every "
-    f"decision, whatever β. It is not invariant to an offset: α shifts every margin by "
-    f"α·(1 − τ), so with α ≠ 0 both bars change decisions. The absolute bar θ = "
-    f"{demo.theta:.3f} was tuned on model 1; a change of spread alone moves scores across it."
-)
+st.caption(scale_caption(demo))
 table = scale_rows(demo)
 if table:
     st.dataframe(pd.DataFrame(table), hide_index=True, key=keys.L_SCALE_TABLE)

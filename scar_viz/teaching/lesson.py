@@ -13,6 +13,7 @@ import numpy as np
 
 from scar_viz.chunking.base import Chunk
 from scar_viz.embeddings.vectors import normalize
+from scar_viz.fmt import percent
 from scar_viz.scoring.params import DEFAULT_K, DEFAULT_LAM, DEFAULT_TAU, GateParams
 from scar_viz.scoring.scar import Decision, select_from_sims
 
@@ -236,6 +237,47 @@ def pooled_decisions(
         sel = select_from_sims(sims, unit, GateParams(k, lam, tau, 1))
         out.extend(d for d in sel.decisions if d.outcome != "retrieved")
     return tuple(out)
+
+
+SCALE_INTRO = (
+    "Embedding models put the same pair of texts at different cosines. Model 2 below is this "
+    "model with every cosine mapped to α + β·cos. The spread β is what a model's training "
+    "temperature sets: contrastive training only sees cos / temperature, so models trained "
+    "alike at different temperatures differ mostly in spread. The offset α is what anisotropy "
+    "adds: when every vector shares one direction with weight a, even unrelated text scores "
+    "high, cos′ ≈ a² + (1 − a²)·cos, an offset and a narrower spread at once. The sample's "
+    "gate decisions (all its questions, preset A) are judged on model 2 twice: with SCAR's "
+    "relative bar τ·cos(q,c), and with an absolute bar θ, the one number that best reproduces "
+    "model 1's decisions."
+)
+"""Step 4's text above its sliders (what α and β stand for)."""
+
+
+def scale_caption(demo: ScaleDemo) -> str:
+    """Step 4's reading of its two metrics at the sliders' (α, β), in the terms of
+    :func:`scale_demo`: a spread multiplies both sides of the relative test, an offset does not."""
+    rel, ab = percent(demo.keep_rel), percent(demo.keep_abs)
+    spread = (
+        "A change of spread multiplies both sides of the relative test by β (S′ = β·S, "
+        "bar′ = β·bar), so it never changes a decision; the absolute bar θ = "
+        f"{demo.theta:.3f} does not scale, so scores cross it."
+    )
+    offset = (
+        "An offset does not cancel: it adds α to S but only τ·α to the bar, moving every "
+        "margin by α·(1 − τ), so the relative bar changes decisions too."
+    )
+    if demo.alpha == 0:
+        now = f"At α = 0 (spread only) the relative bar keeps {rel}, the absolute {ab}."
+    else:
+        now = (
+            f"At α = {demo.alpha:g} (an offset) neither bar is invariant: the relative bar "
+            f"keeps {rel}, the absolute {ab}."
+        )
+    advice = (
+        "So τ carries over between models that differ in spread; for a model whose cosines "
+        "are offset, re-tune τ on it (the λ×τ sweep)."
+    )
+    return " ".join((now, spread, offset, advice))
 
 
 def scale_rows(demo: ScaleDemo, changed_only: bool = True) -> list[dict[str, object]]:

@@ -2,8 +2,10 @@
 their scoring (each round's prediction kept and scored once).
 
 A round is one question at one (λ, τ) setting: the student ticks the neighbours they expect the
-gate to admit, then reveals. :func:`pick_rounds` searches the labelled questions × a grid of
-round-number settings for four rounds whose answers differ:
+gate to admit, then reveals. Each box shows what the gate reads: cos(q,n), the penalty
+b = 1 − cos(c,n) and the bar τ·cos(q,c), so S = cos(q,n) − λ·b can be worked out and compared.
+:func:`pick_rounds` searches the labelled questions × a grid of round-number settings for four
+rounds, each on its own question and its own chunk pair, whose answers differ:
 
 - ``warm-up``: the lesson question at preset A (docs/method.md §2);
 - ``penalty``: the penalty blocks a relevant neighbour: cos(q,n) > bar but S ≤ bar;
@@ -227,13 +229,15 @@ def _grid(lams: Sequence[float], taus: Sequence[float]) -> list[tuple[float, flo
     return sorted(((float(a), float(b)) for a in lams for b in taus), key=key)
 
 
-def _find(kind: str, q: RoundQuestion, unit, k, lams, taus, taken) -> LessonRound | None:
+def _find(kind: str, q: RoundQuestion, unit, k, lams, taus, taken, pairs) -> LessonRound | None:
     gold = set(q.gold)
     for sel in _scan(q, unit, k, lams, taus):
         answer = tuple(sel.admitted)
         if answer in taken:
             continue
         for d in sel.decisions:
+            if (d.chunk, d.neighbour) in pairs:
+                continue
             if kind == "penalty" and _penalty_focus(d, gold):
                 return _round(kind, q, sel, k, d, _reason(kind, d))
             if kind == "low-bar" and _weak_focus(d, gold):
@@ -254,7 +258,8 @@ def pick_rounds(
     lams: Sequence[float] = ROUND_LAMS,
     taus: Sequence[float] = ROUND_TAUS,
 ) -> tuple[LessonRound, ...]:
-    """A warm-up round and up to three rounds with different answers (see the module docstring).
+    """A warm-up round and up to three rounds on other questions and chunk pairs, with
+    different answers (see the module docstring).
 
     Args:
         unit: (N, d) unit-norm chunk vectors, in document order (``PreparedDoc.unit``).
@@ -263,8 +268,10 @@ def pick_rounds(
         k: chunks the retriever returns; r is 1.
 
     Returns:
-        The rounds in order warm-up, penalty, low-bar, tau; a kind that no question and grid
-        setting shows is left out. Deterministic for the same inputs.
+        The rounds in order warm-up, penalty, low-bar, tau; each on a question no earlier
+        round used and about a (c, n) pair no earlier round was about, while some question
+        shows the kind (else a question is reused); a kind that no question and grid setting
+        shows is left out. Deterministic for the same inputs.
     """
     if not questions:
         return ()
@@ -277,16 +284,23 @@ def pick_rounds(
     focus = next((d for d in pool if d.passes), pool[0] if pool else None)
     warm = _round("warm-up", first, warm_sel, k, focus, _reason("warm-up", focus) if focus else "")
     rounds = [warm]
+    used = {first.id}
     taken = {warm.admitted}
+    pairs = {(focus.chunk, focus.neighbour)} if focus else set()
     for kind in KINDS[1:]:
-        # answers that differ from every earlier round's first; failing that, any answer
-        for avoid in (taken, set()):
+        # a new question with an answer unlike the earlier rounds'; failing that, relax in turn
+        fresh = [q for q in ordered if q.id not in used]
+        for pool_q, avoid in ((fresh, taken), (fresh, set()), (ordered, taken), (ordered, set())):
             found = next(
-                (r for q in ordered if (r := _find(kind, q, unit, k, lams, taus, avoid))), None
+                (r for q in pool_q if (r := _find(kind, q, unit, k, lams, taus, avoid, pairs))),
+                None,
             )
             if found is not None:
                 rounds.append(found)
+                used.add(found.question_id)
                 taken.add(found.admitted)
+                if found.focus is not None:
+                    pairs.add((found.focus.chunk, found.focus.neighbour))
                 break
     return tuple(rounds)
 
@@ -307,9 +321,12 @@ def round_questions(
 
 
 def candidate_label(d: Decision) -> str:
-    """A short checkbox label with the numbers a student needs, b included:
-    ``"chunk 15 (next to 16) · cos(q,n) 0.42 · b 0.31"``."""
-    return f"chunk {d.neighbour} (next to {d.chunk}) · cos(q,n) {d.cos_qn:.2f} · b {d.penalty:.2f}"
+    """A checkbox label with every number the gate reads: cos(q,n), b = 1 − cos(c,n) and the
+    bar τ·cos(q,c): ``"chunk 15 (next to 16) · cos(q,n) 0.42 · b 0.31 · bar 0.06"``."""
+    return (
+        f"chunk {d.neighbour} (next to {d.chunk}) · cos(q,n) {d.cos_qn:.2f} · "
+        f"b {d.penalty:.2f} · bar {d.bar:.2f}"
+    )
 
 
 def round_selection(unit: np.ndarray, question: RoundQuestion, rnd: LessonRound) -> Selection:

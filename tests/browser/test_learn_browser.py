@@ -1,6 +1,7 @@
 """The Learn page's predict-then-reveal rounds in headless Chromium, as a student plays them: on
-the default model, round 1: tick chunks 15 and 18, Reveal (4 of 4); round 2: tick 15, Reveal
-(3 of 4); the score reads 7 / 8, and round 1 keeps its ticks and its own score."""
+the default model, round 1: tick chunks 15 and 18, Reveal (4 of 4); round 2, another question
+about chunks 39–45: tick 42 (the penalty blocks it), Reveal (3 of 4); the score reads 7 / 8, and
+round 1 keeps its ticks and its own score."""
 
 from __future__ import annotations
 
@@ -57,7 +58,7 @@ def test_rounds_are_kept_and_scored_once(live_app, page, artifacts):
     assert score(page) == "4 / 4"
 
     open_round(page, 2)
-    tick(page, 15)
+    tick(page, 42)
     reveal(page)
     expect(page.get_by_text("3 of 4 right.")).to_be_visible()
     assert score(page) == "7 / 8"

@@ -8,6 +8,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from scar_viz import fmt
 from scar_viz.chunking.config import chunk_document
 from scar_viz.documents import samples
 from scar_viz.embeddings import make_embedder
@@ -112,7 +113,19 @@ def test_rounds_answers_differ_and_reasons_show(hash_model):
 def test_checkbox_labels_show_cos_and_b_in_full(hash_model):
     at = learn()
     labels = [c.label for c in boxes(at, 0).values()]
-    assert labels and all(re.search(r"cos\(q,n\) -?\d\.\d\d · b -?\d\.\d\d$", x) for x in labels)
+    pattern = r"cos\(q,n\) -?\d\.\d\d · b -?\d\.\d\d · bar -?\d\.\d\d$"
+    assert labels and all(re.search(pattern, x) for x in labels)
+
+
+def test_rounds_show_their_own_questions(hash_model):
+    rounds, _ = core_rounds("hash")
+    at = learn()
+    shown = []
+    for i in range(len(rounds)):
+        at.radio(key="l_round").set_value(i).run()
+        shown.append(next(m.value for m in at.markdown if ", r = 1" in m.value))
+        assert set(boxes(at, i)) == set(rounds[i].candidates)
+    assert len(set(shown)) == len(rounds), shown
 
 
 def test_step4_bars_differ_at_the_defaults(hash_model):
@@ -127,14 +140,16 @@ def test_step4_bars_differ_at_the_defaults(hash_model):
     assert expected.changed_abs and not expected.changed_rel
     table = at.dataframe[0].value
     assert len(table) == len(expected.changed_abs)
-    assert any(
-        "invariant to the spread" in c.value and "not invariant to an offset" in c.value
-        for c in at.caption
-    )
-    # an offset moves the relative bar too (the caption's claim)
+    assert any("At α = 0 (spread only) the relative bar keeps 100%" in c.value for c in at.caption)
+    # a pure offset: neither bar is invariant, as the caption then says
     at.slider(key="l_alpha").set_value(0.2).run()
+    at.slider(key="l_beta").set_value(1.0).run()
+    offset = scale_demo(decisions, 0.2, 1.0)
     rel = next(m.value for m in at.metric if m.label == "Relative bar keeps")
-    assert rel != "100%"
+    ab = next(m.value for m in at.metric if m.label == "Absolute bar keeps")
+    assert rel != "100%" and ab != "100%"
+    assert (rel, ab) == (fmt.percent(offset.keep_rel), fmt.percent(offset.keep_abs))
+    assert any("neither bar is invariant" in c.value for c in at.caption)
 
 
 def test_lesson_sliders_restore_from_the_address(hash_model):
@@ -162,17 +177,18 @@ def test_lesson_query_type_comes_from_the_shared_rule(hash_model):
 
 
 @pytest.mark.model
-def test_issue_17_click_sequence_scores_seven_of_eight():
-    """Issue 17 item 1 on the default model: round 1 tick 15 and 18, Reveal (4 of 4); round 2
-    tick 15, Reveal (3 of 4): 7 / 8; back on round 1, its ticks and its 4 of 4 remain."""
+def test_default_model_click_sequence_scores_seven_of_eight():
+    """On the default model, round 1 (the lesson question): tick 15 and 18, Reveal (4 of 4);
+    round 2 (another question, chunks 39–45): tick 42, Reveal (3 of 4): 7 / 8; back on round 1,
+    its ticks and its 4 of 4 remain."""
     rounds, _ = core_rounds("default")
-    assert rounds[0].candidates == rounds[1].candidates == (15, 18, 19, 21)
-    assert rounds[0].admitted == (15, 18) and rounds[1].admitted == ()
+    assert rounds[0].candidates == (15, 18, 19, 21) and rounds[0].admitted == (15, 18)
+    assert rounds[1].candidates == (39, 42, 43, 45) and rounds[1].admitted == ()
     at = learn()
     tick_and_reveal(at, 0, {15, 18})
     assert at.success[0].value == "4 of 4 right."
     assert lesson_score(at) == "4 / 4"
-    tick_and_reveal(at, 1, {15})
+    tick_and_reveal(at, 1, {42})
     assert at.success[0].value == "3 of 4 right."
     assert lesson_score(at) == "7 / 8"
     at.radio(key="l_round").set_value(0).run()

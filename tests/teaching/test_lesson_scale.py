@@ -13,7 +13,9 @@ from scar_viz.scoring.scar import scar_select
 from scar_viz.teaching.lesson import (
     SCALE_ALPHA,
     SCALE_BETA,
+    SCALE_INTRO,
     pooled_decisions,
+    scale_caption,
     scale_demo,
     tune_absolute_bar,
 )
@@ -71,3 +73,26 @@ def test_tune_absolute_bar_separates_when_it_can():
     theta = tune_absolute_bar(sel.decisions)
     assert theta < 0.4
     assert tune_absolute_bar(()) == 0.0
+
+
+@pytest.mark.parametrize("beta", [0.3, 0.5, 1.5])
+def test_pure_spread_keeps_every_relative_decision_and_not_every_absolute(sample_decisions, beta):
+    demo = scale_demo(sample_decisions, 0.0, beta)
+    assert demo.keep_rel == 1.0 and demo.keep_abs < 1.0
+    caption = scale_caption(demo)
+    assert "At α = 0 (spread only) the relative bar keeps 100%" in caption
+    assert f"the absolute {round(100 * demo.keep_abs)}%" in caption
+
+
+@pytest.mark.parametrize("alpha", [-0.2, 0.2, 0.4])
+def test_pure_offset_moves_both_bars_as_the_caption_says(sample_decisions, alpha):
+    demo = scale_demo(sample_decisions, alpha, 1.0)
+    assert demo.keep_rel < 1.0 and demo.keep_abs < 1.0
+    caption = scale_caption(demo)
+    assert f"At α = {alpha:g} (an offset) neither bar is invariant" in caption
+    assert f"relative bar keeps {round(100 * demo.keep_rel)}%" in caption
+
+
+def test_intro_names_spread_and_offset_and_why():
+    for word in ("spread β", "offset α", "temperature", "anisotropy"):
+        assert word in SCALE_INTRO

@@ -72,6 +72,15 @@ def test_sample_rounds_have_every_kind_and_differing_answers(sample_rounds):
     assert all(r.candidates for r in rounds)
 
 
+def test_sample_rounds_use_their_own_questions_and_pairs(sample_rounds):
+    _, _, rounds = sample_rounds
+    ids = [r.question_id for r in rounds]
+    assert len(set(ids)) == len(ids), ids
+    pairs = [(r.focus.chunk, r.focus.neighbour) for r in rounds]
+    assert len(set(pairs)) == len(pairs), pairs
+    assert len({r.candidates for r in rounds}) == len(rounds)
+
+
 def test_sample_rounds_match_the_gate_and_their_reasons_hold(sample_rounds):
     prep, questions, rounds = sample_rounds
     by_id = {q.id: q for q in questions}
@@ -111,7 +120,8 @@ def test_candidate_label_shows_cos_and_b(sample_rounds):
     d = rounds[1].focus
     label = rd.candidate_label(d)
     assert f"chunk {d.neighbour}" in label and f"{d.cos_qn:.2f}" in label
-    assert f"b {d.penalty:.2f}" in label and len(label) <= 50
+    assert f"b {d.penalty:.2f}" in label and f"bar {d.bar:.2f}" in label
+    assert label.endswith(f"· bar {d.bar:.2f}") and len(label) <= 60
 
 
 def test_round_selection_and_labels_follow_the_round(sample_rounds):

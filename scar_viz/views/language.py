@@ -1,0 +1,165 @@
+"""Is the question in the model's language? A notice when it likely is not.
+
+A question in a language the model was not trained on still gets cosines, just meaningless
+ones (a Japanese question against the English default model scores about 0.09 everywhere), and
+nothing on the page would say so. Three signals, any one enough:
+
+- **unknown tokens** (WordPiece models, e.g. the default all-MiniLM-L6-v2): the share of the
+  question's word pieces the vocabulary maps to ``[UNK]`` is at least :data:`UNKNOWN_SHARE`;
+- **script**: at least :data:`FOREIGN_SHARE` of the question's letters are in a script
+  (Latin, Cyrillic, CJK, Hiragana, …) that makes up under :data:`RARE_SCRIPT` of the
+  document's letters: the check for models without a vocabulary (hash, static, remote);
+- **low best cosine** (when a usual value is given): the question's best cos(q,c) is under
+  :data:`LOW_COS` × the usual best cosine of questions on this document.
+
+:func:`language_notice` is pure (strings and numbers in, a :class:`LanguageNotice` or None
+out); :func:`model_tokens` reads a local model folder's ``tokenizer.json`` when there is one.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+UNKNOWN_SHARE = 0.25
+"""A question with this share of ``[UNK]`` word pieces is likely not in the model's language."""
+FOREIGN_SHARE = 0.5
+"""A question with this share of its letters in a script rare in the document gets a notice."""
+RARE_SCRIPT = 0.01
+"""A script is rare in the document under this share of its letters."""
+LOW_COS = 0.5
+"""A best cosine under this fraction of the usual best cosine is far below the usual."""
+_SAMPLE = 50_000  # document letters looked at, evenly spread, for the script profile
+_SPECIAL = {"[CLS]", "[SEP]", "[PAD]", "<s>", "</s>", "<pad>"}
+
+
+@dataclass(frozen=True)
+class LanguageNotice:
+    """Why the question is likely not in the model's language: ``message`` is a sentence for
+    the page; the figures behind it are kept for tests and reports."""
+
+    message: str
+    foreign_share: float
+    scripts: tuple[str, ...]
+    unknown_share: float | None
+    best_cos: float | None
+
+
+def script_of(ch: str) -> str:
+    """The script a letter is written in, from its Unicode name: ``"LATIN"``, ``"CJK"``,
+    ``"HIRAGANA"``, ``"CYRILLIC"``…; ``""`` for a character that is not a letter."""
+    if not ch.isalpha():
+        return ""
+    name = unicodedata.name(ch, "")
+    return name.split(" ", 1)[0] if name else "OTHER"
+
+
+def script_shares(text: str, limit: int | None = None) -> dict[str, float]:
+    """Each script's share of the letters of ``text`` (at most ``limit`` letters, evenly
+    spread, looked at); empty when ``text`` has no letters."""
+    if limit and len(text) > limit:
+        text = text[:: len(text) // limit + 1]
+    counts = Counter(s for s in map(script_of, text) if s)
+    total = sum(counts.values())
+    return {s: n / total for s, n in counts.items()} if total else {}
+
+
+def _script_name(script: str) -> str:
+    return script if script == "CJK" else script.title()
+
+
+def unknown_share(tokens: Sequence[str], unknown: str = "[UNK]") -> float:
+    """The share of ``tokens`` (special tokens such as ``[CLS]`` left out) that are ``unknown``;
+    0.0 for no tokens."""
+    words = [t for t in tokens if t not in _SPECIAL]
+    return sum(t == unknown for t in words) / len(words) if words else 0.0
+
+
+def language_notice(
+    question: str,
+    document_text: str,
+    *,
+    tokens: Sequence[str] | None = None,
+    best_cos: float | None = None,
+    usual_best_cos: float | None = None,
+) -> LanguageNotice | None:
+    """A notice when ``question`` is likely not in the model's (and the document's) language.
+
+    Args:
+        question: the typed question.
+        document_text: the document's text (its letters' scripts are the reference).
+        tokens: the question's word pieces from the model's tokenizer (:func:`model_tokens`),
+            or None for a model without a vocabulary.
+        best_cos: the question's best cos(q,c), quoted in the message.
+        usual_best_cos: the usual best cosine of questions on this document (e.g. the median
+            over its labelled questions); with ``best_cos``, the low-cosine signal.
+
+    Returns:
+        None when no signal fires (see the module docstring), else the notice.
+    """
+    letters = [s for s in map(script_of, question) if s]
+    doc = script_shares(document_text, _SAMPLE)
+    foreign = [s for s in letters if doc.get(s, 0.0) < RARE_SCRIPT] if doc else []
+    foreign_share = len(foreign) / len(letters) if letters else 0.0
+    unk = unknown_share(tokens) if tokens is not None else None
+    low = (
+        best_cos is not None
+        and usual_best_cos is not None
+        and usual_best_cos > 0
+        and best_cos < LOW_COS * usual_best_cos
+    )
+    by_script = foreign_share >= FOREIGN_SHARE
+    by_vocab = unk is not None and unk >= UNKNOWN_SHARE
+    if not (by_script or by_vocab or low):
+        return None
+    scripts = tuple(s for s, _ in Counter(foreign).most_common())
+    reasons = []
+    if by_script:
+        names = " and ".join(_script_name(s) for s in scripts[:2])
+        kind = "scripts" if len(scripts) > 1 else "a script"
+        reasons.append(
+            f"{foreign_share:.0%} of its letters are {names}, {kind} the document hardly uses"
+        )
+    if by_vocab:
+        reasons.append(f"the model does not know {unk:.0%} of its word pieces")
+    if low:
+        reasons.append(
+            f"its best cosine {best_cos:.3f} is under half the usual {usual_best_cos:.3f}"
+        )
+    cos = f" (best cos {best_cos:.3f})" if best_cos is not None and not low else ""
+    message = (
+        "This question is likely not in the model's language: "
+        + "; ".join(reasons)
+        + f". Its cosines{cos} say little about relevance; ask in the document's language "
+        "or use a multilingual model."
+    )
+    return LanguageNotice(message, foreign_share, scripts, unk, best_cos)
+
+
+def model_tokens(name_or_path: str | None, text: str) -> tuple[str, ...] | None:
+    """``text``'s word pieces from the ``tokenizer.json`` of a local WordPiece model folder
+    (one with an ``[UNK]`` token, as the default model's), or None when there is none."""
+    tokenizer = _tokenizer(str(name_or_path)) if name_or_path else None
+    return tuple(tokenizer.encode(text).tokens) if tokenizer is not None else None
+
+
+@lru_cache(maxsize=4)
+def _tokenizer(folder: str):
+    path = Path(folder) / "tokenizer.json"
+    if not path.is_file():
+        return None
+    try:
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_file(str(path))
+    except Exception:  # a missing package or an unreadable file: no vocabulary signal
+        return None
+    if tokenizer.token_to_id("[UNK]") is None:
+        return None
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return tokenizer
