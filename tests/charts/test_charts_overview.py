@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import plotly.io as pio
@@ -28,10 +29,15 @@ def _trace(fig, name):
 def test_every_mark_is_drawn_and_clickable():
     ov, sel = _overview(120)
     assert sel.admitted and sel.rejected  # the data exercises every kind of mark
-    fig = overview_chart(ov, focus=sel.retrieved[0])
+    # a plot wide enough that no two marks share a place: one mark a chunk
+    fig = overview_chart(ov, focus=sel.retrieved[0], min_width=50_000)
     retrieved = _trace(fig, "retrieved")
-    assert list(retrieved.x) == sel.retrieved  # in rank order, with the rank as text
-    assert list(retrieved.text) == ["1", "2", "3"]
+    assert list(retrieved.x) == sorted(sel.retrieved)
+    assert set(retrieved.text) == {""}  # no counts: every mark is one chunk
+    ranks = _trace(fig, "ranks")
+    by_chunk = dict(zip(retrieved.x, retrieved.customdata, strict=True))
+    assert sorted(ranks.text) == ["1", "2", "3"]
+    assert {int(by_chunk[c][0]) for c in sel.retrieved} == set(sel.retrieved)
     assert sorted(_trace(fig, "admitted").x) == sel.admitted
     assert sorted(_trace(fig, "rejected").x) == sel.rejected
     for name in ("retrieved", "admitted", "rejected", "chunks"):
@@ -43,6 +49,43 @@ def test_every_mark_is_drawn_and_clickable():
     assert fig.layout.shapes[0].x0 == sel.retrieved[0] - 0.5
 
 
+def test_close_marks_share_one_mark_that_names_them_all():
+    ov, sel = _overview(3000, k=20, radius=3, seed=4)
+    fig = overview_chart(ov)
+    for name, chunks in (
+        ("retrieved", sel.retrieved),
+        ("admitted", sel.admitted),
+        ("rejected", sel.rejected),
+    ):
+        t = _trace(fig, name)
+        named = {int(c) for h in t.hovertext for c in re.findall(r"chunk (\d+)", h)}
+        counts = [int(c) if c else 1 for c in (x.lstrip("×") for x in t.text)]
+        assert sum(counts) == len(chunks), name
+        assert named == set(chunks) if name == "retrieved" else named <= set(chunks)
+    retrieved = _trace(fig, "retrieved")
+    assert len(retrieved.x) < 20  # 20 hits in 3,000 chunks on 720 px: some share a mark
+    # a shared retrieved mark focuses its best-ranked chunk
+    rank = {c: r for r, c in enumerate(sel.retrieved, 1)}
+    for h, custom in zip(retrieved.hovertext, retrieved.customdata, strict=True):
+        members = [int(c) for c in re.findall(r"chunk (\d+)", h)]
+        assert int(custom[0]) == min(members, key=rank.get)
+    # the best rank's label is always drawn; no label is drawn twice
+    ranks = _trace(fig, "ranks")
+    assert ranks.text[0].split(",")[0] == "1"
+    assert len(set(zip(ranks.x, ranks.y, strict=True))) == len(ranks.x)
+
+
+def test_marks_rows_stack_by_kind_without_sharing_a_row():
+    ov, _ = _overview(800, k=20, radius=3)
+    fig = overview_chart(ov)
+    rows = {name: set(_trace(fig, name).y) for name in ("rejected", "admitted", "retrieved")}
+    assert all(len(ys) <= 1 for ys in rows.values())
+    ys = [next(iter(rows[n])) for n in ("rejected", "admitted", "retrieved") if rows[n]]
+    assert ys == sorted(ys) and len(set(ys)) == len(ys)  # rejected below admitted below retrieved
+    label_rows = set(_trace(fig, "ranks").y)
+    assert min(label_rows) > max(ys)
+
+
 def test_ten_thousand_chunks_stay_light():
     ov, sel = _overview(10_000, k=20, radius=3)
     fig = overview_chart(ov)
@@ -51,11 +94,11 @@ def test_ten_thousand_chunks_stay_light():
     # each clickable marker is its bin's most relevant chunk
     edges = np.linspace(0, 10_000, MAX_POINTS + 1).astype(int)
     assert int(clickable.x[7]) == edges[7] + int(np.argmax(ov.sims[edges[7] : edges[8]]))
-    assert len(_trace(fig, "retrieved").x) == 20
-    assert all(t.text is None for t in fig.data if t.name != "retrieved")
+    assert len(_trace(fig, "retrieved").x) <= 20
+    assert _trace(fig, "chunks").text is None and _trace(fig, "cos(q,c)").text is None
     size = len(pio.to_json(fig, validate=False))
     assert size < 400_000, size  # numbers only: no per-chunk hover text
-    assert len(json.loads(pio.to_json(fig, validate=False))["data"]) == 5
+    assert len(json.loads(pio.to_json(fig, validate=False))["data"]) == 6
 
 
 def test_clicked_chunk_reads_streamlit_selection():
