@@ -53,6 +53,7 @@ def hits_list(found: Sequence[Hit], big: bool = False) -> None:
         st.dataframe(
             frame,
             hide_index=True,
+            width="content",
             key=keys.HITS_TABLE,
             column_config={c: COLUMNS[c] for c in frame.columns},
             on_select=_remember_row(keys.HITS_TABLE, keys.FOCUS, [h.chunk for h in found]),

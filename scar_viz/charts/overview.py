@@ -219,7 +219,7 @@ def overview_chart(
 
     Args:
         overview: :func:`scar_viz.views.focus.overview_data` for this query and gate setting.
-        focus: a chunk to outline (the one the focus rows show), or None.
+        focus: a chunk to outline in the similarity row (the one the focus rows show), or None.
         height: the similarity row's share; the marks' rows add what they need.
         max_points: the most clickable markers to draw (see the module docstring).
         min_width: the plot width (px) the marks are placed for (see the module docstring).
@@ -283,7 +283,7 @@ def overview_chart(
             {
                 "type": "rect",
                 "xref": "x",
-                "yref": "paper",
+                "yref": "y domain",  # the similarity row only: never across a mark's count
                 "x0": focus - 0.5,
                 "x1": focus + 0.5,
                 "y0": 0,
@@ -379,7 +379,6 @@ def split_overview(whole: go.Figure) -> tuple[go.Figure, go.Figure]:
             "legend": {**layout["legend"], "y": 1.0},
             "xaxis": {**x_axis, "visible": False},
             "yaxis": own_axis("yaxis2"),
-            "shapes": [{**s, "yref": "paper"} for s in layout.get("shapes", [])],
         },
     )
     base_traces = [trace.to_plotly_json() for trace in whole.data[:2]]

@@ -133,6 +133,11 @@ def test_split_overview_keeps_every_trace_and_aligns_the_axes():
         assert (fig.layout.margin.l, fig.layout.margin.r) == (SPLIT_MARGIN["l"], SPLIT_MARGIN["r"])
     retrieved = next(t for t in marks.data if t.name == "retrieved")
     assert sorted(retrieved.x) == sorted(sel.retrieved)
+    # the focus outline is drawn on the similarity row only, never across the marks' counts
+    assert marks.layout.shapes == () and base.layout.shapes[0].x0 == 4.5
+    # the marks' plot area is exactly as tall as their rows
+    m = marks.layout
+    assert m.height - m.margin.t - m.margin.b == whole.layout.meta["marks_height"]
     # the base depends on the similarities and the focus only, not on the gate's marks
     other = select_from_sims(sims, unit, GateParams(3, 2.0, 1.5, 2))
     _, base2 = split_overview(overview_chart(overview_data(sims, other), focus=5))
