@@ -95,7 +95,7 @@ def overview(prep: PreparedDoc, sims, sel, focus: int | None, big: bool) -> None
         pickable_chart(
             fig, key, remember_overview_click(key, keys.FOCUS), "overview", displayModeBar=bar
         )
-    hits_list(hits(prep.chunks, sims, sel.retrieved), big)
+    hits_list(hits(prep.chunks, sims, sel.retrieved))
 
 
 def live_panel(setup: Setup, query: str, sims, params, focus: int | None, big: bool) -> None:

@@ -40,11 +40,11 @@ def _remember_row(table_key: str, focus_key: str, chunks: Sequence[int]) -> Call
     return remember
 
 
-def hits_list(found: Sequence[Hit], big: bool = False) -> None:
-    """The retrieved chunks, best first, in an expander under the overview."""
+def hits_list(found: Sequence[Hit]) -> None:
+    """The retrieved chunks, best first, in an expander under the overview (closed at first:
+    the overview and the gate panel come first on screen)."""
     with st.expander(
         "Hits: every retrieved chunk, best first (click a row to focus it)",
-        expanded=big,
         key=keys.HITS_OPEN,
     ):
         frame = pd.DataFrame([h.as_row() for h in found], columns=list(COLUMNS))

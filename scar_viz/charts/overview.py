@@ -50,6 +50,9 @@ LABEL_ROWS = 2
 TRIANGLE_WIDTH = 2 / math.sqrt(3)
 """Width of plotly's triangle markers as a multiple of their size (a cross is as wide as its
 size)."""
+SHRINK = 0.75
+"""Smallest marker size, as a share of the default, used to keep neighbours' marks apart in
+short documents (where a chunk is a little narrower than a marker)."""
 TEXT_HEIGHT = 1.7
 """Height a line of text needs, as a multiple of the font size (its box reaches about 0.82
 font sizes above the point it is drawn at)."""
@@ -100,6 +103,13 @@ def _rows(kinds: tuple[_Kind, ...], font_size: int) -> tuple[list[float], list[f
     return marks, labels, math.ceil(y)
 
 
+def _fitted_size(kind: _Kind, pitch: float) -> float:
+    """The kind's marker size, made smaller (down to ``SHRINK`` of it) so that marks of
+    neighbouring chunks fit side by side when a chunk is ``pitch`` px wide."""
+    fits = (pitch - kind.line - 1.05) / kind.width  # a hair under the pitch: no rounding tie
+    return max(SHRINK * kind.size, min(kind.size, fits))
+
+
 def _rank_text(ranks: list[int]) -> str:
     """A label for a mark with these ranks (ascending): "7", "2,9", or "1,12,…"."""
     joined = ",".join(map(str, ranks))
@@ -134,8 +144,9 @@ def _mark_traces(overview: Overview, font_size: int, min_width: float) -> tuple[
     retrieved: list[Mark] = []
     for kind, y in zip(kinds, rows, strict=True):
         members = overview.members(kind.status)
-        tail = count_tail(font_size, kind.size / 1.6 + 1)
-        marks = group_marks(members, n, min_width, kind.size * kind.width + kind.line + 1, tail)
+        size = _fitted_size(kind, min_width / max(n, 1))
+        tail = count_tail(font_size, size / 1.6 + 1)
+        marks = group_marks(members, n, min_width, size * kind.width + kind.line + 1, tail)
         if kind.label == "retrieved":
             retrieved = marks
             picks = [min(m.members, key=lambda c: overview.rank[c]) for m in marks]
@@ -158,7 +169,7 @@ def _mark_traces(overview: Overview, font_size: int, min_width: float) -> tuple[
                 "marker": {
                     "color": kind.colour,
                     "symbol": kind.symbol,
-                    "size": kind.size,
+                    "size": size,
                     "line": {"width": kind.line, "color": kind.colour},
                 },
                 "xaxis": "x",
@@ -343,8 +354,8 @@ def clicked_chunk(selection: Mapping | None) -> int | None:
 
 
 SPLIT_MARGIN = {"l": 10, "r": 80}
-"""Left and right margins of both split figures, so their x axes line up (the colour bar sits
-in the right margin)."""
+"""Left and right margins of both split figures at the default font size, so their x axes line
+up (the colour bar sits in the right margin, which grows with larger type)."""
 
 
 def split_overview(whole: go.Figure) -> tuple[go.Figure, go.Figure]:
@@ -361,7 +372,8 @@ def split_overview(whole: go.Figure) -> tuple[go.Figure, go.Figure]:
     font_size, meta = layout["font"]["size"], layout["meta"]
     shared = {k: layout[k] for k in ("font", "hovermode", "clickmode", "dragmode", "plot_bgcolor")}
     x_axis = {k: layout["xaxis"][k] for k in ("range", "showgrid", "zeroline")}
-    margin = {**SPLIT_MARGIN, "t": 0, "b": 0, "autoexpand": False}
+    right = max(SPLIT_MARGIN["r"], 6 * font_size)  # the colour bar's ticks and title
+    margin = {**SPLIT_MARGIN, "r": right, "t": 0, "b": 0, "autoexpand": False}
 
     def own_axis(name: str) -> dict:
         return {k: v for k, v in layout[name].items() if k != "domain"}

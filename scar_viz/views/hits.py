@@ -13,12 +13,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz.chunking.base import Chunk
+from scar_viz.documents.reading import FRONT_MATTER
 
 
 @dataclass(frozen=True)
 class Hit:
     """One retrieved chunk. ``position`` is the share of the document's text before its start
-    (0 = the first character, 1 = past the end); ``section`` its section path as a label."""
+    (0 = the first character, 1 = past the end); ``section`` the innermost heading it starts
+    under (the whole path repeats the document's title on every row)."""
 
     rank: int
     chunk: int
@@ -44,7 +46,7 @@ def hits(chunks: Sequence[Chunk], sims: np.ndarray, retrieved: Sequence[int]) ->
             rank=r,
             chunk=int(c),
             position=chunks[c].start / length,
-            section=chunks[c].section_label,
+            section=chunks[c].section[-1] if chunks[c].section else FRONT_MATTER,
             cos=float(sims[c]),
         )
         for r, c in enumerate(retrieved, 1)

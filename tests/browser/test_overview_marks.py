@@ -94,7 +94,7 @@ def test_long_document_marks_never_overlap_and_hits_focus(app, chromium, artifac
 
     # the hits list: a click on rank 5's row focuses that chunk in the gate panel
     hits = page.get_by_test_id("stExpander").filter(has_text="Hits: every retrieved chunk")
-    if not hits.locator("details[open]").count():  # open in presenter mode
+    if not hits.locator("details[open]").count():
         hits.get_by_text("Hits: every retrieved chunk").click()
     table = hits.get_by_test_id("stDataFrame").first
     table.wait_for()

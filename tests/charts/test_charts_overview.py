@@ -131,6 +131,9 @@ def test_split_overview_keeps_every_trace_and_aligns_the_axes():
     assert list(marks.layout.xaxis.range) == list(base.layout.xaxis.range) == [-0.5, 299.5]
     for fig in (marks, base):
         assert (fig.layout.margin.l, fig.layout.margin.r) == (SPLIT_MARGIN["l"], SPLIT_MARGIN["r"])
+    # larger type: a wider right margin for the colour bar, still the same in both figures
+    big_marks, big_base = split_overview(overview_chart(ov, focus=5, font_size=18))
+    assert big_marks.layout.margin.r == big_base.layout.margin.r > SPLIT_MARGIN["r"]
     retrieved = next(t for t in marks.data if t.name == "retrieved")
     assert sorted(retrieved.x) == sorted(sel.retrieved)
     # the focus outline is drawn on the similarity row only, never across the marks' counts
@@ -142,3 +145,12 @@ def test_split_overview_keeps_every_trace_and_aligns_the_axes():
     other = select_from_sims(sims, unit, GateParams(3, 2.0, 1.5, 2))
     _, base2 = split_overview(overview_chart(overview_data(sims, other), focus=5))
     assert base2.to_json() == base.to_json()
+
+
+def test_short_document_keeps_one_mark_per_chunk():
+    # 52 chunks: a chunk is a little narrower than a marker; the markers shrink instead of merging
+    ov, sel = _overview(52, k=20, radius=2)
+    fig = overview_chart(ov)
+    retrieved = _trace(fig, "retrieved")
+    assert sorted(retrieved.x) == sorted(sel.retrieved) and set(retrieved.text) == {""}
+    assert 0.75 * 13 <= retrieved.marker.size < 13  # 13: the default at font size 12

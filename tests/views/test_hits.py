@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from scar_viz.chunking.base import Chunk
+from scar_viz.documents.reading import FRONT_MATTER
 from scar_viz.views.hits import hits
 
 
@@ -21,7 +22,8 @@ def test_one_row_per_retrieved_chunk_in_rank_order():
     assert [r["chunk"] for r in rows] == [2, 0]
     assert rows[0]["position"] == pytest.approx(75.0)  # 300 of 400 characters before it
     assert rows[1]["position"] == 0.0
-    assert rows[0]["section"] == "Part 2 > Clause 3"
+    assert rows[0]["section"] == "Clause 3"  # the innermost heading
+    assert rows[1]["section"] == FRONT_MATTER
     assert rows[0]["cos(q,c)"] == pytest.approx(0.7)
 
 
