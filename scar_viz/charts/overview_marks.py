@@ -88,10 +88,11 @@ def _rows(kinds: tuple[_Kind, ...], font_size: int) -> tuple[list[float], list[f
 
 
 def _fitted_size(kind: _Kind, pitch: float) -> float:
-    """The kind's marker size, made smaller (down to ``SHRINK`` of it) so that marks of
-    neighbouring chunks fit side by side when a chunk is ``pitch`` px wide."""
+    """The kind's marker size, made smaller (down to ``SHRINK`` of it) when that is enough for
+    marks of neighbouring chunks to fit side by side, a chunk being ``pitch`` px wide; the
+    default size otherwise (long documents: close marks are grouped instead)."""
     fits = (pitch - kind.line - 1.05) / kind.width  # a hair under the pitch: no rounding tie
-    return max(SHRINK * kind.size, min(kind.size, fits))
+    return fits if SHRINK * kind.size <= fits < kind.size else kind.size
 
 
 def _rank_text(ranks: list[int]) -> str:

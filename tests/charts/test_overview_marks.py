@@ -53,3 +53,6 @@ def test_short_document_keeps_one_mark_per_chunk():
     retrieved = _trace(fig, "retrieved")
     assert sorted(retrieved.x) == sorted(sel.retrieved) and set(retrieved.text) == {""}
     assert 0.75 * 13 <= retrieved.marker.size < 13  # 13: the default at font size 12
+    # a long document: shrinking cannot keep neighbours apart, so markers keep their size
+    long_ov, _ = _overview(1200, k=20, radius=2)
+    assert _trace(overview_chart(long_ov), "retrieved").marker.size == 13
