@@ -18,6 +18,7 @@ from scar_viz.scoring.explain import edge_notes, explain_decision
 from scar_viz.scoring.scar import Selection
 from scar_viz.views.explorer import contexts, policy_selection, query_sims, summarise
 from scar_viz.views.focus import gate_payload, overview_data
+from scar_viz.views.hits import hits
 from scar_viz.views.language import language_notice, model_tokens
 from ui import keys, state
 from ui.alerts import alert, or_stop
@@ -32,6 +33,7 @@ from ui.explore_tools import (
 )
 from ui.gate_controls import gate_sliders, panel_setting, query_box, release_to_sliders
 from ui.gate_panel import gate_panel, payload_id, remember_overview_click
+from ui.hits import hits_list
 from ui.loading import query_vector
 from ui.presenter import presenting
 from ui.share import chart_config, download, pickable_chart
@@ -82,8 +84,9 @@ def metrics(sel, summary, n_chunks: int, big: bool) -> None:
         (st.warning if level == "warning" else st.caption)(note)
 
 
-def overview(sims, sel, focus: int | None, big: bool) -> None:
-    """Marks above the similarity row: only the small marks figure changes with λ and τ."""
+def overview(prep: PreparedDoc, sims, sel, focus: int | None, big: bool) -> None:
+    """Marks above the similarity row (only the small marks figure changes with λ and τ), then
+    the hits list."""
     whole = overview_chart(
         overview_data(sims, sel),
         focus=focus,
@@ -91,10 +94,13 @@ def overview(sims, sel, focus: int | None, big: bool) -> None:
         font_size=18 if big else 12,
     )
     figs = split_overview(whole)
-    for fig, key, bar in zip(figs, ("overview_marks", "overview"), (True, False), strict=True):
+    for fig, key, bar in zip(
+        figs, (keys.OVERVIEW_MARKS, keys.OVERVIEW), (True, False), strict=True
+    ):
         pickable_chart(
             fig, key, remember_overview_click(key, keys.FOCUS), "overview", displayModeBar=bar
         )
+    hits_list(hits(prep.chunks, sims, sel.retrieved))
 
 
 def live_panel(setup: Setup, query: str, sims, params, focus: int | None, big: bool) -> None:
@@ -197,7 +203,7 @@ def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
     focus = state.get(keys.FOCUS)
     if not big:
         metrics(sel, summary, len(prep.chunks), big)
-    overview(sims, sel, focus, big)
+    overview(prep, sims, sel, focus, big)
     if policy == "SCAR":
         live_panel(setup, query, sims, params, focus, big)
     if big:

@@ -65,7 +65,9 @@ PANEL_SHOWS = "_panel_shows"
 OVERVIEW = "overview"
 OVERVIEW_MARKS = "overview_marks"
 FOCUS = "focus"
-"""The chunk clicked in the overview."""
+"""The chunk clicked in the overview (or picked in the hits list)."""
+HITS_OPEN = "hits_open"
+HITS_TABLE = "hits_table"
 
 # --- the learned gate (Fit a gate, Explorer, Compare) ----------------------------------------
 GATE_JSON = "learned_gate_json"

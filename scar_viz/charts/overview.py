@@ -1,13 +1,22 @@
-"""The document overview: every chunk's cos(q, c) in one row, every gate mark above it.
+"""The document overview: every chunk's cos(q, c) in one row, the gate's marks above it.
 
 Built for any document size: the similarity row is one heatmap (drawn as an image, so
-10,000 chunks cost one trace), the marks are three small scatter traces, and the clickable
-layer has at most ``max_points`` markers (one per bin of chunks, at the bin's most relevant
-chunk). No per-chunk text is sent; hover shows the index and the numbers.
+10,000 chunks cost one trace), the marks are three small scatter traces and one of rank
+labels, and the clickable layer has at most ``max_points`` markers (one per bin of chunks,
+at the bin's most relevant chunk). No per-chunk text is sent.
 
-Click to focus: every clickable point carries its chunk index as ``customdata[0]``. A page
-mounts the figure with ``st.plotly_chart(fig, on_select="rerun", selection_mode="points",
-key=...)`` and passes the returned ``event.selection`` to :func:`clicked_chunk`.
+Marks never overlap (:mod:`scar_viz.charts.overview_marks`): each kind has its own row, so
+no mark hides under another; within a row, chunks closer than a marker's width at the plot's
+width share one mark, which shows their count ("×3") and names them all on hover; rank labels
+sit in two rows above, best rank first, and a label with no free room is left out (hover and
+the page's hits list keep every rank). The placement is made for a plot ``min_width`` px
+wide and holds at any larger width, in the figures :func:`split_overview` returns (whose
+marks row has exactly the height the placement needs).
+
+Click to focus: every clickable point carries its chunk index as ``customdata[0]`` (a mark
+standing for several chunks carries its best-ranked one). A page mounts the figure with
+``st.plotly_chart(fig, on_select="rerun", selection_mode="points", key=...)`` and passes the
+returned ``event.selection`` to :func:`clicked_chunk`.
 """
 
 from __future__ import annotations
@@ -17,14 +26,12 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from scar_viz.charts._style import ADMITTED, REJECTED, RETRIEVED, SIM_SCALE, fast_figure
-from scar_viz.views.focus import STATUS_ADMITTED, STATUS_REJECTED, STATUS_RETRIEVED, Overview
+from scar_viz.charts._style import SIM_SCALE, fast_figure
+from scar_viz.charts.overview_marks import MIN_WIDTH, mark_traces
+from scar_viz.views.focus import Overview
 
 MAX_POINTS = 2000
 """Most clickable markers drawn; larger documents get one per bin of chunks."""
-RANK_LABELS = 30
-"""Retrieved marks carry their rank as text up to this many retrieved chunks."""
-MARK_ROW = "marks"
 
 
 def _click_layer(sims: np.ndarray, max_points: int) -> np.ndarray:
@@ -44,13 +51,16 @@ def overview_chart(
     height: int = 190,
     font_size: int = 12,
     max_points: int = MAX_POINTS,
+    min_width: float = MIN_WIDTH,
 ) -> go.Figure:
     """The whole document: cos(q, c) per chunk, retrieved ▼ (with rank), admitted ▲, rejected ✕.
 
     Args:
         overview: :func:`scar_viz.views.focus.overview_data` for this query and gate setting.
-        focus: a chunk to outline (the one the focus rows show), or None.
+        focus: a chunk to outline in the similarity row (the one the focus rows show), or None.
+        height: the similarity row's share; the marks' rows add what they need.
         max_points: the most clickable markers to draw (see the module docstring).
+        min_width: the plot width (px) the marks are placed for (see the module docstring).
 
     Every marker's ``customdata[0]`` is its chunk index (read it with :func:`clicked_chunk`).
     """
@@ -103,50 +113,15 @@ def overview_chart(
             "yaxis": "y",
         }
     )
-    rank = overview.rank
-    for label, colour, symbol, status, size in (
-        ("rejected", REJECTED, "x-thin-open", STATUS_REJECTED, 9),
-        ("admitted", ADMITTED, "triangle-up", STATUS_ADMITTED, 11),
-        ("retrieved", RETRIEVED, "triangle-down", STATUS_RETRIEVED, 13),
-    ):
-        members = overview.members(status)
-        if label == "retrieved":
-            members = members[np.argsort(rank[members])]
-        text = (
-            [str(int(rank[c])) for c in members]
-            if label == "retrieved" and len(members) <= RANK_LABELS
-            else None
-        )
-        traces.append(
-            {
-                "type": "scatter",
-                "name": label,
-                "x": members,
-                "y": [MARK_ROW] * len(members),
-                "customdata": members[:, None],
-                "mode": "markers+text" if text else "markers",
-                "text": text,
-                "textposition": "top center",
-                "cliponaxis": False,
-                "textfont": {"size": max(9, font_size - 2), "color": RETRIEVED},
-                "marker": {
-                    "color": colour,
-                    "symbol": symbol,
-                    "size": size,
-                    "line": {"width": 2 if label == "rejected" else 1, "color": colour},
-                },
-                "hovertemplate": f"chunk %{{x}} · {label}<extra></extra>",
-                "xaxis": "x",
-                "yaxis": "y2",
-            }
-        )
+    marks, marks_height = mark_traces(overview, font_size, min_width)
+    traces.extend(marks)
     shapes = []
     if focus is not None and 0 <= focus < n:
         shapes.append(
             {
                 "type": "rect",
                 "xref": "x",
-                "yref": "paper",
+                "yref": "y domain",  # the similarity row only: never across a mark's count
                 "x0": focus - 0.5,
                 "x1": focus + 0.5,
                 "y0": 0,
@@ -155,29 +130,32 @@ def overview_chart(
                 "fillcolor": "rgba(0,0,0,0)",
             }
         )
+    top = 4 + 2 * font_size  # the legend
+    total = height + marks_height
+    split = (height - 36) / total  # the similarity row's share of the plot, above the x axis
     layout = {
-        "height": height,
+        "height": total,
         "font": {"size": font_size},
         "hovermode": "closest",
         "clickmode": "event+select",
         "dragmode": False,
-        "margin": {"l": 10, "r": 10, "t": 10, "b": 36},
+        "margin": {"l": 10, "r": 10, "t": top, "b": 36},
         "plot_bgcolor": "white",
         "showlegend": True,
-        "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
+        "legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0},
+        "meta": {"marks_height": marks_height, "row_height": height, "min_width": min_width},
         "xaxis": {
             "range": [-0.5, n - 0.5],
             "showgrid": False,
             "zeroline": False,
             "title": {"text": f"chunk index (document order, {n:,} chunks)"},
         },
-        "yaxis": {"domain": [0.0, 0.5], "visible": False, "fixedrange": True},
+        "yaxis": {"domain": [0.0, max(0.2, split)], "visible": False, "fixedrange": True},
         "yaxis2": {
-            "domain": [0.56, 0.86],
+            "domain": [min(0.8, split + 0.04), 1.0],
             "visible": False,
             "fixedrange": True,
-            "type": "category",
-            "range": [-0.5, 1.2],
+            "range": [0, marks_height],
         },
         "shapes": shapes,
     }
@@ -203,24 +181,26 @@ def clicked_chunk(selection: Mapping | None) -> int | None:
 
 
 SPLIT_MARGIN = {"l": 10, "r": 80}
-"""Left and right margins of both split figures, so their x axes line up (the colour bar sits
-in the right margin)."""
+"""Left and right margins of both split figures at the default font size, so their x axes line
+up (the colour bar sits in the right margin, which grows with larger type)."""
 
 
 def split_overview(whole: go.Figure) -> tuple[go.Figure, go.Figure]:
     """:func:`overview_chart`'s figure as two aligned figures: (marks, base).
 
-    ``marks`` holds the retrieved, admitted and rejected marks (three small traces: all that
-    changes when λ or τ move); ``base`` the similarity row and the clickable layer, which
+    ``marks`` holds the retrieved, admitted and rejected marks and the rank labels (four small
+    traces: all that changes when λ or τ move; its plot area is exactly as tall as the marks'
+    rows); ``base`` the similarity row and the clickable layer, which
     depend on the query and the focus only. A page draws marks above base; a rerun after a
     release then re-sends identical ``base`` data (Streamlit's message cache skips it and
     the browser does not redraw it) and a tiny ``marks`` figure.
     """
     layout = whole.layout.to_plotly_json()
-    height, font_size = layout["height"], layout["font"]["size"]
+    font_size, meta = layout["font"]["size"], layout["meta"]
     shared = {k: layout[k] for k in ("font", "hovermode", "clickmode", "dragmode", "plot_bgcolor")}
     x_axis = {k: layout["xaxis"][k] for k in ("range", "showgrid", "zeroline")}
-    margin = {**SPLIT_MARGIN, "t": 0, "b": 0, "autoexpand": False}
+    right = max(SPLIT_MARGIN["r"], 6 * font_size)  # the colour bar's ticks and title
+    margin = {**SPLIT_MARGIN, "r": right, "t": 0, "b": 0, "autoexpand": False}
 
     def own_axis(name: str) -> dict:
         return {k: v for k, v in layout[name].items() if k != "domain"}
@@ -232,13 +212,12 @@ def split_overview(whole: go.Figure) -> tuple[go.Figure, go.Figure]:
         mark_traces,
         {
             **shared,
-            "height": max(60, int(height * 0.42)),
+            "height": meta["marks_height"] + 4 + 2 * font_size,
             "margin": {**margin, "t": 4 + 2 * font_size},
             "showlegend": True,
             "legend": {**layout["legend"], "y": 1.0},
             "xaxis": {**x_axis, "visible": False},
             "yaxis": own_axis("yaxis2"),
-            "shapes": [{**s, "yref": "paper"} for s in layout.get("shapes", [])],
         },
     )
     base_traces = [trace.to_plotly_json() for trace in whole.data[:2]]
@@ -249,7 +228,7 @@ def split_overview(whole: go.Figure) -> tuple[go.Figure, go.Figure]:
         base_traces,
         {
             **shared,
-            "height": max(90, int(height * 0.6)),
+            "height": max(90, int(meta["row_height"] * 0.6)),
             "margin": {**margin, "b": 28 + 3 * font_size},
             "showlegend": False,
             "xaxis": {**x_axis, "title": layout["xaxis"]["title"]},

@@ -226,8 +226,9 @@ def test_clicking_the_overview_focuses_a_chunk(harness, page):
     payload = json.loads((harness.dump / "payload.json").read_text())
     chart = page.get_by_test_id("stPlotlyChart").first
     traces = chart.locator(".scatterlayer .trace")
-    # the retrieved marks are the last scatter trace, rank 1 first
-    _click(page, traces.last.locator("path.point").first)
+    # the retrieved marks are the scatter trace before the rank labels, in document order
+    retrieved = traces.nth(traces.count() - 2).locator("path.point")
+    _click(page, retrieved.nth(sorted(payload["order"][:3]).index(payload["order"][0])))
     top = _focused(page)
     assert top == payload["order"][0]
     first_row = page.locator(".sv-row").first

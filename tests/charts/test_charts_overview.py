@@ -28,10 +28,15 @@ def _trace(fig, name):
 def test_every_mark_is_drawn_and_clickable():
     ov, sel = _overview(120)
     assert sel.admitted and sel.rejected  # the data exercises every kind of mark
-    fig = overview_chart(ov, focus=sel.retrieved[0])
+    # a plot wide enough that no two marks share a place: one mark a chunk
+    fig = overview_chart(ov, focus=sel.retrieved[0], min_width=50_000)
     retrieved = _trace(fig, "retrieved")
-    assert list(retrieved.x) == sel.retrieved  # in rank order, with the rank as text
-    assert list(retrieved.text) == ["1", "2", "3"]
+    assert list(retrieved.x) == sorted(sel.retrieved)
+    assert set(retrieved.text) == {""}  # no counts: every mark is one chunk
+    ranks = _trace(fig, "ranks")
+    by_chunk = dict(zip(retrieved.x, retrieved.customdata, strict=True))
+    assert sorted(ranks.text) == ["1", "2", "3"]
+    assert {int(by_chunk[c][0]) for c in sel.retrieved} == set(sel.retrieved)
     assert sorted(_trace(fig, "admitted").x) == sel.admitted
     assert sorted(_trace(fig, "rejected").x) == sel.rejected
     for name in ("retrieved", "admitted", "rejected", "chunks"):
@@ -51,11 +56,11 @@ def test_ten_thousand_chunks_stay_light():
     # each clickable marker is its bin's most relevant chunk
     edges = np.linspace(0, 10_000, MAX_POINTS + 1).astype(int)
     assert int(clickable.x[7]) == edges[7] + int(np.argmax(ov.sims[edges[7] : edges[8]]))
-    assert len(_trace(fig, "retrieved").x) == 20
-    assert all(t.text is None for t in fig.data if t.name != "retrieved")
+    assert len(_trace(fig, "retrieved").x) <= 20
+    assert _trace(fig, "chunks").text is None and _trace(fig, "cos(q,c)").text is None
     size = len(pio.to_json(fig, validate=False))
     assert size < 400_000, size  # numbers only: no per-chunk hover text
-    assert len(json.loads(pio.to_json(fig, validate=False))["data"]) == 5
+    assert len(json.loads(pio.to_json(fig, validate=False))["data"]) == 6
 
 
 def test_clicked_chunk_reads_streamlit_selection():
@@ -88,8 +93,16 @@ def test_split_overview_keeps_every_trace_and_aligns_the_axes():
     assert list(marks.layout.xaxis.range) == list(base.layout.xaxis.range) == [-0.5, 299.5]
     for fig in (marks, base):
         assert (fig.layout.margin.l, fig.layout.margin.r) == (SPLIT_MARGIN["l"], SPLIT_MARGIN["r"])
+    # larger type: a wider right margin for the colour bar, still the same in both figures
+    big_marks, big_base = split_overview(overview_chart(ov, focus=5, font_size=18))
+    assert big_marks.layout.margin.r == big_base.layout.margin.r > SPLIT_MARGIN["r"]
     retrieved = next(t for t in marks.data if t.name == "retrieved")
     assert sorted(retrieved.x) == sorted(sel.retrieved)
+    # the focus outline is drawn on the similarity row only, never across the marks' counts
+    assert marks.layout.shapes == () and base.layout.shapes[0].x0 == 4.5
+    # the marks' plot area is exactly as tall as their rows
+    m = marks.layout
+    assert m.height - m.margin.t - m.margin.b == whole.layout.meta["marks_height"]
     # the base depends on the similarities and the focus only, not on the gate's marks
     other = select_from_sims(sims, unit, GateParams(3, 2.0, 1.5, 2))
     _, base2 = split_overview(overview_chart(overview_data(sims, other), focus=5))

@@ -170,7 +170,7 @@ def test_overview_and_gate_panel_are_shown(at):
 
     charts = {c.key: _json.loads(c.proto.spec) for c in at.get("plotly_chart")}
     marks, base = charts["overview_marks"], charts["overview"]
-    assert [t["name"] for t in marks["data"]] == ["rejected", "admitted", "retrieved"]
+    assert [t["name"] for t in marks["data"]] == ["rejected", "admitted", "retrieved", "ranks"]
     assert [t["name"] for t in base["data"]] == ["cos(q,c)", "chunks"]
     assert marks["layout"]["xaxis"]["range"] == base["layout"]["xaxis"]["range"]  # aligned
     # λ moves change the marks only: the similarity row is sent unchanged

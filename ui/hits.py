@@ -1,0 +1,61 @@
+"""The hits list under the Explorer's overview: a click on a row focuses that chunk.
+
+The same focus a click in the overview sets (:func:`ui.gate_panel.remember_overview_click`):
+the row's chunk goes into the focus key before the (fragment) rerun the click starts, so the
+overview's outline and the gate panel's focus rows follow on that same run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import pandas as pd
+import streamlit as st
+
+from scar_viz.documents.reading import FRONT_MATTER
+from scar_viz.views.hits import Hit
+from ui import keys
+
+COLUMNS = {
+    "rank": st.column_config.NumberColumn("rank", width="small"),
+    "chunk": st.column_config.NumberColumn("chunk", width="small"),
+    "position": st.column_config.NumberColumn(
+        "position", format="%.0f %%", help="How far through the document the chunk starts"
+    ),
+    "section": st.column_config.TextColumn("section"),
+    "cos(q,c)": st.column_config.NumberColumn("cos(q,c)", format="%.3f"),
+}
+
+
+def _remember_row(table_key: str, focus_key: str, chunks: Sequence[int]) -> Callable[[], None]:
+    """An ``on_select`` callback: the picked row's chunk becomes the focus (an empty selection
+    leaves the focus as it was)."""
+
+    def remember() -> None:
+        held = st.session_state.get(table_key) or {}
+        rows = (held.get("selection") or {}).get("rows") or []
+        if rows and 0 <= rows[0] < len(chunks):
+            st.session_state[focus_key] = int(chunks[rows[0]])
+
+    return remember
+
+
+def hits_list(found: Sequence[Hit]) -> None:
+    """The retrieved chunks, best first, in an expander under the overview (closed at first:
+    the overview and the gate panel come first on screen)."""
+    with st.expander(
+        "Hits: every retrieved chunk, best first (click a row to focus it)",
+        key=keys.HITS_OPEN,
+    ):
+        frame = pd.DataFrame([h.as_row() for h in found], columns=list(COLUMNS))
+        if frame["section"].eq(FRONT_MATTER).all():
+            frame = frame.drop(columns="section")  # a document without headings
+        st.dataframe(
+            frame,
+            hide_index=True,
+            width="content",
+            key=keys.HITS_TABLE,
+            column_config={c: COLUMNS[c] for c in frame.columns},
+            on_select=_remember_row(keys.HITS_TABLE, keys.FOCUS, [h.chunk for h in found]),
+            selection_mode="single-row",
+        )
