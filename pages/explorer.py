@@ -184,8 +184,8 @@ def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
     """Everything that depends on the gate: a release or a slider move reruns only this."""
     prep = setup.prepared
     big = presenting()
-    params = gate_sliders(len(prep.chunks))
     policy, p = policy_choice()
+    params = gate_sliders(len(prep.chunks), learned=policy == "learned")
     gate, source = active_gate() if policy == "learned" else (None, "")
     sel = policy_selection(policy, sims, prep.unit, params, gate, p)
     summary = summarise(prep.chunks, sel, policy)
