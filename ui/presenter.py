@@ -18,8 +18,21 @@ h1 { font-size: 2.6rem !important; } h2, h3 { font-size: 1.9rem !important; }
 </style>"""
 
 
+def _keep_choice() -> None:
+    st.session_state[keys.PRESENT_KEPT] = bool(st.session_state.get(keys.PRESENT, False))
+
+
 def presenter_toggle() -> bool:
-    """The sidebar's presenter toggle; applies the presenter CSS when on."""
+    """The sidebar's presenter toggle; applies the presenter CSS when on.
+
+    A value seeded from ``?present=true`` can be dropped by the first page switch (the new
+    page's address starts empty), so the last choice is kept apart and put back; only the
+    user turning the toggle off ends presenter mode. Set in session state, the bound toggle
+    writes ``present=true`` back into the new page's address.
+    """
+    if st.session_state.get(keys.PRESENT_KEPT) and keys.PRESENT not in st.query_params:
+        st.session_state[keys.PRESENT] = True
+        st.query_params[keys.PRESENT] = "true"
     on = st.sidebar.toggle(
         "Presenter mode",
         False,
@@ -27,8 +40,10 @@ def presenter_toggle() -> bool:
         bind=URL,
         help="Large type and high-contrast colours for a projector; the strip "
         "and the decision plane come first. Shareable: ?present=true",
+        on_change=_keep_choice,
     )
     if on:
+        st.session_state[keys.PRESENT_KEPT] = True
         st.sidebar.html(PRESENTER_CSS)
     return bool(on)
 
