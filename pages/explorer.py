@@ -37,6 +37,7 @@ from ui.share import chart_config, download, pickable_chart
 from ui.sidebar import Setup, sidebar_setup
 
 NUMBER_COLUMNS = ("cos(q,n)", "b(c,n)", "S", "bar τ·cos(q,c)", "margin", "score", "probability")
+PRESENTER_PLANE_WIDTH = 760  # fits the main area at 1280 px beside the presenter sidebar
 LABELS = {  # metric labels: full, and short enough for presenter mode's large type
     False: ("Retrieved", "Admitted neighbours", "Rejected neighbours", "chunks", "tokens"),
     True: ("Retrieved", "Admitted", "Rejected", "chunks", "tokens"),
@@ -128,8 +129,14 @@ def plane(sel, lam: float, big: bool) -> None:
         height=560 if big else 380,
         font_size=20 if big else 12,
         marker_size=18 if big else 11,
+        width=PRESENTER_PLANE_WIDTH if big else None,  # labels placed for the width drawn
     )
-    st.plotly_chart(fig, key=keys.PLANE_CHART, config=chart_config("decision-plane"))
+    st.plotly_chart(
+        fig,
+        key=keys.PLANE_CHART,
+        config=chart_config("decision-plane"),
+        width="content" if big else "stretch",
+    )
 
 
 def summary_and_why(sel, summary) -> None:
