@@ -493,6 +493,28 @@ function redraw(view, lam, tau) {
   return t1 - t0;
 }
 
+// The rerun a release causes usually re-sends identical data (Streamlit's message cache then
+// skips it and this module is not called again), so the end of the run is watched on the app
+// itself: its script state goes to running, then back.
+function afterRerun(done) {
+  const app = document.querySelector("[data-testid='stApp']");
+  const state = () => (app ? app.getAttribute("data-test-script-state") : null);
+  if (!app || state() === null) {
+    done();
+    return;
+  }
+  let ran = false;
+  const seen = new MutationObserver(() => {
+    const busy = state() === "running" || state() === "rerunRequested";
+    if (busy) ran = true;
+    else if (ran) {
+      seen.disconnect();
+      done();
+    }
+  });
+  seen.observe(app, { attributes: true, attributeFilter: ["data-test-script-state"] });
+}
+
 // --- the component -----------------------------------------------------------------------------
 
 export default function (component) {
@@ -574,6 +596,12 @@ export default function (component) {
     view.pending = true;
     view.releasedAt = [l, t];
     view.stale.textContent = "Released: the page is updating …";
+    afterRerun(() => {
+      if (!view.pending) return;
+      view.pending = false;
+      view.pageAt = view.releasedAt;
+      showStale(...current());
+    });
     setTriggerValue("release", { lam: l, tau: t });
   };
   view.lam.input.oninput = onInput;
