@@ -79,13 +79,18 @@ def learned_why(sel: LearnedSelection, source: str) -> None:
     decision = sel.decisions[picked]
     st.write(explain_learned(decision))
     st.plotly_chart(contributions_chart(decision), key=keys.WHY_CHART, config=chart_config("why"))
-    rows = why_table(decision)
+    why_terms(why_table(decision))
+
+
+def why_terms(rows: Sequence[Mapping[str, object]]) -> None:
+    """The why? rows as a table (term, value, contribution), then each term's meaning in full,
+    wrapped (a table cell would cut it off); the meanings are the package's text, not the
+    user's."""
     st.dataframe(
         pd.DataFrame([{k: v for k, v in r.items() if k != "meaning"} for r in rows]),
         hide_index=True,
         key=keys.WHY_TABLE,
     )
-    # the meanings in full, wrapped (a table cell would cut them off); package text, not user's
     st.markdown("\n".join(f"- **{r['term']}**: {r['meaning']}" for r in rows if r["meaning"]))
 
 

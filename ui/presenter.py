@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import plotly.graph_objects as go
 import streamlit as st
 
+from scar_viz.charts import at_least
 from ui import keys
 from ui.state import URL
 
@@ -80,6 +82,12 @@ def presenter_toggle() -> bool:
         st.session_state[keys.PRESENT_KEPT] = True
         st.sidebar.html(PRESENTER_CSS)
     return bool(on)
+
+
+def presenter_fonts(fig: go.Figure) -> go.Figure:
+    """``fig`` with its text at :data:`MIN_PX` or more in presenter mode (set in the figure,
+    so plotly makes room for it), else as it is."""
+    return at_least(fig, MIN_PX + 2) if presenting() else fig
 
 
 def presenting() -> bool:

@@ -252,3 +252,20 @@ def test_pareto_frontier_points_carry_lambda_and_tau():
     picked = np.asarray(front.customdata, float)
     assert np.allclose(picked[:, 0], [0.0, 0.0, 0.0, 1.0])
     assert np.allclose(picked[:, 1], [0.1, 0.5, 0.9, 0.9])
+
+
+def test_at_least_lifts_every_text_size_in_the_figure():
+    """Presenter mode's floor: base font, ticks, axis titles, legend, title, annotations."""
+    import plotly.graph_objects as go
+
+    from scar_viz.charts import at_least
+
+    fig = go.Figure(go.Bar(x=[1], y=["a"]))
+    fig.update_layout(font={"size": 12}, title={"text": "t", "font": {"size": 30}})
+    fig.update_yaxes(tickfont={"size": 9}, title={"text": "y"})
+    fig.add_annotation(x=1, y="a", text="note", font={"size": 10})
+    out = at_least(fig, 20).layout
+    assert out.font.size == 20 and out.yaxis.tickfont.size == 20 and out.xaxis.tickfont.size == 20
+    assert out.yaxis.title.font.size == 20 and out.legend.font.size == 20
+    assert out.annotations[0].font.size == 20
+    assert out.title.font.size == 30  # larger text stays as it was
