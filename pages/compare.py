@@ -32,10 +32,12 @@ from scar_viz.views.compare_settings import CompareSettings
 from ui import keys
 from ui.alerts import alert, attempt, or_stop, with_progress
 from ui.cache import disk_cache
+from ui.explore_tools import why_terms
 from ui.gate_controls import gate_sliders, query_box
 from ui.knobs import knob_controls
 from ui.learned import active_gate, has_session_gate, p_slider
 from ui.loading import query_vector
+from ui.presenter import presenter_fonts
 from ui.queryset import known_sets, label_error, label_from_widget
 from ui.share import chart_config
 from ui.sidebar import sidebar_setup
@@ -104,7 +106,7 @@ if len(doc.text) > BIG_DOC:
     )  # fmt: skip
 strip_rows = [(labels[n], getattr(r, "spans", None)) for n, r in results.items()]
 st.plotly_chart(
-    policy_strips(doc.text, strip_rows, doc.sections, view),
+    presenter_fonts(policy_strips(doc.text, strip_rows, doc.sections, view)),
     key=keys.CMP_STRIPS,
     config=chart_config("compare-1"),
 )
@@ -154,7 +156,7 @@ if isinstance(learned, PolicyResult):
             st.info("The learned gate made no decision here (no neighbour to judge).")
         else:
             picked = st.selectbox("Decision", list(options), key=keys.CMP_WHY)
-            st.dataframe(why_table(options[picked]), hide_index=True, key=keys.WHY_TABLE)
+            why_terms(why_table(options[picked]))
             st.plotly_chart(
                 contributions_chart(options[picked]),
                 key=keys.WHY_CHART,

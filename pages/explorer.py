@@ -40,6 +40,7 @@ from ui.share import chart_config, download, pickable_chart
 from ui.sidebar import Setup, sidebar_setup
 
 NUMBER_COLUMNS = ("cos(q,n)", "b(c,n)", "S", "bar τ·cos(q,c)", "margin", "score", "probability")
+PRESENTER_PLANE_WIDTH = 760  # fits the main area at 1280 px beside the presenter sidebar
 LABELS = {  # metric labels: full, and short enough for presenter mode's large type
     False: ("Retrieved", "Admitted neighbours", "Rejected neighbours", "chunks", "tokens"),
     True: ("Retrieved", "Admitted", "Rejected", "chunks", "tokens"),
@@ -139,8 +140,14 @@ def plane(sel, lam: float, big: bool) -> None:
         height=560 if big else 380,
         font_size=20 if big else 12,
         marker_size=18 if big else 11,
+        width=PRESENTER_PLANE_WIDTH if big else None,  # labels placed for the width drawn
     )
-    st.plotly_chart(fig, key=keys.PLANE_CHART, config=chart_config("decision-plane"))
+    st.plotly_chart(
+        fig,
+        key=keys.PLANE_CHART,
+        config=chart_config("decision-plane"),
+        width="content" if big else "stretch",
+    )
 
 
 def summary_and_why(sel, summary) -> None:
@@ -195,8 +202,8 @@ def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
     """Everything that depends on the gate: a release or a slider move reruns only this."""
     prep = setup.prepared
     big = presenting()
-    params = gate_sliders(len(prep.chunks))
     policy, p = policy_choice()
+    params = gate_sliders(len(prep.chunks), learned=policy == "learned")
     gate, source = active_gate() if policy == "learned" else (None, "")
     sel = policy_selection(policy, sims, prep.unit, params, gate, p)
     summary = summarise(prep.chunks, sel, policy)

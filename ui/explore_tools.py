@@ -20,6 +20,7 @@ from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation.labelling import to_jsonl
 from scar_viz.evaluation.queries import LabelledQuery, parse_queries
 from scar_viz.pipeline import PreparedDoc, embed_function
+from scar_viz.scoring.explain import explain_learned
 from scar_viz.scoring.learned import LearnedGate, LearnedSelection
 from scar_viz.views.explorer import (
     POLICIES,
@@ -76,8 +77,21 @@ def learned_why(sel: LearnedSelection, source: str) -> None:
         "Why this decision?", range(len(pairs)), format_func=pairs.__getitem__, key=keys.WHY_LEARNED
     )
     decision = sel.decisions[picked]
+    st.write(explain_learned(decision))
     st.plotly_chart(contributions_chart(decision), key=keys.WHY_CHART, config=chart_config("why"))
-    st.dataframe(pd.DataFrame(why_table(decision)), hide_index=True, key=keys.WHY_TABLE)
+    why_terms(why_table(decision))
+
+
+def why_terms(rows: Sequence[Mapping[str, object]]) -> None:
+    """The why? rows as a table (term, value, contribution), then each term's meaning in full,
+    wrapped (a table cell would cut it off); the meanings are the package's text, not the
+    user's."""
+    st.dataframe(
+        pd.DataFrame([{k: v for k, v in r.items() if k != "meaning"} for r in rows]),
+        hide_index=True,
+        key=keys.WHY_TABLE,
+    )
+    st.markdown("\n".join(f"- **{r['term']}**: {r['meaning']}" for r in rows if r["meaning"]))
 
 
 # --- label as you explore --------------------------------------------------------------------

@@ -158,17 +158,37 @@ def current_gate() -> GateParams:
     )
 
 
-def gate_sliders(n_chunks: int) -> GateParams:
-    """Sliders for k, r, λ, τ and the preset buttons (defaults from ``scar_viz.scoring.params``)."""
+LEARNED_NOTE = "The learned gate does not use λ and τ (nor the presets); k and r still apply."
+
+
+def gate_sliders(n_chunks: int, learned: bool = False) -> GateParams:
+    """Sliders for k, r, λ, τ and the preset buttons (defaults from ``scar_viz.scoring.params``).
+
+    ``learned``: the learned gate is picked; λ, τ and the presets are disabled, with a note.
+    """
     d = DEFAULT_PARAMS
     c1, c2, c3, c4, c5 = st.columns([1, 1, 1.3, 1.3, 1.1])
     k = c1.slider("k (retrieved)", 1, 20, default(keys.K, d.k), key=keys.K, bind=URL)
     r = c2.slider("r (radius)", 1, 3, default(keys.R, d.radius), key=keys.R, bind=URL)
     lam = c3.slider(
-        "λ (penalty weight)", 0.0, 2.0, default(keys.LAM, d.lam), 0.01, key=keys.LAM, bind=URL
+        "λ (penalty weight)",
+        0.0,
+        2.0,
+        default(keys.LAM, d.lam),
+        0.01,
+        key=keys.LAM,
+        bind=URL,
+        disabled=learned,
     )
     tau = c4.slider(
-        "τ (relative bar)", 0.0, 1.5, default(keys.TAU, d.tau), 0.01, key=keys.TAU, bind=URL
+        "τ (relative bar)",
+        0.0,
+        1.5,
+        default(keys.TAU, d.tau),
+        0.01,
+        key=keys.TAU,
+        bind=URL,
+        disabled=learned,
     )
     with c5:
         st.caption("Presets")
@@ -178,9 +198,12 @@ def gate_sliders(n_chunks: int) -> GateParams:
                 key=keys.preset(name),
                 on_click=_apply_preset,
                 args=(name,),
+                disabled=learned,
                 help=f"λ = {p['lam']:g}, τ = {p['tau']:g}, r = {DEFAULT_RADIUS} "
                 f"({PRESET_SOURCES.get(name, 'preset')})",
             )
+    if learned:
+        st.caption(LEARNED_NOTE)
     if k > n_chunks:
         st.caption(f"k is larger than the document's {n_chunks} chunks; all are retrieved.")
     return GateParams(k=int(k), lam=float(lam), tau=float(tau), radius=int(r))

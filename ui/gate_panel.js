@@ -237,7 +237,8 @@ function buildPlane(P, k, r, host, big) {
   b.restore();
   const ctx = canvas.getContext("2d");
   ctx.scale(dpr, dpr);
-  const pl = { W, H, L, R, T, B, f, xmax, ymax, sx, sy, dpr, canvas, ctx, base, tip, points: [] };
+  const labelPx = Math.round(11 * f);
+  const pl = { W, H, L, R, T, B, f, labelPx, xmax, ymax, sx, sy, dpr, canvas, ctx, base, tip, points: [] };
   canvas.onmousemove = (e) => {
     const rect = canvas.getBoundingClientRect();
     const x = ((e.clientX - rect.left) / rect.width) * W, y = ((e.clientY - rect.top) / rect.height) * H;
@@ -327,22 +328,44 @@ function drawMarks(view, P, decisions, retrieved) {
   for (const c of retrieved) tri(x(c), false, COLOURS.retrieved);
 }
 
-function placeLabels(pl, visible) {
+// does the segment [ax, ay]–[bx, by] pass through box q?
+function crosses(q, ax, ay, bx, by) {
+  if (ax > bx) [ax, ay, bx, by] = [bx, by, ax, ay];
+  const lo = Math.max(q.x0, ax), hi = Math.min(q.x1, bx);
+  if (lo > hi) return false;
+  const s = bx === ax ? 0 : (by - ay) / (bx - ax);
+  const y0 = bx === ax ? ay : ay + s * (lo - ax), y1 = bx === ax ? by : ay + s * (hi - ax);
+  return Math.min(y0, y1) < q.y1 && Math.max(y0, y1) > q.y0;
+}
+
+function placeLabels(pl, visible, lam) {
   // greedy: above, below, right or left of the point, inside the frame, overlapping nothing
+  // and off the gate line; failing that farther out on rings, with a leader line (as
+  // scar_viz.charts.plane.place_labels)
   const rad = 5 * pl.f;
+  const px = pl.labelPx;
   const taken = visible.map((p) => ({ x0: p.x - rad, x1: p.x + rad, y0: p.y - rad, y1: p.y + rad }));
+  const line = [pl.sx(0), pl.sy(0), pl.sx(pl.xmax), pl.sy(lam * pl.xmax)];
   const fits = (q) =>
     q.x0 >= pl.L && q.x1 <= pl.W - pl.R && q.y0 >= pl.T && q.y1 <= pl.H - pl.B &&
+    !crosses(q, ...line) &&
     taken.every((o) => q.x1 <= o.x0 || q.x0 >= o.x1 || q.y1 <= o.y0 || q.y0 >= o.y1);
   const out = [];
   for (const p of visible) {
-    const w = (6.4 * p.label.length + 2) * pl.f, h = 11 * pl.f;
+    const w = 0.6 * px * p.label.length + 2, h = px;
     const g = rad + 3;
-    for (const [x0, y0] of [[p.x - w / 2, p.y - g - h], [p.x - w / 2, p.y + g], [p.x + g, p.y - h / 2], [p.x - g - w, p.y - h / 2]]) {
+    const spots = [[p.x - w / 2, p.y - g - h], [p.x - w / 2, p.y + g], [p.x + g, p.y - h / 2], [p.x - g - w, p.y - h / 2]];
+    for (let ring = 1; ring <= 6; ring++) {
+      for (const [ux, uy] of [[0, -1], [0, 1], [1, 0], [-1, 0], [1, -1], [-1, -1], [1, 1], [-1, 1]]) {
+        const cx = p.x + ux * (g + w / 2 + ring * h), cy = p.y + uy * (g + h / 2 + ring * h);
+        spots.push([cx - w / 2, cy - h / 2, true]);
+      }
+    }
+    for (const [x0, y0, lead] of spots) {
       const q = { x0, x1: x0 + w, y0, y1: y0 + h };
       if (fits(q)) {
         taken.push(q);
-        out.push({ p, q });
+        out.push({ p, q, lead: !!lead });
         break;
       }
     }
@@ -388,11 +411,21 @@ function drawPlane(pl, P, decisions, lam, tau) {
     ctx.fill();
     ctx.stroke();
   }
-  const labels = placeLabels(pl, visible);
+  const labels = placeLabels(pl, visible, lam);
+  ctx.strokeStyle = "#888";
+  ctx.lineWidth = 1;
+  for (const { p, q, lead } of labels) {
+    if (!lead) continue;
+    ctx.beginPath();
+    ctx.moveTo(p.x, p.y);
+    ctx.lineTo(Math.max(q.x0, Math.min(q.x1, p.x)), Math.max(q.y0, Math.min(q.y1, p.y)));
+    ctx.stroke();
+  }
   ctx.fillStyle = "#333";
-  ctx.font = `${Math.round(11 * pl.f)}px sans-serif`;
+  ctx.font = `${pl.labelPx}px sans-serif`;
   ctx.textAlign = "left";
-  for (const { p, q } of labels) ctx.fillText(p.label, q.x0 + 1, q.y1 - 2 * pl.f);
+  ctx.textBaseline = "alphabetic";
+  for (const { p, q } of labels) ctx.fillText(p.label, q.x0 + 1, q.y1 - 0.2 * pl.labelPx);
   ctx.fillStyle = "#000";
   ctx.font = `600 ${Math.round(12 * pl.f)}px sans-serif`;
   ctx.textAlign = "right";
@@ -460,6 +493,28 @@ function redraw(view, lam, tau) {
   return t1 - t0;
 }
 
+// The rerun a release causes usually re-sends identical data (Streamlit's message cache then
+// skips it and this module is not called again), so the end of the run is watched on the app
+// itself: its script state goes to running, then back.
+function afterRerun(done) {
+  const app = document.querySelector("[data-testid='stApp']");
+  const state = () => (app ? app.getAttribute("data-test-script-state") : null);
+  if (!app || state() === null) {
+    done();
+    return;
+  }
+  let ran = false;
+  const seen = new MutationObserver(() => {
+    const busy = state() === "running" || state() === "rerunRequested";
+    if (busy) ran = true;
+    else if (ran) {
+      seen.disconnect();
+      done();
+    }
+  });
+  seen.observe(app, { attributes: true, attributeFilter: ["data-test-script-state"] });
+}
+
 // --- the component -----------------------------------------------------------------------------
 
 export default function (component) {
@@ -479,7 +534,11 @@ export default function (component) {
     const lam = slider("λ (penalty weight)", "sv-lam", 0, 2, lam0);
     const tau = slider("τ (relative bar)", "sv-tau", 0, 1.5, tau0);
     const summary = el("div", "sv-summary", "");
-    controls.append(lam.box, tau.box, summary);
+    // while the ranges move ahead of the page, the page's numbers are those of the last release
+    const stale = el("div", "sv-stale", "");
+    stale.dataset.testid = "sv-stale";
+    stale.setAttribute("role", "status");
+    controls.append(lam.box, tau.box, summary, stale);
     const minimapHost = el("div");
     const grid = el("div", "sv-grid");
     const rowsHost = el("div", "sv-rows");
@@ -487,7 +546,7 @@ export default function (component) {
     planeHost.append(el("div", "sv-h", "Decision plane"));
     grid.append(rowsHost, planeHost);
     root.append(controls, minimapHost, grid);
-    view = { id: data.id, big: !!data.big, P, k, r, lam, tau, summary };
+    view = { id: data.id, big: !!data.big, P, k, r, lam, tau, summary, stale };
     view.minimap = buildMinimap(P, minimapHost);
     rowsHost.append(el("div", "sv-h", `Focus rows: each retrieved chunk c with c−${r} … c+${r}; at each cut the end of the left chunk | the start of the right one`));
     view.rows = buildRows(P, k, r, rowsHost);
@@ -501,12 +560,27 @@ export default function (component) {
     view.lam.input.value = lam0;
     view.tau.input.value = tau0;
   }
+  if (!sameQuery || data.seq == null || data.seq !== view.seq) view.pageAt = [lam0, tau0];
   view.seq = data.seq;
+  // a rerun has drawn the page: it shows the last release now
+  if (view.pending) {
+    view.pending = false;
+    view.pageAt = view.releasedAt;
+  }
+  const showStale = (l, t) => {
+    const [pl, pt] = view.pageAt;
+    const ahead = l.toFixed(2) !== pl.toFixed(2) || t.toFixed(2) !== pt.toFixed(2);
+    view.stale.classList.toggle("sv-on", ahead);
+    view.stale.textContent = ahead
+      ? `The page below is at the last release (λ ${pl.toFixed(2)}, τ ${pt.toFixed(2)}): it updates on release.`
+      : "";
+  };
   const current = () => [parseFloat(view.lam.input.value), parseFloat(view.tau.input.value)];
   const onInput = () => {
     const [l, t] = current();
     view.lam.out.textContent = l.toFixed(2);
     view.tau.out.textContent = t.toFixed(2);
+    showStale(l, t);
     const t0 = performance.now();
     const script = redraw(view, l, t);
     root.getBoundingClientRect(); // include style and layout in the measured time
@@ -519,6 +593,15 @@ export default function (component) {
   };
   const onChange = () => {
     const [l, t] = current();
+    view.pending = true;
+    view.releasedAt = [l, t];
+    view.stale.textContent = "Released: the page is updating …";
+    afterRerun(() => {
+      if (!view.pending) return;
+      view.pending = false;
+      view.pageAt = view.releasedAt;
+      showStale(...current());
+    });
     setTriggerValue("release", { lam: l, tau: t });
   };
   view.lam.input.oninput = onInput;

@@ -6,7 +6,9 @@ A Streamlit components v2 element (inline HTML, CSS and JS from ``gate_panel.css
 redraws the focus rows, the whole-document minimap and the decision plane in the browser with
 the same rule and the same float64 values as :func:`scar_viz.scoring.scar.select_from_sims`. On
 release (the range's ``change`` event) the panel sends ``{"lam": λ, "tau": τ}`` back as the
-trigger value ``release``: the page reruns once and its tables and context follow.
+trigger value ``release``: the page reruns once and its tables and context follow. While the
+ranges stand elsewhere than the page's λ and τ, a banner (``data-testid=sv-stale``) says the
+page's numbers are those of the last release; it goes when the release's rerun has ended.
 
 Document text reaches the browser as JSON strings and is put into the page with
 ``textContent`` only, never parsed as HTML (so it is not HTML-escaped in Python: that would

@@ -2,24 +2,73 @@
 
 from __future__ import annotations
 
+import plotly.graph_objects as go
 import streamlit as st
 
+from scar_viz.charts import at_least
 from ui import keys
 from ui.state import URL
 
-PRESENTER_CSS = """<style>
-html, body, [data-testid="stAppViewContainer"] { font-size: 22px; }
-[data-testid="stAppViewContainer"] { background: #ffffff; color: #000000; }
-[data-testid="stHeader"], [data-testid="stToolbar"], footer { display: none; }
-h1 { font-size: 2.6rem !important; } h2, h3 { font-size: 1.9rem !important; }
-[data-testid="stMetricValue"] { font-size: 3rem !important; color: #000; }
-[data-testid="stCaptionContainer"] { color: #111 !important; font-size: 1rem; }
-.block-container { padding-top: 1rem !important; max-width: 100% !important; }
+MIN_PX = 18
+"""The smallest text presenter mode shows (the back row of a room, a 1080p projector)."""
+SIDEBAR_PX = 500
+"""The sidebar's width in presenter mode: its longest select option fits at 22 px type."""
+
+COLUMN_PX = 420
+"""Columns narrower than this wrap onto the next line in presenter mode (no cut-off value)."""
+
+
+def _chart_text_rules() -> str:
+    """Plotly writes each text's size inline (``font-size: 12px``): lift every size under
+    :data:`MIN_PX` to it (an ``!important`` rule beats an inline style)."""
+    sizes = [f"{n}px" for n in range(1, 10)] + [f"{n}." for n in range(1, 10)]
+    sizes += [str(n) for n in range(10, MIN_PX)]
+    selectors = ",\n".join(f'.js-plotly-plot text[style*="font-size: {size}"]' for size in sizes)
+    return f"{selectors} {{ font-size: {MIN_PX}px !important; }}"
+
+
+PRESENTER_CSS = f"""<style>
+html, body, [data-testid="stAppViewContainer"] {{ font-size: 22px; }}
+[data-testid="stAppViewContainer"] {{ background: #ffffff; color: #000000; }}
+[data-testid="stHeader"], [data-testid="stToolbar"], footer {{ display: none; }}
+h1 {{ font-size: 2.6rem !important; }} h2, h3 {{ font-size: 1.9rem !important; }}
+[data-testid="stMetricValue"] {{ font-size: 2.4rem !important; color: #000; }}
+[data-testid="stCaptionContainer"] {{ color: #111 !important; font-size: 1rem; }}
+.block-container {{ padding: 1rem 1.2rem 2rem !important; max-width: 100% !important; }}
+[data-testid="stAppViewContainer"] :is(p, span, div, label, li, td, th, code, small, button,
+  a, input, textarea, summary, pre) {{ font-size: max({MIN_PX}px, 1em); }}
+[data-testid="stSidebar"] {{
+  width: {SIDEBAR_PX}px !important; min-width: {SIDEBAR_PX}px !important;
+}}
+[data-testid="stMain"] [data-testid="stHorizontalBlock"] {{ flex-wrap: wrap; }}
+[data-testid="stMain"] [data-testid="stColumn"] {{ min-width: min(100%, {COLUMN_PX}px); }}
+[data-testid="stMain"] :is([data-testid="stWidgetLabel"], [data-testid="stMetricLabel"]) * {{
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
+}}
+[data-testid="stSidebar"] input {{ font-size: {MIN_PX}px !important; }}
+[data-testid="stHtml"] :is(div, span, p, b, i, mark) {{
+  font-size: max({MIN_PX}px, 1em) !important;
+}}
+[data-testid="stAppViewContainer"] .katex {{ font-size: 1.9em !important; }}
+{_chart_text_rules()}
 </style>"""
 
 
+def _keep_choice() -> None:
+    st.session_state[keys.PRESENT_KEPT] = bool(st.session_state.get(keys.PRESENT, False))
+
+
 def presenter_toggle() -> bool:
-    """The sidebar's presenter toggle; applies the presenter CSS when on."""
+    """The sidebar's presenter toggle; applies the presenter CSS when on.
+
+    A value seeded from ``?present=true`` can be dropped by the first page switch (the new
+    page's address starts empty), so the last choice is kept apart and put back; only the
+    user turning the toggle off ends presenter mode. Set in session state, the bound toggle
+    writes ``present=true`` back into the new page's address.
+    """
+    if st.session_state.get(keys.PRESENT_KEPT) and keys.PRESENT not in st.query_params:
+        st.session_state[keys.PRESENT] = True
+        st.query_params[keys.PRESENT] = "true"
     on = st.sidebar.toggle(
         "Presenter mode",
         False,
@@ -27,10 +76,18 @@ def presenter_toggle() -> bool:
         bind=URL,
         help="Large type and high-contrast colours for a projector; the strip "
         "and the decision plane come first. Shareable: ?present=true",
+        on_change=_keep_choice,
     )
     if on:
+        st.session_state[keys.PRESENT_KEPT] = True
         st.sidebar.html(PRESENTER_CSS)
     return bool(on)
+
+
+def presenter_fonts(fig: go.Figure) -> go.Figure:
+    """``fig`` with its text at :data:`MIN_PX` or more in presenter mode (set in the figure,
+    so plotly makes room for it), else as it is."""
+    return at_least(fig, MIN_PX + 2) if presenting() else fig
 
 
 def presenting() -> bool:

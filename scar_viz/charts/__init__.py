@@ -1,5 +1,6 @@
 """Chart builders: plain data in, ``plotly.graph_objects.Figure`` out (no Streamlit here)."""
 
+from scar_viz.charts._style import at_least as at_least
 from scar_viz.charts.boundaries import boundary_map, passage_html
 from scar_viz.charts.budget import budget_chart as budget_chart
 from scar_viz.charts.fragmentation import fragmentation_curves, fragmentation_heatmap

@@ -46,3 +46,22 @@ def point_trace(
     marker = {"symbol": symbol, "size": size, "color": colour}
     marker["line"] = {"width": edge[0], "color": edge[1]}
     return go.Scatter(x=[x], y=[y], mode="markers", marker=marker, **kw)
+
+
+def at_least(fig: go.Figure, px: int) -> go.Figure:
+    """``fig`` with no text under ``px`` pixels (presenter mode): the base font, every axis's
+    tick labels and title, the legend, the title and the annotations, set in the figure itself
+    so plotly lays the margins out for them (a size raised after drawing would be clipped)."""
+    layout = fig.layout
+    base = max(layout.font.size or 12, px)
+    layout.font.size = base
+    axes = {k for k in layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))}
+    for name in sorted(axes | {"xaxis", "yaxis"}):
+        axis = layout[name]
+        axis.tickfont.size = max(axis.tickfont.size or base, px)
+        axis.title.font.size = max(axis.title.font.size or base, px)
+    layout.legend.font.size = max(layout.legend.font.size or base, px)
+    layout.title.font.size = max(layout.title.font.size or base, px)
+    for note in layout.annotations:
+        note.font.size = max(note.font.size or base, px)
+    return fig

@@ -9,6 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from scar_viz.charts._style import ADMITTED, REJECTED, RETRIEVED
+from scar_viz.scoring.explain import learned_verdict
 from scar_viz.scoring.learned import FEATURE_MEANING, LearnedDecision, LearnedGate, PCurve
 
 LEARNED = "#7b3294"
@@ -99,14 +100,17 @@ def contributions_chart(decision: LearnedDecision, height: int = 260) -> go.Figu
     fig.add_hline(
         y=decision.bar, line_dash="dash", annotation_text=f"bar logit(p = {decision.p:g})"
     )
-    verdict = "admitted" if decision.passes else "rejected"
+    title = (
+        f"chunk {decision.neighbour}: already retrieved (probability "
+        f"{decision.probability:.3f} not used)"
+        if decision.outcome == "retrieved"
+        else f"chunk {decision.neighbour}: probability {decision.probability:.3f} "
+        f"vs p = {decision.p:g} → {learned_verdict(decision)}"
+    )
     fig.update_layout(
         height=height,
         margin={"l": 10, "r": 10, "t": 40, "b": 40},
-        title={
-            "text": f"chunk {decision.neighbour}: probability {decision.probability:.3f} "
-            f"vs p = {decision.p:g} → {verdict}"
-        },
+        title={"text": title},
         yaxis={"title": {"text": "score (log-odds)"}},
         plot_bgcolor="white",
         showlegend=False,

@@ -30,7 +30,11 @@ def plane_margin(font_size: int) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class LabelBox:
-    """A label's box in pixels (origin top left of the figure) and its plotly anchor."""
+    """A label's box in pixels (origin top left of the figure) and its plotly anchor.
+
+    ``arrow``: the box sits away from its point (no room beside it) and a thin leader line
+    joins them; ``(ax, ay)`` is then the box's centre relative to the point, in pixels.
+    """
 
     index: int
     x0: float
@@ -39,11 +43,42 @@ class LabelBox:
     y1: float
     xanchor: str
     yanchor: str
+    arrow: bool = False
+    ax: float = 0.0
+    ay: float = 0.0
+
+    @property
+    def cx(self) -> float:
+        return (self.x0 + self.x1) / 2
+
+    @property
+    def cy(self) -> float:
+        return (self.y0 + self.y1) / 2
 
     def overlaps(self, other: LabelBox) -> bool:
         return not (
             self.x1 <= other.x0 or self.x0 >= other.x1 or self.y1 <= other.y0 or self.y0 >= other.y1
         )
+
+    def crosses(self, segment: tuple[float, float, float, float]) -> bool:
+        """Whether the segment (x0, y0, x1, y1) in pixels passes through this box."""
+        ax, ay, bx, by = segment
+        if ax > bx:
+            ax, ay, bx, by = bx, by, ax, ay
+        lo, hi = max(self.x0, ax), min(self.x1, bx)
+        if lo > hi:
+            return False
+        if bx == ax:
+            ys = (ay, by)
+        else:
+            slope = (by - ay) / (bx - ax)
+            ys = (ay + slope * (lo - ax), ay + slope * (hi - ax))
+        return min(ys) < self.y1 and max(ys) > self.y0
+
+
+_RINGS = 6
+"""How far out (in label heights) a label may go, with a leader line, when no place beside
+its point is free: a label is left out only when even that fails."""
 
 
 def place_labels(
@@ -57,10 +92,13 @@ def place_labels(
     marker_size: int,
     width: int = NOMINAL_WIDTH,
     margin: dict[str, int] | None = None,
+    lam: float | None = None,
 ) -> list[LabelBox]:
     """Greedy label placement: above, below, right or left of each point, inside the plot
-    frame and overlapping no other label or marker; a label that fits nowhere is left out
-    (the point's hover still names it). Points are taken in the order given.
+    frame and overlapping no other label or marker, nor the gate line y = ``lam``·x when
+    given; failing that, farther out on rings around the point (with a leader line); a label
+    that fits nowhere is left out (the point's hover still names it). Points are taken in the
+    order given.
     """
     m = margin or plane_margin(font_size)
     top, left, right, bottom = m["t"], m["l"], width - m["r"], height - m["b"]
@@ -73,47 +111,82 @@ def place_labels(
             top + (yb - y) / (yb - ya) * plot_h,
         )
 
+    line = (*px(0.0, 0.0), *px(xb, lam * xb)) if lam is not None else None
     rad = marker_size / 2 + 1
     points = [px(x, y) for x, y in zip(xs, ys, strict=True)]
     taken = [LabelBox(-1, x - rad, x + rad, y - rad, y + rad, "", "") for x, y in points]
+
+    def free(box: LabelBox) -> bool:
+        inside = box.x0 >= left and box.x1 <= right and box.y0 >= top and box.y1 <= bottom
+        return (
+            inside
+            and (line is None or not box.crosses(line))
+            and not any(box.overlaps(o) for o in taken)
+        )
+
     out = []
     for i, ((x, y), text) in enumerate(zip(points, texts, strict=True)):
         w, h, g = 0.62 * font_size * len(text) + 4, 1.3 * font_size, rad + 2
-        for x0, y0, xanchor, yanchor in (
-            (x - w / 2, y - g - h, "center", "bottom"),
-            (x - w / 2, y + g, "center", "top"),
-            (x + g, y - h / 2, "left", "middle"),
-            (x - g - w, y - h / 2, "right", "middle"),
-        ):
-            box = LabelBox(i, x0, x0 + w, y0, y0 + h, xanchor, yanchor)
-            inside = x0 >= left and x0 + w <= right and y0 >= top and y0 + h <= bottom
-            if inside and not any(box.overlaps(o) for o in taken):
-                taken.append(box)
-                out.append(box)
-                break
+        near = [
+            LabelBox(i, x - w / 2, x + w / 2, y - g - h, y - g, "center", "bottom"),
+            LabelBox(i, x - w / 2, x + w / 2, y + g, y + g + h, "center", "top"),
+            LabelBox(i, x + g, x + g + w, y - h / 2, y + h / 2, "left", "middle"),
+            LabelBox(i, x - g - w, x - g, y - h / 2, y + h / 2, "right", "middle"),
+        ]
+        far = [
+            LabelBox(
+                i, cx - w / 2, cx + w / 2, cy - h / 2, cy + h / 2, "", "", True, cx - x, cy - y
+            )
+            for ring in range(1, _RINGS + 1)
+            for ux, uy in ((0, -1), (0, 1), (1, 0), (-1, 0), (1, -1), (-1, -1), (1, 1), (-1, 1))
+            for cx, cy in [(x + ux * (g + w / 2 + ring * h), y + uy * (g + h / 2 + ring * h))]
+        ]
+        box = next((b for b in (*near, *far) if free(b)), None)
+        if box is not None:
+            taken.append(box)
+            out.append(box)
     return out
 
 
 def _annotations(
-    xs: np.ndarray, ys: np.ndarray, texts: list[str], boxes: list[LabelBox], gap: float, size: int
+    xs: np.ndarray,
+    ys: np.ndarray,
+    texts: list[str],
+    boxes: list[LabelBox],
+    gap: float,
+    size: int,
 ) -> list[dict]:
-    """Plotly annotations for ``boxes``: anchored at the point, shifted by ``gap`` px."""
+    """Plotly annotations for ``boxes``: anchored at the point, shifted by ``gap`` px, or
+    (``arrow``) centred where the box is with a leader line to the point."""
     dx = {"left": gap, "right": -gap, "center": 0.0}
     dy = {"bottom": gap, "top": -gap, "middle": 0.0}
-    return [
-        {
+    out = []
+    for box in boxes:
+        note = {
             "x": float(xs[box.index]),
             "y": float(ys[box.index]),
             "text": texts[box.index],
-            "showarrow": False,
-            "xanchor": box.xanchor,
-            "yanchor": box.yanchor,
-            "xshift": dx[box.xanchor],
-            "yshift": dy[box.yanchor],
             "font": {"size": size},
         }
-        for box in boxes
-    ]
+        if box.arrow:
+            note |= {
+                "showarrow": True,
+                "arrowhead": 0,
+                "arrowwidth": 1,
+                "arrowcolor": "#888",
+                "ax": box.ax,
+                "ay": box.ay,
+            }
+        else:
+            note |= {
+                "showarrow": False,
+                "xanchor": box.xanchor,
+                "yanchor": box.yanchor,
+                "xshift": dx[box.xanchor],
+                "yshift": dy[box.yanchor],
+            }
+        out.append(note)
+    return out
 
 
 def decision_plane(
@@ -122,9 +195,13 @@ def decision_plane(
     height: int = 380,
     font_size: int = 12,
     marker_size: int = 11,
+    width: int | None = None,
 ) -> go.Figure:
     """Build the decision plane. A point lies above the line exactly when the gate admits it:
-    cos(q,n) − τ·cos(q,c) > λ·b(c,n)  ⇔  S(c,n) > τ·cos(q,c)."""
+    cos(q,n) − τ·cos(q,c) > λ·b(c,n)  ⇔  S(c,n) > τ·cos(q,c).
+
+    Labels are placed for ``width`` px (then the figure's fixed width), else for
+    :data:`NOMINAL_WIDTH`; they keep off the gate line at that width."""
     xs = np.array([d.penalty for d in decisions], dtype=float)
     ys = np.array([d.cos_qn - d.bar for d in decisions], dtype=float)
     x_max = float(max(0.6, xs.max() * 1.15 if len(xs) else 0.6))
@@ -203,9 +280,12 @@ def decision_plane(
         height,
         label_size,
         marker_size,
+        width=width or NOMINAL_WIDTH,
         margin=margin,
+        lam=lam,
     )
     layout = {
+        **({"width": width} if width else {}),
         "height": height,
         "margin": {**margin, "autoexpand": False},
         "font": {"size": font_size},

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from scar_viz.scoring.learned.select import LearnedDecision
 from scar_viz.scoring.scar import Decision, Selection
 
 
@@ -45,6 +46,30 @@ def explain_decision(d: Decision) -> Explanation:
             "The text changes topic across this boundary."
         )
     return Explanation(latex, sentence)
+
+
+def learned_verdict(d: LearnedDecision) -> str:
+    """The learned gate's verdict in a few words, as its decision table says it: "already
+    retrieved" for a neighbour in the top-k (the gate's number is not what decides it)."""
+    if d.outcome == "retrieved":
+        return "already retrieved"
+    return "admitted" if d.passes else "rejected"
+
+
+def explain_learned(d: LearnedDecision) -> str:
+    """One sentence saying why the learned gate decided ``d`` as it did."""
+    if d.outcome == "retrieved":
+        return (
+            f"Chunk {d.neighbour} is itself retrieved, so it is in the context already "
+            f"(counted once) and expansion continues past it; its probability "
+            f"{d.probability:.3f} decides nothing."
+        )
+    relation = ">" if d.passes else "≤"
+    verdict = "Admitted" if d.passes else "Rejected"
+    return (
+        f"{verdict}: chunk {d.neighbour}'s probability {d.probability:.3f} {relation} "
+        f"p = {d.p:g} (score {d.score:.3f} {relation} logit(p) = {d.bar:.3f})."
+    )
 
 
 def edge_notes(sel: Selection, n_chunks: int) -> list[tuple[str, str]]:

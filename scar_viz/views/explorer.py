@@ -182,7 +182,12 @@ def why_table(decision: LearnedDecision) -> list[dict[str, object]]:
             "term": "score",
             "value": f"p = {decision.probability:.3f}",
             "contribution": round(decision.score, 4),
-            "meaning": f"admitted iff score > logit(p = {decision.p:g}) = {decision.bar:.3f}",
+            "meaning": f"admitted iff score > logit(p = {decision.p:g}) = {decision.bar:.3f}"
+            + (
+                " (not used: the neighbour is already retrieved)"
+                if decision.outcome == "retrieved"
+                else ""
+            ),
         }
     )
     return rows

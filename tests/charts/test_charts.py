@@ -116,7 +116,42 @@ def test_plane_figure_labels_match_their_placement():
     fig = validated(decision_plane(sel.decisions, 0.5, font_size=20, marker_size=18))
     assert fig.layout.margin.t >= 40 and fig.layout.margin.autoexpand is False
     for note in fig.layout.annotations:
-        assert note.yanchor in ("bottom", "top", "middle") and not note.showarrow
+        if note.showarrow:  # moved off its point for want of room: a leader line joins them
+            assert note.ax or note.ay
+        else:
+            assert note.yanchor in ("bottom", "top", "middle")
+
+
+@pytest.mark.parametrize(("font_size", "lam"), [(12, 0.5), (18, 0.5), (18, 0.0), (20, 1.5)])
+def test_plane_labels_keep_off_the_gate_line_and_none_goes_missing(font_size, lam):
+    """A label never lies over the gate line y = λ·x; points crowded near the line all keep
+    a label (farther out, with a leader line, when nothing beside them is free)."""
+    from scar_viz.charts.plane import LabelBox, place_labels, plane_margin
+
+    rng = np.random.default_rng(7)
+    xs = rng.uniform(0.05, 0.55, 14)
+    ys = lam * xs + rng.uniform(-0.03, 0.03, 14)  # all close to the line
+    texts = [f"{20 + i}→{21 + i}" for i in range(len(xs))]
+    margin = plane_margin(font_size)
+    y_abs = 0.3 if lam < 0.5 else lam * 0.6 * 1.05
+    boxes = place_labels(
+        xs, ys, texts, (0, 0.6), (-y_abs, y_abs), 560, font_size, 18, margin=margin, lam=lam
+    )
+    assert sorted(b.index for b in boxes) == list(range(len(xs)))
+    left, top = margin["l"], margin["t"]
+    plot_w, plot_h = 520 - margin["r"] - left, 560 - margin["b"] - top
+
+    def px(x, y):
+        return left + x / 0.6 * plot_w, top + (y_abs - y) / (2 * y_abs) * plot_h
+
+    line = (*px(0, 0), *px(0.6, lam * 0.6))
+    for i, a in enumerate(boxes):
+        assert not a.crosses(line), a
+        assert not any(a.overlaps(b) for b in boxes[i + 1 :])
+    # the crossing test itself: a box on the line crosses it, one beside it does not
+    mid_x, mid_y = px(0.3, lam * 0.3)
+    assert LabelBox(0, mid_x - 5, mid_x + 5, mid_y - 5, mid_y + 5, "", "").crosses(line)
+    assert not LabelBox(0, mid_x - 5, mid_x + 5, mid_y - 60, mid_y - 50, "", "").crosses(line)
 
 
 def test_plane_without_decisions_still_draws_the_gate():
@@ -217,3 +252,20 @@ def test_pareto_frontier_points_carry_lambda_and_tau():
     picked = np.asarray(front.customdata, float)
     assert np.allclose(picked[:, 0], [0.0, 0.0, 0.0, 1.0])
     assert np.allclose(picked[:, 1], [0.1, 0.5, 0.9, 0.9])
+
+
+def test_at_least_lifts_every_text_size_in_the_figure():
+    """Presenter mode's floor: base font, ticks, axis titles, legend, title, annotations."""
+    import plotly.graph_objects as go
+
+    from scar_viz.charts import at_least
+
+    fig = go.Figure(go.Bar(x=[1], y=["a"]))
+    fig.update_layout(font={"size": 12}, title={"text": "t", "font": {"size": 30}})
+    fig.update_yaxes(tickfont={"size": 9}, title={"text": "y"})
+    fig.add_annotation(x=1, y="a", text="note", font={"size": 10})
+    out = at_least(fig, 20).layout
+    assert out.font.size == 20 and out.yaxis.tickfont.size == 20 and out.xaxis.tickfont.size == 20
+    assert out.yaxis.title.font.size == 20 and out.legend.font.size == 20
+    assert out.annotations[0].font.size == 20
+    assert out.title.font.size == 30  # larger text stays as it was

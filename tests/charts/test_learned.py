@@ -31,3 +31,13 @@ def test_charts_for_the_pages():
     water = contributions_chart(decision).data[0]
     assert list(water.x) == [*gate.feature_names, "intercept", "score"]
     assert water.y[-1] == pytest.approx(sum(water.y[:-1]))
+    top = np.argsort(-sims[0])[:2]
+    sims[0][top[0] + 1 if top[0] + 1 < len(unit) else top[0] - 1] = 2.0  # a retrieved neighbour
+    both = [
+        d
+        for d in learned_select(sims[0], unit, 4, gate, 0.05).decisions
+        if d.outcome == "retrieved"
+    ]
+    assert both
+    title = contributions_chart(both[0]).layout.title.text
+    assert "already retrieved" in title and "admitted" not in title

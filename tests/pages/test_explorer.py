@@ -212,6 +212,26 @@ def test_learned_policy_shows_its_why_box(at):
     assert metric(at, "learned chunks")
 
 
+def test_learned_mode_disables_lambda_tau_and_lists_meanings_in_full(at):
+    from scar_viz.scoring.learned.features import FEATURE_MEANING
+    from ui.gate_controls import LEARNED_NOTE
+
+    assert not at.slider(key="lam").disabled and not at.slider(key="tau").disabled
+    assert not any(c.value == LEARNED_NOTE for c in at.caption)
+    at.segmented_control(key="policy").set_value("learned").run()
+    assert not at.exception, at.exception
+    assert at.slider(key="lam").disabled and at.slider(key="tau").disabled
+    assert not at.slider(key="k").disabled and not at.slider(key="r").disabled
+    assert any(c.value == LEARNED_NOTE for c in at.caption)
+    why = table_with(at, "term")
+    assert "meaning" not in why.columns  # a cell would cut it off: listed in full instead
+    text = " ".join(m.value for m in at.markdown)
+    features = [t for t in why["term"] if t in FEATURE_MEANING]
+    assert features and all(FEATURE_MEANING[t] in text for t in features)
+    at.segmented_control(key="policy").set_value("SCAR").run()
+    assert not at.slider(key="lam").disabled
+
+
 def test_learned_policy_reads_a_gate_fitted_in_this_session(at):
     from scar_viz.scoring.learned import default_gate
     from ui.keys import GATE_JSON as GATE_STATE

@@ -121,3 +121,30 @@ def test_edge_note_warns_when_the_bar_is_not_positive():
     sel = select_from_sims(sims, np.eye(4), GateParams(1, 0.5, 0.1, 1))
     notes = edge_notes(sel, 4)
     assert notes[0][0] == "warning" and "cos(q,c) ≤ 0 for retrieved chunk 2" in notes[0][1]
+
+
+def test_learned_box_says_already_retrieved_for_a_retrieved_neighbour():
+    """A neighbour in the top-k is "already retrieved" whatever its probability, as SCAR's box
+    says; the others are admitted or rejected by probability against p."""
+    from scar_viz.scoring.explain import explain_learned, learned_verdict
+    from scar_viz.scoring.learned import default_gate
+    from scar_viz.scoring.learned.select import learned_select
+
+    rng = np.random.default_rng(3)
+    unit = rng.normal(size=(12, 8))
+    unit /= np.linalg.norm(unit, axis=1, keepdims=True)
+    sims = np.linspace(0.1, 0.6, 12)
+    sims[[4, 5]] = [0.9, 0.8]  # chunks 4 and 5 both retrieved, each the other's neighbour
+    sel = learned_select(sims, unit, 2, default_gate(), p=0.001)
+    both = [d for d in sel.decisions if d.outcome == "retrieved"]
+    assert {(d.chunk, d.neighbour) for d in both} == {(4, 5), (5, 4)}
+    for d in both:
+        assert d.passes  # p = 0.001: the gate's number alone would say "admitted"
+        assert learned_verdict(d) == "already retrieved"
+        sentence = explain_learned(d)
+        assert "itself retrieved" in sentence and "Admitted" not in sentence
+    others = [d for d in sel.decisions if d.outcome != "retrieved"]
+    assert others
+    for d in others:
+        assert learned_verdict(d) == d.outcome
+        assert explain_learned(d).startswith(d.outcome.capitalize())
