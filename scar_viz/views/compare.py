@@ -37,9 +37,9 @@ def policy_settings(knobs: CompareSettings, rerank_ok: bool) -> dict[str, dict[s
         "rerank": {"n_candidates": int(knobs.n_candidates) or None, "reranker": knobs.reranker},
         "scar": {},
         "qasc": {**qasc, "all_windows": bool(knobs.all_windows)},
-        "qasc-hybrid": {"margin": 2, **hybrid},
+        "qasc-hybrid": {"margin": int(knobs.margin), **hybrid},
         "rse": {"preset": knobs.rse_preset, "reranker": knobs.reranker if rerank_ok else ""},
-        "automerge": {"ratio": float(knobs.ratio), "fill_gaps": True},
+        "automerge": {"ratio": float(knobs.ratio), "fill_gaps": bool(knobs.fill_gaps)},
         "sentence-window": {"w": int(knobs.sentence_w)},
         "learned": {"gate": knobs.gate, "p": float(knobs.p)},
     }
