@@ -7,7 +7,6 @@ import streamlit as st
 
 from scar_viz.embeddings import text_key
 from scar_viz.evaluation import available_policies
-from scar_viz.evaluation.references import reference_answers
 from scar_viz.llm.cache import public_url
 from scar_viz.llm.check import check_answers
 from scar_viz.llm.judge import DEFAULT_QUESTIONS
@@ -139,7 +138,7 @@ n_questions = a3.number_input(
     bind=URL,
     help="Questions the judge writes from each answer for answer relevancy.",
 )
-references = reference_answers(set_text(setup.name, prep.document.text, active.source))
+references = active.qset.references  # read with the queries, once
 st.caption(calls_note(active.labelled, len(policies), references))
 settings = (
     content_key(prep, active, "answers"),

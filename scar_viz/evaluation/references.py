@@ -8,8 +8,6 @@ scores answer correctness against.
 
 from __future__ import annotations
 
-import json
-
 REFERENCE_KEYS = ("answer", "reference", "reference_answer", "ground_truth")
 """The fields a line may give its reference answer in; the first non-blank one wins."""
 
@@ -21,18 +19,3 @@ def reference_of(line: dict) -> str:
         if isinstance(value, str) and value.strip():
             return value.strip()
     return ""
-
-
-def reference_answers(data: str) -> dict[str, str]:
-    """Reference answers by query id from JSON Lines ``data``, without checking the queries
-    against a document: lines without one, without an id or not JSON are skipped."""
-    out: dict[str, str] = {}
-    for text in data.splitlines():
-        try:
-            line = json.loads(text)
-        except json.JSONDecodeError:
-            continue
-        reference = reference_of(line) if isinstance(line, dict) else ""
-        if reference and isinstance(line.get("id"), str | int):
-            out[str(line["id"])] = reference
-    return out

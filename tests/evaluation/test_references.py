@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from scar_viz.evaluation.queries import parse_queries
-from scar_viz.evaluation.references import reference_answers
+from scar_viz.evaluation.references import reference_of
 
 DOC = "Alpha rule one. Beta exception two."
 
@@ -15,17 +15,11 @@ def line(**row) -> str:
     return json.dumps(row)
 
 
-def test_reference_answers_from_any_of_the_keys():
-    data = "\n".join(
-        [
-            line(id="a", query="q", answer=" It is 4. "),
-            line(id="b", query="q", ground_truth="Five.", answer="  "),
-            line(id="c", query="q"),
-            line(id=7, query="q", reference="Seven."),
-            "not json",
-        ]
-    )
-    assert reference_answers(data) == {"a": "It is 4.", "b": "Five.", "7": "Seven."}
+def test_reference_of_takes_the_first_non_blank_key():
+    assert reference_of({"answer": " It is 4. "}) == "It is 4."
+    assert reference_of({"ground_truth": "Five.", "answer": "  "}) == "Five."
+    assert reference_of({"reference": "Seven."}) == "Seven."
+    assert reference_of({"answer": 4}) == "" and reference_of({}) == ""
 
 
 def test_the_query_set_holds_the_answers_of_its_valid_queries():
