@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 import streamlit as st
 
-from scar_viz.documents.reading import FRONT_MATTER
+from scar_viz.documents.sections import FRONT_MATTER
 from scar_viz.views.hits import Hit
 from ui import keys
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz.chunking.base import Chunk
-from scar_viz.documents.reading import FRONT_MATTER
+from scar_viz.documents.sections import FRONT_MATTER
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from scar_viz.chunking.base import Chunk
-from scar_viz.documents.reading import FRONT_MATTER
+from scar_viz.documents.sections import FRONT_MATTER
 from scar_viz.views.hits import hits
 
 
