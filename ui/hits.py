@@ -26,6 +26,10 @@ COLUMNS = {
     "cos(q,c)": st.column_config.NumberColumn("cos(q,c)", format="%.3f"),
 }
 
+ROW_PX = 35
+"""Row height of the hits table in pixels, fixed so that a row's place on screen does not
+depend on the page's type size (presenter mode draws larger text around a canvas grid)."""
+
 
 def _remember_row(table_key: str, focus_key: str, chunks: Sequence[int]) -> Callable[[], None]:
     """An ``on_select`` callback: the picked row's chunk becomes the focus (an empty selection
@@ -58,4 +62,6 @@ def hits_list(found: Sequence[Hit]) -> None:
             column_config={c: COLUMNS[c] for c in frame.columns},
             on_select=_remember_row(keys.HITS_TABLE, keys.FOCUS, [h.chunk for h in found]),
             selection_mode="single-row",
+            row_height=ROW_PX,
+            height=(len(found) + 1) * ROW_PX + 3,  # every hit shown, no inner scrolling
         )

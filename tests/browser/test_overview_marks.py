@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 from scripts.live_app import settle, wait_for_app_run
 from tests.browser.actions import ask, upload
 from tests.browser.conftest import running_hash_app
+from ui.hits import ROW_PX
 
 # fmt: off
 WORDS = [
@@ -20,8 +21,6 @@ WORDS = [
     "inspection", "fee", "warden", "storm", "chart", "buoy", "quay",
 ]
 # fmt: on
-VISIBLE_ROWS = 10
-"""Rows Streamlit's dataframe shows at its automatic height."""
 TOPIC = "the lighthouse keeper logs the lamp oil"
 
 
@@ -105,12 +104,11 @@ def test_long_document_marks_never_overlap_and_hits_focus(app, chromium, artifac
     cells = row.locator("[role=gridcell]").all_inner_texts()
     rank, chunk = (int(c) for c in [c for c in cells if c.strip()][:2])
     assert rank == 5, cells
-    grid = table.locator("canvas").first.bounding_box()
-    # the grid is drawn on a canvas: a header, then the rows, all as tall as each other; at
-    # auto height it shows the header and ten of the twenty rows (presenter mode's larger
-    # type makes them taller)
-    row_px = grid["height"] / (VISIBLE_ROWS + 1)
-    page.mouse.click(grid["x"] + 18, grid["y"] + row_px * 5.5)  # rank 5's selection box
+    canvas = table.locator("canvas").first
+    page.evaluate("el => el.scrollIntoView({block: 'center'})", canvas.element_handle())
+    grid = canvas.bounding_box()  # in the viewport now: a mouse click reaches rank 5's row
+    # the grid is drawn on a canvas: a header, then the rows, each ROW_PX tall
+    page.mouse.click(grid["x"] + 18, grid["y"] + ROW_PX * 5.5)  # rank 5's selection box
     wait_for_app_run(page)
     settle(page)
     focused = page.locator(".sv-row.sv-focused").first
