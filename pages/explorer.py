@@ -59,9 +59,16 @@ prep, embedder = setup.prepared, setup.embedder
 query = query_box(setup.name, setup.source, setup.doc_key)
 qvec = query_vector(embedder, query)
 sims = or_stop(lambda: cached(("sims", *setup.key, query), lambda: query_sims(prep.unit, qvec)))
-tokens = model_tokens(getattr(embedder, "name_or_path", None), query)
-best = float(sims.max()) if len(sims) else None
-if notice := language_notice(query, setup.source.text, tokens=tokens, best_cos=best):
+notice = cached(  # once per document, model and question: ~20 ms of script counting
+    ("language", *setup.key, query),
+    lambda: language_notice(
+        query,
+        setup.source.text,
+        tokens=model_tokens(getattr(embedder, "name_or_path", None), query),
+        best_cos=float(sims.max()) if len(sims) else None,
+    ),
+)
+if notice:
     alert(notice.message, "warning")
 
 
