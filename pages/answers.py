@@ -6,8 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from scar_viz.embeddings import text_key
+from scar_viz.endpoints import public_url
 from scar_viz.evaluation import available_policies
-from scar_viz.llm.cache import public_url
 from scar_viz.llm.check import check_answers
 from scar_viz.llm.judge import DEFAULT_QUESTIONS
 from scar_viz.llm.querygen import DEFAULT_FRAGMENTED_SHARE, DEFAULT_N, generate_queries

@@ -24,7 +24,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from scar_viz.errors import UserError
 
@@ -100,6 +100,21 @@ def _shown(text: str) -> str:
     return tail if len(tail) <= 80 else tail[:77] + "…"
 
 
+_PROVIDER = parse_endpoint(OPENAI_BASE_URL)
+"""The provider's default endpoint, always allowed."""
+
+
+def public_url(base_url: str | None) -> str:
+    """``base_url`` without credentials, query or fragment (what may be shown and stored)."""
+    if not base_url:
+        return OPENAI_BASE_URL
+    parts = urlsplit(base_url.strip())
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+
+
 @dataclass(frozen=True)
 class EndpointPolicy:
     """The operator's rules: the allowed base URLs and whether visitors are held to them.
@@ -119,8 +134,7 @@ class EndpointPolicy:
             endpoint = parse_endpoint(base_url or "")
         except EndpointError:
             return False
-        defaults = (parse_endpoint(OPENAI_BASE_URL),)
-        return any(endpoint.within(a) for a in (*defaults, *self.allowed))
+        return any(endpoint.within(a) for a in (_PROVIDER, *self.allowed))
 
     def check(self, base_url: str | None) -> None:
         """Pass when a request may go to ``base_url``.

@@ -20,9 +20,9 @@ from scar_viz.endpoints import (
     EndpointError,
     KeyChoice,
     policy_from,
+    public_url,
     server_key,
 )
-from scar_viz.llm.cache import public_url
 from scar_viz.llm.client import ChatModel
 from ui import keys
 

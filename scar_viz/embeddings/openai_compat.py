@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from scar_viz.embeddings.base import BaseEmbedder, EmbeddingError, LoadProgress
-from scar_viz.endpoints import openai_client
+from scar_viz.endpoints import OPENAI_BASE_URL, openai_client
 from scar_viz.errors import scrub_secret
 
 OPENAI_DEFAULT_MODEL = "text-embedding-3-large"
@@ -39,7 +39,7 @@ class OpenAIEmbedder(BaseEmbedder):
         self.timeout = timeout
         self.max_retries = max_retries
         self.batch_size = batch_size
-        host = self.base_url or "https://api.openai.com/v1"
+        host = self.base_url or OPENAI_BASE_URL
         dims = f":{dimensions}" if dimensions else ""
         self.model_id = f"openai:{host}:{model}{dims}"
         self.label = f"OpenAI-compatible: {model} @ {host}"

@@ -1,23 +1,10 @@
-"""The chat replies' disk cache, and the form of a base URL that may be shown and stored."""
+"""The chat replies' disk cache."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
-from scar_viz.endpoints import OPENAI_BASE_URL
 from scar_viz.sqlite_cache import SqliteCache
-
-
-def public_url(base_url: str | None) -> str:
-    """``base_url`` without credentials, query or fragment (what may be shown and stored)."""
-    if not base_url:
-        return OPENAI_BASE_URL
-    parts = urlsplit(base_url.strip())
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
 
 
 class LLMCache(SqliteCache):

@@ -27,9 +27,9 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import replace
 
-from scar_viz.endpoints import LLM_KEY_NAMES, openai_client
+from scar_viz.endpoints import LLM_KEY_NAMES, openai_client, public_url
 from scar_viz.errors import UserError, scrub_secret
-from scar_viz.llm.cache import LLMCache, public_url
+from scar_viz.llm.cache import LLMCache
 from scar_viz.llm.replies import Reply, Usage, make_reply
 
 DEFAULT_LLM_MODEL = "gpt-4o-mini"

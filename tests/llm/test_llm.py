@@ -7,7 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from scar_viz.llm.client import ChatModel, LLMCache, LLMError, public_url
+from scar_viz.endpoints import public_url
+from scar_viz.llm.client import ChatModel, LLMCache, LLMError
 from scar_viz.llm.replies import parse_json_object
 from tests.fake_llm import HTML_ANSWER
 
