@@ -115,7 +115,7 @@ def live_panel(setup: Setup, query: str, sims, params, focus: int | None, big: b
     prep = setup.prepared
     payload = cached(
         ("gate-payload", *setup.key, query, params.k, params.radius, focus),
-        lambda: gate_payload(prep.chunks, sims, prep.unit, params, focus=focus),
+        lambda: gate_payload(prep.chunks, sims, prep.unit, params, focus=focus, doc_of=prep.doc_of),
     )
     lam, tau, seq = panel_setting(params, f"{payload_id(payload)}-{big}")
     gate_panel(
@@ -212,8 +212,8 @@ def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
     policy, p = policy_choice()
     params = gate_sliders(len(prep.chunks), learned=policy == "learned")
     gate, source = active_gate() if policy == "learned" else (None, "")
-    sel = policy_selection(policy, sims, prep.unit, params, gate, p)
-    summary = summarise(prep.chunks, sel, policy)
+    sel = policy_selection(policy, sims, prep.unit, params, gate, p, prep.doc_of)
+    summary = summarise(prep.chunks, sel, policy, prep.doc_of)
     focus = state.get(keys.FOCUS)
     if not big:
         metrics(sel, summary, len(prep.chunks), big)
@@ -243,4 +243,4 @@ def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
 sel, policy = gate_view(setup, query, sims)
 label_box(prep, query, range(len(prep.chunks)))
 evidence = known_evidence_for(prep, setup.name, query)
-answer_box(prep, embedder, query, contexts(prep.chunks, sel, policy), policy, evidence)
+answer_box(prep, embedder, query, contexts(prep.chunks, sel, policy, prep.doc_of), policy, evidence)

@@ -7,11 +7,12 @@ The pages and the CLI share these functions; everything here runs once per
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from scar_viz.chunking.base import Chunk, Embed
-from scar_viz.chunking.config import ChunkingConfig, chunk_document, embedding_texts
+from scar_viz.chunking.config import ChunkingConfig, chunk_doc_of, chunk_document, embedding_texts
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder, EmbeddingCache, Progress, embed_cached
 from scar_viz.errors import SettingsError
@@ -22,7 +23,9 @@ from scar_viz.scoring.scar import boundary_penalties, normalize
 
 @dataclass(frozen=True)
 class PreparedDoc:
-    """A chunked, embedded document: unit-norm chunk vectors and adjacent penalties."""
+    """A chunked, embedded document (or corpus): unit-norm chunk vectors and adjacent penalties
+    (a penalty between two files' chunks is computed but never used: no gate crosses a file
+    edge)."""
 
     document: Document
     config: ChunkingConfig
@@ -34,6 +37,12 @@ class PreparedDoc:
     embedder_label: str
     n_encoded: int
     seconds: float
+
+    @cached_property
+    def doc_of(self) -> np.ndarray | None:
+        """(N,) the file of each chunk in a corpus; None for a single file
+        (:mod:`scar_viz.edges`)."""
+        return chunk_doc_of(self.document, self.chunks)
 
 
 def embed_function(embedder: Embedder, cache: EmbeddingCache | None = None) -> Embed:

@@ -36,7 +36,12 @@ function parsePayload(p) {
       return out;
     })
   );
-  return { n: p.n, sims, order, rmax, pen, cells: p.cells, adj: p.adj, focus: p.focus };
+  return { n: p.n, sims, order, rmax, pen, cells: p.cells, adj: p.adj, focus: p.focus, files: p.files || null };
+}
+
+// [first, last] chunk of c's file (a corpus keeps every neighbour inside its chunk's file)
+function fileRange(P, c) {
+  return P.files && P.files[String(c)] ? P.files[String(c)] : [0, P.n - 1];
 }
 
 // The gate, step for step as select_from_sims: rank order, left then right, outward.
@@ -48,11 +53,12 @@ function decide(P, lam, tau, k, r) {
   for (let row = 0; row < k; row++) {
     const c = P.order[row];
     const bar = tau * P.sims[c];
+    const [first, last] = fileRange(P, c);
     for (let side = 0; side < 2; side++) {
       const step = side === 0 ? -1 : 1;
       for (let d = 1; d <= r; d++) {
         const j = c + step * d;
-        if (j < 0 || j >= P.n) break;
+        if (j < first || j > last) break;
         const penalty = P.pen[row][side][d - 1];
         const score = P.sims[j] - lam * penalty;
         const outcome = isRet.has(j) ? "retrieved" : score > bar ? "admitted" : "rejected";
@@ -104,7 +110,8 @@ function buildRows(P, k, r, host) {
   const rows = [];
   for (const spec of specs) {
     const { c, row, kind } = spec;
-    const lo = Math.max(0, c - r), hi = Math.min(P.n - 1, c + r);
+    const [first, last] = fileRange(P, c);
+    const lo = Math.max(first, c - r), hi = Math.min(last, c + r);
     const card = el("section", spec.focused ? "sv-row sv-focused" : "sv-row");
     card.dataset.chunk = c;
     const head = el("div", "sv-row-head");
@@ -124,7 +131,7 @@ function buildRows(P, k, r, host) {
       );
     }
     const chips = el("div", "sv-chips");
-    if (lo === 0) chips.append(el("span", "sv-edge", "document start"));
+    if (lo === first) chips.append(el("span", "sv-edge", P.files ? "file start" : "document start"));
     const cells = new Map();
     for (let j = lo; j <= hi; j++) {
       const chip = el("div", "sv-chip");
@@ -137,7 +144,7 @@ function buildRows(P, k, r, host) {
       chips.append(chip);
       cells.set(j, { chip, status, margin });
     }
-    if (hi === P.n - 1) chips.append(el("span", "sv-edge", "document end"));
+    if (hi === last) chips.append(el("span", "sv-edge", P.files ? "file end" : "document end"));
     const cuts = el("div", "sv-cuts");
     const cutEls = [];
     for (let i = lo; i < hi; i++) {
@@ -169,10 +176,11 @@ function planeGeometry(P, k, r) {
   let xmax = 0.6, ymax = 0.3;
   for (let row = 0; row < Math.min(k, P.order.length); row++) {
     const c = P.order[row];
+    const [first, last] = fileRange(P, c);
     for (let side = 0; side < 2; side++) {
       for (let d = 1; d <= r; d++) {
         const j = c + (side === 0 ? -d : d);
-        if (j < 0 || j >= P.n) break;
+        if (j < first || j > last) break;
         xmax = Math.max(xmax, 1.15 * P.pen[row][side][d - 1]);
         ymax = Math.max(ymax, 1.1 * Math.abs(P.sims[j]), 1.1 * Math.abs(P.sims[j] - 1.5 * P.sims[c]));
       }

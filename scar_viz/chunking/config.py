@@ -8,7 +8,10 @@ tokens. The chunkers themselves are listed in :mod:`scar_viz.chunking.registry`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from scar_viz.chunking.base import (
     DEFAULT_CHUNK_SIZE,
@@ -18,7 +21,9 @@ from scar_viz.chunking.base import (
     Embed,
 )
 from scar_viz.chunking.registry import CHUNKERS
+from scar_viz.documents.corpus import part_document
 from scar_viz.documents.reading import Document
+from scar_viz.edges import doc_of_starts
 from scar_viz.errors import SettingsError
 from scar_viz.fmt import join_words
 from scar_viz.spans import Span
@@ -69,9 +74,20 @@ class ChunkingConfig:
 def chunk_spans(
     document: Document, config: ChunkingConfig | None = None, embed: Embed | None = None
 ) -> list[Span]:
-    """The (start, end) spans ``config``'s chunker cuts ``document`` into, in order."""
+    """The (start, end) spans ``config``'s chunker cuts ``document`` into, in order; a corpus's
+    files are cut one by one, so no span straddles two files."""
     config = config or ChunkingConfig()
     config.validate()
+    if document.is_corpus:
+        spans: list[Span] = []
+        for i, part in enumerate(document.parts):
+            own = _file_spans(part_document(document, i), config, embed)
+            spans.extend((s + part.start, e + part.start) for s, e in own)
+        return spans
+    return _file_spans(document, config, embed)
+
+
+def _file_spans(document: Document, config: ChunkingConfig, embed: Embed | None) -> list[Span]:
     chunker = CHUNKERS[config.chunker]
     options: dict[str, object] = {}
     if chunker.needs_embed:
@@ -98,6 +114,15 @@ def chunk_document(
         Chunk(i, s, e, text[s:e], document.section_at(s).path)
         for i, (s, e) in enumerate(chunk_spans(document, config, embed))
     ]
+
+
+def chunk_doc_of(document: Document, chunks: Sequence[Chunk]) -> np.ndarray | None:
+    """(N,) file index of each chunk of a corpus; None for a single file
+    (:mod:`scar_viz.edges`)."""
+    if not document.is_corpus:
+        return None
+    starts = np.array([p.start for p in document.parts], dtype=np.int64)
+    return doc_of_starts(starts, np.array([c.start for c in chunks], dtype=np.int64))
 
 
 def embedding_texts(chunks: list[Chunk], prepend_section: bool = False) -> list[str]:

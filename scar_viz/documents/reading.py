@@ -25,13 +25,47 @@ class DocumentError(UserError, ValueError):
 
 
 @dataclass(frozen=True)
+class Part:
+    """One file of a corpus: its id (relative POSIX path) and its range ``text[start:end]`` in
+    the corpus' joined text (:func:`scar_viz.documents.corpus.join_documents`)."""
+
+    path: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
 class Document:
-    """Decoded text with its sections; ``sections`` tile ``[0, len(text))`` in order."""
+    """Decoded text with its sections; ``sections`` tile ``[0, len(text))`` in order.
+
+    A corpus is one Document too: its files' texts joined, ``parts`` naming each file's range
+    (empty for a single file). Nothing reaches across a part's edge: chunks, sections,
+    sentences and every policy's neighbours stay inside one part.
+    """
 
     name: str
     text: str
     sections: tuple[Section, ...]
     note: str = ""
+    parts: tuple[Part, ...] = ()
+
+    @property
+    def is_corpus(self) -> bool:
+        """True when the document joins two or more files."""
+        return len(self.parts) > 1
+
+    def part_index_at(self, offset: int) -> int:
+        """Index of the part holding character ``offset`` (0 for a single file)."""
+        if not self.parts:
+            return 0
+        return max(0, bisect_right([p.start for p in self.parts], offset) - 1)
+
+    def part_range(self, offset: int) -> tuple[int, int]:
+        """The (start, end) of the file holding ``offset``: the whole text for a single file."""
+        if not self.parts:
+            return 0, len(self.text)
+        part = self.parts[self.part_index_at(offset)]
+        return part.start, part.end
 
     def section_index_at(self, offset: int) -> int:
         """Index of the section holding character ``offset``."""

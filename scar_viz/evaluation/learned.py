@@ -29,7 +29,7 @@ def query_table(
     document."""
     vecs = normalize(np.atleast_2d(np.asarray(query_vecs, dtype=np.float64)))
     sims = vecs @ prep.unit.T
-    return build_table(sims, prep.unit, [q.gold for q in queries], k, max(1, radius))
+    return build_table(sims, prep.unit, [q.gold for q in queries], k, max(1, radius), prep.doc_of)
 
 
 def fit_gate_on(

@@ -254,4 +254,6 @@ def candidates_for(
 ) -> Candidates:
     """The sweep's candidates for a query set on ``prep`` (see :func:`build_candidates`)."""
     sims = np.stack([prep.unit @ v for v in np.atleast_2d(query_vecs)])
-    return build_candidates(sims, prep.unit, [q.gold for q in queries], k, max(1, radius))
+    return build_candidates(
+        sims, prep.unit, [q.gold for q in queries], k, max(1, radius), prep.doc_of
+    )

@@ -7,10 +7,12 @@ import inspect
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from scar_viz.chunking.base import Chunk
+from scar_viz.chunking.config import chunk_doc_of
 from scar_viz.chunking.tokens import count_tokens
 from scar_viz.documents.reading import Document
 from scar_viz.scoring.params import DEFAULT_PARAMS, GateParams
@@ -25,7 +27,8 @@ class QueryInputs:
 
     ``unit`` holds the unit-norm chunk embeddings (N, d) and ``sims`` = cos(q, c_i) (N,).
     ``params`` holds k, λ, τ and r. ``embed`` embeds extra texts with the same model (QASC's
-    sentences); it may be None.
+    sentences); it may be None. In a corpus (``document.parts``) :attr:`doc_of` names each
+    chunk's file, and no policy reaches past the edge of its chunk's file.
     """
 
     document: Document
@@ -36,6 +39,11 @@ class QueryInputs:
     sims: np.ndarray
     params: GateParams = DEFAULT_PARAMS
     embed: Callable[[list[str]], np.ndarray] | None = field(default=None, repr=False)
+
+    @cached_property
+    def doc_of(self) -> np.ndarray | None:
+        """(N,) the file of each chunk in a corpus; None for a single file."""
+        return chunk_doc_of(self.document, self.chunks)
 
 
 @dataclass(frozen=True)

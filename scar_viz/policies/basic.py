@@ -16,13 +16,13 @@ def topk_policy(inputs: QueryInputs) -> PolicyResult:
 def window_policy(inputs: QueryInputs, w: int = 1) -> PolicyResult:
     """Static window: c_{i-w} … c_{i+w} around each retrieved chunk."""
     t0 = time.perf_counter()
-    ids = window(top_k(inputs.sims, inputs.params.k), len(inputs.chunks), int(w))
+    ids = window(top_k(inputs.sims, inputs.params.k), len(inputs.chunks), int(w), inputs.doc_of)
     return chunk_result(f"window{int(w)}", inputs, ids, t0)
 
 
 def scar_policy(inputs: QueryInputs) -> PolicyResult:
     t0 = time.perf_counter()
-    sel = select_from_sims(inputs.sims, inputs.unit, inputs.params)
+    sel = select_from_sims(inputs.sims, inputs.unit, inputs.params, inputs.doc_of)
     return chunk_result("scar", inputs, sel.selected, t0, detail=sel)
 
 

@@ -22,7 +22,9 @@ def learned_policy(
     resolved = resolve_gate(gate)
     t0 = time.perf_counter()
     params = inputs.params
-    sel = learned_select(inputs.sims, inputs.unit, params.k, resolved, float(p), params.radius)
+    sel = learned_select(
+        inputs.sims, inputs.unit, params.k, resolved, float(p), params.radius, inputs.doc_of
+    )
     return chunk_result("learned", inputs, sel.selected, t0, detail=sel)
 
 

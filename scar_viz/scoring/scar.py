@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from scar_viz.edges import reach
 from scar_viz.embeddings.vectors import normalize
 from scar_viz.errors import SettingsError
 from scar_viz.scoring.params import DEFAULT_K, DEFAULT_PARAMS, PRESETS, GateParams  # noqa: F401
@@ -54,11 +55,15 @@ def top_k(sims: np.ndarray, k: int) -> list[int]:
     return [int(i) for i in np.argsort(-np.asarray(sims), kind="stable")[:k]]
 
 
-def window(retrieved: list[int], n_chunks: int, w: int) -> list[int]:
-    """Static window: every chunk within ``w`` of a retrieved chunk, in document order."""
+def window(
+    retrieved: list[int], n_chunks: int, w: int, doc_of: np.ndarray | None = None
+) -> list[int]:
+    """Static window: every chunk within ``w`` of a retrieved chunk, in document order, never
+    past the edge of the retrieved chunk's file (``doc_of``, :mod:`scar_viz.edges`)."""
     keep: set[int] = set()
     for c in retrieved:
-        keep.update(range(max(0, c - w), min(n_chunks, c + w + 1)))
+        lo, hi = reach(doc_of, n_chunks, c)
+        keep.update(range(max(lo, c - w), min(hi, c + w + 1)))
     return sorted(keep)
 
 
@@ -168,11 +173,19 @@ def scar_judge(sims: np.ndarray, unit_chunks: np.ndarray, lam: float, tau: float
     return judge
 
 
-def select_from_sims(sims: np.ndarray, unit_chunks: np.ndarray, params: GateParams) -> Selection:
-    """:func:`scar_select` given s[i] = cos(q, c_i) and unit-norm chunk vectors."""
+def select_from_sims(
+    sims: np.ndarray,
+    unit_chunks: np.ndarray,
+    params: GateParams,
+    doc_of: np.ndarray | None = None,
+) -> Selection:
+    """:func:`scar_select` given s[i] = cos(q, c_i) and unit-norm chunk vectors; ``doc_of``
+    (the file of each chunk in a corpus) keeps every neighbour inside its chunk's file."""
     retrieved = top_k(sims, params.k)
     judge = scar_judge(sims, unit_chunks, params.lam, params.tau)
-    selected, admitted, decisions = walk_neighbours(retrieved, len(sims), params.radius, judge)
+    selected, admitted, decisions = walk_neighbours(
+        retrieved, len(sims), params.radius, judge, doc_of
+    )
     return Selection(
         retrieved=retrieved,
         selected=selected,

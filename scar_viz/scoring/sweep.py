@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from scar_viz.edges import bounds
 from scar_viz.embeddings import Progress
 from scar_viz.errors import SettingsError
 from scar_viz.scoring.params import DEFAULT_RADIUS
@@ -93,6 +94,7 @@ def walk_candidates(
     k: int,
     radius: int,
     needs: str,
+    doc_of: np.ndarray | None = None,
 ) -> Walk:
     """List every candidate: each neighbour at distance 1…r on each side of each retrieved chunk,
     stopping at the document's edge.
@@ -104,6 +106,8 @@ def walk_candidates(
         k: chunks retrieved per query.
         radius: r ≥ 1.
         needs: the sentence for k < 1 or r < 1.
+        doc_of: (N,) the file of each chunk in a corpus (None for one file): no candidate
+            crosses its retrieved chunk's file edge.
 
     Raises:
         SettingsError: for mismatched shapes, k < 1 or r < 1.
@@ -115,6 +119,7 @@ def walk_candidates(
         raise SettingsError(f"Similarities cover {n} chunks but there are {unit.shape[0]} vectors.")
     if radius < 1 or k < 1:
         raise SettingsError(needs)
+    lo_of, hi_of = bounds(doc_of, n)
     meta, chains, keys = [], [], []
     base_chunks, base_hits = np.zeros(n_q), np.zeros(n_q)
     for q in range(n_q):
@@ -123,11 +128,12 @@ def walk_candidates(
         base_chunks[q] = len(retrieved)
         base_hits[q] = len(gold & members)
         for rank, c in enumerate(retrieved):
+            lo, hi = int(lo_of[c]), int(hi_of[c])
             for step in (-1, 1):
                 chain = [-1] * radius
                 for d in range(1, radius + 1):
                     j = c + step * d
-                    if not 0 <= j < n:
+                    if not lo <= j < hi:
                         break
                     chain[d - 1] = len(meta)
                     meta.append((q, c, rank, j, d, j in members, j in gold))
@@ -165,6 +171,7 @@ def build_candidates(
     golds: Sequence[Sequence[int]],
     k: int,
     radius: int = DEFAULT_RADIUS,
+    doc_of: np.ndarray | None = None,
 ) -> Candidates:
     """List the candidates of every query.
 
@@ -174,13 +181,14 @@ def build_candidates(
         golds: the gold chunk indices of each query (non-empty).
         k: chunks retrieved per query.
         radius: r ≥ 1.
+        doc_of: (N,) the file of each chunk in a corpus; None for one file.
 
     Raises:
         ValueError: for mismatched shapes, r < 1, k < 1 or an empty gold set.
     """
     sims = np.atleast_2d(np.asarray(sims, dtype=np.float64))
     unit = np.asarray(unit, dtype=np.float64)
-    walk = walk_candidates(sims, unit, golds, k, radius, "The sweep needs k ≥ 1 and r ≥ 1.")
+    walk = walk_candidates(sims, unit, golds, k, radius, "The sweep needs k ≥ 1 and r ≥ 1.", doc_of)
     if any(not g for g in golds):
         raise SettingsError("Every query needs at least one gold chunk.")
     pairs = list(zip(walk.chunk.tolist(), walk.neighbour.tolist(), strict=True))

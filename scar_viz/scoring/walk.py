@@ -1,10 +1,11 @@
 """The neighbour walk every gate shares, and the one signature of a gate's judge.
 
 For each retrieved chunk c (the top-k in rank order) and each side, the walk offers the
-candidates n = c ± 1 … c ± r to a *judge* and stops on that side at the document's edge or
-after a rejection (docs/method.md §2). A neighbour that is itself retrieved is still offered,
-so its decision reads ``retrieved``: it is in the context already, counted once, and the walk
-goes on past it. SCAR (:func:`scar_viz.scoring.scar.select_from_sims`) and the learned gate
+candidates n = c ± 1 … c ± r to a *judge* and stops on that side at the document's edge (in a
+corpus, the edge of c's file: :mod:`scar_viz.edges`) or after a rejection (docs/method.md §2).
+A neighbour that is itself retrieved is still offered, so its decision reads ``retrieved``: it
+is in the context already, counted once, and the walk goes on past it. SCAR
+(:func:`scar_viz.scoring.scar.select_from_sims`) and the learned gate
 (:func:`scar_viz.scoring.learned.select.learned_select`) are this walk with different judges.
 """
 
@@ -12,6 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+
+import numpy as np
+
+from scar_viz.edges import reach
 
 OUTCOMES = ("admitted", "rejected", "retrieved")
 """What a decision may say about its candidate."""
@@ -92,10 +97,15 @@ Judge = Callable[[Candidate], GateDecision]
 
 
 def walk_neighbours(
-    retrieved: list[int], n_chunks: int, radius: int, judge: Judge
+    retrieved: list[int],
+    n_chunks: int,
+    radius: int,
+    judge: Judge,
+    doc_of: np.ndarray | None = None,
 ) -> tuple[list[int], list[int], tuple[GateDecision, ...]]:
     """Walk outward from each of ``retrieved`` (rank order) to ``radius`` in a document of
-    ``n_chunks`` chunks, asking ``judge`` about each candidate.
+    ``n_chunks`` chunks, asking ``judge`` about each candidate; in a corpus (``doc_of``, the
+    file of each chunk) the walk stops at the retrieved chunk's file edge.
 
     Returns:
         (selected = retrieved ∪ admitted, sorted; admitted neighbours that are not retrieved,
@@ -105,10 +115,11 @@ def walk_neighbours(
     decisions: list[GateDecision] = []
     admitted: set[int] = set()
     for rank, c in enumerate(retrieved):
+        lo, hi = reach(doc_of, n_chunks, c)
         for side, step in (("left", -1), ("right", 1)):
             for d in range(1, radius + 1):
                 j = c + step * d
-                if not 0 <= j < n_chunks:
+                if not lo <= j < hi:
                     break
                 decision = judge(Candidate(c, j, rank, side, d, j in is_retrieved))
                 decisions.append(decision)

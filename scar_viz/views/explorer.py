@@ -61,17 +61,19 @@ def policy_selection(
     params: GateParams,
     gate: LearnedGate | None = None,
     p: float = DEFAULT_P,
+    doc_of: np.ndarray | None = None,
 ) -> Selection:
     """The selection ``policy`` ("SCAR" or "learned") makes for one query.
 
     The learned gate reads ``params.k`` and ``params.radius`` (λ and τ are unused) and admits
     a neighbour iff its probability exceeds ``p``; ``gate`` None means the shipped gate.
+    ``doc_of`` (a corpus' file of each chunk) keeps neighbours inside their chunk's file.
     """
     if policy == "learned":
-        return learned_select(sims, unit, params.k, resolve_gate(gate), p, params.radius)
+        return learned_select(sims, unit, params.k, resolve_gate(gate), p, params.radius, doc_of)
     if policy != "SCAR":
         raise UserError(f"Unknown gate policy '{policy}'; choose SCAR or learned.")
-    return select_from_sims(sims, unit, params)
+    return select_from_sims(sims, unit, params, doc_of)
 
 
 def window_name(radius: int) -> str:
@@ -79,21 +81,26 @@ def window_name(radius: int) -> str:
     return f"window ±{radius}"
 
 
-def policy_chunks(sel: Selection, n_chunks: int, policy: str) -> dict[str, list[int]]:
-    """Chunk ids each compared policy sends: top-k, window ±r and ``policy``'s selection."""
+def policy_chunks(
+    sel: Selection, n_chunks: int, policy: str, doc_of: np.ndarray | None = None
+) -> dict[str, list[int]]:
+    """Chunk ids each compared policy sends: top-k, window ±r (inside each chunk's file,
+    ``doc_of``) and ``policy``'s selection."""
     radius = sel.params.radius
     return {
         "top-k": list(sel.retrieved),
-        window_name(radius): window(sel.retrieved, n_chunks, radius),
+        window_name(radius): window(sel.retrieved, n_chunks, radius, doc_of),
         policy: list(sel.selected),
     }
 
 
-def contexts(chunks: Sequence[Chunk], sel: Selection, policy: str) -> dict[str, str]:
+def contexts(
+    chunks: Sequence[Chunk], sel: Selection, policy: str, doc_of: np.ndarray | None = None
+) -> dict[str, str]:
     """The context text of top-k, window ±r and ``policy`` (the Explorer's context view)."""
     return {
         name: context_text(chunks, ids)
-        for name, ids in policy_chunks(sel, len(chunks), policy).items()
+        for name, ids in policy_chunks(sel, len(chunks), policy, doc_of).items()
     }
 
 
@@ -158,9 +165,14 @@ class Summary:
         )
 
 
-def summarise(chunks: Sequence[Chunk], sel: Selection, policy: str = "SCAR") -> Summary:
+def summarise(
+    chunks: Sequence[Chunk],
+    sel: Selection,
+    policy: str = "SCAR",
+    doc_of: np.ndarray | None = None,
+) -> Summary:
     """The :class:`Summary` of ``sel`` (made by ``policy``) on ``chunks``."""
-    sent = policy_chunks(sel, len(chunks), policy)
+    sent = policy_chunks(sel, len(chunks), policy, doc_of)
     costs = {name: context_cost(chunks, ids) for name, ids in sent.items()}
     return Summary(policy, window_name(sel.params.radius), costs)
 

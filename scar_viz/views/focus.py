@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz.chunking.base import Chunk
+from scar_viz.edges import reach, same_file
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import Selection, top_k
 
@@ -124,6 +125,7 @@ def gate_payload(
     rmax: int = RMAX,
     snippet: int = SNIPPET_CHARS,
     focus: int | None = None,
+    doc_of: np.ndarray | None = None,
 ) -> dict:
     """The data the browser's gate panel needs for one query (JSON-serialisable).
 
@@ -135,7 +137,10 @@ def gate_payload(
     sets it with ``textContent``); ``adj`` (index → b(i, i+1) for the same chunks, for the
     cuts' labels); and ``params``' ``k``, ``radius``, ``lam`` and ``tau`` (what the panel
     shows first; any object with those attributes will do); ``focus``, a chunk to show first
-    (a click in the overview: its own row when it is not retrieved), or None.
+    (a click in the overview: its own row when it is not retrieved), or None. In a corpus
+    (``doc_of``, the file of each chunk) ``files`` maps each chunk in ``order`` and the focus
+    to ``[first, last]``, its file's chunk range: no neighbour is offered past it, and
+    ``ncos`` is NaN there.
 
     Depends on the query only: λ, τ, k ≤ kmax and r ≤ rmax change nothing else, so the
     panel decides every setting in the browser. Size: 8·N bytes (as base64) plus about
@@ -147,15 +152,20 @@ def gate_payload(
     order = top_k(sims, min(kmax, n))
     ncos = np.full((len(order), 2, rmax), np.nan)
     shown: set[int] = set()
+    files: dict[str, list[int]] = {}
     for row, c in enumerate(order):
+        lo, hi = reach(doc_of, n, c)
+        files[str(c)] = [lo, hi - 1]
         for side, step in ((0, -1), (1, 1)):
             for d in range(1, rmax + 1):
                 j = c + step * d
-                if 0 <= j < n:
+                if lo <= j < hi:
                     ncos[row, side, d - 1] = gate_cosine(unit, c, j)
-        shown.update(range(max(0, c - rmax), min(n, c + rmax + 1)))
+        shown.update(range(max(lo, c - rmax), min(hi, c + rmax + 1)))
     if focus is not None and 0 <= focus < n:
-        shown.update(range(max(0, focus - rmax), min(n, focus + rmax + 1)))
+        lo, hi = reach(doc_of, n, focus)
+        files[str(focus)] = [lo, hi - 1]
+        shown.update(range(max(lo, focus - rmax), min(hi, focus + rmax + 1)))
     else:
         focus = None
     cells = {}
@@ -167,9 +177,11 @@ def gate_payload(
             head_text(text, snippet),
             chunks[i].section_label,
         ]
-        if i + 1 < n:
+        if i + 1 < n and same_file(doc_of, i, i + 1):
             adj[str(i)] = gate_penalty(gate_cosine(unit, i, i + 1))
+    extra = {} if doc_of is None else {"files": files}
     return {
+        **extra,
         "n": n,
         "sims": encode_f64(sims),
         "order": [int(c) for c in order],
@@ -217,12 +229,14 @@ def payload_decide(
     retrieved = order[:k]
     is_retrieved = set(retrieved)
     out = []
+    files = payload.get("files", {})
     for row, c in enumerate(retrieved):
+        lo, hi = files.get(str(c), [0, n - 1])
         bar = tau * float(sims[c])
         for side, step, name in ((0, -1, "left"), (1, 1, "right")):
             for d in range(1, radius + 1):
                 j = c + step * d
-                if not 0 <= j < n:
+                if not lo <= j <= hi:
                     break
                 score = float(sims[j]) - lam * gate_penalty(float(ncos[row, side, d - 1]))
                 if j in is_retrieved:

@@ -72,6 +72,7 @@ def build_table(
     golds: Sequence[Sequence[int]] | None,
     k: int,
     radius: int = DEFAULT_RADIUS,
+    doc_of: np.ndarray | None = None,
 ) -> CandidateTable:
     """List every candidate (query, retrieved c, neighbour at distance 1…r on each side).
 
@@ -81,6 +82,8 @@ def build_table(
         golds: gold chunk indices per query (None: no labels, every gold set empty).
         k: chunks retrieved per query.
         radius: r ≥ 1.
+        doc_of: (N,) the file of each chunk in a corpus (None for one file): no candidate
+            crosses its retrieved chunk's file edge.
 
     Raises:
         ValueError: for mismatched shapes, k < 1 or r < 1.
@@ -88,7 +91,9 @@ def build_table(
     sims = np.atleast_2d(np.asarray(sims, dtype=np.float64))
     unit = np.asarray(unit, dtype=np.float64)
     golds = [()] * sims.shape[0] if golds is None else [tuple(g) for g in golds]
-    walk = walk_candidates(sims, unit, golds, k, radius, "The candidates need k ≥ 1 and r ≥ 1.")
+    walk = walk_candidates(
+        sims, unit, golds, k, radius, "The candidates need k ≥ 1 and r ≥ 1.", doc_of
+    )
     cols = (walk.query, walk.chunk, walk.rank, walk.neighbour, walk.distance)
     rows = [
         candidate_features(sims[q], unit, c, rank, j, d)

@@ -109,6 +109,7 @@ def learned_select(
     gate: LearnedGate,
     p: float = DEFAULT_P,
     radius: int = DEFAULT_RADIUS,
+    doc_of: np.ndarray | None = None,
 ) -> LearnedSelection:
     """The learned gate's selection for one query, outward as SCAR (module docstring).
 
@@ -119,6 +120,8 @@ def learned_select(
         gate: the gate.
         p: the probability bar, 0 < p < 1.
         radius: r ≥ 0.
+        doc_of: (N,) the file of each chunk in a corpus; neighbours stay inside their chunk's
+            file (None for one file).
 
     Raises:
         ValueError: for p outside (0, 1) or r < 0.
@@ -128,7 +131,7 @@ def learned_select(
     if radius < 0:
         raise ValueError("Radius must be 0 or more.")
     retrieved = top_k(sims, k)
-    selected, admitted, decisions = walk_neighbours(retrieved, len(sims), radius, judge)
+    selected, admitted, decisions = walk_neighbours(retrieved, len(sims), radius, judge, doc_of)
     return LearnedSelection(
         retrieved=retrieved,
         selected=selected,
