@@ -160,3 +160,31 @@ def test_validation():
         build_candidates(unit, unit, [(0,)] * 3, 0)
     with pytest.raises(ValueError, match="bar"):
         sweep(build_candidates(unit, unit, [(0,)] * 3, 1), mode="fixed")
+
+
+@pytest.mark.parametrize("radius", [1, 2])
+def test_in_a_corpus_the_sweep_agrees_with_select_from_sims_and_never_crosses(radius):
+    from scar_viz.scoring.scar import select_from_sims
+
+    rng = np.random.default_rng(70 + radius)
+    n = 40
+    walk, queries, golds, unit, sims = random_case(rng, n, 8)
+    doc_of = np.repeat(np.arange(5), [3, 12, 1, 16, 8])
+    cands = build_candidates(sims, unit, golds, 4, radius, doc_of)
+    lams, taus = LAMS[::8], TAUS[::8]
+    res = sweep(cands, lams, taus)
+    crossed = 0
+    for i, lam in enumerate(lams):
+        for j, tau in enumerate(taus):
+            for q, gold in enumerate(golds):
+                params = GateParams(4, float(lam), float(tau), radius)
+                sel = select_from_sims(sims[q], unit, params, doc_of)
+                assert res.query_chunks[i, j, q] == len(sel.selected)
+                assert res.query_recall[i, j, q] == len(set(sel.selected) & set(gold)) / len(
+                    set(gold)
+                )
+                for d in sel.decisions:
+                    assert doc_of[d.chunk] == doc_of[d.neighbour]
+                joined = select_from_sims(sims[q], unit, params)
+                crossed += any(doc_of[d.chunk] != doc_of[d.neighbour] for d in joined.decisions)
+    assert crossed  # without the edges the same data does cross files: the test can fail

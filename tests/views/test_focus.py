@@ -131,3 +131,26 @@ def test_payload_carries_the_focused_chunks_text():
     assert payload["focus"] == far
     assert str(far) in payload["cells"] and str(max(0, far - 3)) in payload["cells"]
     assert gate_payload(chunks, sims, unit, GateParams(), focus=99)["focus"] is None
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_payload_gate_stops_at_file_edges_as_select_from_sims_does(seed):
+    n = 30
+    chunks, unit, sims = _doc(n, seed=seed)
+    doc_of = np.repeat(np.arange(4), [7, 1, 12, 10])
+    params = GateParams(k=3, lam=0.5, tau=0.1, radius=1)
+    payload = gate_payload(chunks, sims, unit, params, kmax=n, doc_of=doc_of)
+    assert set(payload["files"]) == {str(c) for c in payload["order"]}
+    for key, i in payload["adj"].items():
+        assert doc_of[int(key)] == doc_of[int(key) + 1], i
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        lam, tau = float(rng.uniform(0, 2)), float(rng.uniform(-0.5, 1.5))
+        k, r = int(rng.integers(1, n + 1)), int(rng.integers(0, 4))
+        sel = select_from_sims(sims, unit, GateParams(k=k, lam=lam, tau=tau, radius=r), doc_of)
+        mine = [
+            (d.chunk, d.neighbour, d.side, d.distance, d.score, d.bar, d.outcome)
+            for d in sel.decisions
+        ]
+        assert _browserlike(payload, lam, tau, k, r) == mine
+        assert all(doc_of[c] == doc_of[j] for c, j, *_ in mine)

@@ -46,3 +46,22 @@ def test_p_curve_refuses_an_empty_grid_and_reads_subsets():
     with pytest.raises(ValueError, match="Unknown subset"):
         curve.subset("fragmented")
     assert curve.nearest(0.09) == 1
+
+
+def test_in_a_corpus_the_table_and_the_policy_stay_inside_each_file():
+    rng = np.random.default_rng(48)
+    unit = drifting_doc(rng, n_chunks=60)
+    sims, golds = random_queries(rng, unit, 20)
+    doc_of = np.repeat(np.arange(4), [10, 25, 5, 20])
+    table = build_table(sims, unit, golds, 4, 2, doc_of)
+    assert np.all(doc_of[table.chunk] == doc_of[table.neighbour])
+    plain = build_table(sims, unit, golds, 4, 2)
+    assert np.any(doc_of[plain.chunk] != doc_of[plain.neighbour])  # the data would cross
+    gate = fit_gate(build_table(sims, unit, golds, 4))
+    ps = [0.01, 0.1, 0.5]
+    curve = p_curve(table, gate, ps, [True] * len(golds))
+    for t, p in enumerate(ps):
+        for qi in range(len(golds)):
+            sel = learned_select(sims[qi], unit, 4, gate, p=p, radius=2, doc_of=doc_of)
+            assert curve.query_chunks[t, qi] == len(sel.selected)
+            assert all(doc_of[d.chunk] == doc_of[d.neighbour] for d in sel.decisions)
