@@ -130,6 +130,38 @@ def test_browser_gate_agrees_with_python_on_every_decision(harness, page):
     assert edges > 50  # the document's first and last chunks were candidates
 
 
+def test_browser_gate_stops_at_file_edges_as_python_does(harness, page):
+    _open(page, harness, "doc=corpus&size=120&k=3&r=1&kmax=all")
+    sims = np.load(harness.dump / "sims.npy")
+    unit = np.load(harness.dump / "unit.npy")
+    doc_of = np.load(harness.dump / "doc_of.npy")
+    n = len(sims)
+    assert len(set(doc_of.tolist())) == 5
+    rng = np.random.default_rng(23)
+    settings = [
+        (float(rng.uniform(0, 2)), float(rng.uniform(-0.5, 1.5)), int(rng.integers(1, n + 1)), r)
+        for r in (1, 2, 3)
+        for _ in range(60)
+    ]
+    browser = page.evaluate(DECIDE_ALL, [list(s) for s in settings])
+    crossings = 0
+    for (lam, tau, k, r), got in zip(settings, browser, strict=True):
+        sel = select_from_sims(sims, unit, GateParams(k=k, lam=lam, tau=tau, radius=r), doc_of)
+        want = [[getattr(d, f) for f in FIELDS] for d in sel.decisions]
+        assert [[d[f] for f in FIELDS] for d in got] == want, (lam, tau, k, r)
+        assert all(doc_of[d[0]] == doc_of[d[1]] for d in want)
+        crossings += any(doc_of[d[0]] != doc_of[d[1]] for d in _python(sims, unit, lam, tau, k, r))
+    assert crossings > 10  # joined as one document, the same settings would cross files
+    # the rows (k = 3, r = 1) name a file's start or end, never the document's
+    order = json.loads((harness.dump / "payload.json").read_text())["order"][:3]
+    want = sorted(
+        ["file start"] * sum(c == 0 or doc_of[c - 1] != doc_of[c] for c in order)
+        + ["file end"] * sum(c == n - 1 or doc_of[c + 1] != doc_of[c] for c in order)
+    )
+    chips = page.locator("[data-testid=sv-gate-panel] .sv-edge").all_inner_texts()
+    assert sorted(chips) == want
+
+
 def _labels_inside_and_apart(view) -> None:
     """Decision-plane labels lie inside the frame (never clipped at the top) and never overlap."""
     boxes, frame = view["labelBoxes"], view["frame"]

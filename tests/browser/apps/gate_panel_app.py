@@ -1,12 +1,14 @@
 """Test harness: the live gate panel and the overview on real embeddings, nothing else.
 
 Query parameters: ``doc`` = ``sample`` (the built-in harbour handbook, default model),
-``hostile`` (a document full of markup, hashing embedder) or ``file`` (the text file named by
-``$GATE_APP_FILE``); ``model`` (default / hash); ``size`` (chunk size, default 600); ``k``,
+``hostile`` (a document full of markup, hashing embedder), ``corpus`` (five small files joined
+into a corpus, hashing embedder) or ``file`` (the text file named by ``$GATE_APP_FILE``);
+``model`` (default / hash); ``size`` (chunk size, default 600); ``k``,
 ``r`` and ``kmax`` (the payload's largest k; ``all`` = every chunk); ``big=1``: presenter size.
 
 With ``$GATE_APP_DUMP`` set, the arrays the page decides from are written there
-(``sims.npy``, ``unit.npy``, ``payload.json``) so a test can run Python's gate on them.
+(``sims.npy``, ``unit.npy``, ``payload.json``, and ``doc_of.npy`` for a corpus) so a test can
+run Python's gate on them.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import streamlit as st
 from scar_viz.charts.overview import overview_chart
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents import samples
+from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import document_from_text
 from scar_viz.embeddings import EmbeddingCache, make_embedder
 from scar_viz.pipeline import embed_query, prepare_document
@@ -44,7 +47,7 @@ st.set_page_config(page_title="Gate panel harness", layout="wide")
 st.title("Gate panel harness")
 args = st.query_params
 doc_kind = args.get("doc", "sample")
-model = args.get("model", "hash" if doc_kind == "hostile" else "default")
+model = args.get("model", "hash" if doc_kind in ("hostile", "corpus") else "default")
 size = int(args.get("size", 600))
 
 
@@ -58,6 +61,18 @@ def _prepared(kind: str, spec: str, size: int):
     if kind == "hostile":
         doc = document_from_text("hostile.md", HOSTILE)
         query = "harbour payload paragraph tides script window pwned"
+    elif kind == "corpus":
+        topics = ["tides and harbour pilots", "engine maintenance", "tide tables", "crew", "tides"]
+        doc = join_documents(
+            [
+                document_from_text(
+                    f"file{i}.md",
+                    "\n\n".join(f"Part {j} of file {i} is about {t}. " * 6 for j in range(4)),
+                )
+                for i, t in enumerate(topics)
+            ]
+        )
+        query = "tides and harbour pilots tide tables"
     elif kind == "file":
         path = Path(os.environ["GATE_APP_FILE"])
         doc = document_from_text(path.name, path.read_text(encoding="utf-8"))
@@ -84,13 +99,16 @@ lam, tau = st.session_state["lam"], st.session_state["tau"]
 sims = prep.unit @ qvec
 focus = st.session_state.get("focus")  # the last chunk clicked in the overview
 params = GateParams(k=k, lam=lam, tau=tau, radius=radius)
-payload = gate_payload(prep.chunks, sims, prep.unit, params, kmax=kmax, focus=focus)
+doc_of = prep.doc_of
+payload = gate_payload(prep.chunks, sims, prep.unit, params, kmax=kmax, focus=focus, doc_of=doc_of)
 if os.environ.get("GATE_APP_DUMP"):
     out = Path(os.environ["GATE_APP_DUMP"])
     out.mkdir(parents=True, exist_ok=True)
     np.save(out / "sims.npy", sims)
     np.save(out / "unit.npy", prep.unit)
     (out / "payload.json").write_text(json.dumps(payload))
+    if doc_of is not None:
+        np.save(out / "doc_of.npy", doc_of)
 
 st.caption(f"{prep.document.name}: {n} chunks · question: {query}")
 released = gate_panel(
@@ -101,7 +119,7 @@ released = gate_panel(
     big=args.get("big") == "1",
     on_release=copy_release_to("gate_panel"),
 )
-sel = select_from_sims(sims, prep.unit, GateParams(k=k, lam=lam, tau=tau, radius=radius))
+sel = select_from_sims(sims, prep.unit, GateParams(k=k, lam=lam, tau=tau, radius=radius), doc_of)
 st.markdown(
     f"Python: λ = {lam:.2f}, τ = {tau:.2f} · admitted {sel.admitted} · "
     f"rejected {sel.rejected} · released: {released}"
