@@ -118,4 +118,5 @@ def query_inputs(
         prep.unit @ query_vec,
         params,
         embed,
+        prep.doc_of,
     )

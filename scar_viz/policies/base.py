@@ -7,7 +7,6 @@ import inspect
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 
 import numpy as np
 
@@ -27,7 +26,7 @@ class QueryInputs:
 
     ``unit`` holds the unit-norm chunk embeddings (N, d) and ``sims`` = cos(q, c_i) (N,).
     ``params`` holds k, λ, τ and r. ``embed`` embeds extra texts with the same model (QASC's
-    sentences); it may be None. In a corpus (``document.parts``) :attr:`doc_of` names each
+    sentences); it may be None. In a corpus (``document.parts``) ``doc_of`` names each
     chunk's file, and no policy reaches past the edge of its chunk's file.
     """
 
@@ -39,11 +38,13 @@ class QueryInputs:
     sims: np.ndarray
     params: GateParams = DEFAULT_PARAMS
     embed: Callable[[list[str]], np.ndarray] | None = field(default=None, repr=False)
+    doc_of: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """(N,) the file of each chunk in a corpus (None for a single file); computed from
+    ``document.parts`` when not given, so a corpus never goes without it."""
 
-    @cached_property
-    def doc_of(self) -> np.ndarray | None:
-        """(N,) the file of each chunk in a corpus; None for a single file."""
-        return chunk_doc_of(self.document, self.chunks)
+    def __post_init__(self) -> None:
+        if self.doc_of is None and self.document.is_corpus:
+            object.__setattr__(self, "doc_of", chunk_doc_of(self.document, self.chunks))
 
 
 @dataclass(frozen=True)
