@@ -23,6 +23,9 @@ The hybrid the source proposes for production restricts seeds and windows to ``r
 (sentence ranges around pre-chunked top-k candidates): θ is still the percentile over every
 sentence of the document, but seeds are taken, and windows grown, only inside a region.
 
+In a corpus (``doc_of``, the file of each sentence) every window stays inside its seed's file,
+and windows of two files never merge: a QASC chunk never spans a file edge.
+
 The source gives no value for λ_q, m or θ_x; the defaults here (λ_q = 0.5, m = 2, θ_x at the
 50th percentile, snapping at most 1,000 characters per side) are the app's and are exposed.
 """
@@ -35,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scar_viz.edges import same_file
 from scar_viz.embeddings.vectors import normalize
 from scar_viz.errors import SettingsError
 from scar_viz.knobs import knob
@@ -174,11 +178,14 @@ def window_score(scores: np.ndarray, lo: int, hi: int, seed: int, decay: float) 
     return float(alpha @ np.asarray(scores, dtype=float)[lo : hi + 1] / alpha.sum())
 
 
-def merge_windows(windows: Sequence[Window]) -> tuple[Window, ...]:
-    """Union of inclusive index ranges; overlapping or adjacent (hi + 1 = lo) ranges merge."""
+def merge_windows(
+    windows: Sequence[Window], doc_of: np.ndarray | None = None
+) -> tuple[Window, ...]:
+    """Union of inclusive index ranges; overlapping or adjacent (hi + 1 = lo) ranges merge,
+    except adjacent ranges of two files (``doc_of``, the file of each sentence)."""
     merged: list[list[int]] = []
     for lo, hi in sorted(windows):
-        if merged and lo <= merged[-1][1] + 1:
+        if merged and lo <= merged[-1][1] + 1 and same_file(doc_of, merged[-1][1], lo):
             merged[-1][1] = max(merged[-1][1], hi)
         else:
             merged.append([lo, hi])
@@ -240,6 +247,21 @@ def rank_chunks(
     return tuple(merged[i] for i in sorted(int(i) for i in best))
 
 
+def _split_at_files(areas: Sequence[Window], doc_of: np.ndarray | None) -> tuple[Window, ...]:
+    """``areas`` cut wherever the file (``doc_of``) changes, so each lies inside one file."""
+    if doc_of is None:
+        return tuple(areas)
+    out: list[Window] = []
+    for lo, hi in areas:
+        cuts = [
+            lo,
+            *(int(i) + 1 + lo for i in np.flatnonzero(np.diff(doc_of[lo : hi + 1]))),
+            hi + 1,
+        ]
+        out.extend((a, b - 1) for a, b in zip(cuts[:-1], cuts[1:], strict=True))
+    return tuple(out)
+
+
 def _region_of(regions: Sequence[Window], i: int) -> Window | None:
     for lo, hi in regions:
         if lo <= i <= hi:
@@ -253,11 +275,13 @@ def qasc_select(
     paragraphs: Sequence[Span] = (),
     params: QascParams | None = None,
     regions: Sequence[Window] | None = None,
+    doc_of: np.ndarray | None = None,
 ) -> QascResult:
     """Run steps 2–6 of QASC on sentence spans (document order) and their scores s_i.
 
     ``regions`` (inclusive sentence ranges, the hybrid's) confine seeds and windows; None
-    means the whole document.
+    means the whole document. ``doc_of`` (the file of each sentence in a corpus, None for one
+    file) confines each window to its seed's file.
 
     Raises:
         ValueError: for invalid knobs, no sentences, or scores that do not match the sentences.
@@ -269,10 +293,15 @@ def qasc_select(
         raise SettingsError(f"{len(sentences)} sentences but {len(scores)} sentence scores.")
     theta = seed_threshold(scores, params.percentile)
     n = len(scores)
-    areas = merge_windows(
-        [(max(0, lo), min(n - 1, hi)) for lo, hi in regions if lo <= hi and hi >= 0 and lo < n]
-        if regions is not None
-        else [(0, n - 1)]
+    if doc_of is not None and len(doc_of) != n:
+        raise SettingsError(f"{n} sentences but {len(doc_of)} sentence files.")
+    areas = _split_at_files(
+        merge_windows(
+            [(max(0, lo), min(n - 1, hi)) for lo, hi in regions if lo <= hi and hi >= 0 and lo < n]
+            if regions is not None
+            else [(0, n - 1)]
+        ),
+        doc_of,
     )
     masked = np.full(n, -np.inf)
     for lo, hi in areas:
@@ -292,7 +321,7 @@ def qasc_select(
         lo, hi = max(lo, a_lo), min(hi, a_hi)
         w = window_score(scores, lo, hi, r, params.decay)
         windows.append(ScoredWindow(r, lo, hi, w, w > bar))
-    merged = merge_windows([(w.lo, w.hi) for w in windows if w.kept])
+    merged = merge_windows([(w.lo, w.hi) for w in windows if w.kept], doc_of)
     agg = tuple(chunk_score(windows, lo, hi) for lo, hi in merged)
     chosen = rank_chunks(merged, agg, params.top_k)
     char_spans = [(sentences[lo][0], sentences[hi][1]) for lo, hi in chosen]

@@ -163,6 +163,37 @@ def sentence_spans(
     Raises:
         ValueError: for an unknown method or a ``max_chars`` below 20.
     """
+    return _split(text, method, max_chars)
+
+
+@lru_cache(maxsize=8)
+def part_sentence_spans(
+    text: str,
+    parts: tuple[Span, ...],
+    method: str = "pysbd",
+    max_chars: int = DEFAULT_MAX_CHARS,
+) -> tuple[Span, ...]:
+    """Sentences of each range ``text[start:end]`` of ``parts`` (a corpus' files, in order),
+    each split on its own and shifted into ``text``: no sentence crosses a part's edge.
+    Memoised on the text and the parts (a corpus is split once).
+
+    Raises:
+        ValueError: as :func:`sentence_spans`.
+    """
+    spans: list[Span] = []
+    for start, end in parts:
+        spans.extend((start + s, start + e) for s, e in _split(text[start:end], method, max_chars))
+    return tuple(spans)
+
+
+def part_paragraph_spans(text: str, parts: tuple[Span, ...]) -> list[Span]:
+    """:func:`paragraph_spans` of each range of ``parts``, shifted into ``text``."""
+    return [
+        (start + s, start + e) for start, end in parts for s, e in paragraph_spans(text[start:end])
+    ]
+
+
+def _split(text: str, method: str, max_chars: int) -> tuple[Span, ...]:
     if method not in ("pysbd", "regex"):
         raise SettingsError(f"Unknown sentence splitter '{method}'; use 'pysbd' or 'regex'.")
     if max_chars < 20:

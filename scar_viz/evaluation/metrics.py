@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from scar_viz.chunking.base import Chunk
+from scar_viz.edges import same_file
 from scar_viz.errors import SettingsError
 from scar_viz.scoring.params import DEFAULT_RADIUS
 from scar_viz.scoring.scar import Decision
@@ -119,11 +120,13 @@ def miss_reasons(
     decisions: Sequence[Decision] = (),
     radius: int = DEFAULT_RADIUS,
     expands: bool = False,
+    doc_of: np.ndarray | None = None,
 ) -> tuple[Miss, ...]:
     """Why each gold chunk outside ``selected`` was missed.
 
     ``never reached``: not retrieved and farther than ``max(1, radius)`` from every retrieved
-    chunk, so no neighbour expansion could add it. Otherwise, from the gate's decisions on it:
+    chunk of its file (``doc_of``, the file of each chunk in a corpus; None for one file), so
+    no neighbour expansion could add it. Otherwise, from the gate's decisions on it:
     ``blocked by relevance`` (cos(q,n) alone is not above the bar τ·cos(q,c)) or ``blocked by
     penalty`` (λ·b(c,n) pulls S under the bar); ``not examined`` when a nearer neighbour on
     that side was rejected first; ``not expanded`` for a policy that does not look at
@@ -138,7 +141,7 @@ def miss_reasons(
                 Miss(g, "dropped", f"Chunk {g} is in the top-k but this policy left it out.")
             )
             continue
-        near = sorted(c for c in retrieved if 0 < abs(c - g) <= reach)
+        near = sorted(c for c in retrieved if 0 < abs(c - g) <= reach and same_file(doc_of, c, g))
         if not near:
             misses.append(
                 Miss(

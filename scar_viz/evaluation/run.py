@@ -156,7 +156,13 @@ def _outcome(gq: GoldQuery, result: PolicyResult, inputs: QueryInputs, label: st
     sel = result.detail if isinstance(result.detail, Selection) else None
     decisions = sel.decisions if sel is not None else ()
     misses = miss_reasons(
-        gold, ids, retrieved, decisions, inputs.params.radius, expands=sel is not None
+        gold,
+        ids,
+        retrieved,
+        decisions,
+        inputs.params.radius,
+        expands=sel is not None,
+        doc_of=inputs.doc_of,
     )
     if _WINDOW.match(label):
         misses = tuple(

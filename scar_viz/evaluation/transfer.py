@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from scar_viz.edges import file_edges
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.scoring.scar import top_k
 from scar_viz.scoring.sweep import THETAS, Candidates, SweepResult, match_chunks, sweep
@@ -35,13 +36,15 @@ def similarity_samples(
 ) -> dict[str, np.ndarray]:
     """{kind: values} for :data:`SIMILARITY_KINDS`: every cos(q,c) (a seeded subsample of
     ``max_points`` when there are more), the top-k cos(q,c) of each query, and cos(c, c+1)
-    = 1 − b of each adjacent pair."""
+    = 1 − b of each adjacent pair (in a corpus, of each pair inside one file)."""
     sims = np.atleast_2d(np.asarray(query_vecs, dtype=np.float64)) @ prep.unit.T
     top = np.concatenate([row[top_k(row, k)] for row in sims]) if len(sims) else np.zeros(0)
     flat = sims.ravel()
     if len(flat) > max_points:
         flat = np.random.default_rng(seed).choice(flat, max_points, replace=False)
-    return dict(zip(SIMILARITY_KINDS, (flat, top, 1.0 - np.asarray(prep.penalties)), strict=True))
+    edges = file_edges(prep.doc_of, len(prep.chunks))
+    adjacent = 1.0 - np.asarray(prep.penalties)[~edges]
+    return dict(zip(SIMILARITY_KINDS, (flat, top, adjacent), strict=True))
 
 
 def model_labels(first: str, second: str) -> tuple[str, str]:

@@ -10,7 +10,9 @@ chunks whose parent is p. Starting from S = top-k chunks, repeat until nothing c
 ρ = 0.5 (LlamaIndex's ``simple_ratio_thresh``). The context is every merged section whole
 (heading and all) plus the remaining leaves, in document order. Differences from LlamaIndex:
 one level of parents (the section), not a 2048/512/128 chunk hierarchy; gaps are judged in
-document order (LlamaIndex checks consecutive nodes of its result list).
+document order (LlamaIndex checks consecutive nodes of its result list). In a corpus a gap is
+filled only inside one file, and a merged section is sent without the blank line joining it to
+the next file (LlamaIndex likewise links nodes within one source only).
 """
 
 from __future__ import annotations
@@ -19,8 +21,11 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from scar_viz.chunking.base import Chunk
 from scar_viz.documents.reading import Document
+from scar_viz.edges import same_file
 from scar_viz.policies.base import (
     PolicyResult,
     QueryInputs,
@@ -29,6 +34,7 @@ from scar_viz.policies.base import (
     spans_of_chunks,
 )
 from scar_viz.scoring.scar import top_k
+from scar_viz.spans import Span
 
 DEFAULT_RATIO = 0.5
 
@@ -48,6 +54,7 @@ def auto_merge(
     parents: Sequence[int],
     ratio: float = DEFAULT_RATIO,
     fill_gaps: bool = True,
+    doc_of: np.ndarray | None = None,
 ) -> MergeResult:
     """Run fill and merge to a fixed point.
 
@@ -55,6 +62,8 @@ def auto_merge(
         retrieved: leaf indices the retriever returned.
         parents: parents[i] = the parent id of leaf i (any hashable int), length N.
         ratio: a parent replaces its children when more than this share of them is selected.
+        doc_of: (N,) the file of each leaf in a corpus (None for one file): a gap between
+            two files' leaves is not filled.
 
     Raises:
         ValueError: when ``ratio`` is outside [0, 1].
@@ -72,7 +81,7 @@ def auto_merge(
         changed = False
         if fill_gaps:
             for i in sorted(sel):
-                if i + 2 in sel and i + 1 not in sel:
+                if i + 2 in sel and i + 1 not in sel and same_file(doc_of, i, i + 2):
                     sel.add(i + 1)
                     filled.add(i + 1)
                     changed = True
@@ -91,6 +100,14 @@ def chunk_parents(document: Document, chunks: Sequence[Chunk]) -> list[int]:
     return [document.section_index_at(c.start) for c in chunks]
 
 
+def _in_file(document: Document, index: int) -> Span:
+    """Section ``index``'s span, clipped to its file (a corpus' last section of a file holds
+    the blank line before the next one)."""
+    sec = document.sections[index]
+    lo, hi = document.part_range(sec.start)
+    return max(sec.start, lo), min(sec.end, hi)
+
+
 def automerge_policy(
     inputs: QueryInputs, ratio: float = DEFAULT_RATIO, fill_gaps: bool = True
 ) -> PolicyResult:
@@ -103,8 +120,9 @@ def automerge_policy(
     t0 = time.perf_counter()
     doc, chunks = inputs.document, inputs.chunks
     retrieved = top_k(inputs.sims, max(1, int(inputs.params.k)))
-    res = auto_merge(retrieved, chunk_parents(doc, chunks), float(ratio), bool(fill_gaps))
-    sections = [(doc.sections[p].start, doc.sections[p].end) for p in res.merged]
+    parents = chunk_parents(doc, chunks)
+    res = auto_merge(retrieved, parents, float(ratio), bool(fill_gaps), inputs.doc_of)
+    sections = [_in_file(doc, p) for p in res.merged]
     spans = [*spans_of_chunks(chunks, res.selected), *sections]
     notes = [
         f"retrieved {sorted(retrieved)}; filled {list(res.filled) or 'no gap'}; "

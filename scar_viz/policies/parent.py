@@ -6,6 +6,10 @@ A section is sent whole when it has at most ``huge_chars`` characters (default
 that fits (when a parent level above the section was asked for, the sub-headings below it),
 else to a window of whole chunks around the retrieved chunk(s) inside the section. The result's
 ``notes`` say what was cut and how; ``detail`` lists one :class:`ParentPart` per section sent.
+
+In a corpus every section path starts with its file's path, so ``level`` counts from the first
+heading inside the file (level 1 is a top heading, as in one file), and every span sent is
+clipped to the retrieved chunk's file: no parent reaches into the next file.
 """
 
 from __future__ import annotations
@@ -69,16 +73,29 @@ def section_span(document: Document, index: int, level: int = 0) -> tuple[int, i
     return sections[lo].start, sections[hi].end
 
 
+def _file_level(document: Document, level: int) -> int:
+    """``level`` as a depth of ``document``'s section paths: one more in a corpus, whose paths
+    start with the file's path (0, the section itself, stays 0)."""
+    return level + 1 if level > 0 and document.is_corpus else level
+
+
+def _clip(span: Span, bounds: Span) -> Span:
+    return max(span[0], bounds[0]), min(span[1], bounds[1])
+
+
 def _width(span: Span) -> int:
     return span[1] - span[0]
 
 
 def _sub_heading_span(document: Document, index: int, level: int, cap: int) -> Span | None:
     """The largest heading group between depth ``level`` and section ``index`` itself that
-    holds it and fits ``cap``; None when even the section itself is over the cap."""
-    depth = len(document.sections[index].path)
-    for d in range(level + 1, depth + 1):
-        span = section_span(document, index, d)
+    holds it and fits ``cap``; None when even the section itself is over the cap. ``level`` is
+    a depth of the paths (a corpus' file path included: :func:`_file_level`)."""
+    sec = document.sections[index]
+    depth = len(sec.path)
+    top = max(level, 1 if document.is_corpus else 0) + 1
+    for d in range(top, depth + 1):
+        span = _clip(section_span(document, index, d), document.part_range(sec.start))
         if _width(span) <= cap:
             return span
     return None
@@ -116,10 +133,33 @@ def _windows(chunks: Sequence[Chunk], seeds: Sequence[int], bounds: Span, cap: i
     return spans(wins)
 
 
+def _no_heading_notes(doc: Document, seeds: Sequence[int]) -> list[str]:
+    """The note for a document (or, in a corpus, each file of a seed section) without
+    headings, whose parent is then the whole of it."""
+    if not doc.is_corpus:
+        if len(doc.sections) == 1 and not doc.sections[0].path:
+            return [
+                f"No headings were detected: the parent of every chunk is the whole "
+                f"document ({len(doc.text):,} characters)."
+            ]
+        return []
+    notes = []
+    for f in sorted({doc.part_index_at(doc.sections[i].start) for i in seeds}):
+        part = doc.parts[f]
+        inside = [s for s in doc.sections if part.start <= s.start < part.end]
+        if len(inside) == 1 and len(inside[0].path) <= 1:
+            notes.append(
+                f"No headings were detected in {part.path}: the parent of its chunks is the "
+                f"whole file ({part.end - part.start:,} characters)."
+            )
+    return notes
+
+
 def parent_policy(
     inputs: QueryInputs, level: int = 0, huge_chars: int = HUGE_SECTION_CHARS
 ) -> PolicyResult:
-    """The section of every top-k chunk, in document order, each cut to ``huge_chars``.
+    """The section of every top-k chunk, in document order, each cut to ``huge_chars`` and
+    kept inside the chunk's file; ``level`` (1 = a top heading) widens it to that ancestor.
 
     A chunk that crosses a heading brings both sections, so the context always covers the
     top-k chunks. ``chunk_ids`` are the chunks lying inside the returned spans.
@@ -138,27 +178,24 @@ def parent_policy(
         last = doc.section_index_at(max(chunks[c].start, chunks[c].end - 1))
         for i in range(first, last + 1):
             seeds.setdefault(i, []).append(int(c))
-    notes: list[str] = []
-    if len(doc.sections) == 1 and not doc.sections[0].path:
-        notes.append(
-            f"No headings were detected: the parent of every chunk is the whole "
-            f"document ({len(doc.text):,} characters)."
-        )
+    notes = _no_heading_notes(doc, sorted(seeds))
+    depth = _file_level(doc, level)
     parts: list[ParentPart] = []
     for i in sorted(seeds):
-        span = section_span(doc, i, level)
+        file = doc.part_range(doc.sections[i].start)
+        span = _clip(section_span(doc, i, depth), file)
         if _width(span) <= cap:
             parts.append(ParentPart(i, *span, SECTION))
             continue
         label = doc.sections[i].label
         over = f"Section '{label}' is {_width(span):,} characters, over the {cap:,}-character cap"
-        sub = _sub_heading_span(doc, i, level, cap)
+        sub = _sub_heading_span(doc, i, depth, cap)
         if sub is not None:
             parts.append(ParentPart(i, *sub, SUB_HEADING))
             sub_label = doc.section_at(sub[0]).label
             notes.append(f"{over}: sent its sub-section '{sub_label}' ({_width(sub):,}).")
             continue
-        own = (doc.sections[i].start, doc.sections[i].end)
+        own = _clip((doc.sections[i].start, doc.sections[i].end), file)
         wins = _windows(chunks, seeds[i], own, cap)
         parts.extend(ParentPart(i, s, e, WINDOW) for s, e in wins)
         sent = _covered(wins)

@@ -11,6 +11,9 @@ QASC (seed threshold θ over every sentence of the document, seeds and windows c
 candidates' sentence ranges). Notation: C_k = top-k chunks; R = ∪_{c ∈ C_k} [first(c) − margin,
 last(c) + margin] (sentence indices); context = QASC(s | R).
 
+In a corpus each file is split into sentences on its own, and no window, region or QASC chunk
+reaches past the file of its seed or candidate (:func:`sentence_files`).
+
 Sentence embeddings come from ``inputs.embed``, which goes through the on-disk embedding cache,
 so a document's sentences are encoded once per model; later queries only look them up.
 """
@@ -25,7 +28,14 @@ from dataclasses import replace
 import numpy as np
 
 from scar_viz.chunking.qasc import QascParams, QascResult, Window, qasc_select, sentence_scores
-from scar_viz.documents.sentences import paragraph_spans, sentence_spans
+from scar_viz.documents.reading import Document
+from scar_viz.documents.sentences import (
+    paragraph_spans,
+    part_paragraph_spans,
+    part_sentence_spans,
+    sentence_spans,
+)
+from scar_viz.edges import doc_of_starts, reach
 from scar_viz.errors import SettingsError
 from scar_viz.knobs import from_values, knob_fields
 from scar_viz.policies.base import PolicyResult, QueryInputs, policy_entry, span_result
@@ -49,12 +59,35 @@ def document_sentences(
             "QASC and the sentence window need the embedding model to embed the document's "
             "sentences."
         )
-    text = inputs.document.text
-    sentences = sentence_spans(text, splitter)
+    doc = inputs.document
+    text = doc.text
+    if doc.is_corpus:
+        sentences = part_sentence_spans(text, _part_bounds(doc), splitter)
+    else:
+        sentences = sentence_spans(text, splitter)
     if not sentences:
         raise SettingsError("The document has no sentences to chunk.")
     vecs = inputs.embed([text[s:e] for s, e in sentences])
     return sentences, sentence_scores(vecs, inputs.query_vec)
+
+
+def _part_bounds(document: Document) -> tuple[Span, ...]:
+    return tuple((p.start, p.end) for p in document.parts)
+
+
+def document_paragraphs(document: Document) -> list[Span]:
+    """The paragraph spans QASC snaps to: each file's own in a corpus."""
+    if document.is_corpus:
+        return part_paragraph_spans(document.text, _part_bounds(document))
+    return paragraph_spans(document.text)
+
+
+def sentence_files(document: Document, sentences: Sequence[Span]) -> np.ndarray | None:
+    """(n,) the file of each sentence of a corpus (:mod:`scar_viz.edges`); None for one file."""
+    if not document.is_corpus:
+        return None
+    starts = np.array([p.start for p in document.parts], dtype=np.int64)
+    return doc_of_starts(starts, np.array([s for s, _ in sentences], dtype=np.int64))
 
 
 def sentence_range(sentences: Sequence[Span], start: int, end: int) -> Window | None:
@@ -118,8 +151,9 @@ def qasc_policy(
     k = 0 if all_windows else max(1, int(inputs.params.k))
     params = _params(knobs, top_k=k)
     sentences, scores = document_sentences(inputs, splitter)
-    text = inputs.document.text
-    res = qasc_select(sentences, scores, paragraph_spans(text), params)
+    doc = inputs.document
+    files = sentence_files(doc, sentences)
+    res = qasc_select(sentences, scores, document_paragraphs(doc), params, doc_of=files)
     notes = _notes(res, params, len(sentences))
     return span_result("qasc", inputs, res.spans, t0, notes=notes, detail=res)
 
@@ -140,13 +174,17 @@ def qasc_hybrid_policy(
     params = _params(knobs, max_seeds=0, top_k=0)
     sentences, scores = document_sentences(inputs, splitter)
     candidates = top_k(inputs.sims, max(1, int(inputs.params.k)))
+    doc = inputs.document
+    files = sentence_files(doc, sentences)
     regions = []
     for c in candidates:
         rng = sentence_range(sentences, inputs.chunks[c].start, inputs.chunks[c].end)
         if rng is not None:
-            regions.append((rng[0] - margin, rng[1] + margin))
-    text = inputs.document.text
-    res = qasc_select(sentences, scores, paragraph_spans(text), params, regions=regions)
+            lo, hi = reach(files, len(sentences), rng[0])
+            regions.append((max(lo, rng[0] - margin), min(hi - 1, rng[1] + margin)))
+    res = qasc_select(
+        sentences, scores, document_paragraphs(doc), params, regions=regions, doc_of=files
+    )
     first, *rest = _notes(res, params, len(sentences))
     notes = [
         f"candidates: top {len(candidates)} chunks {sorted(candidates)}, their sentences "

@@ -11,6 +11,8 @@ most ``max_length`` chunks long, overlaps no segment already taken, and keeps th
 ``overall_max_length`` chunks; stop when the best remaining value is below ``minimum_value``.
 Preset "balanced": max_length 15, overall_max_length 30, minimum_value 0.5, penalty 0.18,
 decay 30. There is no boundary term: the constant penalty plays τ's part, and k is not used.
+In a corpus a segment lies inside one file: dsRAG likewise drops a segment that straddles a
+document split.
 
 Relevance. With cosine only (the default) it is the min–max rescale over the document's chunks,
 
@@ -94,10 +96,15 @@ def chunk_values(
 
 
 def best_segments(
-    values: np.ndarray, max_length: int, overall_max_length: int, minimum_value: float
+    values: np.ndarray,
+    max_length: int,
+    overall_max_length: int,
+    minimum_value: float,
+    doc_of: np.ndarray | None = None,
 ) -> tuple[Segment, ...]:
     """Greedy non-overlapping maximum-sum segments (see the module docstring), in the order
-    taken. Ties go to the earlier start, then the shorter segment.
+    taken. Ties go to the earlier start, then the shorter segment. With ``doc_of`` (the file
+    of each chunk in a corpus, :mod:`scar_viz.edges`) a segment never spans two files.
 
     Raises:
         ValueError: when a length is below 1.
@@ -108,6 +115,7 @@ def best_segments(
     n = len(v)
     prefix = np.concatenate([[0.0], np.cumsum(v)])
     taken = np.zeros(n, dtype=bool)
+    files = None if doc_of is None else np.asarray(doc_of)
     starts = np.arange(n)
     segments: list[Segment] = []
     total = 0
@@ -124,6 +132,8 @@ def best_segments(
             s, e = starts[ok], ends[ok]
             sums = prefix[e] - prefix[s]
             valid = (v[s] >= 0) & (v[e - 1] >= 0) & (blocked[e] - blocked[s] == 0)
+            if files is not None:
+                valid &= files[s] == files[e - 1]
             if not valid.any():
                 continue
             cand = np.where(valid, sums, -np.inf)
@@ -212,6 +222,7 @@ def rse_policy(
         int(knobs["max_length"]),
         int(knobs["overall_max_length"]),
         float(knobs["minimum_value"]),
+        inputs.doc_of,
     )
     ids = [i for seg in segments for i in range(seg.start, seg.end)]
     notes = [

@@ -8,7 +8,8 @@ replaced by its window before it reaches the language model:
 
 Overlapping windows are sent once (character spans, merged). The sentence split and the
 sentence vectors are QASC's (:func:`scar_viz.policies.qasc.document_sentences`), so the two
-sentence policies share one encoding of the document.
+sentence policies share one encoding of the document. In a corpus a window stops at its hit's
+file edge, and windows of two files are never merged.
 """
 
 from __future__ import annotations
@@ -18,15 +19,19 @@ import time
 import numpy as np
 
 from scar_viz.chunking.qasc import Window, merge_windows
+from scar_viz.edges import reach
 from scar_viz.policies.base import PolicyResult, QueryInputs, policy_entry, span_result
-from scar_viz.policies.qasc import document_sentences
+from scar_viz.policies.qasc import document_sentences, sentence_files
 from scar_viz.scoring.scar import top_k
 
 DEFAULT_SENTENCE_W = 3
 
 
-def sentence_windows(scores: np.ndarray, k: int, w: int) -> tuple[Window, ...]:
-    """Merged inclusive sentence ranges [h − w, h + w] around the k best sentences h.
+def sentence_windows(
+    scores: np.ndarray, k: int, w: int, doc_of: np.ndarray | None = None
+) -> tuple[Window, ...]:
+    """Merged inclusive sentence ranges [h − w, h + w] around the k best sentences h, inside
+    h's file (``doc_of``, the file of each sentence in a corpus; None for one file).
 
     Raises:
         ValueError: when ``w`` < 0.
@@ -35,7 +40,11 @@ def sentence_windows(scores: np.ndarray, k: int, w: int) -> tuple[Window, ...]:
         raise ValueError("The sentence window w must be 0 or more sentences.")
     n = len(scores)
     hits = top_k(np.asarray(scores, dtype=float), k)
-    return merge_windows([(max(0, h - w), min(n - 1, h + w)) for h in hits])
+    windows = []
+    for h in hits:
+        lo, hi = reach(doc_of, n, h)
+        windows.append((max(lo, h - w), min(hi - 1, h + w)))
+    return merge_windows(windows, doc_of)
 
 
 def sentence_window_policy(
@@ -49,7 +58,7 @@ def sentence_window_policy(
     t0 = time.perf_counter()
     sentences, scores = document_sentences(inputs, splitter)
     k = max(1, int(inputs.params.k))
-    windows = sentence_windows(scores, k, int(w))
+    windows = sentence_windows(scores, k, int(w), sentence_files(inputs.document, sentences))
     spans = [(sentences[lo][0], sentences[hi][1]) for lo, hi in windows]
     notes = [
         f"{len(sentences)} sentences; top {min(k, len(sentences))} by cos(q, s), each ± {int(w)} "

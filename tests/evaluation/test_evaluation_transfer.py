@@ -5,9 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from scar_viz.chunking.config import ChunkingConfig
+from scar_viz.documents.corpus import join_documents
+from scar_viz.documents.reading import document_from_text
+from scar_viz.embeddings import HashEmbedder
 from scar_viz.evaluation import bar_transfer, candidates_for
 from scar_viz.evaluation.transfer import SIMILARITY_KINDS, model_labels, similarity_samples
+from scar_viz.pipeline import prepare_document
 from tests.evaluation_sample import hash_sample
+
+A_TEXT = "The tide tables are read at dawn.\n\nThe pilot boards at the outer buoy."
+B_TEXT = "Crates go to the store at noon.\n\nThe clerks count every box twice."
 
 
 def setup(dim: int):
@@ -30,6 +38,17 @@ def test_similarity_samples_hold_every_kind(one):
     assert np.allclose(got[SIMILARITY_KINDS[2]], 1.0 - prep.penalties)
     first = np.sort(vecs[0] @ prep.unit.T)[::-1][:3]  # query 0's three best chunks
     assert np.allclose(np.sort(got[SIMILARITY_KINDS[1]][:3])[::-1], first)
+
+
+def test_adjacent_similarities_skip_pairs_across_files(one):
+    _, _, vecs = one
+    files = [document_from_text(n, t) for n, t in (("a.txt", A_TEXT), ("b.txt", B_TEXT))]
+    prep = prepare_document(join_documents(files), HashEmbedder(256), ChunkingConfig(size=40, overlap=0))
+    n = len(prep.chunks)
+    edge = int(np.flatnonzero(np.diff(prep.doc_of))[0])  # a.txt's last chunk
+    got = similarity_samples(prep, vecs, k=3)[SIMILARITY_KINDS[2]]
+    keep = np.arange(n - 1) != edge
+    assert len(got) == n - 2 and np.allclose(got, 1.0 - prep.penalties[keep])
 
 
 def test_similarity_samples_subsample_is_seeded_and_capped(one):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from scar_viz.chunking.base import Chunk
@@ -69,6 +70,15 @@ def test_character_coverage_counts_non_whitespace_only():
 def test_miss_reasons_never_reached_and_not_expanded():
     misses = miss_reasons(gold=[2, 9], selected=[1, 5], retrieved=[1, 5])
     assert {m.chunk: m.reason for m in misses} == {2: "not expanded", 9: NEVER_REACHED}
+
+
+def test_miss_reasons_in_a_corpus_look_only_inside_the_gold_chunks_file():
+    # chunks 0-2 in one file, 3-5 in the next: retrieved 2 is next to gold 3 across the edge
+    doc_of = np.array([0, 0, 0, 1, 1, 1])
+    one = miss_reasons(gold=[3], selected=[2], retrieved=[2])
+    assert one[0].reason == "not expanded"
+    (miss,) = miss_reasons(gold=[3], selected=[2], retrieved=[2], doc_of=doc_of)
+    assert miss.reason == NEVER_REACHED
 
 
 def test_miss_reasons_name_the_gate_term():
