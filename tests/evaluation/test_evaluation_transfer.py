@@ -43,7 +43,9 @@ def test_similarity_samples_hold_every_kind(one):
 def test_adjacent_similarities_skip_pairs_across_files(one):
     _, _, vecs = one
     files = [document_from_text(n, t) for n, t in (("a.txt", A_TEXT), ("b.txt", B_TEXT))]
-    prep = prepare_document(join_documents(files), HashEmbedder(256), ChunkingConfig(size=40, overlap=0))
+    prep = prepare_document(
+        join_documents(files), HashEmbedder(256), ChunkingConfig(size=40, overlap=0)
+    )
     n = len(prep.chunks)
     edge = int(np.flatnonzero(np.diff(prep.doc_of))[0])  # a.txt's last chunk
     got = similarity_samples(prep, vecs, k=3)[SIMILARITY_KINDS[2]]
