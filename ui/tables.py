@@ -52,7 +52,10 @@ def show_table(data, *, column_config: Mapping[str, object] | None = None, **kw)
     if not presenting():
         return st.dataframe(data, column_config=column_config, **kw)
     frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
-    st.html(table_html(frame, column_config, hide_index=bool(kw.get("hide_index"))))
+    hide = kw.get("hide_index")
+    if hide is None:  # st.dataframe's default: a plain row count is not shown
+        hide = isinstance(frame.index, pd.RangeIndex)
+    st.html(table_html(frame, column_config, hide_index=bool(hide)))
     return None
 
 
