@@ -20,6 +20,7 @@ from ui.learned import active_gate, current_p, has_session_gate
 from ui.queryset import content_key
 from ui.share import chart_config, download
 from ui.state import URL
+from ui.tables import show_table
 
 st.title("Equal budget")
 st.caption(
@@ -106,7 +107,7 @@ st.caption(
 )
 
 st.subheader("The points")
-st.dataframe(display_rows(budget_rows(result)), hide_index=True, key=keys.BUDGET_TABLE)
+show_table(display_rows(budget_rows(result)), hide_index=True, key=keys.BUDGET_TABLE)
 download(
     "Download the points (CSV)",
     budget_csv(result),

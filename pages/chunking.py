@@ -32,6 +32,7 @@ from ui.presenter import presenting
 from ui.share import chart_config
 from ui.sidebar import sidebar
 from ui.state import URL, default, set_widget
+from ui.tables import show_table
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -131,7 +132,7 @@ if kind == "evidence":
     type_rows, problems = lab.type_rows(parse_queries(queries_text, doc.text), doc.text, summaries)
     for problem in problems:
         alert(problem, "warning")
-    st.dataframe(pd.DataFrame(type_rows), hide_index=True, key=keys.TYPE_TABLE)
+    show_table(pd.DataFrame(type_rows), hide_index=True, key=keys.TYPE_TABLE)
     st.caption(
         "Query types under each chunking: fragmented, two gold chunks are consecutive (the "
         "evidence crosses a boundary); atomic, one gold chunk; scattered, two or more gold "
@@ -200,9 +201,9 @@ with st.spinner("Chunking with every chunker …"):
             alert(lab.failed_chunker(name, exc), "warning")
             continue
         rows.append(lab.chunker_row(name, lab.summarise(name, doc.text, cfg, spans, units)))
-st.dataframe(pd.DataFrame(rows), hide_index=True, key=keys.CHUNK_TABLE)
+show_table(pd.DataFrame(rows), hide_index=True, key=keys.CHUNK_TABLE)
 with st.expander(f"Shortest chunks of A ({config.label})"):
-    st.dataframe(
+    show_table(
         pd.DataFrame(lab.shortest_chunks(doc.text, spans_a)), hide_index=True, key=keys.SHORTEST
     )
     st.caption("A chunk that is a heading alone, or a few characters, shows up here first.")

@@ -25,6 +25,7 @@ from scar_viz.views.compare import (
     policy_labels,
     policy_settings,
     qasc_steps,
+    split_notes,
     why_options,
     why_table,
 )
@@ -42,6 +43,7 @@ from ui.queryset import known_sets, label_error, label_from_widget
 from ui.share import chart_config
 from ui.sidebar import sidebar_setup
 from ui.state import URL
+from ui.tables import show_notes, show_table
 
 BIG_DOC = 60_000
 REJECTED_TEXT = {"colour": "#d73027", "background": "#fdeeee"}
@@ -114,7 +116,9 @@ st.caption("Top row: the detected sections (alternating shades). Hover a bar for
 
 evidence = find_evidence(query, known_sets(setup.name, doc.text))
 st.subheader("Cost")
-st.dataframe(cost_rows(results, doc.text, labels, evidence), hide_index=True, key=keys.CMP_TABLE)
+cost_table, cost_notes = split_notes(cost_rows(results, doc.text, labels, evidence))
+show_table(cost_table, hide_index=True, key=keys.CMP_TABLE)
+show_notes(cost_notes, "What each policy did")
 if evidence:
     st.caption(
         f"'{COVERS}': the share of the question's known evidence (from a labelled query set) "
@@ -193,4 +197,4 @@ summary, windows = qasc_steps(getattr(results.get("qasc"), "detail", None), qasc
 if windows:
     with st.expander("QASC step by step"):
         st.write(summary)
-        st.dataframe(windows, hide_index=True, key=keys.QASC_WINDOWS)
+        show_table(windows, hide_index=True, key=keys.QASC_WINDOWS)

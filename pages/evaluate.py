@@ -26,6 +26,7 @@ from ui.cache import cached
 from ui.evaluation_lab import NUM0, NUM2, NUM3, lab_page, run_evaluation
 from ui.queryset import content_key
 from ui.share import download
+from ui.tables import show_table
 
 COVERAGE_NOTE = (
     "Span policies without chunk ids (QASC, RSE, sentence window) are scored by character "
@@ -46,7 +47,7 @@ names = ran(ev)
 tab_metrics, tab_query, tab_sig = st.tabs(["Metrics", "Per query", "Significance"])
 
 with tab_metrics:
-    st.dataframe(
+    show_table(
         pd.DataFrame(summary_rows(ev)),
         hide_index=True,
         key=keys.METRICS_TABLE,
@@ -76,7 +77,7 @@ with tab_query:
             key=keys.PQ_POL,
         )
         per_query = pd.DataFrame(per_query_rows(ev, pick))
-        st.dataframe(
+        show_table(
             per_query,
             hide_index=True,
             key=keys.PER_QUERY_TABLE,
@@ -91,7 +92,7 @@ with tab_query:
         reasons = miss_reason_rows(ev)
         if reasons:
             st.markdown("**Missed gold chunks by reason**")
-            st.dataframe(pd.DataFrame(reasons), hide_index=True, key=keys.MISS_REASONS)
+            show_table(pd.DataFrame(reasons), hide_index=True, key=keys.MISS_REASONS)
         st.caption(MISS_REASONS_NOTE)
 
 with tab_sig:
@@ -100,7 +101,7 @@ with tab_sig:
     if not tests:
         st.info("Add SCAR and at least one other policy to compare them.")
     else:
-        st.dataframe(
+        show_table(
             pd.DataFrame(significance_rows(tests)),
             hide_index=True,
             key=keys.SIG_TABLE,

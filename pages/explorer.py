@@ -34,10 +34,11 @@ from ui.explore_tools import (
 from ui.gate_controls import gate_sliders, panel_setting, query_box, release_to_sliders
 from ui.gate_panel import gate_panel, payload_id, remember_overview_click
 from ui.hits import hits_list
-from ui.loading import query_vector
+from ui.loading import query_vector, usual_cosine_for
 from ui.presenter import presenting
 from ui.share import chart_config, download, pickable_chart
 from ui.sidebar import Setup, sidebar_setup
+from ui.tables import show_table
 
 NUMBER_COLUMNS = ("cos(q,n)", "b(c,n)", "S", "bar τ·cos(q,c)", "margin", "score", "probability")
 PRESENTER_PLANE_WIDTH = 760  # fits the main area at 1280 px beside the presenter sidebar
@@ -59,6 +60,7 @@ prep, embedder = setup.prepared, setup.embedder
 query = query_box(setup.name, setup.source, setup.doc_key)
 qvec = query_vector(embedder, query)
 sims = or_stop(lambda: cached(("sims", *setup.key, query), lambda: query_sims(prep.unit, qvec)))
+usual = usual_cosine_for(setup.key, prep, embedder)  # once per document and model
 notice = cached(  # once per document, model and question: ~20 ms of script counting
     ("language", *setup.key, query),
     lambda: language_notice(
@@ -66,6 +68,7 @@ notice = cached(  # once per document, model and question: ~20 ms of script coun
         setup.source.text,
         tokens=model_tokens(getattr(embedder, "name_or_path", None), query),
         best_cos=float(sims.max()) if len(sims) else None,
+        usual=usual,
     ),
 )
 if notice:
@@ -159,7 +162,7 @@ def plane(sel, lam: float, big: bool) -> None:
 
 def summary_and_why(sel, summary) -> None:
     st.subheader("Summary")
-    st.dataframe(pd.DataFrame(summary.rows()), hide_index=True, key=keys.SUMMARY_TABLE)
+    show_table(pd.DataFrame(summary.rows()), hide_index=True, key=keys.SUMMARY_TABLE)
     st.caption(summary.sentence())
     if not sel.decisions or summary.policy != "SCAR":
         return
@@ -179,7 +182,7 @@ def decisions(sel) -> None:
         st.caption("No candidates: radius 0 or a one-chunk document.")
         return
     frame = pd.DataFrame([d.as_row() for d in sel.decisions])
-    st.dataframe(
+    show_table(
         frame,
         hide_index=True,
         key=keys.DECISION_TABLE,

@@ -34,6 +34,7 @@ from ui.learned import (
 from ui.queryset import content_key
 from ui.share import chart_config, download, pickable_chart
 from ui.state import URL, set_widget
+from ui.tables import show_table
 
 
 def _set_p(p: float | None) -> None:
@@ -78,7 +79,7 @@ with st.spinner("Fitting the gate …"):
 gate = report.gate
 
 st.plotly_chart(gate_weights_chart(gate), key=keys.FG_WEIGHTS, config=chart_config("fit-gate-1"))
-st.dataframe(display_rows(gate.describe()), hide_index=True, key=keys.FG_WEIGHTS_TABLE)
+show_table(display_rows(gate.describe()), hide_index=True, key=keys.FG_WEIGHTS_TABLE)
 st.caption(
     "Weights act on standardised features (value − mean) / std: + pushes towards admitting, − "
     "towards rejecting. Fitted by L2-regularised logistic regression with balanced classes."
@@ -126,7 +127,7 @@ st.caption(
     "at the current p), SCAR's λ×τ grid and its front, presets A and B, top-k and window ±1. "
     "Click a purple point to set p."
 )
-st.dataframe(display_rows(half_rows(report, p)), hide_index=True, key=keys.FG_HALVES)
+show_table(display_rows(half_rows(report, p)), hide_index=True, key=keys.FG_HALVES)
 if on == "tune":
     st.caption(
         "Fitted on the tune half only: the held-out check half is the honest estimate of how "

@@ -45,6 +45,7 @@ from ui.queryset import query_vectors
 from ui.share import chart_config
 from ui.sidebar import sidebar
 from ui.state import URL
+from ui.tables import show_table
 
 LESSON_QUERY = "harbor-f-01"
 
@@ -219,7 +220,7 @@ m2.metric(
 st.caption(scale_caption(demo))
 table = scale_rows(demo)
 if table:
-    st.dataframe(pd.DataFrame(table), hide_index=True, key=keys.L_SCALE_TABLE)
+    show_table(pd.DataFrame(table), hide_index=True, key=keys.L_SCALE_TABLE)
     st.caption("One row per decision that a bar changes; a pair recurs once per question.")
 else:
     st.caption("No decision changes at this α and β.")

@@ -30,6 +30,7 @@ from ui.loading import prepare
 from ui.queryset import issues_block, query_vectors
 from ui.share import chart_config, pickable_chart
 from ui.state import URL, set_widget
+from ui.tables import show_table
 
 HEATMAPS = (("recall", "recall"), ("mean chunks", "mean_chunks"), ("efficiency", "efficiency"))
 
@@ -192,7 +193,7 @@ with tab_sets:
     _, g_t = run_sweep(prep, tune_set, vt, params, f"tune:{mode}")
     _, g_c = run_sweep(check_prep, check_set, vc, params, f"check:{mode}")
     tc = tune_check(g_t, g_c, objective, params.lam, params.tau)
-    st.dataframe(
+    show_table(
         pd.DataFrame(tune_rows(tc, tune_name, check_name)),
         hide_index=True,
         key=keys.TWO_SETS_TABLE,

@@ -22,6 +22,7 @@ from ui.loading import get_embedder, load_model, prepare
 from ui.queryset import query_vectors
 from ui.share import chart_config
 from ui.state import URL
+from ui.tables import show_table
 
 
 def second_model(lab):
@@ -72,7 +73,7 @@ with tab_model:
             f"{params.k}, λ = {params.lam:.2f}, τ = {params.tau:.2f}, r = {params.radius}."
         )
         side = pd.DataFrame(transfer_rows(ev, ev2))
-        st.dataframe(
+        show_table(
             side,
             hide_index=True,
             key=keys.TRANSFER_TABLE,
@@ -93,7 +94,7 @@ with tab_model:
             names,
         )
         st.markdown("**Relative bar τ·cos(q,c) against an absolute bar θ tuned on model 1**")
-        st.dataframe(
+        show_table(
             pd.DataFrame(bar_rows(bars)),
             hide_index=True,
             key=keys.BAR_TABLE,
@@ -142,7 +143,7 @@ with tab_chunker:
             prep_b, lab.embedder, labelled_b, lab.vecs, policies, params, "chunker"
         )
         table = pd.DataFrame(chunker_rows({prep.config.label: ev, config2.label: ev_b}))
-        st.dataframe(
+        show_table(
             table,
             hide_index=True,
             key=keys.CHUNKER_TABLE,

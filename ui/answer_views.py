@@ -32,6 +32,7 @@ from scar_viz.llm.tables import (
 from ui import keys
 from ui.alerts import alert
 from ui.share import download
+from ui.tables import show_table
 
 
 def generated_view(
@@ -47,12 +48,12 @@ def generated_view(
     alert(f"Made under {label}. Tokens spent: {usage_line(gs.usage)}.", "caption")
     for note in gs.notes:
         alert(note, "info")
-    st.dataframe(drop_rows(gs), hide_index=True, key=keys.GEN_REPORT)
+    show_table(drop_rows(gs), hide_index=True, key=keys.GEN_REPORT)
     with st.expander(f"The {len(gs.queries)} kept questions"):
-        st.dataframe(kept_rows(gs), hide_index=True, key=keys.GEN_KEPT)
+        show_table(kept_rows(gs), hide_index=True, key=keys.GEN_KEPT)
     if gs.drops:
         with st.expander(f"The {len(gs.drops)} dropped questions, with the reason"):
-            st.dataframe(drop_detail_rows(gs), hide_index=True, key=keys.GEN_DROPS)
+            show_table(drop_detail_rows(gs), hide_index=True, key=keys.GEN_DROPS)
     if not gs.queries:
         alert("No generated question was kept; the table above says why.", "warning")
         return
@@ -87,13 +88,13 @@ def check_view(check: AnswerCheck, stale: bool) -> None:
         alert("The settings changed since this run; run the check again to update it.", "warning")
     alert(check_caption(check), "caption")
     st.subheader("Per policy (means over the queries scored)")
-    st.dataframe(summary_rows(check), hide_index=True, key=keys.ANS_SUMMARY)
+    show_table(summary_rows(check), hide_index=True, key=keys.ANS_SUMMARY)
     for problem in policy_errors(check):
         alert(problem, "warning")
     alert(f"Tokens spent: {usage_line(check.usage)}.", "caption")
     if check.comparisons:
         st.subheader("SCAR against each policy (paired bootstrap, B = 10,000; Cohen's d)")
-        st.dataframe(comparison_rows(check), hide_index=True, key=keys.ANS_SIGNIFICANCE)
+        show_table(comparison_rows(check), hide_index=True, key=keys.ANS_SIGNIFICANCE)
     if check.unparseable:
         alert(
             f"{len(check.unparseable)} judge replies could not be parsed; those scores are left "
@@ -101,7 +102,7 @@ def check_view(check: AnswerCheck, stale: bool) -> None:
             "warning",
         )
         with st.expander("The unparseable replies"):
-            st.dataframe(unparseable_rows(check), hide_index=True, key=keys.ANS_UNPARSEABLE)
+            show_table(unparseable_rows(check), hide_index=True, key=keys.ANS_UNPARSEABLE)
     st.subheader("Answers side by side")
     choices = query_choices(check)
     qid = st.selectbox("Query", list(choices), format_func=choices.get, key=keys.ANS_QUERY)
@@ -110,9 +111,9 @@ def check_view(check: AnswerCheck, stale: bool) -> None:
         col.markdown(f"**{row['policy']}**")
         alert(str(row["answer"]), "info", col)
         alert(str(row[DIFF_COLUMN]), "caption", col)
-    st.dataframe(rows, hide_index=True, key=keys.ANS_SIDE)
+    show_table(rows, hide_index=True, key=keys.ANS_SIDE)
     with st.expander("What the judge said (claims, questions written from the answers)"):
-        st.dataframe(claim_rows(check, qid), hide_index=True, key=keys.ANS_CLAIMS)
+        show_table(claim_rows(check, qid), hide_index=True, key=keys.ANS_CLAIMS)
     download(
         "Download the answer check (JSON)",
         json.dumps(answer_json(check), ensure_ascii=False, indent=2),

@@ -38,6 +38,7 @@ from ui.learned import current_p, has_session_gate, p_slider
 from ui.queryset import add_session_query, session_set
 from ui.share import chart_config, download
 from ui.state import URL, chat_model, llm_settings
+from ui.tables import show_table
 
 # --- the gate policy -----------------------------------------------------------------------
 
@@ -86,7 +87,7 @@ def why_terms(rows: Sequence[Mapping[str, object]]) -> None:
     """The why? rows as a table (term, value, contribution), then each term's meaning in full,
     wrapped (a table cell would cut it off); the meanings are the package's text, not the
     user's."""
-    st.dataframe(
+    show_table(
         pd.DataFrame([{k: v for k, v in r.items() if k != "meaning"} for r in rows]),
         hide_index=True,
         key=keys.WHY_TABLE,
@@ -179,7 +180,7 @@ def answer_box(
         except UserError as exc:
             alert(user_message(exc))
             return
-        st.dataframe(
+        show_table(
             pd.DataFrame(answer_rows(answers, against)), hide_index=True, key=keys.ANSWER_TABLE
         )
         for col, answer in zip(st.columns(len(answers)), answers, strict=True):

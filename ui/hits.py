@@ -54,6 +54,8 @@ def hits_list(found: Sequence[Hit]) -> None:
         frame = pd.DataFrame([h.as_row() for h in found], columns=list(COLUMNS))
         if frame["section"].eq(FRONT_MATTER).all():
             frame = frame.drop(columns="section")  # a document without headings
+        # st.dataframe even in presenter mode (not ui.tables.show_table): a row click focuses
+        # its chunk through the grid's selection event, which an HTML table does not have
         st.dataframe(
             frame,
             hide_index=True,

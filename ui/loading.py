@@ -8,9 +8,11 @@ import streamlit as st
 
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents.reading import DEFAULT_MAX_BYTES, Document, DocumentError, read_document
+from scar_viz.documents.starters import starter_questions
 from scar_viz.embeddings import Embedder, EmbeddingError, text_key
 from scar_viz.endpoints import EndpointError
 from scar_viz.pipeline import PreparedDoc, prepare_document
+from scar_viz.views.language import UsualCosine, usual_cosine
 from ui import cache, keys
 from ui.alerts import alert, or_stop
 from ui.state import endpoint_choice
@@ -133,3 +135,25 @@ def query_vector(embedder: Embedder, query: str | None) -> np.ndarray:
         lambda: cache.query_vector(embedder.model_id, query, embedder),
         "Embedding the query failed:",
     )
+
+
+def usual_cosine_for(
+    content_key: tuple, prep: PreparedDoc, embedder: Embedder
+) -> UsualCosine | None:
+    """What the document's starter questions score against its chunks
+    (:func:`scar_viz.views.language.usual_cosine`), once per document, chunking and model
+    (``content_key``, :func:`ui.cache.prepared_key`); None for a document without headings
+    (no starter questions) or when embedding them fails (the low-cosine notice is then off).
+    """
+
+    def compute() -> UsualCosine | None:
+        questions = starter_questions(prep.document)
+        if not questions:
+            return None
+        try:
+            vectors = [cache.query_vector(embedder.model_id, q, embedder) for q in questions]
+        except (EmbeddingError, EndpointError):
+            return None
+        return usual_cosine(np.stack(vectors), prep.unit)
+
+    return cache.cached(("usual-cos", *content_key), compute)

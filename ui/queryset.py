@@ -49,6 +49,7 @@ from ui import keys
 from ui.alerts import alert, attempt
 from ui.cache import disk_cache, prepared_key
 from ui.share import download
+from ui.tables import show_table
 
 SOURCES = {
     "sample": "The sample's own query file",
@@ -184,7 +185,7 @@ def issues_block(qset: QuerySet) -> None:
         alert(f"{len(qset.notes)} note(s) on '{qset.name}': e.g. {qset.notes[0]}", "info")
     if qset.issues:
         with st.expander(f"All {len(qset.issues)} messages on the query file"):
-            st.dataframe(
+            show_table(
                 pd.DataFrame(issue_rows(qset.issues)),
                 hide_index=True,
                 key=keys.issues_table(qset.name),

@@ -89,6 +89,22 @@ def cost_rows(
     return uniform_columns(display_rows(out))
 
 
+def split_notes(
+    rows: Sequence[Mapping[str, object]], key: str = "label"
+) -> tuple[list[dict[str, object]], list[tuple[str, str]]]:
+    """The cost table without its ``notes`` column, and the notes as (row ``key``, note) pairs
+    for the non-empty ones: a note runs to a few hundred characters, more than a table column
+    shows, so the page lists them in full under the table."""
+    table, notes = [], []
+    for row in rows:
+        row = dict(row)
+        note = str(row.pop("notes", "") or "")
+        if note and note != EMPTY_CELL:
+            notes.append((str(row.get(key, "")), note))
+        table.append(row)
+    return table, notes
+
+
 def uniform_columns(rows: Sequence[Mapping[str, object]]) -> list[dict[str, object]]:
     """Rows whose columns hold one type each: a column with an empty cell ("—") among numbers
     becomes text throughout, so a table shows it as is."""

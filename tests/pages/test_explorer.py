@@ -201,6 +201,28 @@ def test_presenter_mode_uses_short_metric_labels(hash_model):
     assert all("vs window" not in str(m.delta) for m in at.metric)
 
 
+def test_presenter_mode_draws_tables_as_large_escaped_html(hash_model):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["present"] = "true"
+    at.run()
+    assert not at.exception, at.exception
+    tables = [h.proto.body for h in at.get("html") if 'class="sv-table"' in h.proto.body]
+    assert len(tables) >= 2  # the decision table and the summary
+    assert any("<th>cos(q,n)</th>" in t for t in tables)
+    # only the hits table stays a grid: its row click focuses a chunk
+    assert len(at.dataframe) == 1
+    assert list(at.dataframe[0].value.columns)[:2] == ["rank", "chunk"]
+
+
+def test_an_off_topic_question_gets_the_low_cosine_notice(at):
+    at.text_input(key="q").set_value("How do I bake sourdough bread?").run()
+    assert not at.exception, at.exception
+    notes = alerts(at, "warning")
+    assert any("off-topic" in n and "far below the usual" in n for n in notes), notes
+    at.text_input(key="q").set_value(samples.sample_questions()[0]["query"]).run()
+    assert not any("far below the usual" in n for n in alerts(at, "warning"))
+
+
 def test_learned_policy_shows_its_why_box(at):
     at.segmented_control(key="policy").set_value("learned").run()
     assert not at.exception, at.exception

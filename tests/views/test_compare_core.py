@@ -85,6 +85,18 @@ def test_partial_evidence_is_a_share():
     assert rows[0][compare.COVERS].startswith("partial (")
 
 
+def test_split_notes_moves_long_notes_out_of_the_table():
+    rows = [
+        {"label": "qasc m=2", "ms": 3.0, "notes": "248 sentences; " * 20},
+        {"label": "topk (k=3)", "ms": 1.0, "notes": ""},
+        {"label": "rerank", "ms": EMPTY_CELL, "notes": EMPTY_CELL},
+    ]
+    table, notes = compare.split_notes(rows)
+    assert all("notes" not in r for r in table) and [r["label"] for r in table][0] == "qasc m=2"
+    assert notes == [("qasc m=2", "248 sentences; " * 20)]
+    assert "notes" in rows[0]  # the rows given are left as they were
+
+
 def test_uniform_columns_make_a_mixed_column_text():
     rows = compare.uniform_columns([{"a": 1, "b": "x"}, {"a": EMPTY_CELL, "b": "y"}])
     assert [r["a"] for r in rows] == ["1", EMPTY_CELL]

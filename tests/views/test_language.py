@@ -2,20 +2,29 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents import samples
+from scar_viz.documents.starters import starter_questions
+from scar_viz.embeddings import make_embedder
 from scar_viz.embeddings.sentence_transformers import default_model_path
+from scar_viz.pipeline import PreparedDoc, embed_query, prepare_document
 from scar_viz.views.language import (
+    LOW_COS_SHARE,
+    UsualCosine,
     language_notice,
     model_tokens,
     script_of,
     script_shares,
     unknown_share,
+    usual_cosine,
 )
 
 JAPANESE = "最終便が欠航になったらどうなりますか？"
 ENGLISH = "What happens if the last crossing of the day is cancelled?"
+OFF_TOPIC = "How do I bake sourdough bread?"
 
 
 @pytest.fixture(scope="module")
@@ -67,9 +76,65 @@ def test_unknown_tokens_alone_fire(document_text):
 
 
 def test_a_best_cosine_far_below_the_usual_fires(document_text):
-    low = language_notice(ENGLISH, document_text, best_cos=0.1, usual_best_cos=0.5)
-    assert low is not None and "under half the usual 0.500" in low.message
-    assert language_notice(ENGLISH, document_text, best_cos=0.3, usual_best_cos=0.5) is None
+    usual = UsualCosine(best=0.5, questions=5)
+    assert usual.margin == pytest.approx(LOW_COS_SHARE * 0.5) and usual.bar == pytest.approx(0.25)
+    low = language_notice(ENGLISH, document_text, best_cos=0.2, usual=usual)
+    assert low is not None and low.foreign_share == 0.0
+    assert "another language than the model's, or off-topic" in low.message
+    assert "0.200 is far below the usual 0.500" in low.message and "under 0.250" in low.message
+    assert language_notice(ENGLISH, document_text, best_cos=0.3, usual=usual) is None
+    assert language_notice(ENGLISH, document_text, best_cos=0.2) is None  # no usual: no signal
+
+
+def test_usual_cosine_by_hand():
+    chunks = np.eye(4)  # four orthogonal unit chunks
+    questions = np.array([[0.8, 0.6, 0, 0], [0, 0, 0.6, 0.8], [0.6, 0, 0.8, 0]])
+    assert usual_cosine(questions, chunks) == UsualCosine(best=0.8, questions=3)
+    assert usual_cosine(np.zeros((0, 4)), chunks) is None
+    assert usual_cosine(questions, np.zeros((0, 4))) is None
+    assert usual_cosine(-np.eye(4)[:2], chunks) is None  # no positive scale
+
+
+@pytest.fixture(scope="module")
+def hashed() -> tuple[PreparedDoc, object]:
+    emb = make_embedder("hash")
+    return prepare_document(samples.load_sample(), emb, ChunkingConfig()), emb
+
+
+def _best(hashed, question: str) -> float:
+    prep, emb = hashed
+    return float((prep.unit @ embed_query(emb, question)).max())
+
+
+def _sample_usual(hashed) -> UsualCosine:
+    prep, emb = hashed
+    starters = starter_questions(prep.document)
+    assert len(starters) >= 3
+    usual = usual_cosine(np.stack([embed_query(emb, q) for q in starters]), prep.unit)
+    assert usual is not None and usual.questions == len(starters)
+    return usual
+
+
+def test_starter_questions_set_the_usual_and_the_sample_questions_pass(hashed, document_text):
+    usual = _sample_usual(hashed)
+    assert 0.0 < usual.bar < usual.best
+    labelled = [q["query"] for q in samples.sample_questions()]
+    best = {q: _best(hashed, q) for q in [ENGLISH, *labelled]}
+    assert min(best.values()) > usual.bar, best  # no false alarm on the sample's own questions
+    assert language_notice(ENGLISH, document_text, best_cos=best[ENGLISH], usual=usual) is None
+
+
+def test_japanese_and_off_topic_questions_fall_below_the_usual(hashed, document_text):
+    usual = _sample_usual(hashed)
+    off = _best(hashed, OFF_TOPIC)
+    assert off < usual.bar
+    notice = language_notice(OFF_TOPIC, document_text, best_cos=off, usual=usual)
+    assert notice is not None and "off-topic" in notice.message
+    japanese = _best(hashed, JAPANESE)
+    assert japanese < usual.bar
+    notice = language_notice(JAPANESE, document_text, best_cos=japanese, usual=usual)
+    assert notice is not None and "far below the usual" in notice.message
+    assert "likely not in the model's language" in notice.message  # its script says so too
 
 
 def test_default_model_tokenizer_maps_japanese_to_unknown():

@@ -1,0 +1,62 @@
+"""ui.tables outside a page: the presenter-mode HTML table (escaping, labels, formats, caps)."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pandas as pd
+import streamlit as st
+
+from ui.presenter import MIN_PX
+from ui.tables import table_html
+
+
+def _cells(markup: str, tag: str = "td") -> list[str]:
+    return re.findall(rf"<{tag}(?:\s[^>]*)?>(.*?)</{tag}>", markup)
+
+
+def test_document_text_is_escaped_in_headers_and_cells():
+    frame = pd.DataFrame({"<b>col</b>": ['<img src=x onerror="alert(1)">', "a & b"]})
+    markup = table_html(frame)
+    assert "<img" not in markup and "<b>col" not in markup
+    assert _cells(markup) == ["&lt;img src=x onerror=&quot;alert(1)&quot;&gt;", "a &amp; b"]
+    assert _cells(markup, "th") == ["&lt;b&gt;col&lt;/b&gt;"]
+
+
+def test_column_config_labels_formats_and_hidden_columns_are_kept():
+    frame = pd.DataFrame({"cos": [0.12345, 0.5], "pos": [41.6, 7.0], "n": [3, 12], "gone": [1, 2]})
+    config = {
+        "cos": st.column_config.NumberColumn("cos(q,c)", format="%.3f"),
+        "pos": st.column_config.NumberColumn("position", format="%.0f %%"),
+        "gone": None,
+    }
+    markup = table_html(frame, config)
+    assert _cells(markup, "th") == ["cos(q,c)", "position", "n"]
+    assert _cells(markup) == ["0.123", "42 %", "3", "0.500", "7 %", "12"]
+    assert 'class="sv-num"' in markup
+
+
+def test_missing_values_are_empty_and_text_columns_left_aligned():
+    frame = pd.DataFrame({"note": ["long " * 40, None], "x": [math.nan, 2.5]})
+    markup = table_html(frame)
+    assert _cells(markup)[1:3] == ["", ""] and _cells(markup)[3].endswith("2.5")
+    assert f"font-size: {MIN_PX + 2}px" in markup and "overflow-wrap: anywhere" in markup
+    assert "white-space: normal" in markup  # long notes wrap, never cut
+
+
+def test_index_shown_unless_hidden_and_rows_capped_with_a_note():
+    frame = pd.DataFrame({"v": range(5)}, index=list("abcde"))
+    assert "<th>c</th>" in table_html(frame, hide_index=False)
+    assert "<th>c</th>" not in table_html(frame)
+    capped = table_html(frame, max_rows=2)
+    assert len(_cells(capped)) == 2 and "The first 2 of 5 rows" in capped
+
+
+def test_a_format_a_value_does_not_fit_leaves_it_readable():
+    frame = pd.DataFrame({"v": [1, 2]}).astype(object)
+    frame.loc[1, "v"] = "—"
+    assert _cells(table_html(frame, {"v": st.column_config.NumberColumn(format="%.2f")})) == [
+        "1.00",
+        "—",
+    ]
