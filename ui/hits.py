@@ -1,4 +1,5 @@
-"""The hits list under the Explorer's overview: a click on a row focuses that chunk.
+"""The hits list under the Explorer's overview: a click on a row focuses that chunk (in
+presenter mode, a large table and one button per hit, since the grid's text stays small).
 
 The same focus a click in the overview sets (:func:`ui.gate_panel.remember_overview_click`):
 the row's chunk goes into the focus key before the (fragment) rerun the click starts, so the
@@ -15,6 +16,8 @@ import streamlit as st
 from scar_viz.documents.sections import FRONT_MATTER
 from scar_viz.views.hits import Hit
 from ui import keys
+from ui.presenter import presenting
+from ui.tables import show_table
 
 COLUMNS = {
     "rank": st.column_config.NumberColumn("rank", width="small"),
@@ -44,6 +47,17 @@ def _remember_row(table_key: str, focus_key: str, chunks: Sequence[int]) -> Call
     return remember
 
 
+def _remember_pick(pick_key: str, focus_key: str) -> Callable[[], None]:
+    """An ``on_change`` callback: the picked hit's chunk becomes the focus."""
+
+    def remember() -> None:
+        chunk = st.session_state.get(pick_key)
+        if chunk is not None:
+            st.session_state[focus_key] = int(chunk)
+
+    return remember
+
+
 def hits_list(found: Sequence[Hit]) -> None:
     """The retrieved chunks, best first, in an expander under the overview (closed at first:
     the overview and the gate panel come first on screen)."""
@@ -54,15 +68,24 @@ def hits_list(found: Sequence[Hit]) -> None:
         frame = pd.DataFrame([h.as_row() for h in found], columns=list(COLUMNS))
         if frame["section"].eq(FRONT_MATTER).all():
             frame = frame.drop(columns="section")  # a document without headings
-        # st.dataframe even in presenter mode (not ui.tables.show_table): a row click focuses
-        # its chunk through the grid's selection event, which an HTML table does not have
+        chunks = [h.chunk for h in found]
+        if presenting():  # the grid draws ~14 px text on a canvas: a large table and buttons
+            show_table(frame, hide_index=True, column_config=COLUMNS)
+            st.pills(
+                "Focus a hit",
+                chunks,
+                format_func=lambda c: f"chunk {c}",
+                key=keys.HITS_PICK,
+                on_change=_remember_pick(keys.HITS_PICK, keys.FOCUS),
+            )
+            return
         st.dataframe(
             frame,
             hide_index=True,
             width="content",
             key=keys.HITS_TABLE,
             column_config={c: COLUMNS[c] for c in frame.columns},
-            on_select=_remember_row(keys.HITS_TABLE, keys.FOCUS, [h.chunk for h in found]),
+            on_select=_remember_row(keys.HITS_TABLE, keys.FOCUS, chunks),
             selection_mode="single-row",
             row_height=ROW_PX,
             height=(len(found) + 1) * ROW_PX + 3,  # every hit shown, no inner scrolling

@@ -70,6 +70,7 @@ FOCUS = "focus"
 """The chunk clicked in the overview (or picked in the hits list)."""
 HITS_OPEN = "hits_open"
 HITS_TABLE = "hits_table"
+HITS_PICK = "hits_pick"
 
 # --- the learned gate (Fit a gate, Explorer, Compare) ----------------------------------------
 GATE_JSON = "learned_gate_json"

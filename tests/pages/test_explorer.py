@@ -12,6 +12,7 @@ from scar_viz.documents.reading import document_from_text
 from scar_viz.embeddings import text_key
 from scar_viz.scoring.scar import DEFAULT_K
 from tests.pages.helpers import alerts
+from ui import keys
 
 APP = "../../app.py"
 TIMEOUT = 60
@@ -209,9 +210,15 @@ def test_presenter_mode_draws_tables_as_large_escaped_html(hash_model):
     tables = [h.proto.body for h in at.get("html") if 'class="sv-table"' in h.proto.body]
     assert len(tables) >= 2  # the decision table and the summary
     assert any("<th>cos(q,n)</th>" in t for t in tables)
-    # only the hits table stays a grid: its row click focuses a chunk
-    assert len(at.dataframe) == 1
-    assert list(at.dataframe[0].value.columns)[:2] == ["rank", "chunk"]
+    # no grid at all: the hits are a large table with one focus button per hit
+    assert len(at.dataframe) == 0
+    hits = [t for t in tables if "<th>rank</th>" in t]
+    assert len(hits) == 1
+    pick = next(b for b in at.get("button_group") if b.key == keys.HITS_PICK)
+    second = int(pick.options[1].removeprefix("chunk "))
+    pick.set_value(second).run()
+    assert not at.exception, at.exception
+    assert at.session_state[keys.FOCUS] == second  # the button focuses its chunk
 
 
 def test_an_off_topic_question_gets_the_low_cosine_notice(at):
