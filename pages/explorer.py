@@ -16,6 +16,7 @@ from scar_viz.pipeline import PreparedDoc
 from scar_viz.policies.context import context_html
 from scar_viz.scoring.explain import edge_notes, explain_decision
 from scar_viz.scoring.scar import Selection
+from scar_viz.views.corpus import CorpusView
 from scar_viz.views.explorer import contexts, policy_selection, query_sims, summarise
 from scar_viz.views.focus import gate_payload, overview_data
 from scar_viz.views.hits import hits
@@ -23,6 +24,7 @@ from scar_viz.views.language import language_notice, model_tokens
 from ui import keys, state
 from ui.alerts import alert, or_stop
 from ui.cache import cached
+from ui.corpus_view import corpus_data, corpus_section, file_overview
 from ui.explore_tools import (
     active_gate,
     answer_box,
@@ -92,14 +94,22 @@ def metrics(sel, summary, n_chunks: int, big: bool) -> None:
         (st.warning if level == "warning" else st.caption)(note)
 
 
-def overview(prep: PreparedDoc, sims, sel, focus: int | None, big: bool) -> None:
+def overview(
+    prep: PreparedDoc, sims, sel, focus: int | None, big: bool, view: CorpusView | None
+) -> None:
     """Marks above the similarity row (only the small marks figure changes with λ and τ), then
-    the hits list."""
+    the hits list. In a corpus: the table and small multiples first, then the focused file."""
+    data, first, path = overview_data(sims, sel), 0, None
+    if view is not None:
+        corpus_section(view, focus, big)
+        data, first, path = file_overview(view, focus)
     whole = overview_chart(
-        overview_data(sims, sel),
+        data,
         focus=focus,
         height=240 if big else 190,
         font_size=18 if big else 12,
+        first=first,
+        file=path,
     )
     figs = split_overview(whole)
     for fig, key, bar in zip(
@@ -215,9 +225,10 @@ def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
     sel = policy_selection(policy, sims, prep.unit, params, gate, p, prep.doc_of)
     summary = summarise(prep.chunks, sel, policy, prep.doc_of)
     focus = state.get(keys.FOCUS)
+    view = corpus_data(setup, sims, sel) if prep.document.is_corpus else None
     if not big:
         metrics(sel, summary, len(prep.chunks), big)
-    overview(prep, sims, sel, focus, big)
+    overview(prep, sims, sel, focus, big, view)
     if policy == "SCAR":
         live_panel(setup, query, sims, params, focus, big)
     if big:
