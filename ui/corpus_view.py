@@ -11,6 +11,7 @@ ranks every chunk of the corpus.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -90,8 +91,15 @@ def focused_file(view: CorpusView, focus: int | None) -> int:
 
 
 def file_overview(view: CorpusView, focus: int | None) -> tuple[Overview, int, str]:
-    """(the focused file's Overview, its first chunk's corpus index, its path)."""
+    """(the focused file's Overview, its first chunk's corpus index, its path); the path is
+    shown above the overview (escaped: it is untrusted text)."""
     d = focused_file(view, focus)
+    st.html(
+        f'<div data-testid="sv-open-file" style="font-weight:600">Open file: '
+        f"{html.escape(view.paths[d])} "
+        f'<span style="font-weight:400;opacity:.7">· its {int(view.counts[d]):,} chunks '
+        f"({int(view.retrieved[d])} retrieved)</span></div>"
+    )
     return view.file_overview(d), int(view.first[d]), view.paths[d]
 
 

@@ -23,6 +23,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from scar_viz.charts._style import SIM_SCALE, fast_figure
+from scar_viz.charts.marks import text_width
 from scar_viz.charts.overview_marks import MIN_WIDTH, mark_traces
 from scar_viz.views.corpus import CorpusView
 from scar_viz.views.focus import Overview
@@ -94,6 +95,7 @@ def corpus_chart(
         min_width: the plot width (px) the marks are placed for.
     """
     files = drawn_files(view, max_rows, focus)
+    strip_px = max(strip_px, round(1.4 * font_size))  # a row as tall as its label
     width = max([int(view.counts[d]) for d in files] + [1])
     zmin, zmax = view.scale
     traces: list[dict] = []
@@ -101,7 +103,7 @@ def corpus_chart(
     labels: list[str] = []
     clicks: list[dict] = []
     shapes: list[dict] = []
-    legend = True
+    legend = {"ranks"}  # kinds already in the legend (rank labels never are)
     y = 0.0
     for d in reversed(files):  # bottom row first: the y axis counts pixels upwards
         part = view.file_overview(d)
@@ -150,11 +152,12 @@ def corpus_chart(
                     yaxis="y",
                     y=[v + y for v in trace["y"]],
                     legendgroup=trace["name"],
-                    showlegend=legend and trace["name"] != "ranks",
+                    showlegend=trace["name"] not in legend and bool(len(trace["x"])),
                 )
+                if len(trace["x"]):
+                    legend.add(trace["name"])
                 trace["hovertext"] = [f"{name}<br>{t}" for t in trace.get("hovertext", [])]
             traces.extend(marks)
-            legend = False
             y += height
     traces[:0] = clicks  # under the marks: a click on a mark picks the mark
     hidden = view.n_files - len(files)
@@ -166,7 +169,7 @@ def corpus_chart(
         "hoverlabel": {"namelength": -1},
         "clickmode": "event+select",
         "dragmode": False,
-        "margin": {"l": 10, "r": 10, "t": top, "b": 30 + 2 * font_size},
+        "margin": {"l": _label_px(labels, font_size), "r": 10, "t": top, "b": 30 + 2 * font_size},
         "plot_bgcolor": "white",
         "showlegend": True,
         "legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0},
@@ -197,11 +200,17 @@ def corpus_chart(
             "zeroline": False,
             "tickvals": ticks,
             "ticktext": labels,
-            "automargin": True,
         },
         "shapes": shapes,
     }
     return fast_figure(traces, layout)
+
+
+def _label_px(labels: list[str], font_size: int) -> int:
+    """The left margin that holds the longest row label (escaped text counts its entities as
+    one character each)."""
+    longest = max((len(html.unescape(lab)) for lab in labels), default=0)
+    return int(text_width("m" * longest, font_size)) + 16
 
 
 def _outline(x: int, y0: float, y1: float) -> dict:

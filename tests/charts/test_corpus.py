@@ -105,3 +105,12 @@ def test_overview_of_one_file_names_corpus_chunks():
     assert sorted(int(c[0]) for c in retrieved.customdata) == sorted(in_file)
     (shape,) = fig.layout.shapes
     assert shape.x0 == first + 0.5
+
+
+def test_each_kind_of_mark_is_in_the_legend_once():
+    view, sel, _ = _view([12, 30, 8, 20], k=4)
+    fig = corpus_chart(view)
+    shown = [t.name for t in fig.data if t.showlegend]
+    kinds = {"retrieved"} | ({"admitted"} if sel.admitted else set())
+    kinds |= {"rejected"} if sel.rejected else set()
+    assert sorted(shown) == sorted(kinds)
