@@ -21,7 +21,7 @@ import streamlit as st
 from scar_viz.charts.corpus import MAX_ROWS, corpus_chart
 from scar_viz.evaluation.queries import GoldQuery, label_queries, query_set_key
 from scar_viz.views.corpus import CorpusView, corpus_view
-from scar_viz.views.focus import Overview
+from scar_viz.views.focus import Overview, overview_data
 from ui import keys
 from ui.cache import cached
 from ui.gate_panel import remember_overview_click
@@ -77,10 +77,25 @@ def _focus_row(table_key: str, best: Sequence[int]) -> Callable[[], None]:
     return remember
 
 
-def corpus_data(setup: Setup, sims: np.ndarray, sel) -> CorpusView:
-    """This question's :class:`CorpusView` (with the loaded query set's counts, if any)."""
+def corpus_data(setup: Setup, sims: np.ndarray, sel) -> CorpusView | None:
+    """This question's :class:`CorpusView` (with the loaded query set's counts, if any);
+    None for a single file."""
     prep = setup.prepared
+    if not prep.document.is_corpus:
+        return None
     return corpus_view(prep.document, prep.doc_of, sims, sel, _gold(setup))
+
+
+def overview_source(
+    view: CorpusView | None, sims: np.ndarray, sel, focus: int | None, big: bool
+) -> tuple[Overview, int, str | None]:
+    """What the overview draws: (Overview, first chunk's corpus index, file path or None).
+    A single file: the whole document. A corpus: the Corpus section first, then the
+    focused file."""
+    if view is None:
+        return overview_data(sims, sel), 0, None
+    corpus_section(view, focus, big)
+    return file_overview(view, focus)
 
 
 def focused_file(view: CorpusView, focus: int | None) -> int:
