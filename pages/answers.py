@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from scar_viz.embeddings import text_key
 from scar_viz.endpoints import public_url
 from scar_viz.evaluation import available_policies
 from scar_viz.llm.check import check_answers
@@ -16,7 +15,7 @@ from scar_viz.pipeline import embed_function
 from ui import keys, state
 from ui.alerts import alert, attempt, with_progress
 from ui.answer_views import check_view, generated_view
-from ui.cache import disk_cache
+from ui.cache import disk_cache, document_key
 from ui.gate_controls import gate_sliders
 from ui.queryset import (
     content_key,
@@ -81,7 +80,7 @@ share = c2.slider(
     "Fragmented share", 0.0, 1.0, DEFAULT_FRAGMENTED_SHARE, 0.05, key=keys.GEN_SHARE, bind=URL
 )
 seed = c3.number_input("Seed", 0, 10_000, 0, key=keys.GEN_SEED, bind=URL)
-doc_key = text_key(prep.document.text)
+doc_key = document_key(prep.document)
 if c4.button("Generate", key=keys.GEN_RUN, icon=":material/auto_awesome:", disabled=not configured):
     options = {"n": int(n), "fragmented_share": share, "seed": int(seed)}
     gs = with_progress(

@@ -17,12 +17,13 @@ from scar_viz.policies.context import context_html
 from scar_viz.scoring.explain import edge_notes, explain_decision
 from scar_viz.scoring.scar import Selection
 from scar_viz.views.explorer import contexts, policy_selection, query_sims, summarise
-from scar_viz.views.focus import gate_payload, overview_data
+from scar_viz.views.focus import gate_payload
 from scar_viz.views.hits import hits
 from scar_viz.views.language import language_notice, model_tokens
 from ui import keys, state
 from ui.alerts import alert, or_stop
 from ui.cache import cached
+from ui.corpus_view import corpus_data, overview_source
 from ui.explore_tools import (
     active_gate,
     answer_box,
@@ -95,15 +96,12 @@ def metrics(sel, summary, n_chunks: int, big: bool) -> None:
         (st.warning if level == "warning" else st.caption)(note)
 
 
-def overview(prep: PreparedDoc, sims, sel, focus: int | None, big: bool) -> None:
+def overview(setup: Setup, sims, sel, focus: int | None, big: bool) -> None:
     """Marks above the similarity row (only the small marks figure changes with λ and τ), then
-    the hits list."""
-    whole = overview_chart(
-        overview_data(sims, sel),
-        focus=focus,
-        height=240 if big else 190,
-        font_size=18 if big else 12,
-    )
+    the hits list. In a corpus: the table and small multiples first, then the focused file."""
+    data, first, path = overview_source(corpus_data(setup, sims, sel), sims, sel, focus, big)
+    size = (240, 18) if big else (190, 12)
+    whole = overview_chart(data, focus, size[0], size[1], first=first, file=path)
     figs = split_overview(whole)
     for fig, key, bar in zip(
         figs, (keys.OVERVIEW_MARKS, keys.OVERVIEW), (True, False), strict=True
@@ -111,7 +109,7 @@ def overview(prep: PreparedDoc, sims, sel, focus: int | None, big: bool) -> None
         pickable_chart(
             fig, key, remember_overview_click(key, keys.FOCUS), "overview", displayModeBar=bar
         )
-    hits_list(hits(prep.chunks, sims, sel.retrieved))
+    hits_list(hits(setup.prepared.chunks, sims, sel.retrieved))
 
 
 def live_panel(setup: Setup, query: str, sims, params, focus: int | None, big: bool) -> None:
@@ -220,7 +218,7 @@ def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
     focus = state.get(keys.FOCUS)
     if not big:
         metrics(sel, summary, len(prep.chunks), big)
-    overview(prep, sims, sel, focus, big)
+    overview(setup, sims, sel, focus, big)
     if policy == "SCAR":
         live_panel(setup, query, sims, params, focus, big)
     if big:

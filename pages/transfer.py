@@ -9,7 +9,6 @@ import streamlit as st
 from scar_viz.charts import bar_transfer_chart, similarity_histograms
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.chunking.registry import CHUNKERS, chunker_name
-from scar_viz.embeddings import text_key
 from scar_viz.evaluation import bar_transfer, candidates_for, similarity_samples
 from scar_viz.evaluation.queries import label_queries
 from scar_viz.evaluation.report import bar_rows, chunker_rows, transfer_rows
@@ -17,6 +16,7 @@ from scar_viz.evaluation.transfer import MAX_SIMILARITIES, model_labels
 from scar_viz.scoring.sweep import THETAS
 from ui import keys
 from ui.alerts import attempt
+from ui.cache import document_key
 from ui.evaluation_lab import NUM0, NUM2, NUM3, lab_page, run_evaluation
 from ui.loading import get_embedder, load_model, prepare
 from ui.queryset import query_vectors
@@ -47,7 +47,7 @@ def second_model(lab):
     if not load_model(embedder, st.empty()):
         return None
     doc = lab.prep.document
-    prep2 = prepare(text_key(doc.text), doc, lab.prep.config, embedder, lab.prep.prepend)
+    prep2 = prepare(document_key(doc), doc, lab.prep.config, embedder, lab.prep.prepend)
     vecs2 = query_vectors(embedder, lab.labelled) if prep2 is not None else None
     return None if vecs2 is None else (prep2, embedder, vecs2)
 
@@ -131,7 +131,7 @@ with tab_chunker:
     )
     config2 = ChunkingConfig(other, prep.config.size, prep.config.overlap, prep.config.percentile)
     doc = prep.document
-    prep_b = prepare(text_key(doc.text), doc, config2, lab.embedder, prep.prepend, st.empty())
+    prep_b = prepare(document_key(doc), doc, config2, lab.embedder, prep.prepend, st.empty())
     labelled_b = None
     if prep_b is not None:
         labelled_b = attempt(

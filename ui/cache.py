@@ -39,16 +39,26 @@ def embedder(spec: str, base_url: str, key_fingerprint: str, _api_key: str) -> E
     return make_embedder(spec, base_url=base_url or None, api_key=_api_key or None)
 
 
+def document_key(doc: Document) -> str:
+    """The content digest of a document: its text's, and for a corpus also its files' paths
+    and ranges, so two corpora with the same joined text but different files never share an
+    entry. A single file's key is its text's digest, as it always was."""
+    if not doc.parts:
+        return text_key(doc.text)
+    layout = "\n".join(f"{p.start}\t{p.end}\t{p.path}" for p in doc.parts)
+    return text_key(f"corpus\n{layout}\n\0{doc.text}")
+
+
 @st.cache_resource(show_spinner=False)
 def sample_document(key: str) -> tuple[str, Document]:
     """(content digest, document) of a built-in sample (shipped, immutable)."""
     doc = samples.load_sample(key)
-    return text_key(doc.text), doc
+    return document_key(doc), doc
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def chunks(doc_key: str, _doc: Document, config: ChunkingConfig) -> list[Chunk]:
-    """The chunks of the document whose text digest is ``doc_key`` under ``config``."""
+    """The chunks of the document whose digest (:func:`document_key`) is ``doc_key``."""
     return chunk_document(_doc, config)
 
 
@@ -78,5 +88,6 @@ def cached(key: tuple, compute: Callable[[], T]) -> T:
 
 
 def prepared_key(prep: PreparedDoc) -> tuple:
-    """The content a prepared document stands for: text digest, chunking, model, prepending."""
-    return (text_key(prep.document.text), prep.config, prep.embedder_id, prep.prepend)
+    """The content a prepared document stands for: the document's digest (its files too, for a
+    corpus: :func:`document_key`), chunking, model, prepending."""
+    return (document_key(prep.document), prep.config, prep.embedder_id, prep.prepend)

@@ -71,6 +71,11 @@ FOCUS = "focus"
 HITS_OPEN = "hits_open"
 HITS_TABLE = "hits_table"
 HITS_PICK = "hits_pick"
+"""Presenter mode's focus buttons under the hits table."""
+CORPUS_TABLE = "corpus_table"
+"""The corpus view's table of files (a click on a row focuses that file's best chunk)."""
+CORPUS_CHART = "corpus_chart"
+"""The corpus view's small multiples (a click on a cell or a mark focuses that chunk)."""
 
 # --- the learned gate (Fit a gate, Explorer, Compare) ----------------------------------------
 GATE_JSON = "learned_gate_json"

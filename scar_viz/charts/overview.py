@@ -21,6 +21,7 @@ returned ``event.selection`` to :func:`clicked_chunk`.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping
 
 import numpy as np
@@ -52,6 +53,8 @@ def overview_chart(
     font_size: int = 12,
     max_points: int = MAX_POINTS,
     min_width: float = MIN_WIDTH,
+    first: int = 0,
+    file: str | None = None,
 ) -> go.Figure:
     """The whole document: cos(q, c) per chunk, retrieved ▼ (with rank), admitted ▲, rejected ✕.
 
@@ -61,12 +64,15 @@ def overview_chart(
         height: the similarity row's share; the marks' rows add what they need.
         max_points: the most clickable markers to draw (see the module docstring).
         min_width: the plot width (px) the marks are placed for (see the module docstring).
+        first, file: one file of a corpus: ``overview`` holds its chunks, whose corpus
+            indices start at ``first``; the x axis and every click use corpus indices and
+            the axis title names ``file`` (escaped: a path is untrusted text).
 
     Every marker's ``customdata[0]`` is its chunk index (read it with :func:`clicked_chunk`).
     """
     n = overview.n
     sims = np.asarray(overview.sims, dtype=float)
-    idx = np.arange(n)
+    idx = np.arange(n) + first
     traces: list[dict] = [
         {
             "type": "heatmap",
@@ -101,9 +107,9 @@ def overview_chart(
         {
             "type": "scatter",
             "name": "chunks",
-            "x": click,
+            "x": click + first,
             "y": np.zeros(len(click)),
-            "customdata": click[:, None],
+            "customdata": click[:, None] + first,
             "mode": "markers",
             # nearly invisible but hit-testable: clicking a cell selects its marker
             "marker": {"size": 10, "symbol": "square", "color": "rgba(0,0,0,0.01)"},
@@ -113,10 +119,12 @@ def overview_chart(
             "yaxis": "y",
         }
     )
-    marks, marks_height = mark_traces(overview, font_size, min_width)
+    marks, marks_height = mark_traces(overview, font_size, min_width, first)
+    for trace in marks:
+        trace["x"] = [x + first for x in trace["x"]]
     traces.extend(marks)
     shapes = []
-    if focus is not None and 0 <= focus < n:
+    if focus is not None and first <= focus < first + n:
         shapes.append(
             {
                 "type": "rect",
@@ -145,10 +153,10 @@ def overview_chart(
         "legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0},
         "meta": {"marks_height": marks_height, "row_height": height, "min_width": min_width},
         "xaxis": {
-            "range": [-0.5, n - 0.5],
+            "range": [first - 0.5, first + n - 0.5],
             "showgrid": False,
             "zeroline": False,
-            "title": {"text": f"chunk index (document order, {n:,} chunks)"},
+            "title": {"text": _axis_title(n, first, file)},
         },
         "yaxis": {"domain": [0.0, max(0.2, split)], "visible": False, "fixedrange": True},
         "yaxis2": {
@@ -160,6 +168,13 @@ def overview_chart(
         "shapes": shapes,
     }
     return fast_figure(traces, layout)
+
+
+def _axis_title(n: int, first: int, file: str | None) -> str:
+    if file is None:
+        return f"chunk index (document order, {n:,} chunks)"
+    last = first + max(n, 1) - 1
+    return f"chunk index in the corpus: {html.escape(file)}, chunks {first:,}–{last:,} ({n:,})"
 
 
 def clicked_chunk(selection: Mapping | None) -> int | None:

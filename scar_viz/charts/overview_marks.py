@@ -101,15 +101,15 @@ def _rank_text(ranks: list[int]) -> str:
     return joined if len(joined) <= 5 else f"{ranks[0]},{ranks[1]},…"
 
 
-def _hover(mark: Mark, kind: str, overview: Overview, lines: int = 20) -> str:
-    """The chunks a mark stands for: index, rank and cos(q, c); every retrieved one, the first
-    ``lines`` of an admitted or rejected mark."""
+def _hover(mark: Mark, kind: str, overview: Overview, lines: int = 20, first: int = 0) -> str:
+    """The chunks a mark stands for: index (+ ``first``), rank and cos(q, c); every retrieved
+    one, the first ``lines`` of an admitted or rejected mark."""
     members = list(mark.members)
     if kind == "retrieved":
         members.sort(key=lambda c: overview.rank[c])
         lines = len(members)
     rows = [
-        f"chunk {c}"
+        f"chunk {c + first}"
         + (f" · rank {overview.rank[c]}" if kind == "retrieved" else "")
         + f" · cos(q,c) {overview.sims[c]:.3f}"
         for c in members[:lines]
@@ -120,8 +120,14 @@ def _hover(mark: Mark, kind: str, overview: Overview, lines: int = 20) -> str:
     return "<br>".join([head, *rows])
 
 
-def mark_traces(overview: Overview, font_size: int, min_width: float) -> tuple[list[dict], int]:
-    """The marks' traces (one a kind, then the rank labels) and the marks area's height."""
+def mark_traces(
+    overview: Overview, font_size: int, min_width: float, first: int = 0
+) -> tuple[list[dict], int]:
+    """The marks' traces (one a kind, then the rank labels) and the marks area's height.
+
+    ``first`` is added to the chunk numbers a mark carries (``customdata``) and names on hover,
+    not to its x: a file of a corpus drawn on its own axis still names its chunks' corpus
+    indices."""
     n = overview.n
     kinds = _kinds(font_size)
     rows, label_rows, height = _rows(kinds, font_size)
@@ -143,8 +149,8 @@ def mark_traces(overview: Overview, font_size: int, min_width: float) -> tuple[l
                 "name": kind.label,
                 "x": [m.x for m in marks],
                 "y": [y] * len(marks),
-                "customdata": [[int(c)] for c in picks],
-                "hovertext": [_hover(m, kind.label, overview) for m in marks],
+                "customdata": [[int(c) + first] for c in picks],
+                "hovertext": [_hover(m, kind.label, overview, first=first) for m in marks],
                 "hovertemplate": "%{hovertext}<extra></extra>",
                 "mode": "markers+text",
                 "text": [count_text(m.count) for m in marks],

@@ -2,6 +2,11 @@
 
 A URL carries settings but not an uploaded document; this file carries both. Only keys in
 :data:`SETTING_KEYS` are written or restored, so no secret (an API key) can ever be saved.
+
+An uploaded single document is written as version 1 (``"document": {name, text}``), as it
+always was; an uploaded corpus as version 2, with every file's path and text under
+``"documents"`` and the corpus' name under ``"corpus"``, and it is restored as the same joined
+corpus (:func:`scar_viz.documents.corpus.join_documents`). Files of both versions load.
 """
 
 from __future__ import annotations
@@ -9,12 +14,20 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from scar_viz.documents.corpus import join_documents, part_document
 from scar_viz.documents.reading import Document, DocumentError, document_from_text
 from scar_viz.errors import SettingsError
 
 FORMAT = "scar-viz-session"
 VERSION = 1
+"""The version of a file that carries one document, or none."""
+CORPUS_VERSION = 2
+"""The version of a file that carries a corpus (several documents)."""
+VERSIONS = (VERSION, CORPUS_VERSION)
 MAX_TEXT_CHARS = 20 * 1024 * 1024
+MAX_CORPUS_CHARS = 200 * 1024 * 1024
+"""All the documents of a corpus together."""
+MAX_DOCUMENTS = 2_000
 
 SETTING_KEYS: tuple[str, ...] = (
     "doc",
@@ -54,15 +67,50 @@ class SavedSession:
 
 
 def dumps(settings: dict[str, object], document: Document | None, uploaded: bool) -> str:
-    """JSON text of a session: whitelisted settings, and the document text if it was uploaded."""
+    """JSON text of a session: whitelisted settings, and the document text if it was uploaded
+    (every file's path and text for a corpus)."""
+    corpus = uploaded and document is not None and document.is_corpus
     payload: dict[str, object] = {
         "format": FORMAT,
-        "version": VERSION,
+        "version": CORPUS_VERSION if corpus else VERSION,
         "settings": {k: settings[k] for k in SETTING_KEYS if k in settings},
     }
-    if uploaded and document is not None:
+    if corpus:
+        files = [part_document(document, i) for i in range(len(document.parts))]
+        payload["corpus"] = document.name
+        payload["documents"] = [{"path": f.name, "text": f.text} for f in files]
+    elif uploaded and document is not None:
         payload["document"] = {"name": document.name, "text": document.text}
     return json.dumps(payload, ensure_ascii=False, indent=1)
+
+
+def _document(doc: object) -> Document:
+    """A version-1 file's ``document``."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("text"), str):
+        raise SettingsError("The session file's document is malformed.")
+    if len(doc["text"]) > MAX_TEXT_CHARS:
+        raise SettingsError("The session file's document is over the size limit.")
+    return document_from_text(str(doc.get("name") or "restored.txt"), doc["text"])
+
+
+def _corpus(data: dict) -> Document:
+    """A version-2 file's corpus: its ``documents`` joined in path order."""
+    files = data.get("documents")
+    if not isinstance(files, list) or not files:
+        raise SettingsError("The session file's documents are malformed.")
+    if len(files) > MAX_DOCUMENTS:
+        raise SettingsError(
+            f"The session file holds {len(files):,} documents; the limit is {MAX_DOCUMENTS:,}."
+        )
+    if not all(
+        isinstance(f, dict) and isinstance(f.get("path"), str) and isinstance(f.get("text"), str)
+        for f in files
+    ):
+        raise SettingsError("The session file's documents are malformed.")
+    if sum(len(f["text"]) for f in files) > MAX_CORPUS_CHARS:
+        raise SettingsError("The session file's documents are over the size limit.")
+    docs = [document_from_text(f["path"] or "restored.txt", f["text"]) for f in files]
+    return join_documents(docs, str(data.get("corpus") or "corpus"))
 
 
 def loads(raw: bytes | str) -> SavedSession:
@@ -77,8 +125,9 @@ def loads(raw: bytes | str) -> SavedSession:
         raise SettingsError("This is not a scar-viz session file (it is not JSON).") from exc
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise SettingsError("This JSON file is not a scar-viz session file.")
-    if data.get("version") != VERSION:
-        raise SettingsError(f"Session file version {data.get('version')} is not supported.")
+    version = data.get("version")
+    if isinstance(version, bool) or version not in VERSIONS:
+        raise SettingsError(f"Session file version {version} is not supported.")
     raw_settings = data.get("settings", {})
     if not isinstance(raw_settings, dict):
         raise SettingsError("The session file's settings are malformed.")
@@ -94,14 +143,11 @@ def loads(raw: bytes | str) -> SavedSession:
             raise SettingsError(f"Setting '{key}' has the wrong type in the session file.")
         settings[key] = float(value) if key in ("lam", "tau") else value
     document = None
-    doc = data.get("document")
-    if doc is not None:
-        if not isinstance(doc, dict) or not isinstance(doc.get("text"), str):
-            raise SettingsError("The session file's document is malformed.")
-        if len(doc["text"]) > MAX_TEXT_CHARS:
-            raise SettingsError("The session file's document is over the size limit.")
-        try:
-            document = document_from_text(str(doc.get("name") or "restored.txt"), doc["text"])
-        except DocumentError as exc:
-            raise SettingsError(str(exc)) from exc
+    try:
+        if version == CORPUS_VERSION:
+            document = _corpus(data)
+        elif data.get("document") is not None:
+            document = _document(data["document"])
+    except DocumentError as exc:
+        raise SettingsError(str(exc)) from exc
     return SavedSession(settings, document)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from scar_viz.chunking.config import ChunkingConfig, chunk_doc_of, chunk_document
 from scar_viz.documents import samples
 from scar_viz.documents.reading import document_from_text
 from scar_viz.embeddings import text_key
@@ -404,3 +405,24 @@ def test_llm_errors_show_one_message(hash_model, llm_server):
     at.button(key="llm_answer").click().run()
     assert not at.exception
     assert len(alerts(at, "error")) == 1
+
+
+def test_a_corpus_shows_its_files_and_the_focused_file(at):
+    at.selectbox(key="doc").set_value("kestrel").run()
+    assert not at.exception, at.exception
+    charts = [c.key for c in at.get("plotly_chart")]
+    assert charts == ["corpus_chart", "overview_marks", "overview"]
+    table = table_with(at, "fragmented queries")
+    corpus = samples.load_sample("kestrel")
+    assert sorted(table["file"]) == sorted(p.path for p in corpus.parts)
+    assert table["retrieved"].sum() == int(metric(at, "Retrieved"))
+    assert table["retrieved"].iloc[0] > 0  # files holding hits come first
+    assert table["queries"].sum() > 0  # the sample's labelled set is counted
+    # a focus in another file opens that file in the overview
+    last = table["file"].iloc[-1]
+    first = next(i for i, p in enumerate(corpus.parts) if p.path == last)
+    doc_of = chunk_doc_of(corpus, chunk_document(corpus, ChunkingConfig()))
+    chunk = int((doc_of == first).argmax())
+    at.session_state["focus"] = chunk
+    at.run()
+    assert last in " ".join(h.body for h in at.get("html"))

@@ -1,4 +1,5 @@
-"""Saved-session files round-trip settings and an uploaded document, and refuse anything else."""
+"""Saved-session files round-trip settings and an uploaded document or corpus, old files still
+load, and anything else is refused."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ import json
 
 import pytest
 
+from scar_viz.documents import samples
+from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import document_from_text
+from scar_viz.views import session
 from scar_viz.views.session import SETTING_KEYS, dumps, loads
 
 DOC = document_from_text("mine.md", "# Rules\n\nNo <script>alert(1)</script> runs here.\n")
@@ -60,3 +64,82 @@ def test_unknown_settings_in_a_file_are_ignored():
         }
     )
     assert loads(raw).settings == {"lam": 1.0}
+
+
+# --- a corpus ----------------------------------------------------------------------------------
+
+FILES = {
+    "notes/b.md": "# B\n\nThe second file ends here.\n",
+    "a.txt": "The first file, <b>plain</b> text.\n",
+    "src/c.py": "def f():\n    return 1\n",
+}
+
+
+def corpus():
+    return join_documents([document_from_text(p, t) for p, t in FILES.items()], "kb")
+
+
+def test_a_corpus_round_trips_with_every_file():
+    doc = corpus()
+    settings = {"doc": "upload", "size": 300}
+    raw = dumps(settings, doc, uploaded=True)
+    data = json.loads(raw)
+    assert data["version"] == 2 and "document" not in data
+    assert {f["path"]: f["text"] for f in data["documents"]} == FILES
+    restored = loads(raw)
+    assert restored.settings == settings
+    assert restored.document.is_corpus and restored.document.name == "kb"
+    assert restored.document.text == doc.text
+    assert restored.document.parts == doc.parts
+    assert restored.document.sections == doc.sections
+
+
+def test_a_single_document_is_still_written_as_version_1():
+    data = json.loads(dumps({"doc": "upload"}, DOC, uploaded=True))
+    assert data["version"] == 1 and data["document"]["name"] == "mine.md"
+    assert "documents" not in data
+
+
+def test_a_sample_corpus_travels_by_its_id_only():
+    doc = samples.load_sample("kestrel")
+    data = json.loads(dumps({"doc": "kestrel"}, doc, uploaded=False))
+    assert data["settings"] == {"doc": "kestrel"} and "documents" not in data
+    assert loads(json.dumps(data)).document is None
+
+
+def test_an_old_session_file_still_loads():
+    old = {
+        "format": "scar-viz-session",
+        "version": 1,
+        "settings": {"doc": "upload", "k": 5},
+        "document": {"name": "old.md", "text": "# Old\n\nSaved before corpora existed.\n"},
+    }
+    restored = loads(json.dumps(old))
+    assert restored.settings == {"doc": "upload", "k": 5}
+    assert restored.document.name == "old.md" and not restored.document.parts
+
+
+def _v2(documents) -> str:
+    return json.dumps({"format": "scar-viz-session", "version": 2, "documents": documents})
+
+
+@pytest.mark.parametrize(
+    "documents,match",
+    [
+        (None, "malformed"),
+        ([], "malformed"),
+        ([{"path": "a.md"}], "malformed"),
+        ([{"path": 3, "text": "x"}], "malformed"),
+        ([{"path": "a.md", "text": "x"}, {"path": "a.md", "text": "y"}], "share the path"),
+        ([{"path": "a.md", "text": "x"}, {"path": "b.md", "text": "  "}], "no text"),
+    ],
+)
+def test_bad_corpus_session_files(documents, match):
+    with pytest.raises(ValueError, match=match):
+        loads(_v2(documents))
+
+
+def test_a_corpus_over_the_document_limit_is_refused(monkeypatch):
+    monkeypatch.setattr(session, "MAX_DOCUMENTS", 2)
+    with pytest.raises(ValueError, match="limit is 2"):
+        loads(dumps({}, corpus(), uploaded=True))

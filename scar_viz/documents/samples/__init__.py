@@ -1,4 +1,5 @@
-"""Built-in sample documents, shipped inside the package, with their labelled questions."""
+"""Built-in samples, shipped inside the package, with their labelled questions: one document
+(a single file) and one corpus (a folder of files, read as one joined Document with ``parts``)."""
 
 from __future__ import annotations
 
@@ -6,19 +7,26 @@ import json
 from dataclasses import dataclass
 from importlib import resources
 
+from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import Document, document_from_text
 
 
 @dataclass(frozen=True)
 class Sample:
+    """A built-in sample: ``filename`` is a file (``kind`` "document") or a folder whose files,
+    walked recursively, make a corpus (``kind`` "corpus"); its questions are in
+    :attr:`queries_filename` beside it."""
+
     key: str
     title: str
     filename: str
     demo_ids: tuple[str, ...] = ()
+    kind: str = "document"
 
     @property
     def queries_filename(self) -> str:
-        return self.filename.rsplit(".", 1)[0] + ".queries.jsonl"
+        stem = self.filename if self.kind == "corpus" else self.filename.rsplit(".", 1)[0]
+        return stem + ".queries.jsonl"
 
 
 SAMPLES: dict[str, Sample] = {
@@ -27,6 +35,13 @@ SAMPLES: dict[str, Sample] = {
         "Harbour operations handbook (built-in sample)",
         "harbor_manual.md",
         demo_ids=("harbor-f-01", "harbor-f-04", "harbor-f-02", "harbor-a-03"),
+    ),
+    "kestrel": Sample(
+        "kestrel",
+        "Kestrel knowledge base, 6 files (built-in sample corpus)",
+        "kestrel",
+        demo_ids=("kb-f-01", "kb-f-02", "kb-a-05", "kb-s-01"),
+        kind="corpus",
     ),
 }
 DEFAULT_SAMPLE = "harbor"
@@ -47,9 +62,33 @@ def _read(filename: str) -> str:
     return resources.files(__name__).joinpath(filename).read_text(encoding="utf-8")
 
 
-def load_sample(key: str = DEFAULT_SAMPLE) -> Document:
+def _walk(folder, prefix: str = "") -> list[tuple[str, str]]:
+    """(relative POSIX path, text) of every file under ``folder``, recursively."""
+    found: list[tuple[str, str]] = []
+    for entry in folder.iterdir():
+        path = f"{prefix}{entry.name}"
+        if entry.is_dir():
+            found.extend(_walk(entry, path + "/"))
+        elif not entry.name.startswith((".", "__")):
+            found.append((path, entry.read_text(encoding="utf-8")))
+    return found
+
+
+def sample_files(key: str) -> list[tuple[str, str]]:
+    """(relative path, text) of a sample's files, by path: one for a document sample."""
     sample = SAMPLES[key]
-    return document_from_text(sample.filename, _read(sample.filename))
+    if sample.kind != "corpus":
+        return [(sample.filename, _read(sample.filename))]
+    return sorted(_walk(resources.files(__name__).joinpath(sample.filename)))
+
+
+def load_sample(key: str = DEFAULT_SAMPLE) -> Document:
+    """The sample's Document: a corpus sample's files joined, named by their paths."""
+    sample = SAMPLES[key]
+    docs = [document_from_text(path, text) for path, text in sample_files(key)]
+    if sample.kind != "corpus":
+        return docs[0]
+    return join_documents(docs, sample.key)
 
 
 def sample_queries_text(key: str = DEFAULT_SAMPLE) -> str:

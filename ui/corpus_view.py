@@ -1,0 +1,153 @@
+"""The Explorer's corpus section: the table of files and their small multiples.
+
+Shown when the document is a corpus (:attr:`scar_viz.documents.reading.Document.is_corpus`),
+above the overview. A click on a cell or a mark of the small multiples focuses that chunk; a
+click on a table row focuses its file's best chunk (the same focus key a click in the
+overview sets, :func:`ui.gate_panel.remember_overview_click`), so the overview, the focus rows
+and the live panel follow on the rerun the click starts. The overview then draws the focused
+file alone (its path in the axis title, corpus chunk indices on the axis); retrieval still
+ranks every chunk of the corpus.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from scar_viz.charts.corpus import MAX_ROWS, corpus_chart
+from scar_viz.evaluation.queries import GoldQuery, label_queries, query_set_key
+from scar_viz.views.corpus import CorpusView, corpus_view
+from scar_viz.views.focus import Overview, overview_data
+from ui import keys
+from ui.cache import cached
+from ui.gate_panel import remember_overview_click
+from ui.queryset import known_sets
+from ui.share import pickable_chart
+from ui.sidebar import Setup
+
+COLUMNS = {
+    "file": st.column_config.TextColumn("file", help="The file's path in the corpus"),
+    "chunks": st.column_config.NumberColumn("chunks", width="small"),
+    "characters": st.column_config.NumberColumn("characters", format="localized"),
+    "retrieved": st.column_config.NumberColumn(
+        "retrieved", width="small", help="This question's top-k chunks in the file"
+    ),
+    "admitted": st.column_config.NumberColumn(
+        "admitted", width="small", help="Neighbours the gate admits (never past a file's edge)"
+    ),
+    "queries": st.column_config.NumberColumn(
+        "queries", width="small", help="Queries of the loaded set with gold chunks in the file"
+    ),
+    "fragmented queries": st.column_config.NumberColumn(
+        "fragmented", width="small", help="Of those, queries whose evidence crosses a boundary"
+    ),
+    "best cos(q,c)": st.column_config.NumberColumn("best cos(q,c)", format="%.3f"),
+}
+TABLE_ROWS = 8
+"""Rows the table shows before it scrolls."""
+
+
+def _gold(setup: Setup) -> tuple[GoldQuery, ...] | None:
+    """The first labelled set of this corpus (the active one first) under the current
+    chunking, or None when there is none."""
+    prep = setup.prepared
+    sets = [s for s in known_sets(setup.name, prep.document.text) if s.queries]
+    if not sets:
+        return None
+    queries = sets[0].queries
+    return cached(
+        ("corpus-gold", *setup.key, query_set_key(queries)),
+        lambda: label_queries(queries, prep.document.text, prep.chunks),
+    )
+
+
+def _focus_row(table_key: str, best: Sequence[int]) -> Callable[[], None]:
+    """An ``on_select`` callback: the picked row's file's best chunk becomes the focus."""
+
+    def remember() -> None:
+        held = st.session_state.get(table_key) or {}
+        rows = (held.get("selection") or {}).get("rows") or []
+        if rows and 0 <= rows[0] < len(best) and best[rows[0]] >= 0:
+            st.session_state[keys.FOCUS] = int(best[rows[0]])
+
+    return remember
+
+
+def corpus_data(setup: Setup, sims: np.ndarray, sel) -> CorpusView | None:
+    """This question's :class:`CorpusView` (with the loaded query set's counts, if any);
+    None for a single file."""
+    prep = setup.prepared
+    if not prep.document.is_corpus:
+        return None
+    return corpus_view(prep.document, prep.doc_of, sims, sel, _gold(setup))
+
+
+def overview_source(
+    view: CorpusView | None, sims: np.ndarray, sel, focus: int | None, big: bool
+) -> tuple[Overview, int, str | None]:
+    """What the overview draws: (Overview, first chunk's corpus index, file path or None).
+    A single file: the whole document. A corpus: the Corpus section first, then the
+    focused file."""
+    if view is None:
+        return overview_data(sims, sel), 0, None
+    corpus_section(view, focus, big)
+    return file_overview(view, focus)
+
+
+def focused_file(view: CorpusView, focus: int | None) -> int:
+    """The file the overview draws: the focused chunk's, else the table's first."""
+    if focus is not None and 0 <= focus < view.overview.n:
+        return view.file_of(focus)
+    return int(view.order[0])
+
+
+def file_overview(view: CorpusView, focus: int | None) -> tuple[Overview, int, str]:
+    """(the focused file's Overview, its first chunk's corpus index, its path); the path is
+    shown above the overview (escaped: it is untrusted text)."""
+    d = focused_file(view, focus)
+    st.html(
+        f'<div data-testid="sv-open-file" style="font-weight:600">Open file: '
+        f"{html.escape(view.paths[d])} "
+        f'<span style="font-weight:400;opacity:.7">· its {int(view.counts[d]):,} chunks '
+        f"({int(view.retrieved[d])} retrieved)</span></div>"
+    )
+    return view.file_overview(d), int(view.first[d]), view.paths[d]
+
+
+def corpus_section(view: CorpusView, focus: int | None, big: bool) -> None:
+    """The table of files and the small multiples, under a "Corpus" heading."""
+    st.subheader("Corpus")
+    st.caption(
+        f"{view.n_files:,} files, {view.overview.n:,} chunks; this question's hits fall in "
+        f"{view.with_hits:,} of them. Retrieval ranks every chunk of the corpus; no neighbour "
+        "is admitted past its file's edge. Click a file or a mark to open it below."
+    )
+    frame = pd.DataFrame(view.columns())
+    best = view.best_chunk[view.order].tolist()
+    st.dataframe(
+        frame,
+        hide_index=True,
+        key=keys.CORPUS_TABLE,
+        column_config={c: COLUMNS[c] for c in frame.columns},
+        on_select=_focus_row(keys.CORPUS_TABLE, best),
+        selection_mode="single-row",
+        height=(min(len(frame), TABLE_ROWS) + 1) * 35 + 3,
+    )
+    fig = corpus_chart(view, focus, max_rows=MAX_ROWS, font_size=16 if big else 11)
+    hidden = fig.layout.meta["hidden"]
+    pickable_chart(
+        fig,
+        keys.CORPUS_CHART,
+        remember_overview_click(keys.CORPUS_CHART, keys.FOCUS),
+        "corpus",
+        displayModeBar=False,
+    )
+    if hidden:
+        st.caption(
+            f"{hidden:,} more files (fewer hits, lower best cos(q,c)) are not drawn; the "
+            "table lists every file."
+        )
