@@ -8,7 +8,9 @@ On Ray each actor builds the model once from an :class:`EmbedderSpec` (a callabl
 
 from __future__ import annotations
 
+import logging
 import os
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -114,12 +116,15 @@ def embed_ray(
 
     started = False
     if not ray.is_initialized():
+        quiet = {"log_to_driver": False, "logging_level": logging.WARNING}
         try:
-            if options.ray_address:
-                ray.init(address=options.ray_address, log_to_driver=False)
-            else:
-                cpus = min(LOCAL_RAY_CPUS, os.cpu_count() or 1)
-                ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # lancedb: forked workers
+                if options.ray_address:
+                    ray.init(address=options.ray_address, **quiet)
+                else:
+                    cpus = min(LOCAL_RAY_CPUS, os.cpu_count() or 1)
+                    ray.init(num_cpus=cpus, include_dashboard=False, **quiet)
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise StoreError(f"Cannot start or reach Ray: {exc}") from exc
         started = True
@@ -143,7 +148,7 @@ def embed_ray(
             fn_constructor_kwargs={"spec": spec},
             batch_size=options.batch_size,
             batch_format="numpy",
-            concurrency=options.concurrency,
+            compute=ray.data.ActorPoolStrategy(size=options.concurrency),
             num_gpus=options.num_gpus or None,
         )
         done = 0
