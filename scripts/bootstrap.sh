@@ -9,7 +9,7 @@ if [ ! -x .venv/bin/python ]; then
   "$py" -m venv .venv
 fi
 stamp=".venv/.installed-$(basename "$req")"
-want="$(cat "$req" requirements.txt | sha256sum | cut -d' ' -f1)"
+want="$(cat "$req" requirements*.txt | sha256sum | cut -d' ' -f1)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/python -m pip install --quiet --upgrade pip
   # torch first, pinned, so nothing pulls a CUDA build

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from scar_viz.chunking.qasc import QascParams
 from scar_viz.cli import gate as cli_gate
+from scar_viz.cli import index as cli_index
 from scar_viz.cli.common import (
     EXIT_FAILED,
     add_cli_options,
@@ -23,7 +24,6 @@ from scar_viz.cli.common import (
     given_knobs,
     given_options,
     load_labelled,
-    setup,
 )
 from scar_viz.cli.llm import register as register_llm_commands
 from scar_viz.errors import SettingsError, UserError, user_message
@@ -52,14 +52,17 @@ def build_parser() -> argparse.ArgumentParser:
     cli_gate.add_gate_options(sel)
     add_cli_options(sel, CompareSettings, THEN)
     add_common_options(sel)
+    cli_index.add_store_option(sel)
     sel.set_defaults(func=cmd_select)
     ev = sub.add_parser("eval", help="evaluate policies on a labelled query set (JSON Lines)")
     add_query_set_arguments(ev, "format: docs/cli.md, Query files")
     add_report_options(ev)
     cli_gate.add_gate_options(ev)
     add_common_options(ev)
+    cli_index.add_store_option(ev)
     ev.set_defaults(func=cmd_eval)
     cli_gate.register(sub)
+    cli_index.register(sub)  # index
     return parser
 
 
@@ -78,7 +81,7 @@ def cmd_select(args: argparse.Namespace) -> int:
     if not args.query.strip():
         raise SettingsError("--query is empty.")
     gate_knobs = cli_gate.gate_knobs(args) if args.policy == "learned" else {}
-    embedder, cache, prep = setup(args)
+    embedder, cache, prep = cli_index.store_or_setup(args)
     cli_gate.print_setting_notes(gate_knobs, prep, args.k)
     qvec = embed_query(embedder, args.query, cache)
     gate = gate_params(args)
@@ -157,7 +160,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.boot < 0:
         raise SettingsError("--boot must be 0 or more.")
     knobs = cli_gate.eval_knobs(args, policies)
-    embedder, cache, prep = setup(args)
+    embedder, cache, prep = cli_index.store_or_setup(args)
     cli_gate.print_setting_notes((knobs or {}).get("learned", {}), prep, args.k)
     qset, labelled, vecs = load_labelled(args.queries, prep, embedder, cache)
     ev = evaluate(

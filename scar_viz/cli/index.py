@@ -1,0 +1,130 @@
+"""The store on the command line: ``index CORPUS --store PATH`` fills a store, and
+``--store`` lets ``select`` and ``eval`` read one instead of a document (docs/scale.md).
+
+The store's extras (LanceDB, Ray) are imported only when one of these runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from scar_viz.cli.common import add_chunking_options, chunking_config, setup
+from scar_viz.documents.reading import Document, load_path
+from scar_viz.embeddings import EmbeddingCache, make_embedder
+from scar_viz.endpoints import EMBEDDING_KEY_NAMES, server_key
+from scar_viz.errors import SettingsError
+
+PROGRESS_SECONDS = 2.0
+"""Least time between two progress lines."""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``index`` sub-command."""
+    p = sub.add_parser(
+        "index", help="chunk and embed a corpus into a store (LanceDB), in process or on Ray"
+    )
+    p.add_argument("corpus", help="a document, or a corpus: a folder, a quoted glob or a .zip")
+    p.add_argument("--store", required=True, help="the store: a folder or a URI (s3://…)")
+    p.add_argument("--engine", default="local", choices=("local", "ray"), help="default local")
+    p.add_argument(
+        "--ray-address", default=None, help="the Ray cluster (default: start a local one)"
+    )
+    p.add_argument("--batch-size", type=int, default=256, help="texts per model call (256)")
+    p.add_argument("--concurrency", type=int, default=1, help="Ray actors, one model each (1)")
+    p.add_argument("--num-gpus", type=float, default=0.0, help="GPUs per Ray actor (0)")
+    p.add_argument("--name", default="corpus", help="the corpus' name (default corpus)")
+    add_chunking_options(p)
+    p.add_argument(
+        "--model",
+        default="default",
+        help="default | hash | static | st:NAME_OR_PATH | openai:MODEL | a folder",
+    )
+    p.add_argument("--base-url", default=None, help="base URL of an OpenAI-compatible endpoint")
+    p.add_argument("--prepend", action="store_true", help="embed each chunk with its section path")
+    p.add_argument("--cache", default=None, help="embedding cache file (local engine)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=cmd_index)
+
+
+def add_store_option(p: argparse.ArgumentParser) -> None:
+    """``--store``: read the corpus, chunks and vectors from a store; DOC is then left out."""
+    p.add_argument(
+        "--store", default=None, help="read a store made by 'index' instead of DOC (no embedding)"
+    )
+    for action in p._actions:
+        if action.dest == "doc":
+            action.nargs = "?"
+            action.default = None
+
+
+def store_or_setup(args: argparse.Namespace):
+    """(embedder, cache, prepared document): from ``--store`` when given, else from DOC."""
+    if getattr(args, "store", None) is None:
+        if args.doc is None:
+            raise SettingsError("Give a document (DOC) or a store (--store).")
+        return setup(args)
+    if args.doc is not None:
+        raise SettingsError("Give a document (DOC) or a store (--store), not both.")
+    from scar_viz.store import open_store
+
+    if args.k < 1:
+        raise SettingsError("--k must be at least 1.")
+    if args.radius < 0:
+        raise SettingsError("--radius must be 0 or more.")
+    config = chunking_config(args)
+    embedder = make_embedder(
+        args.model, base_url=args.base_url, api_key=server_key(EMBEDDING_KEY_NAMES)
+    )
+    cache = None if args.no_cache else EmbeddingCache(args.cache)
+    prep = open_store(args.store, embedder.model_id, config, args.prepend)
+    return embedder, cache, prep
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from scar_viz.store import EmbedderSpec, EngineOptions, index_corpus
+
+    options = EngineOptions(
+        args.engine, args.ray_address, args.batch_size, args.concurrency, args.num_gpus
+    )
+    options.validate()
+    config = chunking_config(args)
+    documents = _documents(args.corpus)
+    spec = EmbedderSpec(args.model, args.base_url)
+    embedder = spec if args.engine == "ray" else spec.build()
+    cache = None if args.no_cache or args.engine == "ray" else EmbeddingCache(args.cache)
+    report = index_corpus(
+        documents,
+        args.store,
+        embedder,
+        config,
+        args.prepend,
+        options,
+        name=args.name,
+        cache=cache,
+        progress=_progress(),
+    )
+    if args.json:
+        print(json.dumps(report.__dict__ | {"store": args.store}, indent=2))
+    else:
+        print(f"{args.store}: {report.line}")
+    return 0
+
+
+def _documents(arg: str) -> list[Document]:
+    return [load_path(arg)]
+
+
+def _progress():
+    last = [0.0]
+
+    def report(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done == total or now - last[0] >= PROGRESS_SECONDS:
+            last[0] = now
+            print(f"embedded {done}/{total} chunks", file=sys.stderr, flush=True)
+
+    return report

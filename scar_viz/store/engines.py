@@ -1,0 +1,163 @@
+"""Two engines that embed texts in batches: in process (``local``) and on Ray Data (``ray``).
+
+Both yield ``(ids, vectors)`` pieces as they finish (in any order; ``ids`` index the input
+texts) with float32 unit rows, the values :func:`scar_viz.embeddings.embed_cached` returns.
+On Ray each actor builds the model once from an :class:`EmbedderSpec` (a callable class in
+``map_batches``), so a model and its key are made on the worker, never shipped from here.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import warnings
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from scar_viz.embeddings import Embedder, EmbeddingCache, Progress, embed_cached, make_embedder
+from scar_viz.embeddings.vectors import normalize
+from scar_viz.endpoints import EMBEDDING_KEY_NAMES, server_key
+from scar_viz.store import extras
+from scar_viz.store.meta import StoreError
+
+ENGINES = ("local", "ray")
+LOCAL_RAY_CPUS = 2
+"""CPUs of the Ray instance started here when no ``ray_address`` is given."""
+
+
+@dataclass(frozen=True)
+class EmbedderSpec:
+    """How to build an embedder where it runs: the ``--model`` spec and ``--base-url``. The key
+    is read on the machine that builds it (``OPENAI_API_KEY``), never carried."""
+
+    spec: str
+    base_url: str | None = None
+
+    def build(self) -> Embedder:
+        return make_embedder(
+            self.spec, base_url=self.base_url, api_key=server_key(EMBEDDING_KEY_NAMES)
+        )
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """Where and how to embed.
+
+    Attributes:
+        engine: ``local`` (in process) or ``ray`` (Ray Data).
+        ray_address: the cluster to join (``auto``, ``ray://host:10001``, ``host:6379``);
+            None starts a local Ray with :data:`LOCAL_RAY_CPUS` CPUs and no dashboard.
+        batch_size: texts per model call.
+        concurrency: Ray actors (each loads the model once).
+        num_gpus: GPUs per Ray actor (0: CPU).
+    """
+
+    engine: str = "local"
+    ray_address: str | None = None
+    batch_size: int = 256
+    concurrency: int = 1
+    num_gpus: float = 0.0
+
+    def validate(self) -> None:
+        if self.engine not in ENGINES:
+            raise StoreError(f"Unknown engine '{self.engine}'; choose local or ray.")
+        if self.batch_size < 1:
+            raise StoreError("--batch-size must be at least 1.")
+        if self.concurrency < 1:
+            raise StoreError("--concurrency must be at least 1.")
+        if self.num_gpus < 0:
+            raise StoreError("--num-gpus cannot be negative.")
+
+
+def embed_local(
+    embedder: Embedder,
+    texts: Sequence[str],
+    batch_size: int,
+    cache: EmbeddingCache | None = None,
+    progress: Progress | None = None,
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Embed ``texts`` in process, ``batch_size`` texts (through ``cache``) at a time."""
+    for lo in range(0, len(texts), batch_size):
+        hi = min(len(texts), lo + batch_size)
+        vectors = embed_cached(embedder, list(texts[lo:hi]), cache).vectors
+        yield np.arange(lo, hi), vectors
+        if progress:
+            progress(hi, len(texts))
+
+
+class _RayEmbed:
+    """The callable class of ``map_batches``: the model is built once per actor."""
+
+    def __init__(self, spec: EmbedderSpec) -> None:
+        self.embedder = spec.build()
+        self.embedder.load()
+
+    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        texts = [str(t) for t in batch["text"]]
+        vectors = normalize(np.asarray(self.embedder.embed(texts), np.float32), np.float32)
+        return {"id": np.asarray(batch["id"]), "vector": vectors}
+
+
+def embed_ray(
+    spec: EmbedderSpec,
+    texts: Sequence[str],
+    options: EngineOptions,
+    progress: Progress | None = None,
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Embed ``texts`` with Ray Data: ``map_batches`` over :class:`_RayEmbed` actors.
+
+    Joins the running Ray (or ``options.ray_address``); otherwise starts a local one and shuts
+    it down at the end.
+    """
+    ray = extras.ray()
+    import pyarrow as pa
+
+    started = False
+    if not ray.is_initialized():
+        quiet = {"log_to_driver": False, "logging_level": logging.WARNING}
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # lancedb: forked workers
+                if options.ray_address:
+                    ray.init(address=options.ray_address, **quiet)
+                else:
+                    cpus = min(LOCAL_RAY_CPUS, os.cpu_count() or 1)
+                    ray.init(num_cpus=cpus, include_dashboard=False, **quiet)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise StoreError(f"Cannot start or reach Ray: {exc}") from exc
+        started = True
+    try:
+        ctx = ray.data.DataContext.get_current()
+        ctx.enable_progress_bars = False
+        ctx.print_on_execution_start = False
+        n = len(texts)
+        step = max(options.batch_size, -(-n // (4 * options.concurrency)))
+        blocks = [
+            pa.table(
+                {
+                    "id": pa.array(range(lo, min(n, lo + step)), pa.int64()),
+                    "text": pa.array(texts[lo : lo + step], pa.large_string()),
+                }
+            )
+            for lo in range(0, n, step)
+        ]
+        ds = ray.data.from_arrow(blocks).map_batches(
+            _RayEmbed,
+            fn_constructor_kwargs={"spec": spec},
+            batch_size=options.batch_size,
+            batch_format="numpy",
+            compute=ray.data.ActorPoolStrategy(size=options.concurrency),
+            num_gpus=options.num_gpus or None,
+        )
+        done = 0
+        for batch in ds.iter_batches(batch_size=None, batch_format="numpy"):
+            ids = np.asarray(batch["id"], dtype=np.int64)
+            yield ids, np.asarray(batch["vector"], dtype=np.float32)
+            done += len(ids)
+            if progress:
+                progress(done, n)
+    finally:
+        if started:
+            ray.shutdown()

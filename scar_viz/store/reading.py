@@ -1,0 +1,88 @@
+"""Read a store back as a :class:`~scar_viz.pipeline.PreparedDoc`: the joined corpus from the
+``documents`` table, the chunks and the unit matrix from the ``chunks`` table in stored order
+(files by path, chunks by index), so every policy and the evaluation run on it unchanged.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from scar_viz.chunking.base import Chunk
+from scar_viz.chunking.config import ChunkingConfig
+from scar_viz.documents.corpus import global_span, join_documents
+from scar_viz.pipeline import PreparedDoc
+from scar_viz.scoring.scar import boundary_penalties, normalize
+from scar_viz.store import tables
+from scar_viz.store.meta import StoreError, StoreMeta, check_setting
+
+
+def store_meta(uri: str) -> StoreMeta:
+    """The setting the store at ``uri`` was made under.
+
+    Raises:
+        StoreError: when ``uri`` holds no store.
+    """
+    meta = tables.read_meta(tables.connect(uri))
+    if meta is None:
+        raise StoreError(f"'{uri}' holds no store; make one with 'python -m scar_viz index'.")
+    return meta
+
+
+def open_store(
+    uri: str, embedder_id: str, config: ChunkingConfig, prepend: bool = False
+) -> PreparedDoc:
+    """The corpus stored at ``uri``, prepared as the in-memory path prepares it.
+
+    Raises:
+        StoreError: no store at ``uri``, a store made under another model, chunking or
+            prepending than asked, or chunks that do not match their file's text.
+    """
+    t0 = time.perf_counter()
+    db = tables.connect(uri)
+    meta = tables.read_meta(db)
+    if meta is None:
+        raise StoreError(f"'{uri}' holds no store; make one with 'python -m scar_viz index'.")
+    check_setting(meta, uri, embedder_id, config, prepend)
+    docs = [tables.document_of(r) for r in db.open_table(tables.DOCUMENTS).to_arrow().to_pylist()]
+    if not docs:
+        raise StoreError(f"The store '{uri}' holds no document.")
+    corpus = join_documents(docs, meta.name)
+    order = {d.name: i for i, d in enumerate(sorted(docs, key=lambda d: d.name))}
+    arrow = db.open_table(tables.CHUNKS).to_arrow()
+    paths = arrow.column("path").to_pylist()
+    local = np.asarray(arrow.column("index").to_numpy(), dtype=np.int64)
+    keep = np.array([p in order for p in paths], dtype=bool)
+    file_of = np.array([order.get(p, -1) for p in paths], dtype=np.int64)
+    rows = np.lexsort((local, file_of))
+    rows = rows[keep[rows]]
+    starts = arrow.column("start").to_numpy()
+    ends = arrow.column("end").to_numpy()
+    texts = arrow.column("text")
+    vectors = arrow.column("vector").combine_chunks()
+    dim = vectors.type.list_size
+    flat = vectors.values.to_numpy(zero_copy_only=False).reshape(-1, dim)
+    chunks: list[Chunk] = []
+    for i, row in enumerate(rows.tolist()):
+        s, e = global_span(corpus, int(file_of[row]), (int(starts[row]), int(ends[row])))
+        text = texts[row].as_py()
+        if corpus.text[s:e] != text:
+            raise StoreError(
+                f"The store '{uri}' is damaged: a chunk of '{paths[row]}' does "
+                "not match its file; index it again."
+            )
+        chunks.append(Chunk(i, s, e, text, corpus.section_at(s).path))
+    unit = normalize(flat[rows]) if len(chunks) else np.zeros((0, 1))
+    return PreparedDoc(
+        corpus,
+        config,
+        prepend,
+        chunks,
+        unit,
+        boundary_penalties(unit),
+        meta.model,
+        meta.label,
+        0,
+        time.perf_counter() - t0,
+    )
