@@ -1,4 +1,5 @@
-"""Reading documents (txt, md, pdf, html) into a :class:`Document`: text and its sections.
+"""Reading documents (text and source code, pdf, html) into a :class:`Document`: text and
+its sections.
 
 The sections come from :func:`scar_viz.documents.sections.detect_sections`.
 """
@@ -18,10 +19,34 @@ DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 """Largest file accepted (20 MiB), the same figure as ``server.maxUploadSize``."""
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".pdf", ".html", ".htm")
+"""The prose types, named in messages and offered by the single-file uploader."""
+
+CODE_SUFFIXES = (
+    *(".rst", ".tex", ".csv", ".tsv", ".log", ".org", ".adoc"),
+    *(".py", ".pyi", ".java", ".c", ".h", ".cpp", ".hpp", ".cc", ".hh", ".cxx", ".rs", ".go"),
+    *(".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".vue", ".svelte", ".css", ".scss"),
+    *(".rb", ".php", ".cs", ".kt", ".kts", ".swift", ".scala", ".m", ".r", ".jl", ".lua"),
+    *(".pl", ".hs", ".ex", ".exs", ".erl", ".clj", ".dart", ".zig", ".nim", ".f90", ".proto"),
+    *(".sh", ".bash", ".zsh", ".ps1", ".bat", ".sql", ".graphql", ".gradle", ".cmake"),
+    *(".json", ".jsonl", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".xml"),
+    *(".svg", ".ipynb"),
+)
+"""Other text types, read as plain text like ``.txt``: a knowledge base of code is common."""
+
+TEXT_SUFFIXES = frozenset((".txt", ".md", ".markdown", *CODE_SUFFIXES))
+_PARSED_SUFFIXES = frozenset((".pdf", ".html", ".htm"))
 
 
 class DocumentError(UserError, ValueError):
-    """A file that cannot be turned into a document; the message is meant for the user."""
+    """A file that cannot be turned into a document; the message is meant for the user.
+
+    ``reason`` is a short, name-free phrase ("empty", "binary (NUL bytes)") for lists of
+    skipped files; it defaults to the message.
+    """
+
+    def __init__(self, message: str = "", reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason or message
 
 
 @dataclass(frozen=True)
@@ -88,12 +113,14 @@ def _decode_text(data: bytes) -> tuple[str, str]:
             return data.decode("utf-16"), "Decoded as UTF-16 (byte-order mark found)."
         except UnicodeDecodeError as exc:
             raise DocumentError(
-                "The file starts like UTF-16 but does not decode as UTF-16."
+                "The file starts like UTF-16 but does not decode as UTF-16.",
+                reason="undecodable (bad UTF-16)",
             ) from exc
     if b"\x00" in data[:8192]:
         raise DocumentError(
             "This looks like a binary file (it contains NUL bytes), not text. "
-            "Upload a .txt, .md, .pdf or .html document."
+            "Upload a .txt, .md, .pdf or .html document.",
+            reason="binary (NUL bytes)",
         )
     try:
         return data.decode("utf-8"), ""
@@ -104,7 +131,8 @@ def _decode_text(data: bytes) -> tuple[str, str]:
     if controls > 0.01 * len(text) or text.count("\ufffd") > 0.01 * len(text):
         raise DocumentError(
             "The file is neither UTF-8 nor Latin-1 text; it looks binary or uses an unknown "
-            "encoding. Save it as UTF-8 and upload it again."
+            "encoding. Save it as UTF-8 and upload it again.",
+            reason="undecodable (neither UTF-8 nor Latin-1)",
         )
     return text, "The file is not UTF-8; it was decoded as Latin-1 (Windows-1252)."
 
@@ -121,20 +149,27 @@ def _pdf_text(data: bytes) -> str:
             try:
                 ok = reader.decrypt("")
             except Exception as exc:  # pypdf raises several types for unsupported crypto
-                raise DocumentError("This PDF is encrypted and cannot be opened.") from exc
+                raise DocumentError(
+                    "This PDF is encrypted and cannot be opened.", reason="encrypted PDF"
+                ) from exc
             if not ok:
-                raise DocumentError("This PDF is password-protected; remove the password first.")
+                raise DocumentError(
+                    "This PDF is password-protected; remove the password first.",
+                    reason="encrypted PDF",
+                )
         pages = [page.extract_text() or "" for page in reader.pages]
     except DocumentError:
         raise
     except (PdfReadError, ValueError, KeyError, TypeError, OSError, AttributeError) as exc:
         raise DocumentError(
-            f"This PDF is malformed and cannot be read ({type(exc).__name__})."
+            f"This PDF is malformed and cannot be read ({type(exc).__name__}).",
+            reason="malformed PDF",
         ) from exc
     text = "\n\n".join(p.strip("\n") for p in pages)
     if not text.strip():
         raise DocumentError(
-            "This PDF has no text layer (it may be a scan); run OCR on it first or upload text."
+            "This PDF has no text layer (it may be a scan); run OCR on it first or upload text.",
+            reason="PDF without a text layer",
         )
     return text
 
@@ -182,39 +217,56 @@ def _html_text(data: bytes) -> str:
     lines = [" ".join(line.split()) for line in soup.get_text().splitlines()]
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
     if not text:
-        raise DocumentError("This HTML page has no visible text.")
+        raise DocumentError(
+            "This HTML page has no visible text.", reason="HTML without visible text"
+        )
     return text
 
 
-def read_document(name: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> Document:
+def read_document(
+    name: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES, *, any_suffix: bool = False
+) -> Document:
     """Turn an uploaded file into a :class:`Document`.
+
+    Prose (``SUPPORTED_SUFFIXES``) and the text and source-code types of ``CODE_SUFFIXES`` are
+    decoded as text; ``.pdf`` and ``.html``/``.htm`` are parsed. With ``any_suffix`` (the corpus
+    reader), a file of any other type, or none, is decoded as text too and refused only when
+    it is binary or undecodable.
 
     Raises:
         DocumentError: with a plain sentence for the user (empty, binary, undecodable,
-            malformed or encrypted PDF, no text, over ``max_bytes``, unknown type).
+            malformed or encrypted PDF, no text, over ``max_bytes``, unknown type) and a short
+            ``reason``.
     """
     suffix = Path(name).suffix.lower()
-    if suffix not in SUPPORTED_SUFFIXES:
+    if suffix not in TEXT_SUFFIXES and suffix not in _PARSED_SUFFIXES and not any_suffix:
         raise DocumentError(
-            f"'{name}' is not a supported type; use one of {', '.join(SUPPORTED_SUFFIXES)}."
+            f"'{name}' is not a supported type; use one of {', '.join(SUPPORTED_SUFFIXES)}, "
+            "or a text or source-code file (.rst, .py, .java, .json, …).",
+            reason="not a supported type",
         )
     if len(data) > max_bytes:
         raise DocumentError(
-            f"'{name}' is {len(data) / 2**20:.1f} MiB; the limit is {max_bytes / 2**20:.0f} MiB."
+            f"'{name}' is {len(data) / 2**20:.1f} MiB; the limit is {max_bytes / 2**20:.0f} MiB.",
+            reason=f"larger than {max_bytes / 2**20:.0f} MiB",
         )
     if not data:
-        raise DocumentError(f"'{name}' is empty.")
+        raise DocumentError(f"'{name}' is empty.", reason="empty")
     note = ""
     if suffix == ".pdf":
         if not data.lstrip()[:5] == b"%PDF-":
-            raise DocumentError(f"'{name}' is not a PDF (it lacks the %PDF- header).")
+            raise DocumentError(
+                f"'{name}' is not a PDF (it lacks the %PDF- header).", reason="not a PDF"
+            )
         text = _pdf_text(data)
     elif suffix in (".html", ".htm"):
         text = _html_text(data)
     else:
         text, note = _decode_text(data)
     if not text.strip():
-        raise DocumentError(f"'{name}' holds only whitespace; there is nothing to chunk.")
+        raise DocumentError(
+            f"'{name}' holds only whitespace; there is nothing to chunk.", reason="empty"
+        )
     return Document(name=name, text=text, sections=detect_sections(text), note=note)
 
 
@@ -225,16 +277,21 @@ def document_from_text(name: str, text: str) -> Document:
     return Document(name=name, text=text, sections=detect_sections(text))
 
 
-def load_path(path: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Document:
-    """Read a document from disk (the CLI's entry)."""
+def load_path(
+    path: str | Path, max_bytes: int = DEFAULT_MAX_BYTES, *, any_suffix: bool = False
+) -> Document:
+    """Read a document from disk (the CLI's entry); ``any_suffix`` as in :func:`read_document`."""
     p = Path(path)
     try:
         size = p.stat().st_size
         if size > max_bytes:
             raise DocumentError(
-                f"'{p.name}' is {size / 2**20:.1f} MiB; the limit is {max_bytes / 2**20:.0f} MiB."
+                f"'{p.name}' is {size / 2**20:.1f} MiB; the limit is {max_bytes / 2**20:.0f} MiB.",
+                reason=f"larger than {max_bytes / 2**20:.0f} MiB",
             )
         data = p.read_bytes()
     except OSError as exc:
-        raise DocumentError(f"Cannot read '{path}': {exc.strerror or exc}.") from exc
-    return read_document(p.name, data, max_bytes=max_bytes)
+        raise DocumentError(
+            f"Cannot read '{path}': {exc.strerror or exc}.", reason="unreadable"
+        ) from exc
+    return read_document(p.name, data, max_bytes=max_bytes, any_suffix=any_suffix)
