@@ -14,7 +14,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from scar_viz.chunking.config import ChunkingConfig
-from scar_viz.documents.reading import load_path
+from scar_viz.documents.collect import collect_path, describe_skipped
+from scar_viz.documents.corpus import join_documents
+from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder, EmbeddingCache, embed_cached, make_embedder
 from scar_viz.endpoints import EMBEDDING_KEY_NAMES, server_key
 from scar_viz.errors import SettingsError
@@ -25,6 +27,12 @@ from scar_viz.pipeline import PreparedDoc, prepare_document
 from scar_viz.scoring.params import DEFAULT_PARAMS, GateParams
 
 EXIT_FAILED = 1
+
+DOC_HELP = (
+    "a document (.txt, .md, .pdf, .html, any text file), or a corpus: a folder (walked "
+    "recursively), a quoted glob ('docs/**/*.md') or a .zip"
+)
+"""The DOC argument's help, shared by every sub-command."""
 
 
 def add_common_options(p: argparse.ArgumentParser) -> None:
@@ -66,7 +74,7 @@ def number_option(
 def add_query_set_arguments(p: argparse.ArgumentParser, queries_note: str = "") -> None:
     """The document, its labelled query set, and the policies to run on it (``eval``,
     ``answer``)."""
-    p.add_argument("doc", help="document path (.txt, .md, .pdf, .html)")
+    p.add_argument("doc", help=DOC_HELP)
     note = f" ({queries_note})" if queries_note else ""
     p.add_argument("queries", help=f"labelled queries, JSON Lines{note}")
     p.add_argument(
@@ -175,13 +183,26 @@ def setup(args: argparse.Namespace):
     if args.radius < 0:
         raise SettingsError("--radius must be 0 or more.")
     config = chunking_config(args)
-    document = load_path(args.doc)
+    document = load_document(args.doc)
     embedder = make_embedder(
         args.model, base_url=args.base_url, api_key=server_key(EMBEDDING_KEY_NAMES)
     )
     cache = None if args.no_cache else EmbeddingCache(args.cache)
     prep = prepare_document(document, embedder, config, args.prepend, cache)
     return embedder, cache, prep
+
+
+def load_document(arg: str) -> Document:
+    """The DOC argument as one Document: a file, or a corpus (a folder, a glob, a ``.zip``)
+    joined in path order. Each reason files were skipped for is one line on stderr.
+
+    Raises:
+        DocumentError: when nothing usable is found (one line, from the collector).
+    """
+    collected = collect_path(arg)
+    for line in describe_skipped(collected):
+        print(f"note: {line}", file=sys.stderr)
+    return join_documents(collected.documents)
 
 
 def load_query_set(path: str, prep: PreparedDoc) -> QuerySet:
@@ -191,7 +212,7 @@ def load_query_set(path: str, prep: PreparedDoc) -> QuerySet:
     Raises:
         SettingsError: when the file holds no valid query.
     """
-    qset = load_queries(path, prep.document.text)
+    qset = load_queries(path, prep.document)
     for issue in qset.issues:
         print(f"{'warning' if issue.level == 'error' else 'note'}: {issue}", file=sys.stderr)
     if not qset.queries:
@@ -210,6 +231,6 @@ def load_labelled(
     gold chunks, and their vectors."""
     qset = load_query_set(path, prep)
     queries = qset.queries[:limit] if limit else qset.queries
-    labelled = label_queries(queries, prep.document.text, prep.chunks)
+    labelled = label_queries(queries, prep.document, prep.chunks)
     vecs = embed_cached(embedder, [q.query.query for q in labelled], cache).vectors
     return qset, labelled, vecs

@@ -14,7 +14,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from scar_viz.cli.common import add_common_options, load_labelled, setup
+from scar_viz.cli.common import DOC_HELP, add_common_options, load_labelled, setup
 from scar_viz.evaluation.learned import fit_gate_on, query_table
 from scar_viz.scoring.learned import (
     DEFAULT_L2,
@@ -105,7 +105,7 @@ def print_decisions(sel: LearnedSelection) -> None:
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``fit-gate`` sub-command to ``python -m scar_viz``."""
     fit = sub.add_parser("fit-gate", help="fit a learned neighbour gate on labelled queries")
-    fit.add_argument("doc", help="document path (.txt, .md, .pdf, .html)")
+    fit.add_argument("doc", help=DOC_HELP)
     fit.add_argument(
         "queries", help="labelled queries, JSON Lines (format: docs/cli.md, Query files)"
     )

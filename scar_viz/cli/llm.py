@@ -22,6 +22,7 @@ import sys
 
 from scar_viz.chunking.config import chunk_document
 from scar_viz.cli.common import (
+    DOC_HELP,
     EXIT_FAILED,
     add_chunking_options,
     add_common_options,
@@ -29,6 +30,7 @@ from scar_viz.cli.common import (
     add_report_options,
     chunking_config,
     gate_params,
+    load_document,
     load_labelled,
     number_option,
     setup,
@@ -105,7 +107,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "make-queries",
         help="generate labelled queries for a document with a language model (JSON Lines)",
     )
-    mq.add_argument("doc", help="document path (.txt, .md, .pdf, .html)")
+    mq.add_argument("doc", help=DOC_HELP)
     number_option(mq, "--n", DEFAULT_N, "queries to generate")
     number_option(
         mq, "--fragmented-share", DEFAULT_FRAGMENTED_SHARE, "share made across chunk boundaries"
@@ -139,11 +141,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_make_queries(args: argparse.Namespace) -> int:
-    from scar_viz.documents.reading import load_path
     from scar_viz.llm.querygen import generate_queries
 
     config = chunking_config(args)
-    document = load_path(args.doc)
+    document = load_document(args.doc)
     embed = None
     if config.needs_embed:
         from scar_viz.embeddings import EmbeddingCache, make_embedder

@@ -14,6 +14,7 @@ from scar_viz.chunking.qasc import QascParams
 from scar_viz.cli import gate as cli_gate
 from scar_viz.cli import index as cli_index
 from scar_viz.cli.common import (
+    DOC_HELP,
     EXIT_FAILED,
     add_cli_options,
     add_common_options,
@@ -26,10 +27,12 @@ from scar_viz.cli.common import (
     load_labelled,
 )
 from scar_viz.cli.llm import register as register_llm_commands
+from scar_viz.documents.corpus import local_span
 from scar_viz.errors import SettingsError, UserError, user_message
-from scar_viz.pipeline import embed_function, embed_query, query_inputs
+from scar_viz.pipeline import PreparedDoc, embed_function, embed_query, query_inputs
 from scar_viz.policies import POLICIES, run_policy
 from scar_viz.scoring.scar import Selection
+from scar_viz.spans import Span
 from scar_viz.views.compare_settings import CompareSettings
 
 FIRST = ("window", "rerank", "parent")
@@ -44,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     register_llm_commands(sub)  # make-queries, answer
     sel = sub.add_parser("select", help="select context for one query and explain each decision")
-    sel.add_argument("doc", help="document path (.txt, .md, .pdf, .html)")
+    sel.add_argument("doc", help=DOC_HELP)
     sel.add_argument("--query", required=True, help="the question")
     sel.add_argument("--policy", default="scar", help=f"one of {', '.join(sorted(POLICIES))}")
     add_cli_options(sel, CompareSettings, FIRST)
@@ -117,6 +120,7 @@ def cmd_select(args: argparse.Namespace) -> int:
         "seconds": round(result.seconds, 6),
         "notes": list(result.notes),
         "decisions": decisions,
+        **_corpus_fields(prep, result.spans, result.chunk_ids),
     }
     if args.json:
         print(json.dumps(out, ensure_ascii=False, indent=2))
@@ -150,6 +154,32 @@ def cmd_select(args: argparse.Namespace) -> int:
     for note in result.notes:
         print(f"note: {note}")
     return 0
+
+
+def _corpus_fields(
+    prep: PreparedDoc, spans: Sequence[Span], chunk_ids: Sequence[int] | None
+) -> dict[str, object]:
+    """On a corpus, the files, and the selection in each file's own terms: ``file_spans``
+    (``{"doc", "start", "end"}``, offsets in that file's text) and ``selected_chunks``
+    (``{"doc", "index"}``, the index within that file); nothing for a single document."""
+    document = prep.document
+    if not document.is_corpus:
+        return {}
+    doc_of = prep.doc_of
+    first = {int(d): i for i, d in reversed(list(enumerate(doc_of)))}
+    file_spans = []
+    for span in spans:
+        path, (start, end) = local_span(document, span)
+        file_spans.append({"doc": path, "start": start, "end": end})
+    selected = [
+        {"doc": document.parts[int(doc_of[c])].path, "index": c - first[int(doc_of[c])]}
+        for c in chunk_ids or ()
+    ]
+    return {
+        "documents": [p.path for p in document.parts],
+        "file_spans": file_spans,
+        "selected_chunks": selected if chunk_ids is not None else None,
+    }
 
 
 def cmd_eval(args: argparse.Namespace) -> int:

@@ -8,7 +8,9 @@ One query a line (the format of docs/cli.md, "Query files")::
 
 Every line is checked against the document: ``doc[start:end] == text``. When the offsets are
 missing or stale but the text occurs exactly once in the document, the span is relocated and
-the relocation is reported; anything else is a per-line error and the line is skipped.
+the relocation is reported; anything else is a per-line error and the line is skipped. In a
+corpus an evidence item (or its query) names its file with ``"doc"``, and the same check runs
+inside that file (:mod:`scar_viz.evaluation.evidence`).
 
 Gold chunks and the query type (:func:`query_type`: fragmented, atomic or scattered) are a
 property of the chunking, so they are recomputed for the current chunks rather than taken from
@@ -26,21 +28,15 @@ from pathlib import Path
 import numpy as np
 
 from scar_viz.chunking.base import Chunk
+from scar_viz.documents.reading import Document
+from scar_viz.edges import doc_of_starts
 from scar_viz.errors import SettingsError
+from scar_viz.evaluation.evidence import Evidence, EvidenceError, doc_field, locate_evidence
 from scar_viz.evaluation.references import reference_of
 
 QUERY_TYPES = ("fragmented", "atomic", "scattered")
 TYPES = QUERY_TYPES
 MAX_QUERY_BYTES = 20 * 1024 * 1024
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """One evidence span: ``document.text[start:end] == text``."""
-
-    text: str
-    start: int
-    end: int
 
 
 @dataclass(frozen=True)
@@ -59,7 +55,7 @@ class LabelledQuery:
         row: dict[str, object] = {"id": self.id, "query": self.query}
         if kind or self.declared_type:
             row["type"] = kind or self.declared_type
-        row["evidence"] = [{"text": e.text, "start": e.start, "end": e.end} for e in self.evidence]
+        row["evidence"] = [e.as_row() for e in self.evidence]
         return row
 
 
@@ -103,12 +99,15 @@ class GoldQuery:
 
     ``runs`` holds, per evidence span, the (first, last) chunk index of its minimal covering
     run; ``gold`` is the sorted union of the runs; ``type`` is :func:`query_type` of ``gold``.
+    In a corpus, ``gold_refs`` names each gold chunk as (file path, index in that file); it
+    is empty for a single document.
     """
 
     query: LabelledQuery
     gold: tuple[int, ...]
     runs: tuple[tuple[int, int], ...]
     type: str
+    gold_refs: tuple[tuple[str, int], ...] = ()
 
     @property
     def id(self) -> str:
@@ -128,53 +127,13 @@ class GoldQuery:
 # --- reading -------------------------------------------------------------------------------
 
 
-class _LineError(ValueError):
+class _LineError(EvidenceError):
     pass
 
 
-def _offset(value: object, name: str) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _LineError(f"evidence '{name}' must be a whole number, not {value!r}.")
-    return value
-
-
-def _evidence(item: object, j: int, text: str) -> tuple[Evidence, str]:
-    """A checked span and a relocation note ("" when the offsets were right)."""
-    if not isinstance(item, dict):
-        raise _LineError(f"evidence {j + 1} must be an object with 'text', 'start' and 'end'.")
-    span_text = item.get("text")
-    if not isinstance(span_text, str) or not span_text.strip():
-        raise _LineError(f"evidence {j + 1} has no 'text' (it must be a non-blank string).")
-    start, end = _offset(item.get("start"), "start"), _offset(item.get("end"), "end")
-    in_range = start is not None and end is not None and 0 <= start <= end <= len(text)
-    if in_range and text[start:end] == span_text:
-        return Evidence(span_text, start, end), ""
-    found = text.find(span_text)
-    if found < 0:
-        raise _LineError(
-            f"evidence {j + 1}: its text does not occur in the document "
-            f"(first words: {' '.join(span_text.split()[:8])!r})."
-        )
-    if text.find(span_text, found + 1) >= 0:
-        count = text.count(span_text)
-        what = "are missing" if start is None or end is None else f"({start}, {end}) are stale"
-        raise _LineError(
-            f"evidence {j + 1}: the offsets {what} and its text occurs {count} times in the "
-            "document, so it cannot be located; give the correct start and end."
-        )
-    if start is None or end is None:
-        note = f"evidence {j + 1} had no offsets; located at {found}–{found + len(span_text)}."
-    else:
-        note = (
-            f"evidence {j + 1}: offsets {start}–{end} did not match its text; relocated to "
-            f"{found}–{found + len(span_text)} (the text occurs once in the document)."
-        )
-    return Evidence(span_text, found, found + len(span_text)), note
-
-
-def _query(obj: object, text: str) -> tuple[str, str, tuple[Evidence, ...], str | None, list]:
+def _query(
+    obj: object, document: Document | str
+) -> tuple[str, str, tuple[Evidence, ...], str | None, list]:
     if not isinstance(obj, dict):
         raise _LineError("each line must be a JSON object.")
     qid = obj.get("id")
@@ -187,6 +146,7 @@ def _query(obj: object, text: str) -> tuple[str, str, tuple[Evidence, ...], str 
     items = obj.get("evidence")
     if not isinstance(items, list) or not items:
         raise _LineError("'evidence' must be a non-empty list of spans.")
+    query_doc = doc_field(obj, "the query's")
     declared = obj.get("type")
     notes = []
     if declared is not None and declared not in TYPES:
@@ -194,15 +154,15 @@ def _query(obj: object, text: str) -> tuple[str, str, tuple[Evidence, ...], str 
         declared = None
     evidence = []
     for j, item in enumerate(items):
-        ev, note = _evidence(item, j, text)
+        ev, found = locate_evidence(item, j, document, query_doc)
         evidence.append(ev)
-        if note:
-            notes.append(note)
+        notes.extend(found)
     return qid, query.strip(), tuple(evidence), declared, notes
 
 
-def parse_queries(data: str, document_text: str, name: str = "queries") -> QuerySet:
-    """Validate JSON Lines ``data`` against ``document_text``.
+def parse_queries(data: str, document: Document | str, name: str = "queries") -> QuerySet:
+    """Validate JSON Lines ``data`` against ``document`` (a document, a corpus or a bare
+    text; see :mod:`scar_viz.evaluation.evidence` for how evidence is located).
 
     Blank lines are skipped. Invalid lines become ``error`` issues (the line is left out);
     relocated spans and ignored fields become ``note`` issues. Line numbers start at 1.
@@ -223,10 +183,10 @@ def parse_queries(data: str, document_text: str, name: str = "queries") -> Query
                 raise _LineError(f"not valid JSON ({exc.msg} at column {exc.colno}).") from exc
             if isinstance(obj, dict) and isinstance(obj.get("id"), str):
                 qid = obj["id"]
-            qid, query, evidence, declared, notes = _query(obj, document_text)
+            qid, query, evidence, declared, notes = _query(obj, document)
             if qid in seen:
                 raise _LineError(f"duplicate id (first used on line {seen[qid]}).")
-        except _LineError as exc:
+        except EvidenceError as exc:
             issues.append(QueryIssue(number, qid, "error", str(exc)))
             continue
         seen[qid] = number
@@ -237,7 +197,7 @@ def parse_queries(data: str, document_text: str, name: str = "queries") -> Query
     return QuerySet(name, tuple(queries), tuple(issues), references)
 
 
-def decode_queries(data: bytes, document_text: str, name: str = "queries") -> QuerySet:
+def decode_queries(data: bytes, document: Document | str, name: str = "queries") -> QuerySet:
     """:func:`parse_queries` on uploaded bytes (UTF-8, optional byte-order mark).
 
     Raises:
@@ -251,10 +211,10 @@ def decode_queries(data: bytes, document_text: str, name: str = "queries") -> Qu
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise SettingsError(f"'{name}' is not UTF-8 text; save the JSON Lines as UTF-8.") from exc
-    return parse_queries(text, document_text, name)
+    return parse_queries(text, document, name)
 
 
-def load_queries(path: str | Path, document_text: str) -> QuerySet:
+def load_queries(path: str | Path, document: Document | str) -> QuerySet:
     """Read and validate a query file from disk (the CLI's entry).
 
     Raises:
@@ -265,7 +225,7 @@ def load_queries(path: str | Path, document_text: str) -> QuerySet:
         data = p.read_bytes()
     except OSError as exc:
         raise SettingsError(f"Cannot read '{path}': {exc.strerror or exc}.") from exc
-    return decode_queries(data, document_text, p.name)
+    return decode_queries(data, document, p.name)
 
 
 def query_set_key(queries: Iterable[LabelledQuery | GoldQuery]) -> str:
@@ -285,13 +245,15 @@ def query_set_key(queries: Iterable[LabelledQuery | GoldQuery]) -> str:
 # --- gold chunks ---------------------------------------------------------------------------
 
 
-def query_type(gold: Iterable[int]) -> str:
+def query_type(gold: Iterable[int], doc_of: np.ndarray | None = None) -> str:
     """The type of a query from its gold chunk indices (docs/method.md §4).
 
     ``fragmented`` when two gold chunks are consecutive (i and i+1: the evidence crosses a
     boundary, one span cut or two spans on either side of it); ``atomic`` when the gold set is
     one chunk; ``scattered`` when it holds two or more chunks and no two are consecutive
-    (evidence in distant places, which no neighbour policy can join).
+    (evidence in distant places, which no neighbour policy can join). In a corpus (``doc_of``,
+    each chunk's file), gold chunks in two files are ``scattered``: no neighbour crosses a
+    file's edge.
 
     Raises:
         SettingsError: when ``gold`` is empty.
@@ -301,6 +263,8 @@ def query_type(gold: Iterable[int]) -> str:
         raise SettingsError("A query needs at least one gold chunk to have a type.")
     if len(g) == 1:
         return "atomic"
+    if doc_of is not None and len({int(doc_of[i]) for i in g}) > 1:
+        return "scattered"
     if any(b - a == 1 for a, b in zip(g, g[1:], strict=False)):
         return "fragmented"
     return "scattered"
@@ -347,21 +311,47 @@ def covering_run(
 
 def label_queries(
     query_set: QuerySet | Sequence[LabelledQuery],
-    text: str,
+    document: Document | str,
     chunks: Sequence[Chunk] | Sequence[tuple[int, int]],
 ) -> tuple[GoldQuery, ...]:
-    """Gold chunks and the type (:func:`query_type`) of each query under ``chunks``.
+    """Gold chunks and the type (:func:`query_type`) of each query under ``chunks`` of
+    ``document`` (a document, a corpus, or a bare text); in a corpus each gold chunk is also
+    named by its file and its index there (``GoldQuery.gold_refs``).
 
     Raises:
         SettingsError: when a span cannot be covered by the chunks (see :func:`covering_run`).
     """
     queries = query_set.queries if isinstance(query_set, QuerySet) else tuple(query_set)
+    text = document if isinstance(document, str) else document.text
+    doc_of = None if isinstance(document, str) else _chunk_files(document, chunks)
     out = []
     for q in queries:
         runs = tuple(covering_run(text, chunks, ev.start, ev.end) for ev in q.evidence)
         gold = sorted({i for a, b in runs for i in range(a, b + 1)})
-        out.append(GoldQuery(q, tuple(gold), runs, query_type(gold)))
+        refs = () if doc_of is None else _refs(document, doc_of, gold)
+        out.append(GoldQuery(q, tuple(gold), runs, query_type(gold, doc_of), refs))
     return tuple(out)
+
+
+def _chunk_files(
+    document: Document, chunks: Sequence[Chunk] | Sequence[tuple[int, int]]
+) -> np.ndarray | None:
+    """(N,) each chunk's file in a corpus; None for a single document."""
+    if not document.is_corpus:
+        return None
+    starts = [c.start if isinstance(c, Chunk) else c[0] for c in chunks]
+    part_starts = np.array([p.start for p in document.parts], dtype=np.int64)
+    return doc_of_starts(part_starts, np.array(starts, dtype=np.int64))
+
+
+def _refs(
+    document: Document, doc_of: np.ndarray, gold: Sequence[int]
+) -> tuple[tuple[str, int], ...]:
+    """(file path, index in that file) of each gold chunk."""
+    first = np.searchsorted(doc_of, doc_of[list(gold)], side="left")
+    return tuple(
+        (document.parts[int(doc_of[g])].path, int(g - f)) for g, f in zip(gold, first, strict=True)
+    )
 
 
 def type_counts(queries: Iterable[GoldQuery]) -> dict[str, int]:
@@ -381,9 +371,9 @@ def split_alternate(queries: Sequence[GoldQuery]) -> tuple[tuple[GoldQuery, ...]
     return tuple(halves[0]), tuple(halves[1])
 
 
-def evidence_units(data: str, document_text: str) -> tuple[list[tuple[int, int]], list[str]]:
+def evidence_units(data: str, document: Document | str) -> tuple[list[tuple[int, int]], list[str]]:
     """The distinct evidence spans of JSON Lines query set ``data`` (validated against the
     document by :func:`parse_queries`), and its error messages."""
-    query_set = parse_queries(data, document_text)
+    query_set = parse_queries(data, document)
     spans = sorted({(ev.start, ev.end) for q in query_set.queries for ev in q.evidence})
     return spans, [str(issue) for issue in query_set.errors]

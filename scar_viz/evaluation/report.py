@@ -266,7 +266,9 @@ def evaluation_json(
     ``{"n_queries", "policies": {name: {"all", "fragmented", "atomic", "scattered"}}}`` with
     recall, mean_chunks, efficiency, mean_tokens (and n) per subset (``scattered`` only when
     such queries exist), plus the type counts, the setting, the significance tests, the
-    per-query rows and the query-file issues."""
+    per-query rows and the query-file issues. On a corpus the setting also lists
+    ``documents`` (the files' paths) and each query row names its gold chunks by file
+    (``gold_chunks``: ``{"doc", "index"}``, the index within that file)."""
     counts = ev.type_counts
     subsets = [s for s in SUBSETS if s != "scattered" or counts["scattered"]]
 
@@ -292,17 +294,21 @@ def evaluation_json(
         }
 
     def query_fields(gq: GoldQuery) -> dict[str, object]:
-        return {
+        fields: dict[str, object] = {
             "id": gq.id,
             "type": gq.type,
             "declared_type": gq.query.declared_type,
             "gold": list(gq.gold),
         }
+        if gq.gold_refs:
+            fields["gold_chunks"] = [{"doc": d, "index": i} for d, i in gq.gold_refs]
+        return fields
 
     head = {f"n_{kind}": n for kind, n in counts.items()}
+    setting = EVAL_SETTING + (("documents",) if ev.settings.documents else ())
     return run_json(
         ev.queries,
-        {**head, **ev.settings.as_json(EVAL_SETTING, prepend=True)},
+        {**head, **ev.settings.as_json(setting, prepend=True)},
         ev.policies,
         summary,
         comparisons,

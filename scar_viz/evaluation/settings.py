@@ -18,7 +18,8 @@ from scar_viz.scoring.params import GateParams
 class RunSettings:
     """The setting of a run: document name, chunking label and chunk count, whether chunk
     texts were prepended with their heading, the embedder (``model`` its stable id,
-    ``embedder`` its readable label) and the gate parameters."""
+    ``embedder`` its readable label) and the gate parameters; for a corpus, ``documents``
+    lists its files' paths in corpus order (empty for a single document)."""
 
     document: str
     chunking: str
@@ -27,6 +28,7 @@ class RunSettings:
     model: str
     embedder: str
     params: GateParams
+    documents: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, prep: PreparedDoc, params: GateParams) -> RunSettings:
@@ -39,6 +41,7 @@ class RunSettings:
             prep.embedder_id,
             prep.embedder_label,
             GateParams(int(params.k), float(params.lam), float(params.tau), int(params.radius)),
+            tuple(p.path for p in prep.document.parts),
         )
 
     def params_json(self, prepend: bool = False) -> dict[str, object]:
@@ -66,6 +69,7 @@ class RunSettings:
             "model": self.model,
             "embedder": self.embedder,
             "params": self.params_json(prepend),
+            "documents": list(self.documents),
             **extra,
         }
         return {key: values[key] for key in keys}

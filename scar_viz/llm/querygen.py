@@ -29,8 +29,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from scar_viz.chunking.base import Chunk
+from scar_viz.chunking.config import chunk_doc_of
 from scar_viz.documents.reading import Document
 from scar_viz.documents.sentences import paragraph_spans, sentence_spans
+from scar_viz.edges import file_edges
+from scar_viz.evaluation.evidence import EvidenceError, in_document
 from scar_viz.evaluation.queries import Evidence, LabelledQuery, label_queries
 from scar_viz.llm.client import ChatModel, Progress, Usage
 
@@ -299,14 +302,16 @@ def _check(
 # --- generation -----------------------------------------------------------------------------
 
 
-def _plan(rng: random.Random, cuts: list[int], chunks: Sequence[Chunk]) -> tuple[list, list]:
+def _plan(
+    rng: random.Random, cuts: list[int], chunks: Sequence[Chunk], edges: Sequence[bool]
+) -> tuple[list, list]:
     """Shuffled candidate orders: the cuts first, then the other boundaries (evidence on
-    either side of any boundary also makes a fragmented query), and every chunk of 8 words
-    or more."""
+    either side of any boundary also makes a fragmented query; never a corpus' file edge,
+    ``edges[i]``), and every chunk of 8 words or more."""
     cut_order = list(cuts)
     rng.shuffle(cut_order)
     cut_set = set(cuts)
-    others = [i for i in range(len(chunks) - 1) if i not in cut_set]
+    others = [i for i in range(len(chunks) - 1) if i not in cut_set and not edges[i]]
     rng.shuffle(others)
     chunk_order = [c.index for c in chunks if len(c.text.split()) >= 8]
     rng.shuffle(chunk_order)
@@ -345,9 +350,10 @@ def generate_queries(
         raise ValueError("The document has no chunks to make queries from.")
     text = document.text
     norm = _Normalised(text)
-    cuts = cut_boundaries(text, chunks)
+    edges = file_edges(chunk_doc_of(document, chunks), len(chunks))
+    cuts = [i for i in cut_boundaries(text, chunks) if not edges[i]]
     rng = random.Random(seed)
-    cut_order, chunk_order = _plan(rng, cuts, chunks)
+    cut_order, chunk_order = _plan(rng, cuts, chunks, edges)
     want = {"fragmented": round(n * fragmented_share), "atomic": 0}
     want["atomic"] = n - want["fragmented"]
     notes = []
@@ -386,11 +392,16 @@ def generate_queries(
                 drops.append(checked)
                 continue
             question, evidence, answer = checked
+            try:
+                evidence = tuple(in_document(document, e) for e in evidence)
+            except EvidenceError as exc:
+                drops.append(Drop(source, "evidence outside the chunks", question, str(exc)))
+                continue
             spans = tuple((e.start, e.end) for e in evidence)
             if _normal_question(question) in seen_q or spans in seen_ev:
                 drops.append(Drop(source, "duplicate", question, ""))
                 continue
-            typed = _typed(document.text, chunks, question, evidence, source)
+            typed = _typed(document, chunks, question, evidence, source)
             if isinstance(typed, Drop):
                 drops.append(typed)
                 continue
@@ -408,7 +419,7 @@ def generate_queries(
 
 
 def _typed(
-    text: str,
+    document: Document,
     chunks: Sequence[Chunk],
     question: str,
     evidence: tuple[Evidence, ...],
@@ -417,7 +428,7 @@ def _typed(
     """The query's type under ``chunks`` (:func:`label_queries`), or a :class:`Drop` when no
     chunk covers the evidence or a query made at a boundary does not cross it."""
     try:
-        (gq,) = label_queries([LabelledQuery("", question, evidence, None, 0)], text, chunks)
+        (gq,) = label_queries([LabelledQuery("", question, evidence, None, 0)], document, chunks)
     except ValueError as exc:
         return Drop(source, "evidence outside the chunks", question, str(exc))
     if source.kind == "fragmented" and gq.type != "fragmented":

@@ -1,0 +1,207 @@
+"""Evidence spans of a labelled query: where each one lies in a document or a corpus
+(docs/method.md §4).
+
+One document: an evidence item's ``start``/``end`` must give its ``text``; when they do not
+but the text occurs exactly once, the span is relocated (a note); otherwise the line is an
+error. A corpus (a :class:`~scar_viz.documents.reading.Document` with ``parts``): an item's
+``doc`` (or its query's) names the file, by its path relative to the corpus root, and the
+same rule runs inside that file, offsets in the file's own text. An item without ``doc`` is
+looked for in every file: found in one, it belongs to that file; found in several, the first
+(the one whose offsets match, if any) is used and a note says so.
+
+:class:`Evidence` keeps offsets in the document's text (a corpus: the joined text), which is
+what chunks use, and the file's path and start to write them back in the file's own terms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from scar_viz.documents.corpus import part_of_path
+from scar_viz.documents.reading import Document
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One evidence span: ``document.text[start:end] == text``. In a corpus, ``doc`` is its
+    file's path and ``base`` where that file starts in the joined text (both empty/0 for a
+    single document)."""
+
+    text: str
+    start: int
+    end: int
+    doc: str = ""
+    base: int = 0
+
+    def as_row(self) -> dict[str, object]:
+        """The span as written in a query file: offsets in its own file, ``doc`` first in a
+        corpus."""
+        row: dict[str, object] = {
+            "text": self.text,
+            "start": self.start - self.base,
+            "end": self.end - self.base,
+        }
+        return {"doc": self.doc, **row} if self.doc else row
+
+
+class EvidenceError(ValueError):
+    """An evidence item that cannot be located; the message is meant for the user."""
+
+
+def in_document(document: Document | str, ev: Evidence) -> Evidence:
+    """``ev`` (offsets in the document's text) with its file's path and start filled in for a
+    corpus; unchanged for a single document.
+
+    Raises:
+        EvidenceError: when the span crosses the edge between two files.
+    """
+    if isinstance(document, str) or not document.is_corpus:
+        return ev
+    part = document.parts[document.part_index_at(ev.start)]
+    if ev.end > part.end:
+        raise EvidenceError(f"the span {ev.start}–{ev.end} crosses the end of '{part.path}'.")
+    return Evidence(ev.text, ev.start, ev.end, part.path, part.start)
+
+
+def doc_field(obj: dict, what: str) -> str | None:
+    """The ``doc`` of a query line or an evidence item (None when absent).
+
+    Raises:
+        EvidenceError: when it is not a non-blank string.
+    """
+    value = obj.get("doc")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise EvidenceError(
+            f"{what} 'doc' must be a file's path relative to the corpus root, not {value!r}."
+        )
+    return value.strip()
+
+
+def locate_evidence(
+    item: object, j: int, document: Document | str, query_doc: str | None = None
+) -> tuple[Evidence, list[str]]:
+    """Evidence item ``j`` (0-based) of a query line located in ``document``, and its notes.
+
+    Args:
+        document: the document or corpus; a bare text is a single document with no name.
+        query_doc: the query's own ``doc``, for items that name none.
+
+    Raises:
+        EvidenceError: for a malformed item, an unknown ``doc``, or a text not found.
+    """
+    if not isinstance(item, dict):
+        raise EvidenceError(f"evidence {j + 1} must be an object with 'text', 'start' and 'end'.")
+    span_text = item.get("text")
+    if not isinstance(span_text, str) or not span_text.strip():
+        raise EvidenceError(f"evidence {j + 1} has no 'text' (it must be a non-blank string).")
+    start, end = _offset(item.get("start"), "start"), _offset(item.get("end"), "end")
+    doc = doc_field(item, f"evidence {j + 1}:") or query_doc
+    if isinstance(document, str) or not document.is_corpus:
+        text = document if isinstance(document, str) else document.text
+        if doc is not None and not isinstance(document, str):
+            _check_single(document, doc, j)
+        ev, note = _in_text(span_text, start, end, j, text, "the document")
+        return ev, [note] if note else []
+    if doc is not None:
+        index = part_of_path(document, doc)
+        if index is None:
+            raise EvidenceError(f"evidence {j + 1}: the corpus holds no document '{doc}'.")
+        return _in_part(document, index, span_text, start, end, j, [])
+    return _search_parts(document, span_text, start, end, j)
+
+
+def _offset(value: object, name: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise EvidenceError(f"evidence '{name}' must be a whole number, not {value!r}.")
+    return value
+
+
+def _check_single(document: Document, doc: str, j: int) -> None:
+    """A ``doc`` given for a single document must be its name (or end in its file name)."""
+    if doc == document.name or PurePosixPath(doc).name == PurePosixPath(document.name).name:
+        return
+    raise EvidenceError(
+        f"evidence {j + 1}: 'doc' is '{doc}' but the document is '{document.name}'."
+    )
+
+
+def _in_part(
+    document: Document,
+    index: int,
+    span_text: str,
+    start: int | None,
+    end: int | None,
+    j: int,
+    notes: list[str],
+) -> tuple[Evidence, list[str]]:
+    part = document.parts[index]
+    ev, note = _in_text(
+        span_text, start, end, j, document.text[part.start : part.end], f"'{part.path}'"
+    )
+    shifted = Evidence(ev.text, ev.start + part.start, ev.end + part.start, part.path, part.start)
+    return shifted, [*notes, note] if note else notes
+
+
+def _search_parts(
+    document: Document, span_text: str, start: int | None, end: int | None, j: int
+) -> tuple[Evidence, list[str]]:
+    """An item without ``doc``: the file holding its text (the first of several, with a note)."""
+    texts = [document.text[p.start : p.end] for p in document.parts]
+    holding = [i for i, t in enumerate(texts) if span_text in t]
+    if not holding:
+        raise EvidenceError(
+            f"evidence {j + 1}: its text occurs in no document of the corpus "
+            f"(first words: {' '.join(span_text.split()[:8])!r})."
+        )
+    if len(holding) == 1:
+        return _in_part(document, holding[0], span_text, start, end, j, [])
+    exact = [
+        i
+        for i in holding
+        if start is not None and end is not None and texts[i][start:end] == span_text
+    ]
+    chosen = exact[0] if exact else holding[0]
+    names = ", ".join(f"'{document.parts[i].path}'" for i in holding[:4])
+    more = ", …" if len(holding) > 4 else ""
+    note = (
+        f"evidence {j + 1} names no 'doc' and its text occurs in {len(holding)} documents "
+        f"({names}{more}); '{document.parts[chosen].path}' is used; add \"doc\" to choose."
+    )
+    return _in_part(document, chosen, span_text, start, end, j, [note])
+
+
+def _in_text(
+    span_text: str, start: int | None, end: int | None, j: int, text: str, where: str
+) -> tuple[Evidence, str]:
+    """A checked span of ``text`` and a relocation note ("" when the offsets were right)."""
+    in_range = start is not None and end is not None and 0 <= start <= end <= len(text)
+    if in_range and text[start:end] == span_text:
+        return Evidence(span_text, start, end), ""
+    found = text.find(span_text)
+    if found < 0:
+        raise EvidenceError(
+            f"evidence {j + 1}: its text does not occur in {where} "
+            f"(first words: {' '.join(span_text.split()[:8])!r})."
+        )
+    if text.find(span_text, found + 1) >= 0:
+        count = text.count(span_text)
+        what = "are missing" if start is None or end is None else f"({start}, {end}) are stale"
+        raise EvidenceError(
+            f"evidence {j + 1}: the offsets {what} and its text occurs {count} times in "
+            f"{where}, so it cannot be located; give the correct start and end."
+        )
+    place = "in the document" if where == "the document" else f"in {where}"
+    if start is None or end is None:
+        note = f"evidence {j + 1} had no offsets; located at {found}–{found + len(span_text)}"
+        note += "." if where == "the document" else f" {place}."
+    else:
+        note = (
+            f"evidence {j + 1}: offsets {start}–{end} did not match its text; relocated to "
+            f"{found}–{found + len(span_text)} (the text occurs once {place})."
+        )
+    return Evidence(span_text, found, found + len(span_text)), note
