@@ -1,21 +1,43 @@
 """Loading, with the user watching: the embedder (spinner or distillation bar), an uploaded
-document, and the chunked, embedded document (progress bar), each cached by content."""
+document or corpus, and the chunked, embedded document (progress bar), each cached by content."""
 
 from __future__ import annotations
+
+from pathlib import PurePosixPath
 
 import numpy as np
 import streamlit as st
 
 from scar_viz.chunking.config import ChunkingConfig
-from scar_viz.documents.reading import DEFAULT_MAX_BYTES, Document, DocumentError, read_document
+from scar_viz.documents.collect import (
+    MAX_FILES,
+    MAX_TOTAL_BYTES,
+    Collected,
+    collect_files,
+    describe_skipped,
+)
+from scar_viz.documents.corpus import join_documents
+from scar_viz.documents.reading import (
+    DEFAULT_MAX_BYTES,
+    SUPPORTED_SUFFIXES,
+    TEXT_SUFFIXES,
+    Document,
+    read_document,
+)
 from scar_viz.documents.starters import starter_questions
 from scar_viz.embeddings import Embedder, EmbeddingError, text_key
 from scar_viz.endpoints import EndpointError
+from scar_viz.errors import UserError, user_message
 from scar_viz.pipeline import PreparedDoc, prepare_document
 from scar_viz.views.language import UsualCosine, usual_cosine
 from ui import cache, keys
 from ui.alerts import alert, or_stop
 from ui.state import endpoint_choice
+
+UPLOAD_TYPES = sorted({s.lstrip(".") for s in (*SUPPORTED_SUFFIXES, *TEXT_SUFFIXES, ".zip")})
+"""What the sidebar's uploader accepts: prose, text and code, pdf, html, and zip archives."""
+SHOWN_SKIPPED = 50
+"""Skipped files listed one by one; past this many, the per-reason summary stands for them."""
 
 
 def get_embedder(spec: str, base_url: str = "") -> Embedder:
@@ -64,19 +86,61 @@ def load_model(embedder: Embedder, slot) -> bool:
     return True
 
 
+def upload_limits() -> str:
+    """The uploader's limits in one sentence (files, sizes), from the corpus reader's own."""
+    per_upload = st.get_option("server.maxUploadSize")
+    return (
+        f"Several files or a .zip make a corpus: at most {MAX_FILES:,} files and "
+        f"{MAX_TOTAL_BYTES / 2**20:.0f} MiB of text in all, {DEFAULT_MAX_BYTES / 2**20:.0f} MiB "
+        f"a file, {per_upload} MB an upload. Files that cannot be read (binary, undecodable, "
+        "over a limit, unsafe paths in a zip) are skipped and listed."
+    )
+
+
+def _corpus_name(names: list[str], collected: Collected) -> str:
+    """A lone zip's file name, else how many files were uploaded."""
+    if len(names) == 1:
+        return PurePosixPath(names[0]).name
+    return f"{len(collected.documents)} uploaded files"
+
+
+def read_files(items: list[tuple[str, bytes]]) -> tuple[Document, Collected | None]:
+    """The document of uploaded ``(name, bytes)`` items: one file (not a zip) is read as a
+    single document, exactly as it always was; several files or a zip are collected and joined
+    into a corpus, returned with what was collected (and skipped).
+
+    Raises:
+        DocumentError: the one file cannot be read, or no file of the several can.
+    """
+    if len(items) == 1 and PurePosixPath(items[0][0]).suffix.lower() != ".zip":
+        name, data = items[0]
+        return read_document(name, data, max_bytes=DEFAULT_MAX_BYTES), None
+    collected = collect_files(items)
+    names = [name for name, _ in items]
+    return join_documents(collected.documents, _corpus_name(names, collected)), collected
+
+
 def read_upload() -> None:
-    """Callback of the sidebar's uploader: read the file into ``uploaded`` (digest, document),
-    or its one-sentence problem into ``upload_error``."""
-    upload = st.session_state.get(keys.UPLOAD_FILE)
-    if upload is None:
+    """Callback of the sidebar's uploader: read the file(s) into ``uploaded`` (digest,
+    document or corpus) and what was left out into ``_upload_skipped``, or the one-sentence
+    problem into ``upload_error`` (the previous document stays)."""
+    uploads = st.session_state.get(keys.UPLOAD_FILE)
+    if uploads is not None and not isinstance(uploads, list | tuple):
+        uploads = [uploads]
+    if not uploads:
         return
     try:
-        doc = read_document(upload.name, upload.getvalue(), max_bytes=DEFAULT_MAX_BYTES)
-    except DocumentError as exc:
-        st.session_state[keys.UPLOAD_ERROR] = str(exc)
+        doc, collected = read_files([(u.name, u.getvalue()) for u in uploads])
+    except (UserError, ValueError) as exc:
+        st.session_state[keys.UPLOAD_ERROR] = user_message(exc)
         return
     st.session_state[keys.UPLOAD_ERROR] = ""
-    st.session_state[keys.UPLOADED] = (text_key(doc.text), doc)
+    st.session_state[keys.UPLOADED] = (cache.document_key(doc), doc)
+    skipped = collected.skipped if collected is not None else ()
+    st.session_state[keys.UPLOAD_SKIPPED] = (
+        tuple(describe_skipped(collected)) if skipped else (),
+        tuple((s.path, s.reason) for s in skipped),
+    )
 
 
 def prepare(

@@ -1,5 +1,6 @@
-"""Sharing a view: the address holds the settings; a session file also holds the document;
-charts download as PNG or SVG."""
+"""Sharing a view: the address holds the settings (a built-in sample's or sample corpus' id
+among them); a session file also holds an uploaded document, or every file of an uploaded
+corpus; charts download as PNG or SVG."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ import streamlit as st
 
 from scar_viz.documents.reading import Document
 from scar_viz.documents.samples import UPLOAD
-from scar_viz.embeddings import text_key
 from scar_viz.views.session import SETTING_KEYS, dumps, loads
 from ui import keys
+from ui.cache import document_key
 from ui.state import URL, set_widget
 
 
@@ -27,7 +28,8 @@ def _restore() -> None:
         return
     st.session_state[keys.SESSION_ERROR] = ""
     if saved.document is not None:
-        st.session_state[keys.UPLOADED] = (text_key(saved.document.text), saved.document)
+        st.session_state[keys.UPLOADED] = (document_key(saved.document), saved.document)
+        st.session_state[keys.UPLOAD_SKIPPED] = ((), ())
     for key, value in saved.settings.items():
         if key == "doc" and value == UPLOAD and saved.document is None:
             continue  # an upload that the file does not carry: keep the current document
@@ -45,7 +47,7 @@ def share_panel(document: Document | None) -> None:
         if uploaded:
             st.warning(
                 "An uploaded document cannot travel in a link. Save a session file "
-                "(settings + document text) and send that instead."
+                "(settings + document text, every file of a corpus) and send that instead."
             )
         settings = {k: st.session_state[k] for k in SETTING_KEYS if k in st.session_state}
         download(

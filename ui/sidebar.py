@@ -26,7 +26,15 @@ from ui import keys
 from ui.alerts import alert
 from ui.cache import prepared_key, sample_document
 from ui.gate_controls import current_gate
-from ui.loading import get_embedder, load_model, prepare, read_upload
+from ui.loading import (
+    SHOWN_SKIPPED,
+    UPLOAD_TYPES,
+    get_embedder,
+    load_model,
+    prepare,
+    read_upload,
+    upload_limits,
+)
 from ui.presenter import presenter_toggle
 from ui.share import share_panel
 from ui.state import (
@@ -43,10 +51,10 @@ from ui.state import (
 )
 
 NO_DOCUMENT = (
-    "Upload a document in the sidebar (txt, md, pdf or html), or pick the built-in sample. "
-    "Opened from a shared link? An uploaded document cannot travel in a link; it travels in "
-    "a session file. Ask the sender for theirs and open it under Share this view → Restore a "
-    "session file."
+    "Upload a document in the sidebar (txt, md, pdf, html or a source file), several files or "
+    "a .zip for a corpus, or pick a built-in sample. Opened from a shared link? An uploaded "
+    "document cannot travel in a link; it travels in a session file. Ask the sender for "
+    "theirs and open it under Share this view → Restore a session file."
 )
 
 
@@ -82,7 +90,7 @@ class Setup:
 
     @property
     def doc_key(self) -> str:
-        """The digest of the document's text."""
+        """The document's digest (its files' paths and ranges too, for a corpus)."""
         return str(self.key[0])
 
 
@@ -123,12 +131,14 @@ def sidebar_document() -> tuple[str, Document] | None:
     if choice != UPLOAD:
         return sample_document(choice)
     area.file_uploader(
-        "txt, md, pdf or html",
-        type=["txt", "md", "markdown", "pdf", "html", "htm"],
+        "A document, several files or a .zip",
+        type=UPLOAD_TYPES,
+        accept_multiple_files=True,
         key=keys.UPLOAD_FILE,
         on_change=read_upload,
-        help="Uploaded documents stay on this server for your session only. They cannot travel "
-        "in a shared link.",
+        help="One file is one document (txt, md, pdf, html, or text and source code such as "
+        f"rst, py, java, go). {upload_limits()} Uploads stay on this server for your session "
+        "only; they cannot travel in a shared link (a session file carries them).",
     )
     if st.session_state.get(keys.UPLOAD_ERROR):
         alert(st.session_state[keys.UPLOAD_ERROR], "error", area)
@@ -139,9 +149,29 @@ def sidebar_document() -> tuple[str, Document] | None:
         return None
     # the uploader shows no file after a page change or a restored session: name the document
     alert(f"Active: {uploaded[1].name}", "caption", area)
+    _upload_summary(uploaded[1], area)
     if uploaded[1].note:
-        area.caption(uploaded[1].note)
+        alert(uploaded[1].note, "caption", area)
     return uploaded
+
+
+def _upload_summary(document: Document, area) -> None:
+    """For an uploaded corpus: "N files · M skipped", and the skipped files with their reasons
+    (file names are the uploader's: escaped)."""
+    summary, skipped = st.session_state.get(keys.UPLOAD_SKIPPED) or ((), ())
+    if not document.is_corpus and not skipped:
+        return
+    files = len(document.parts) or 1
+    alert(f"{files:,} file{'s' * (files != 1)} · {len(skipped):,} skipped", "caption", area)
+    if not skipped:
+        return
+    with area.expander(f"Skipped files ({len(skipped):,})", expanded=False):
+        if len(skipped) > SHOWN_SKIPPED:  # thousands of files: by reason first
+            alert("\n".join(summary), "caption")
+        listed = [f"{path} — {reason}" for path, reason in skipped[:SHOWN_SKIPPED]]
+        if len(skipped) > SHOWN_SKIPPED:
+            listed.append(f"… and {len(skipped) - SHOWN_SKIPPED:,} more (counted above)")
+        alert("\n".join(listed), "caption")
 
 
 def sidebar_chunking() -> ChunkingConfig | None:
@@ -287,6 +317,21 @@ def sidebar(document: bool = True) -> SidebarChoice:
     return SidebarChoice(picked, config, spec, base_url, name)
 
 
+def document_summary(prepared: PreparedDoc) -> str:
+    """The document's size: "name: C characters, T sections, S chunks", or for a corpus
+    "corpus: N files, C characters, S chunks" (the files' characters, not the joins)."""
+    doc = prepared.document
+    if doc.is_corpus:
+        chars = sum(p.end - p.start for p in doc.parts)
+        return (
+            f"corpus: {len(doc.parts)} files, {chars:,} characters, {len(prepared.chunks)} chunks"
+        )
+    return (
+        f"{doc.name}: {len(doc.text):,} characters, {len(doc.sections)} sections, "
+        f"{len(prepared.chunks)} chunks"
+    )
+
+
 def sidebar_setup() -> Setup | None:
     """The whole sidebar, then chunk and embed. None (with a message shown) when not ready."""
     slot = st.empty()  # spinner, progress bar and errors of this step, always at this place
@@ -312,11 +357,9 @@ def sidebar_setup() -> Setup | None:
     if prepared is None:
         return None
     alert(
-        f"{prepared.document.name}: {len(prepared.document.text):,} characters, "
-        f"{len(prepared.document.sections)} sections, {len(prepared.chunks)} chunks · "
-        f"{prepared.embedder_label} · embedded now: {st.session_state.get(keys.ENCODED_NOW, 0)} "
-        f"chunks in {st.session_state.get(keys.ENCODED_SECONDS, 0.0):.1f} s (the rest from the "
-        "cache)",
+        f"{document_summary(prepared)} · {prepared.embedder_label} · embedded now: "
+        f"{st.session_state.get(keys.ENCODED_NOW, 0)} chunks in "
+        f"{st.session_state.get(keys.ENCODED_SECONDS, 0.0):.1f} s (the rest from the cache)",
         "caption",
         st.sidebar,
     )

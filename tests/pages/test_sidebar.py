@@ -1,6 +1,7 @@
 """AppTest of the one sidebar: the active document is named, selects show names while the
 address keeps ids, a shared upload link asks for a session file, the LLM settings keep their
-key out of the address, and no widget gets a default and a Session State value at once."""
+key out of the address, no widget gets a default and a Session State value at once, and a
+corpus (the sample corpus, or several uploaded files) is loaded, summed up and kept."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ from streamlit.elements.lib import policies
 from streamlit.testing.v1 import AppTest
 
 from scar_viz.chunking.registry import chunker_name
-from scar_viz.documents import samples
-from scar_viz.documents.reading import document_from_text
+from scar_viz.documents import collect, samples
+from scar_viz.documents.reading import document_from_text, read_document
 from scar_viz.embeddings import text_key
 from scar_viz.views.session import SETTING_KEYS
 from tests.pages.helpers import alerts
+from ui import keys, loading
 from ui.state import MODEL_NAMES
 
 APP = "../../app.py"
@@ -113,3 +115,90 @@ def test_presets_and_examples_set_widgets_without_the_duplicate_default_warning(
     assert not at.exception, at.exception
     assert at.slider(key="lam").value == 0.5
     assert not warnings_logged.warning.called, warnings_logged.warning.call_args
+
+
+# --- a corpus: the sample corpus, uploads of several files --------------------------------------
+
+
+class FakeUpload:
+    """What the uploader hands its callback: a name and the bytes (``UploadedFile``'s API)."""
+
+    def __init__(self, name: str, data: bytes) -> None:
+        self.name = name
+        self._data = data
+
+    def getvalue(self) -> bytes:
+        return self._data
+
+
+PROSE = "Paragraph {i} of {name} explains part {i} of the knowledge base in plain words. "
+FILES = [
+    FakeUpload(name, "\n\n".join(PROSE.format(i=i, name=name) * 4 for i in range(6)).encode())
+    for name in ("guide.md", "faq.txt", "tool.py")
+]
+BINARY = FakeUpload("<img src=x onerror=alert(1)>.txt", b"\x00\x01\x02 binary")
+
+
+def uploaded_through_the_callback(monkeypatch, uploads) -> dict:
+    """The session values the uploader's callback (``ui.loading.read_upload``) sets."""
+    state = {keys.UPLOAD_FILE: uploads}
+    monkeypatch.setattr(loading.st, "session_state", state)
+    loading.read_upload()
+    return state
+
+
+def test_one_plain_file_is_read_as_it_always_was(monkeypatch):
+    state = uploaded_through_the_callback(monkeypatch, [FILES[0]])
+    doc = read_document(FILES[0].name, FILES[0].getvalue())
+    assert state[keys.UPLOADED] == (text_key(doc.text), doc)
+    assert not state[keys.UPLOADED][1].parts and state[keys.UPLOAD_ERROR] == ""
+
+
+def test_an_unreadable_upload_keeps_the_previous_document(monkeypatch):
+    state = uploaded_through_the_callback(monkeypatch, [FILES[0]])
+    before = state[keys.UPLOADED]
+    state[keys.UPLOAD_FILE] = [BINARY]
+    loading.read_upload()
+    assert state[keys.UPLOADED] == before
+    assert "binary" in state[keys.UPLOAD_ERROR]
+    state[keys.UPLOAD_FILE] = [FakeUpload("a.txt", b""), FakeUpload("b.md", b"  ")]
+    loading.read_upload()
+    assert state[keys.UPLOADED] == before and "No document" in state[keys.UPLOAD_ERROR]
+
+
+def test_three_uploaded_files_make_a_corpus_in_the_sidebar(monkeypatch, hash_model):
+    state = uploaded_through_the_callback(monkeypatch, [*FILES, BINARY])
+    monkeypatch.undo()
+    key, corpus = state[keys.UPLOADED]
+    assert [p.path for p in corpus.parts] == ["faq.txt", "guide.md", "tool.py"]
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for name in (keys.UPLOADED, keys.UPLOAD_SKIPPED):
+        at.session_state[name] = state[name]
+    at.run()
+    at.selectbox(key="doc").set_value("upload").run()
+    assert not at.exception, at.exception
+    captions = alerts(at.sidebar, "caption")
+    assert "3 files · 1 skipped" in captions
+    assert any(c.startswith("corpus: 3 files, ") and " chunks · " in c for c in captions), captions
+    listed = " ".join(captions)
+    assert f"{BINARY.name} — binary" in listed  # the skipped file is named, with its reason
+    bodies = " ".join(h.proto.body for h in at.sidebar.get("html"))
+    assert "<img src=x" not in bodies  # and escaped
+    uploader = at.sidebar.get("file_uploader")[0].proto
+    assert uploader.multiple_files and ".zip" in uploader.type and ".py" in uploader.type
+    assert f"{collect.MAX_FILES:,} files" in uploader.help
+
+
+def test_the_sample_corpus_is_picked_and_kept_in_the_address(hash_model):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    at.selectbox(key="doc").set_value("kestrel").run()
+    assert not at.exception, at.exception
+    assert at.query_params.get("doc") == "kestrel"
+    caption = next(c for c in alerts(at.sidebar, "caption") if c.startswith("corpus: "))
+    assert caption.startswith("corpus: 6 files, ")
+    fresh = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    fresh.query_params.update(at.query_params)
+    fresh.run()
+    assert not fresh.exception, fresh.exception
+    assert fresh.selectbox(key="doc").value == "kestrel"

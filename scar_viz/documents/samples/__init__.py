@@ -38,7 +38,7 @@ SAMPLES: dict[str, Sample] = {
     ),
     "kestrel": Sample(
         "kestrel",
-        "Kestrel knowledge base, 6 files (built-in sample corpus)",
+        "Kestrel knowledge base (sample corpus)",
         "kestrel",
         demo_ids=("kb-f-01", "kb-f-02", "kb-a-05", "kb-s-01"),
         kind="corpus",
