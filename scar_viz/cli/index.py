@@ -12,7 +12,8 @@ import sys
 import time
 
 from scar_viz.cli.common import add_chunking_options, chunking_config, setup
-from scar_viz.documents.reading import Document, load_path
+from scar_viz.documents.collect import collect_path, describe_skipped
+from scar_viz.documents.reading import Document
 from scar_viz.embeddings import EmbeddingCache, make_embedder
 from scar_viz.endpoints import EMBEDDING_KEY_NAMES, server_key
 from scar_viz.errors import SettingsError
@@ -115,7 +116,11 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def _documents(arg: str) -> list[Document]:
-    return [load_path(arg)]
+    """CORPUS as its documents: a file, a folder, a glob or a ``.zip`` (skips noted on stderr)."""
+    collected = collect_path(arg)
+    for line in describe_skipped(collected):
+        print(f"note: {line}", file=sys.stderr)
+    return list(collected.documents)
 
 
 def _progress():

@@ -40,6 +40,19 @@ def test_eval_and_select_from_a_store_equal_the_document(tmp_path, capsys):
     assert got == want
 
 
+def test_a_corpus_folder_indexed_and_read_back_gives_the_same_eval(tmp_path, capsys):
+    pytest.importorskip("lancedb", reason="the scale extras are not installed")
+    corpus, kq = SAMPLE / "kestrel", SAMPLE / "kestrel.queries.jsonl"
+    store = str(tmp_path / "s")
+    assert main(["index", str(corpus), "--store", store, "--model", "hash"]) == 0
+    assert "6 added" in capsys.readouterr().out
+    common = ["--model", "hash", "--json", "--no-cache", "--boot", "200"]
+    want = _json(capsys, ["eval", str(corpus), str(kq), *common])
+    got = _json(capsys, ["eval", "--store", store, str(kq), *common])
+    assert len(want["documents"]) == 6
+    assert json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
