@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from scar_viz.documents.reading import Document
 from scar_viz.endpoints import public_url
 from scar_viz.evaluation import available_policies
 from scar_viz.llm.check import check_answers
@@ -37,8 +38,8 @@ NOT_CONFIGURED = (
 )
 
 
-def _load_generated(doc_text: str, jsonl: str) -> None:
-    stash_query_set(doc_text, "generated", "generated.jsonl", jsonl)  # the picker follows
+def _load_generated(doc: Document, jsonl: str) -> None:
+    stash_query_set(doc, "generated", "generated.jsonl", jsonl)  # the picker follows
 
 
 st.title("Answers (LLM)")
@@ -101,9 +102,9 @@ if c4.button("Generate", key=keys.GEN_RUN, icon=":material/auto_awesome:", disab
 made = state.get(keys.GENERATED, {}).get(doc_key)
 if made is not None:
     jsonl = made[1].jsonl()
-    stashed = set_text(None, prep.document.text, "generated")
+    stashed = set_text(None, prep.document, "generated")
     in_use = state.get(keys.QS_PICK) == "generated" and stashed == jsonl
-    generated_view(*made, on_load=_load_generated, args=(prep.document.text, jsonl), loaded=in_use)
+    generated_view(*made, on_load=_load_generated, args=(prep.document, jsonl), loaded=in_use)
 
 # --- 2. the answer check -----------------------------------------------------------------------
 st.header("Answer check", divider="gray")

@@ -99,7 +99,7 @@ upload = c3.file_uploader(
 )
 if upload is not None:
     queries_text = upload.getvalue().decode("utf-8-sig", errors="replace")
-evidence, issues = evidence_units(queries_text, doc.text) if queries_text else ([], [])
+evidence, issues = evidence_units(queries_text, doc) if queries_text else ([], [])
 kinds = lab.unit_kinds(bool(evidence))
 kind = c2.radio("Units", kinds, format_func=UNIT_LABELS.get, key=keys.UNITS, horizontal=False)
 if issues:
@@ -129,7 +129,7 @@ for row in lab.metric_rows(summaries, kind, per_row=3 if presenting() else 6):
         col.metric(label, value, help=why)
 
 if kind == "evidence":
-    type_rows, problems = lab.type_rows(parse_queries(queries_text, doc.text), doc.text, summaries)
+    type_rows, problems = lab.type_rows(parse_queries(queries_text, doc), doc, summaries)
     for problem in problems:
         alert(problem, "warning")
     show_table(pd.DataFrame(type_rows), hide_index=True, key=keys.TYPE_TABLE)

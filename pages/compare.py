@@ -114,7 +114,7 @@ st.plotly_chart(
 )
 st.caption("Top row: the detected sections (alternating shades). Hover a bar for its text.")
 
-evidence = find_evidence(query, known_sets(setup.name, doc.text))
+evidence = find_evidence(query, known_sets(setup.name, doc))
 st.subheader("Cost")
 cost_table, cost_notes = split_notes(cost_rows(results, doc.text, labels, evidence))
 show_table(cost_table, hide_index=True, key=keys.CMP_TABLE)

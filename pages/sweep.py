@@ -178,9 +178,9 @@ with tab_sets:
             check_prep = prepare(chk_doc[0], chk_doc[1], prep.config, lab.embedder, prep.prepend)
         if chk_data and check_prep is not None:
             try:
-                qset2 = decode_queries(chk_data[1], check_prep.document.text, chk_data[0])
+                qset2 = decode_queries(chk_data[1], check_prep.document, chk_data[0])
                 issues_block(qset2)
-                check_set = label_queries(qset2, check_prep.document.text, check_prep.chunks)
+                check_set = label_queries(qset2, check_prep.document, check_prep.chunks)
                 check_name = qset2.name
             except UserError as exc:
                 alert(user_message(exc))

@@ -135,7 +135,7 @@ with tab_chunker:
     labelled_b = None
     if prep_b is not None:
         labelled_b = attempt(
-            lambda: label_queries(lab.active.qset, doc.text, prep_b.chunks),
+            lambda: label_queries(lab.active.qset, doc, prep_b.chunks),
             f"The evidence cannot be mapped to {config2.label} chunks:",
         )
     if labelled_b is not None:

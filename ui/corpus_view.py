@@ -55,13 +55,13 @@ def _gold(setup: Setup) -> tuple[GoldQuery, ...] | None:
     """The first labelled set of this corpus (the active one first) under the current
     chunking, or None when there is none."""
     prep = setup.prepared
-    sets = [s for s in known_sets(setup.name, prep.document.text) if s.queries]
+    sets = [s for s in known_sets(setup.name, prep.document) if s.queries]
     if not sets:
         return None
     queries = sets[0].queries
     return cached(
         ("corpus-gold", *setup.key, query_set_key(queries)),
-        lambda: label_queries(queries, prep.document.text, prep.chunks),
+        lambda: label_queries(queries, prep.document, prep.chunks),
     )
 
 

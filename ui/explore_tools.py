@@ -15,6 +15,7 @@ import streamlit as st
 
 from scar_viz.charts.learned import contributions_chart
 from scar_viz.documents import samples
+from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder
 from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation.labelling import to_jsonl
@@ -32,7 +33,7 @@ from scar_viz.views.explorer import (
 )
 from ui import keys
 from ui.alerts import alert
-from ui.cache import disk_cache
+from ui.cache import disk_cache, document_key
 from ui.learned import active_gate as session_gate
 from ui.learned import current_p, has_session_gate, p_slider
 from ui.queryset import add_session_query, session_set
@@ -121,11 +122,11 @@ def label_box(prep: PreparedDoc, question: str, chunk_ids: Sequence[int]) -> Non
                 alert(f"Added as {qid}.", "info")
             except UserError as exc:
                 alert(user_message(exc))
-        queries = session_set(prep.document.text).queries
+        queries = session_set(prep.document).queries
         if queries:
             download(
                 f"Download my query set ({len(queries)} questions, JSON Lines)",
-                to_jsonl(queries, prep.document.text, prep.chunks),
+                to_jsonl(queries, prep.document, prep.chunks),
                 "my-queries.jsonl",
                 key=keys.LAB_DL,
             )
@@ -135,17 +136,17 @@ def label_box(prep: PreparedDoc, question: str, chunk_ids: Sequence[int]) -> Non
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def _sample_queries(doc_choice: str, doc_text: str) -> tuple[LabelledQuery, ...]:
-    return parse_queries(samples.sample_queries_text(doc_choice), doc_text).queries
+def _sample_queries(doc_choice: str, doc_key: str, _doc: Document) -> tuple[LabelledQuery, ...]:
+    return parse_queries(samples.sample_queries_text(doc_choice), _doc).queries
 
 
 def known_evidence_for(prep: PreparedDoc, doc_choice: str | None, question: str) -> tuple[str, ...]:
     """Evidence texts of ``question`` when it is labelled: in this session's query set, or
     in a built-in sample's own query file."""
-    text = prep.document.text
-    found = known_evidence(session_set(text).queries, question)
+    doc = prep.document
+    found = known_evidence(session_set(doc).queries, question)
     if not found and doc_choice in samples.SAMPLES:
-        found = known_evidence(_sample_queries(doc_choice, text), question)
+        found = known_evidence(_sample_queries(doc_choice, document_key(doc), doc), question)
     return found
 
 

@@ -25,6 +25,7 @@ import pandas as pd
 import streamlit as st
 
 from scar_viz.documents import samples
+from scar_viz.documents.reading import Document
 from scar_viz.embeddings import embed_cached, text_key
 from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation.labelling import (
@@ -47,7 +48,7 @@ from scar_viz.evaluation.report import issue_rows
 from scar_viz.pipeline import PreparedDoc
 from ui import keys
 from ui.alerts import alert, attempt
-from ui.cache import disk_cache, prepared_key
+from ui.cache import disk_cache, document_key, prepared_key
 from ui.share import download
 from ui.tables import show_table
 
@@ -75,21 +76,26 @@ class ActiveQueries:
     key: str
 
 
-def _store(doc_text: str) -> dict[str, tuple[str, Stored]]:
-    return st.session_state.setdefault(keys.QUERY_SETS, {}).setdefault(text_key(doc_text), {})
+Doc = Document | str
+"""A document (or corpus), or a bare text: what query sets are read against."""
 
 
-def stash_query_set(doc_text: str, source: str, name: str, jsonl: Stored) -> None:
+def _store(doc: Doc) -> dict[str, tuple[str, Stored]]:
+    key = text_key(doc) if isinstance(doc, str) else document_key(doc)
+    return st.session_state.setdefault(keys.QUERY_SETS, {}).setdefault(key, {})
+
+
+def stash_query_set(doc: Doc, source: str, name: str, jsonl: Stored) -> None:
     """Keep ``jsonl`` (text, or an upload's bytes) as this document's ``source`` set and make
     it the active one."""
-    _store(doc_text)[source] = (name, jsonl)
+    _store(doc)[source] = (name, jsonl)
     st.session_state[keys.QS_PICK] = source
 
 
-def session_set(doc_text: str) -> QuerySet:
+def session_set(doc: Doc) -> QuerySet:
     """The questions labelled in this session on this document (possibly none)."""
-    name, data = _store(doc_text).get("session", (SESSION_SET, ""))
-    return _parse(data, doc_text, name) if data else QuerySet(name, (), ())
+    name, data = _store(doc).get("session", (SESSION_SET, ""))
+    return _parse(data, doc, name) if data else QuerySet(name, (), ())
 
 
 def add_session_query(prep: PreparedDoc, question: str, evidence) -> str:
@@ -98,9 +104,9 @@ def add_session_query(prep: PreparedDoc, question: str, evidence) -> str:
     Raises:
         UserError: when the question is blank or the evidence is not in the document.
     """
-    text = prep.document.text
-    queries = add_query(session_set(text).queries, text, question, evidence)
-    _store(text)["session"] = (SESSION_SET, QuerySet(SESSION_SET, queries, ()))
+    doc = prep.document
+    queries = add_query(session_set(doc).queries, doc, question, evidence)
+    _store(doc)["session"] = (SESSION_SET, QuerySet(SESSION_SET, queries, ()))
     return queries[-1].id
 
 
@@ -121,10 +127,10 @@ def label_error(error_key: str) -> str:
 
 def _stash_upload() -> None:
     upload = st.session_state.get(keys.QS_FILE)
-    doc_text = st.session_state.get(keys.QS_DOC_TEXT)
-    if upload is None or doc_text is None:
+    doc = st.session_state.get(keys.QS_DOC_TEXT)
+    if upload is None or doc is None:
         return
-    stash_query_set(doc_text, "upload", upload.name, upload.getvalue())
+    stash_query_set(doc, "upload", upload.name, upload.getvalue())
 
 
 def _follow_radio(key: str) -> None:
@@ -157,7 +163,7 @@ def format_help(key: str = keys.FORMAT_HELP) -> None:
         )
 
 
-def _available(doc_choice: str | None, doc_text: str) -> dict[str, tuple[str, Stored]]:
+def _available(doc_choice: str | None, doc_text: Doc) -> dict[str, tuple[str, Stored]]:
     found: dict[str, tuple[str, Stored]] = {}
     if doc_choice in samples.SAMPLES and samples.sample_queries_text(doc_choice):
         found["sample"] = (
@@ -168,7 +174,7 @@ def _available(doc_choice: str | None, doc_text: str) -> dict[str, tuple[str, St
     return {s: found[s] for s in SOURCES if s in found}
 
 
-def _parse(data: Stored, doc_text: str, name: str) -> QuerySet:
+def _parse(data: Stored, doc_text: Doc, name: str) -> QuerySet:
     """A stored set: kept queries as they are, an upload's bytes decoded, text parsed."""
     if isinstance(data, QuerySet):
         return data
@@ -197,7 +203,7 @@ def query_set_picker(prep: PreparedDoc, doc_choice: str | None) -> ActiveQueries
 
     Returns None after showing why no set can be used.
     """
-    text = prep.document.text
+    text = prep.document
     st.session_state[keys.QS_DOC_TEXT] = text
     st.subheader("Query set")
     st.file_uploader(
@@ -289,7 +295,7 @@ def content_key(prep: PreparedDoc, queries: ActiveQueries | Sequence[GoldQuery],
     return (tag, *prepared_key(prep), qkey)
 
 
-def known_sets(doc_choice: str | None, doc_text: str) -> list[QuerySet]:
+def known_sets(doc_choice: str | None, doc_text: Doc) -> list[QuerySet]:
     """Every labelled set of this document (the active one first), for looking up a question's
     known evidence; a set that cannot be read is left out (its page says why)."""
     sources = _available(doc_choice, doc_text)
@@ -304,7 +310,7 @@ def known_sets(doc_choice: str | None, doc_text: str) -> list[QuerySet]:
     return out
 
 
-def set_text(doc_choice: str | None, doc_text: str, source: str) -> str:
+def set_text(doc_choice: str | None, doc_text: Doc, source: str) -> str:
     """The file behind ``source``'s set as text (e.g. for its reference answers); "" if none."""
     _, data = _available(doc_choice, doc_text).get(source, ("", ""))
     if isinstance(data, QuerySet):

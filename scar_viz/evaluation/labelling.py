@@ -15,7 +15,9 @@ from collections.abc import Sequence
 
 from scar_viz.chunking.base import Chunk
 from scar_viz.documents import samples
+from scar_viz.documents.reading import Document
 from scar_viz.errors import UserError
+from scar_viz.evaluation.evidence import EvidenceError, in_document
 from scar_viz.evaluation.queries import Evidence, LabelledQuery, label_queries
 
 QUERY_FORMAT = """\
@@ -122,12 +124,13 @@ def locate_evidence(text: str, evidence: str | tuple[int, int]) -> Evidence:
 
 def add_query(
     queries: Sequence[LabelledQuery],
-    text: str,
+    document: Document | str,
     question: str,
     evidence: str | tuple[int, int] | Sequence[str | tuple[int, int]],
     qid: str | None = None,
 ) -> tuple[LabelledQuery, ...]:
-    """``queries`` with one more: ``question`` and its evidence located in ``text``.
+    """``queries`` with one more: ``question`` and its evidence located in ``document`` (in a
+    corpus each span also names its file).
 
     ``evidence`` is a passage, a (start, end) span, or a list of them. The id defaults to
     ``session-NN`` (the first free number). Asking the same question again replaces it.
@@ -141,7 +144,11 @@ def add_query(
     items = [evidence] if isinstance(evidence, str | tuple) else list(evidence)
     if not items:
         raise LabelError("Give at least one evidence passage.")
-    spans = tuple(locate_evidence(text, item) for item in items)
+    text = document if isinstance(document, str) else document.text
+    try:
+        spans = tuple(in_document(document, locate_evidence(text, item)) for item in items)
+    except EvidenceError as exc:
+        raise LabelError(f"The passage cannot be evidence: {exc}") from exc
     kept = [q for q in queries if q.query != question]
     ids = {q.id for q in kept}
     if qid is None:
@@ -155,12 +162,14 @@ def add_query(
 
 
 def to_jsonl(
-    queries: Sequence[LabelledQuery], text: str | None = None, chunks: Sequence[Chunk] = ()
+    queries: Sequence[LabelledQuery],
+    document: Document | str | None = None,
+    chunks: Sequence[Chunk] = (),
 ) -> str:
-    """The queries as JSON Lines in the corpus format; with ``text`` and ``chunks`` each line
-    gets the ``type`` of its evidence under that chunking (else the declared type, if any)."""
+    """The queries as JSON Lines in the corpus format; with ``document`` and ``chunks`` each
+    line gets the ``type`` of its evidence under that chunking (else the declared type)."""
     types: dict[str, str] = {}
-    if text is not None and chunks:
-        types = {g.id: g.type for g in label_queries(queries, text, chunks)}
+    if document is not None and chunks:
+        types = {g.id: g.type for g in label_queries(queries, document, chunks)}
     rows = (q.as_row(types.get(q.id)) for q in queries)
     return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)

@@ -13,6 +13,7 @@ from scar_viz import fmt
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.chunking.fragmentation import UNIT_LABELS, cut_mask
 from scar_viz.chunking.registry import chunker_name
+from scar_viz.documents.reading import Document
 from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation.queries import QuerySet, label_queries, type_counts
 from scar_viz.spans import Span
@@ -88,7 +89,7 @@ def metric_rows(
 
 
 def type_rows(
-    qset: QuerySet, text: str, summaries: Sequence[ChunkingSummary]
+    qset: QuerySet, text: Document | str, summaries: Sequence[ChunkingSummary]
 ) -> tuple[list[dict[str, object]], list[str]]:
     """Query types (fragmented / atomic / scattered) under each chunking, one row each, and a
     message per chunking whose chunks the evidence cannot be mapped to."""

@@ -250,3 +250,21 @@ def test_scattered_queries_are_a_third_subset(hash_model):
 def test_no_scattered_row_without_scattered_queries(at):
     assert metric(at, "Scattered") == "0"
     assert "scattered" not in set(table(at, "metrics_table")["subset"])
+
+
+def test_the_sample_corpus_is_evaluated_inside_each_file(hash_model):
+    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    app.query_params["doc"] = "kestrel"
+    app.run()
+    app.switch_page(PAGE)
+    app.run()
+    assert not app.exception, app.exception
+    # every labelled query of the corpus is read against its own file: no line is skipped
+    assert not [a for a in alerts(app, "error")], alerts(app, "error")
+    per_query = table(app, "per_query_table")
+    corpus = samples.load_sample("kestrel")
+    qset = parse_queries(samples.sample_queries_text("kestrel"), corpus)
+    assert not qset.errors and len(qset.queries) >= 16
+    assert len(per_query) == len(qset.queries)
+    gold = label_queries(qset, corpus, chunk_document(corpus))
+    assert any(g.type == "scattered" for g in gold)  # evidence in two files
