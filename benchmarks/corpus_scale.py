@@ -1,0 +1,210 @@
+"""Benchmark: a large synthetic corpus in memory — one question's work, and an evaluation.
+
+A corpus of ``--files`` files (default 1,000) of about ``--chunks-per-file`` chunks each
+(default 52, so at least 50,000 chunks under the default chunking, recursive 600/60) is
+generated from a fixed seed: each file mixes a topic vocabulary of its own with common words,
+so the ``hash`` embedder (no model weights) sees structure. The queries are taken from the
+files: each names its file (``doc``) and quotes one passage that ends across a chunk boundary
+(fragmented) or sits inside one chunk (atomic).
+
+Measured, in one process:
+
+- **one question**: ranking all chunks (``unit @ q``), SCAR's selection with the file edges
+  (``select_from_sims`` with ``doc_of``) and the corpus view's per-file data
+  (:func:`scar_viz.views.corpus.corpus_view`) — the median of ``--questions`` questions
+  (target ≤ 100 ms);
+- **eval**: :func:`scar_viz.evaluation.run.evaluate` of ``--queries`` queries (default 1,000)
+  with topk, window ±1 and SCAR (target ≤ 15 s), after the queries' vectors are embedded;
+- the process's peak resident memory (``ru_maxrss``) and the time to build, chunk and embed
+  the corpus (not a target: the hash embedder stands in for a model).
+
+Run: ``.venv/bin/python benchmarks/corpus_scale.py [--files 1000] [--queries 1000]``
+(about 2–3 minutes on the 2-core machine). Writes ``benchmarks/results/corpus_scale.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from scar_viz.documents.corpus import join_documents  # noqa: E402
+from scar_viz.documents.reading import document_from_text  # noqa: E402
+from scar_viz.embeddings import make_embedder  # noqa: E402
+from scar_viz.evaluation.queries import label_queries, parse_queries  # noqa: E402
+from scar_viz.evaluation.run import evaluate  # noqa: E402
+from scar_viz.pipeline import embed_query, prepare_document  # noqa: E402
+from scar_viz.scoring.params import DEFAULT_PARAMS  # noqa: E402
+from scar_viz.scoring.scar import select_from_sims  # noqa: E402
+from scar_viz.views.corpus import corpus_view  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results" / "corpus_scale.json"
+COMMON = tuple(
+    [
+        "the",
+        "a",
+        "of",
+        "to",
+        "and",
+        "in",
+        "is",
+        "for",
+        "on",
+        "with",
+        "as",
+        "by",
+        "that",
+        "this",
+        "it",
+        "be",
+        "are",
+        "from",
+        "at",
+        "or",
+        "an",
+        "which",
+        "system",
+        "value",
+        "when",
+        "each",
+        "must",
+        "may",
+        "can",
+        "not",
+        "all",
+        "one",
+        "two",
+        "data",
+        "time",
+        "new",
+        "used",
+        "use",
+        "other",
+        "more",
+    ]
+)
+
+
+def _file_text(rng: np.random.Generator, topic: list[str], chars: int) -> str:
+    words, size = [], 0
+    while size < chars:
+        pool = topic if rng.random() < 0.45 else list(COMMON)
+        word = pool[int(rng.integers(len(pool)))]
+        words.append(word)
+        size += len(word) + 1
+        if rng.random() < 0.07:
+            words[-1] += "."
+        if rng.random() < 0.01:
+            words.append("\n\n")
+    return " ".join(words)
+
+
+def build_corpus(files: int, chunks_per_file: int, seed: int = 7):
+    """(corpus Document, per-file texts): ``files`` files of about ``chunks_per_file`` chunks."""
+    rng = np.random.default_rng(seed)
+    syllables = ["ka", "to", "ri", "me", "su", "lo", "na", "vi", "de", "pa", "gu", "zo"]
+    docs = []
+    for i in range(files):
+        topic = [
+            "".join(syllables[int(j)] for j in rng.integers(len(syllables), size=3))
+            for _ in range(40)
+        ]
+        text = _file_text(rng, topic, chunks_per_file * 560)
+        docs.append(document_from_text(f"kb/{i // 100:02d}/file{i:04d}.md", text))
+    return join_documents(docs, "synthetic")
+
+
+def make_queries(corpus, n: int, seed: int = 11) -> str:
+    """JSON Lines: ``n`` queries, each quoting a 160-character passage of one file (``doc``)."""
+    rng = np.random.default_rng(seed)
+    lines = []
+    for qi in range(n):
+        part = corpus.parts[int(rng.integers(len(corpus.parts)))]
+        text = corpus.text[part.start : part.end]
+        start = int(rng.integers(0, max(1, len(text) - 200)))
+        start = text.find(" ", start) + 1
+        passage = text[start : start + 160].strip()
+        start = text.find(passage, start)
+        words = [w.strip(".") for w in passage.split() if w.strip(".") not in COMMON]
+        query = " ".join(words[:8]) or passage[:40]
+        evidence = {"doc": part.path, "text": passage, "start": start, "end": start + len(passage)}
+        lines.append(json.dumps({"id": f"q{qi:04d}", "query": query, "evidence": [evidence]}))
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--files", type=int, default=1000)
+    parser.add_argument("--chunks-per-file", type=int, default=52)
+    parser.add_argument("--queries", type=int, default=1000)
+    parser.add_argument("--questions", type=int, default=30)
+    parser.add_argument("--out", default=str(RESULTS))
+    args = parser.parse_args()
+
+    t0 = time.perf_counter()
+    corpus = build_corpus(args.files, args.chunks_per_file)
+    embedder = make_embedder("hash")
+    prep = prepare_document(corpus, embedder)
+    doc_of = prep.doc_of
+    build_s = time.perf_counter() - t0
+    n = len(prep.chunks)
+    print(f"{args.files} files, {n:,} chunks, {len(corpus.text):,} characters: {build_s:.1f} s")
+
+    qset = parse_queries(make_queries(corpus, args.queries), corpus)
+    gold = label_queries(qset, corpus, prep.chunks)
+    vecs = np.stack([embed_query(embedder, g.query.query) for g in gold])
+    types = {t: sum(g.type == t for g in gold) for t in ("fragmented", "atomic", "scattered")}
+
+    times = []
+    for v in vecs[: args.questions]:
+        t = time.perf_counter()
+        sims = prep.unit @ v
+        sel = select_from_sims(sims, prep.unit, DEFAULT_PARAMS, doc_of)
+        view = corpus_view(corpus, doc_of, sims, sel)
+        times.append(time.perf_counter() - t)
+        assert len(view.paths) == args.files
+    question_ms = 1000 * statistics.median(times)
+    print(f"one question (rank, SCAR, per-file data): median {question_ms:.1f} ms")
+
+    t = time.perf_counter()
+    result = evaluate(prep, gold, vecs, ["topk", "window1", "scar"], DEFAULT_PARAMS)
+    eval_s = time.perf_counter() - t
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    recall = {
+        label: round(float(np.mean([o.recall for o in ev.outcomes])), 4)
+        for label, ev in result.policies.items()
+    }
+    print(f"eval of {len(gold)} queries (topk, window1, scar): {eval_s:.1f} s; recall {recall}")
+    print(f"peak resident memory: {peak_mib:,.0f} MiB")
+    out = {
+        "what": "synthetic corpus, hash embedder, recursive 600/60, k=3 r=1 λ=0.5 τ=0.1",
+        "machine": f"{platform.machine()}, {platform.python_version()}",
+        "files": args.files,
+        "chunks": n,
+        "characters": len(corpus.text),
+        "build_chunk_embed_seconds": round(build_s, 1),
+        "question_median_ms": round(question_ms, 1),
+        "question_target_ms": 100,
+        "eval_queries": len(gold),
+        "eval_query_types": types,
+        "eval_seconds": round(eval_s, 2),
+        "eval_target_seconds": 15,
+        "recall": recall,
+        "peak_rss_mib": round(peak_mib),
+    }
+    Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
