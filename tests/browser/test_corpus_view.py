@@ -8,11 +8,10 @@ import zipfile
 import pytest
 
 from scar_viz.chunking.config import ChunkingConfig, chunk_doc_of, chunk_document
-from scar_viz.documents import samples
 from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import Document, document_from_text
 from scripts.live_app import settle, wait_for_app_run
-from tests.browser.actions import ask, choose
+from tests.browser.actions import ask
 from tests.browser.conftest import running_hash_app
 
 FILES = {
@@ -68,20 +67,18 @@ def _corpus_paths(corpus: Document) -> list[str]:
 
 
 def _open_corpus(page, tmp_path) -> Document:
-    """Upload the zip when the sidebar takes one; else open the built-in sample corpus."""
+    """Upload the zip through the sidebar's uploader (it must take one)."""
     page.goto(page.url.split("?")[0] + "?doc=upload")
     wait_for_app_run(page)
     zipped = page.locator(ZIP_INPUT)
-    if zipped.count():
-        zipped.first.set_input_files(
-            files=[{"name": "harbour.zip", "mimeType": "application/zip", "buffer": _zip(tmp_path)}]
-        )
-        wait_for_app_run(page)
-        settle(page)
-        return join_documents([document_from_text(p, t) for p, t in FILES.items()])
-    choose(page, "Document", samples.document_name("kestrel"))
+    assert zipped.count(), "the document uploader takes a .zip"
+    zipped.first.set_input_files(
+        files=[{"name": "harbour.zip", "mimeType": "application/zip", "buffer": _zip(tmp_path)}]
+    )
+    wait_for_app_run(page)
     settle(page)
-    return samples.load_sample("kestrel")
+    assert f"corpus: {len(FILES)} files" in page.inner_text("section[data-testid=stSidebar]")
+    return join_documents([document_from_text(p, t) for p, t in FILES.items()])
 
 
 def test_table_then_a_mark_opens_its_file_in_the_focus_rows(app, chromium, artifacts, tmp_path):
