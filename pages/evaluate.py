@@ -10,6 +10,7 @@ import streamlit as st
 
 from scar_viz.chunking.tokens import TOKENIZER_NAME
 from scar_viz.evaluation import significance
+from scar_viz.evaluation.by_file import file_rows
 from scar_viz.evaluation.report import (
     MISS_REASONS_NOTE,
     chunk_sentence,
@@ -60,6 +61,9 @@ with tab_metrics:
     )
     if sentence := chunk_sentence(ev):
         st.write(sentence)
+    if by_file := file_rows(ev):
+        st.markdown("**By file**: each file's queries (the file their evidence is in)")
+        show_table(pd.DataFrame(by_file), hide_index=True, key=keys.BY_FILE_TABLE)
     st.caption(f"Tokens: {TOKENIZER_NAME}, over the assembled context. {COVERAGE_NOTE}")
     download(
         "Download as JSON",

@@ -144,6 +144,8 @@ HEATMAP = "cheat"
 # --- Evaluate, Budget, Sweep, Transfer (the Evaluation lab) ----------------------------------
 POLICIES = "pol"
 METRICS_TABLE = "metrics_table"
+BY_FILE_TABLE = "by_file_table"
+"""The Evaluation lab's per-file breakdown on a corpus."""
 DL_JSON = "dl_json"
 PQ_POL = "pq_pol"
 PER_QUERY_TABLE = "per_query_table"

@@ -268,3 +268,7 @@ def test_the_sample_corpus_is_evaluated_inside_each_file(hash_model):
     assert len(per_query) == len(qset.queries)
     gold = label_queries(qset, corpus, chunk_document(corpus))
     assert any(g.type == "scattered" for g in gold)  # evidence in two files
+    by_file = next(df.value for df in app.dataframe if "file" in df.value.columns)
+    assert set(by_file["file"]) >= {p.path for p in corpus.parts if p.path.startswith("docs/")}
+    assert by_file["queries"].sum() == len(qset.queries)
+    assert "scar recall" in by_file.columns and "window1 chunks" in by_file.columns
