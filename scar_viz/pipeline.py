@@ -96,11 +96,13 @@ def query_inputs(
     embedder: Embedder | None = None,
     cache: EmbeddingCache | None = None,
     embed: Embed | None = None,
+    sims: np.ndarray | None = None,
 ) -> QueryInputs:
     """The inputs every policy takes, for one query on ``prep``.
 
     Extra texts (QASC's sentences) are embedded with ``embedder`` through ``cache``, or with
-    ``embed`` when the caller already has such a function.
+    ``embed`` when the caller already has such a function. ``sims`` = ``prep.unit @
+    query_vec`` when the caller has computed it already (a batch of queries at once).
     """
     if query_vec.shape[0] != prep.unit.shape[1]:
         raise SettingsError(
@@ -115,7 +117,7 @@ def query_inputs(
         prep.unit,
         query,
         query_vec,
-        prep.unit @ query_vec,
+        prep.unit @ query_vec if sims is None else sims,
         params,
         embed,
         prep.doc_of,

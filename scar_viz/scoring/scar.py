@@ -50,9 +50,25 @@ def boundary_penalties(chunk_vecs: np.ndarray) -> np.ndarray:
 
 
 def top_k(sims: np.ndarray, k: int) -> list[int]:
-    """Indices of the k highest similarities in rank order; ties go to the lower index."""
-    k = max(0, min(int(k), len(sims)))
-    return [int(i) for i in np.argsort(-np.asarray(sims), kind="stable")[:k]]
+    """Indices of the k highest similarities in rank order; ties go to the lower index.
+
+    The same order as a stable sort of all N (``np.argsort(-sims, kind="stable")[:k]``), found
+    in O(N) by a partition first: on a corpus of 50,000 chunks the full sort cost ~10 ms a call.
+    """
+    sims = np.asarray(sims)
+    n = len(sims)
+    k = max(0, min(int(k), n))
+    if k == 0:
+        return []
+    if 4 * k >= n:
+        return [int(i) for i in np.argsort(-sims, kind="stable")[:k]]
+    neg = -sims
+    bar = np.partition(neg, k - 1)[k - 1]  # the k-th best value
+    above = np.flatnonzero(neg < bar)
+    ties = np.flatnonzero(neg == bar)[: k - len(above)]  # lowest indices first
+    pool = np.concatenate((above, ties))
+    pool.sort()  # index order, so the stable sort below breaks ties by index
+    return [int(i) for i in pool[np.argsort(neg[pool], kind="stable")]]
 
 
 def window(

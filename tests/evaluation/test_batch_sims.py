@@ -1,0 +1,47 @@
+"""Queries multiplied by blocks on a large corpus (scar_viz.evaluation.run.batch_sims)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from scar_viz.documents import samples
+from scar_viz.embeddings import make_embedder
+from scar_viz.evaluation import run
+from scar_viz.evaluation.queries import label_queries, parse_queries
+from scar_viz.evaluation.report import evaluation_json
+from scar_viz.pipeline import embed_query, prepare_document
+
+
+def test_small_products_are_per_query_and_large_ones_agree_to_rounding():
+    rng = np.random.default_rng(3)
+    unit = rng.normal(size=(300, 16))
+    vecs = rng.normal(size=(150, 16))
+    small = run.batch_sims(unit[:20], vecs[:5])
+    assert np.array_equal(small(2), unit[:20] @ vecs[2])  # bit for bit: the Explorer's values
+    big = run.batch_sims(unit, vecs, block=64)
+    assert run.BATCH_CELLS > 300 * 150  # force the block path below
+    run_big = run.BATCH_CELLS
+    try:
+        run.BATCH_CELLS = 1
+        big = run.batch_sims(unit, vecs, block=64)
+        for qi in (0, 63, 64, 149):
+            assert np.allclose(big(qi), unit @ vecs[qi], rtol=0, atol=1e-12)
+    finally:
+        run.BATCH_CELLS = run_big
+
+
+def test_a_corpus_evaluation_by_blocks_equals_the_per_query_one(monkeypatch):
+    corpus = samples.load_sample("kestrel")
+    embedder = make_embedder("hash")
+    prep = prepare_document(corpus, embedder)
+    qset = parse_queries(samples.sample_queries_text("kestrel"), corpus)
+    gold = label_queries(qset, corpus, prep.chunks)
+    vecs = np.stack([embed_query(embedder, g.query.query) for g in gold])
+    policies = ["topk", "window1", "scar", "rse"]
+    per_query = evaluation_json(run.evaluate(prep, gold, vecs, policies))
+    monkeypatch.setattr(run, "BATCH_CELLS", 1)
+    blocks = evaluation_json(run.evaluate(prep, gold, vecs, policies))
+    strip = lambda d: json.dumps(d, sort_keys=True, default=str)  # noqa: E731
+    assert strip(blocks) == strip(per_query)
