@@ -166,7 +166,7 @@ class Verdict:
             f"{tok.mean_diff:,.0f} tokens (95 % CI {tok.ci_low:,.0f} to {tok.ci_high:,.0f}) and "
             f"{ch.mean_diff:.2f} chunks a query"
         )
-        recall = f"{self.scar.recall:.3f} against window ±1's {self.window1.recall:.3f}"
+        recall = f"{self.scar.recall:.3f} against {self.window1.recall:.3f} for window ±1"
         at = f"SCAR at {self.setting()}"
         beat = self.beaten_by
         if not self.recall_kept:
