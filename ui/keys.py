@@ -140,6 +140,11 @@ HEATMAP = "cheat"
 
 # --- Evaluate, Budget, Sweep, Transfer (the Evaluation lab) ----------------------------------
 POLICIES = "pol"
+VERDICT_REF_K = "vref"
+"""The k whose window ±1 recall the verdict's setting must keep."""
+VERDICT_TABLE = "verdict_table"
+VERDICT_APPLY = "verdict_apply"
+VERDICT_RUN = "verdict_run"
 METRICS_TABLE = "metrics_table"
 DL_JSON = "dl_json"
 PQ_POL = "pq_pol"

@@ -76,7 +76,7 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     for row in verdict_rows(v):
         print(
             f"{row['policy']:<13} {row['k']:>3} {row['recall']:>7.3f} "
-            f"{row['mean chunks']:>7.2f} {row['mean tokens']:>8.1f}"
+            f"{row['chunks']:>7.2f} {row['tokens']:>8.1f}"
         )
     if v.penalty_off:
         print("note: λ = 0, the boundary penalty is off: SCAR reduces to a relative bar.")

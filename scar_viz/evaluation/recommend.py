@@ -400,7 +400,7 @@ def recommend(
 
 def verdict_rows(v: Verdict) -> list[dict[str, object]]:
     """The verdict's small table: SCAR at the setting, window ±1 at the same k (and the
-    learned gate), on the check half."""
+    learned gate), on the check half: recall and the mean chunks and tokens a query."""
     rows = [("SCAR", v.scar), ("window ±1", v.window1)]
     if v.learned is not None:
         rows.append(("learned gate", v.learned))
@@ -409,8 +409,8 @@ def verdict_rows(v: Verdict) -> list[dict[str, object]]:
             "policy": name,
             "k": v.k,
             "recall": f.recall,
-            "mean chunks": f.mean_chunks,
-            "mean tokens": f.mean_tokens,
+            "chunks": f.mean_chunks,
+            "tokens": f.mean_tokens,
         }
         for name, f in rows
     ]
