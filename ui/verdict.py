@@ -65,7 +65,7 @@ def verdict_block(lab: Lab) -> Verdict | None:
     """The verdict's sentence, its small table and *Apply*; None (after a message) when the
     query set is too small."""
     st.subheader("Verdict: SCAR or keep the window?")
-    ref_k = st.number_input(
+    ref_k = st.columns([1, 3])[0].number_input(
         "Keep window ±1's recall at k =",
         min_value=1,
         max_value=10,
@@ -93,13 +93,13 @@ def verdict_block(lab: Lab) -> Verdict | None:
     current = (lab.params.k, round(lab.params.lam, 2), round(lab.params.tau, 2))
     applied = current == (v.k, round(v.lam, 2), round(v.tau, 2))
     cols[1].button(
-        f"Apply {v.setting()}" if not applied else "Applied",
+        "Apply k, λ, τ" if not applied else "Applied",
         key=keys.VERDICT_APPLY,
         on_click=apply_setting,
         args=(v.params,),
         disabled=applied,
         type="primary",
-        help="Set the sidebar's k, λ, τ (every page) to the tuned setting.",
+        help=f"Set the sliders of every page to the tuned setting: {v.setting()}.",
     )
     beat = v.beaten_by
     budget = (
