@@ -4,12 +4,15 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui.state import hold_model_downloads
+from ui.alerts import alert
+from ui.state import check_address, hold_model_downloads
 
 # a local file: a material icon name makes the browser fetch the favicon from a font CDN
 FAVICON = Path(__file__).with_name("static") / "favicon.png"
 st.set_page_config(page_title="scar-viz", page_icon=str(FAVICON), layout="wide")
 hold_model_downloads()  # before any page imports a model library
+if notice := check_address():  # before any slider reads the address
+    alert(notice, "warning")
 
 pages = {
     "Explore": [

@@ -16,6 +16,7 @@ from ui import keys
 from ui.alerts import alert, or_stop, with_progress
 from ui.cache import cached, disk_cache
 from ui.evaluation_lab import Labelled, labelled_setup
+from ui.gate_controls import current_gate
 from ui.learned import active_gate, current_p, has_session_gate
 from ui.queryset import content_key
 from ui.share import chart_config, download
@@ -39,12 +40,19 @@ status = reranker_status(DEFAULT_RERANKER)
 offered = available_policies(DEFAULT_RERANKER)
 c1, c2 = st.columns([3, 1])
 policies = c1.multiselect("Policies", offered, default=list(offered), key=keys.BUD_POLS)
+current = current_gate()
+CURRENT = "current"
 preset = c2.selectbox(
     "SCAR's λ and τ",
-    list(PRESETS),
-    format_func=lambda n: f"preset {n} (λ = {PRESETS[n]['lam']}, τ = {PRESETS[n]['tau']})",
+    [CURRENT, *PRESETS],
+    format_func=lambda n: (
+        f"the sliders (λ = {current.lam:g}, τ = {current.tau:g})"
+        if n == CURRENT
+        else f"preset {n} (λ = {PRESETS[n]['lam']}, τ = {PRESETS[n]['tau']})"
+    ),
     key=keys.BUD_PRESET,
     bind=URL,
+    help="The sliders hold the setting of the other pages (and the verdict's, once applied).",
 )
 if not status.available:
     st.caption(f"Rerank is left out: {status.message} {status.hint}")
@@ -57,7 +65,7 @@ if not policies:
     st.info("Pick at least one policy.")
     st.stop()
 
-params = GateParams.preset(preset)
+params = current if preset == CURRENT else GateParams.preset(preset, radius=current.radius)
 knobs = {"learned": {"gate": gate, "p": p}}
 key = (
     *content_key(prep, active, "budget"),

@@ -28,6 +28,7 @@ from ui.evaluation_lab import NUM0, NUM2, NUM3, lab_page, run_evaluation
 from ui.queryset import content_key
 from ui.share import download
 from ui.tables import show_table
+from ui.verdict import verdict_block
 
 COVERAGE_NOTE = (
     "Span policies without chunk ids (QASC, RSE, sentence window) are scored by character "
@@ -40,10 +41,14 @@ lab, policies = lab_page(
     "Evaluation lab",
     "Run a labelled query set through the policies: Recall@K, mean unique chunks, chunk "
     "efficiency (recall / chunks) and context tokens; why each gold chunk was missed; a paired "
-    "bootstrap. The λ×τ sweep and model transfer have their own pages in this section.",
+    "bootstrap. The verdict first: tuned on half the queries, checked on the other half. The "
+    "λ×τ sweep and model transfer have their own pages in this section.",
 )
+verdict_block(lab)
 ev = run_evaluation(lab.prep, lab.embedder, lab.active, lab.vecs, policies, lab.params, "main")
 names = ran(ev)
+if sentence := chunk_sentence(ev):
+    st.markdown(f"**At the sliders (k = {lab.params.k}):** {sentence}")
 
 tab_metrics, tab_query, tab_sig = st.tabs(["Metrics", "Per query", "Significance"])
 
@@ -59,8 +64,6 @@ with tab_metrics:
             "mean tokens": NUM0,
         },
     )
-    if sentence := chunk_sentence(ev):
-        st.write(sentence)
     if by_file := file_rows(ev):
         st.markdown("**By file**: each file's queries (the file their evidence is in)")
         show_table(pd.DataFrame(by_file), hide_index=True, key=keys.BY_FILE_TABLE)

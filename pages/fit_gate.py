@@ -9,7 +9,7 @@ import streamlit as st
 from scar_viz.charts import pareto_chart
 from scar_viz.charts.learned import add_p_curve, gate_weights_chart
 from scar_viz.scoring.learned import DEFAULT_L2, setting_notes
-from scar_viz.scoring.params import DEFAULT_K
+from scar_viz.scoring.params import DEFAULT_K, DEFAULT_RADIUS
 from scar_viz.views.coverage import display_rows
 from scar_viz.views.fit_report import (
     FIT_ON,
@@ -33,7 +33,7 @@ from ui.learned import (
 )
 from ui.queryset import content_key
 from ui.share import chart_config, download, pickable_chart
-from ui.state import URL, set_widget
+from ui.state import URL, default, set_widget
 from ui.tables import show_table
 
 
@@ -64,8 +64,9 @@ prep, embedder, active, vecs = lab.prep, lab.embedder, lab.active, lab.vecs
 
 st.subheader("Fit")
 c1, c2, c3, c4 = st.columns([1, 1, 1, 2])
-k = c1.slider("k (retrieved)", 1, 20, DEFAULT_K, key=keys.FG_K, bind=URL)
-radius = c2.slider("r (radius)", 1, 3, 1, key=keys.FG_R, bind=URL)
+# the sidebar's k and r, shared with every page of the lab (one k everywhere)
+k = c1.slider("k (retrieved)", 1, 20, default(keys.K, DEFAULT_K), key=keys.K, bind=URL)
+radius = c2.slider("r (radius)", 1, 3, default(keys.R, DEFAULT_RADIUS), key=keys.R, bind=URL)
 l2 = c3.number_input("L2 penalty", 0.0, 100.0, DEFAULT_L2, 0.5, key=keys.FG_L2, bind=URL)
 on = c4.radio(
     "Fit on", list(FIT_ON), format_func=FIT_ON.get, horizontal=True, key=keys.FIT_ON, bind=URL

@@ -10,11 +10,14 @@ from scar_viz.charts import pareto_chart, sweep_heatmap
 from scar_viz.documents.reading import DEFAULT_MAX_BYTES, read_document
 from scar_viz.embeddings import text_key
 from scar_viz.errors import UserError, user_message
+from scar_viz.evaluation.best_point import window_baseline
 from scar_viz.evaluation.budget import evaluation_points
 from scar_viz.evaluation.queries import decode_queries, label_queries, split_alternate
 from scar_viz.evaluation.report import tune_rows
 from scar_viz.evaluation.tune import (
+    OBJECTIVE_LABELS,
     OBJECTIVES,
+    PENALTY_OFF,
     best_caption,
     frontier_indices,
     frontier_points,
@@ -81,7 +84,8 @@ lab, policies = lab_page(
 prep, params = lab.prep, lab.params
 cands, grid = run_sweep(prep, lab.active, lab.vecs, params, "main")
 
-tab_grid, tab_sets = st.tabs(["Sweep", "Two query sets"])
+# keyed: a widget changed inside a tab reruns the page on the same tab, never the first one
+tab_grid, tab_sets = st.tabs(["Sweep", "Two query sets"], key=keys.SWEEP_TABS, on_change="rerun")
 
 with tab_grid:
     floor = st.number_input(
@@ -152,7 +156,9 @@ with tab_sets:
             "upload": "Upload a second query set",
         }.get,
     )
-    objective = st.selectbox("Tune for", OBJECTIVES, key=keys.OBJECTIVE, bind=URL)
+    objective = st.selectbox(
+        "Tune for", OBJECTIVES, format_func=OBJECTIVE_LABELS.get, key=keys.OBJECTIVE, bind=URL
+    )
     check_prep = prep
     if mode == "split":
         tune_set, check_set = split_alternate(lab.labelled)
@@ -190,9 +196,10 @@ with tab_sets:
     vt, vc = query_vectors(lab.embedder, tune_set), query_vectors(lab.embedder, check_set)
     if vt is None or vc is None:
         st.stop()
-    _, g_t = run_sweep(prep, tune_set, vt, params, f"tune:{mode}")
-    _, g_c = run_sweep(check_prep, check_set, vc, params, f"check:{mode}")
-    tc = tune_check(g_t, g_c, objective, params.lam, params.tau)
+    c_t, g_t = run_sweep(prep, tune_set, vt, params, f"tune:{mode}")
+    c_c, g_c = run_sweep(check_prep, check_set, vc, params, f"check:{mode}")
+    targets = (window_baseline(c_t).recall, window_baseline(c_c).recall)
+    tc = tune_check(g_t, g_c, objective, params.lam, params.tau, targets)
     show_table(
         pd.DataFrame(tune_rows(tc, tune_name, check_name)),
         hide_index=True,
@@ -200,20 +207,24 @@ with tab_sets:
         column_config={"recall": NUM3, "mean chunks": NUM2, "efficiency": NUM3}
         | {"λ": NUM2, "τ": NUM2},
     )
+    shown = tc.metric.replace("_", " ")
     m = st.columns(3)
-    m[0].metric(f"{objective} on tune set (tuned)", f"{tc.value(tc.tuned):.3f}")
+    m[0].metric(f"{shown} on tune set (tuned)", f"{tc.value(tc.tuned):.3f}")
     m[1].metric(
-        f"{objective} on check set, same setting",
+        f"{shown} on check set, same setting",
         f"{tc.value(tc.transferred):.3f}",
         f"{tc.change:+.3f} vs tune set",
+        delta_color="inverse" if objective == "frugal" else "normal",
     )
     m[2].metric("Gap to the check set's own best", f"{tc.gap:.3f}")
+    if tc.tuned.lam == 0:
+        st.caption(f"The tuned setting has λ = 0: {PENALTY_OFF}.")
     st.plotly_chart(
         sweep_heatmap(
             g_c.lams,
             g_c.bars,
-            getattr(g_c, objective),
-            f"{objective} on the check set",
+            getattr(g_c, tc.metric),
+            f"{shown} on the check set",
             (params.lam, params.tau),
             tc.marks(),
         ),

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from ui.presenter import MIN_PX
-from ui.tables import table_html
+from ui.tables import dash_missing, table_html
 
 
 def _cells(markup: str, tag: str = "td") -> list[str]:
@@ -37,10 +37,10 @@ def test_column_config_labels_formats_and_hidden_columns_are_kept():
     assert 'class="sv-num"' in markup
 
 
-def test_missing_values_are_empty_and_text_columns_left_aligned():
+def test_missing_values_are_dashes_and_text_columns_left_aligned():
     frame = pd.DataFrame({"note": ["long " * 40, None], "x": [math.nan, 2.5]})
     markup = table_html(frame)
-    assert _cells(markup)[1:3] == ["", ""] and _cells(markup)[3].endswith("2.5")
+    assert _cells(markup)[1:3] == ["—", "—"] and _cells(markup)[3].endswith("2.5")
     assert f"font-size: {MIN_PX + 2}px" in markup and "overflow-wrap: anywhere" in markup
     assert "white-space: normal" in markup  # long notes wrap, never cut
 
@@ -60,3 +60,13 @@ def test_a_format_a_value_does_not_fit_leaves_it_readable():
         "1.00",
         "—",
     ]
+
+
+def test_an_empty_subset_shows_a_dash_in_the_grid_not_zero():
+    fmt = st.column_config.NumberColumn(format="%.3f")
+    frame = pd.DataFrame({"subset": ["all", "scattered"], "recall": [0.5, None]})
+    shown, config = dash_missing(frame, {"recall": fmt})
+    assert list(shown["recall"]) == ["0.500", "—"]
+    assert frame["recall"].isna().iloc[1]  # the caller's frame is left alone
+    full = pd.DataFrame({"recall": [0.5, 0.25]})
+    assert dash_missing(full, {"recall": fmt})[0] is full

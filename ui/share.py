@@ -4,6 +4,7 @@ corpus; charts download as PNG or SVG."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import PurePath
 
@@ -11,7 +12,8 @@ import streamlit as st
 
 from scar_viz.documents.reading import Document
 from scar_viz.documents.samples import UPLOAD
-from scar_viz.views.session import SETTING_KEYS, dumps, loads
+from scar_viz.evaluation.queries import QuerySet
+from scar_viz.views.session import SETTING_KEYS, SavedWork, dumps, loads
 from ui import keys
 from ui.cache import document_key
 from ui.state import URL, set_widget
@@ -30,10 +32,44 @@ def _restore() -> None:
     if saved.document is not None:
         st.session_state[keys.UPLOADED] = (document_key(saved.document), saved.document)
         st.session_state[keys.UPLOAD_SKIPPED] = ((), ())
+    _restore_work(saved.work)
     for key, value in saved.settings.items():
         if key == "doc" and value == UPLOAD and saved.document is None:
             continue  # an upload that the file does not carry: keep the current document
         set_widget(key, value)
+
+
+def _restore_work(work: SavedWork) -> None:
+    """The file's query sets (active one picked) and fitted gate back into the session."""
+    if work.query_sets and work.doc_key:
+        store = st.session_state.setdefault(keys.QUERY_SETS, {})
+        store[work.doc_key] = {s: (n, t) for s, (n, t) in work.query_sets.items()}
+        if work.query_pick:
+            st.session_state[keys.QS_PICK] = work.query_pick
+    if work.gate:
+        st.session_state[keys.GATE_JSON] = work.gate
+        if work.p is not None:
+            st.session_state[keys.P_KEPT] = work.p
+
+
+def _jsonl(data: object) -> str:
+    """A kept query set as JSON Lines text (an upload's bytes decoded, kept queries written)."""
+    if isinstance(data, bytes):
+        return data.decode("utf-8", errors="replace")
+    if isinstance(data, QuerySet):
+        return "\n".join(json.dumps(q.as_row(), ensure_ascii=False) for q in data.queries)
+    return str(data)
+
+
+def current_work(document: Document | None) -> SavedWork:
+    """This session's query sets of ``document``, the active one, and the fitted gate."""
+    doc_key = document_key(document) if document is not None else ""
+    kept = (st.session_state.get(keys.QUERY_SETS) or {}).get(doc_key, {})
+    sets = {source: (name, _jsonl(data)) for source, (name, data) in kept.items()}
+    pick = st.session_state.get(keys.QS_PICK)
+    gate = st.session_state.get(keys.GATE_JSON) or None
+    p = st.session_state.get(keys.P, st.session_state.get(keys.P_KEPT))
+    return SavedWork(doc_key, sets, pick if pick in sets else None, gate, p)
 
 
 def share_panel(document: Document | None) -> None:
@@ -50,9 +86,10 @@ def share_panel(document: Document | None) -> None:
                 "(settings + document text, every file of a corpus) and send that instead."
             )
         settings = {k: st.session_state[k] for k in SETTING_KEYS if k in st.session_state}
+        work = current_work(document)
         download(
             "Save session file (JSON)",
-            lambda: dumps(settings, document, uploaded),
+            lambda: dumps(settings, document, uploaded, work),
             "scar-viz-session.json",
             key=keys.SAVE_SESSION,
         )

@@ -205,3 +205,44 @@ def chat_model(settings: LLMSettings, name: str = "") -> ChatModel:
         base_url=settings.base_url or None,
         api_key=settings.endpoint.key.key or None,
     )
+
+
+ADDRESS_RANGES: dict[str, tuple[str, type, float, float]] = {
+    keys.K: ("k", int, 1, 20),
+    keys.R: ("r", int, 1, 3),
+    keys.LAM: ("λ", float, 0.0, 2.0),
+    keys.TAU: ("τ", float, 0.0, 1.5),
+    keys.P: ("p", float, 0.001, 0.95),
+}
+"""The gate's URL parameters: (name shown, type, lowest, highest), as their sliders allow."""
+
+
+def _out_of_range(raw: str, kind: type, lo: float, hi: float) -> bool:
+    try:
+        value = float(raw)
+    except ValueError:
+        return True
+    if kind is int and value != int(value):
+        return True
+    return not lo <= value <= hi
+
+
+def check_address() -> str:
+    """Drop the gate's URL parameters that are not a number in their slider's range (before
+    any slider reads them) and say which, once: "" when every value was fine.
+
+    A slider given ``?lam=5`` or ``?lam=abc`` would otherwise fall back on its default without
+    a word; this names each one and its range, and the page shows it as one notice.
+    """
+    reset = []
+    for key, (name, kind, lo, hi) in ADDRESS_RANGES.items():
+        raw = st.query_params.get(key)
+        if raw is None or not _out_of_range(str(raw), kind, lo, hi):
+            continue
+        reset.append(f"{name} = {str(raw)[:20]} (allowed {lo:g} … {hi:g})")
+        del st.query_params[key]
+    if not reset:
+        return ""
+    return (
+        "The address held values out of range, reset to their defaults: " + "; ".join(reset) + "."
+    )

@@ -17,6 +17,7 @@ from numbers import Number
 import pandas as pd
 import streamlit as st
 
+from scar_viz.fmt import EMPTY_CELL
 from ui.presenter import MIN_PX, presenting
 
 MAX_ROWS = 300
@@ -50,6 +51,7 @@ def show_table(data, *, column_config: Mapping[str, object] | None = None, **kw)
         What ``st.dataframe`` returns, or None for the HTML table.
     """
     if not presenting():
+        data, column_config = dash_missing(data, column_config)
         return st.dataframe(data, column_config=column_config, **kw)
     frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
     hide = kw.get("hide_index")
@@ -106,6 +108,27 @@ def table_html(
     )
 
 
+def dash_missing(
+    data, column_config: Mapping[str, object] | None
+) -> tuple[object, Mapping[str, object] | None]:
+    """(data, column_config) where a formatted number column holding a missing value (a
+    subset without queries has no mean) becomes text, every number in its format and the
+    missing ones :data:`~scar_viz.fmt.EMPTY_CELL`; other tables come back unchanged."""
+    if not isinstance(data, pd.DataFrame) or not column_config:
+        return data, column_config
+    config = dict(column_config)
+    frame = data
+    for name, setting in column_config.items():
+        fmt = _format_of(setting)
+        if fmt is None or name not in frame.columns or not frame[name].isna().any():
+            continue
+        if frame is data:
+            frame = data.copy()
+        frame[name] = [_cell_text(v, fmt) for v in frame[name]]
+        config[name] = st.column_config.TextColumn(alignment="right")
+    return frame, config
+
+
 def _setting(config: object, name: str) -> object:
     return config.get(name) if isinstance(config, Mapping) else None
 
@@ -117,10 +140,11 @@ def _format_of(config: object) -> str | None:
 
 
 def _cell_text(value: object, fmt: str | None) -> str:
-    """A cell as the grid would show it: empty for a missing value, a printf format applied
-    to a number (a format the number does not fit leaves it as Python prints it)."""
+    """A cell as the grid would show it: :data:`~scar_viz.fmt.EMPTY_CELL` for a missing value,
+    a printf format applied to a number (a format the number does not fit leaves it as Python
+    prints it)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
+        return EMPTY_CELL
     if fmt and isinstance(value, Number) and not isinstance(value, bool):
         try:
             return fmt % value

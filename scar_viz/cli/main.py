@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from scar_viz.chunking.qasc import QascParams
 from scar_viz.cli import gate as cli_gate
 from scar_viz.cli import index as cli_index
+from scar_viz.cli import recommend as cli_recommend
 from scar_viz.cli.common import (
     DOC_HELP,
     EXIT_FAILED,
@@ -66,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.set_defaults(func=cmd_eval)
     cli_gate.register(sub)
     cli_index.register(sub)  # index
+    cli_recommend.register(sub)  # recommend
     return parser
 
 

@@ -18,7 +18,7 @@ from scar_viz.evaluation.run_json import rounded, run_json
 from scar_viz.evaluation.significance import Comparison
 from scar_viz.evaluation.transfer import BarTransfer
 from scar_viz.evaluation.tune import GridPoint, TuneCheck
-from scar_viz.fmt import change
+from scar_viz.fmt import EMPTY_CELL, change
 
 Rows = list[dict[str, object]]
 
@@ -37,22 +37,37 @@ def reduction(ev: Evaluation, target: str, baseline: str, subset: str = "all") -
     return 100.0 * (b - a) / b if b else 0.0
 
 
+def points(ours: float, theirs: float) -> str:
+    """The signed difference of two recalls in points: ``points(0.649, 0.711) == "−6.2
+    points"`` (never "−0.0")."""
+    value = round(100.0 * (ours - theirs), 1)
+    if value == 0:
+        return "0.0 points"
+    return f"{'−' if value < 0 else '+'}{abs(value):.1f} points"
+
+
 def chunk_sentence(ev: Evaluation, target: str = "scar", baseline: str = "window1") -> str:
-    """ "SCAR's chunks against window ±1: −30% over all queries (−41% on the fragmented
-    ones)." — or "" when either policy did not run."""
+    """ "SCAR against window ±1: chunks −30%, recall −2.9 points over all queries (chunks
+    −41%, recall +0.0 points on the fragmented ones)." — the chunk change always beside the
+    recall change; "" when either policy did not run; a subset without queries shows "—"."""
     names = ran(ev)
     if target not in names or baseline not in names:
         return ""
 
-    def rel(subset: str) -> str:
-        ours = ev.policies[target].summaries[subset].mean_chunks
-        return change(ours, ev.policies[baseline].summaries[subset].mean_chunks, 1)
+    def rel(subset: str) -> tuple[str, str]:
+        ours = ev.policies[target].summaries[subset]
+        theirs = ev.policies[baseline].summaries[subset]
+        if not ours.n:
+            return EMPTY_CELL, EMPTY_CELL
+        return change(ours.mean_chunks, theirs.mean_chunks, 1), points(ours.recall, theirs.recall)
 
     label = "SCAR" if target == "scar" else target
     other = "window ±1" if baseline == "window1" else baseline
+    chunks, recall = rel("all")
+    f_chunks, f_recall = rel("fragmented")
     return (
-        f"{label}'s chunks against {other}: **{rel('all')}** over all queries "
-        f"({rel('fragmented')} on the fragmented ones)."
+        f"{label} against {other}: chunks **{chunks}**, recall **{recall}** over all queries "
+        f"(chunks {f_chunks}, recall {f_recall} on the fragmented ones)."
     )
 
 
@@ -63,7 +78,8 @@ def ran(ev: Evaluation) -> list[str]:
 
 def summary_rows(ev: Evaluation, model: str | None = None) -> Rows:
     """One row per policy and subset (scattered only when such queries exist); a policy that
-    did not run gets one row with its error."""
+    did not run gets one row with its error; the means of a subset without queries are None
+    (a view shows "—")."""
     rows: Rows = []
     for name, pe in ev.policies.items():
         if pe.error:
@@ -72,14 +88,15 @@ def summary_rows(ev: Evaluation, model: str | None = None) -> Rows:
         for subset, s in pe.summaries.items():
             if subset == "scattered" and not s.n:
                 continue
+            empty = not s.n  # no query of this type: no mean, shown as "—"
             row: dict[str, object] = {
                 "policy": name,
                 "subset": subset,
                 "n": s.n,
-                "recall": s.recall,
-                "mean chunks": s.mean_chunks,
-                "efficiency": s.efficiency,
-                "mean tokens": s.mean_tokens,
+                "recall": None if empty else s.recall,
+                "mean chunks": None if empty else s.mean_chunks,
+                "efficiency": None if empty else s.efficiency,
+                "mean tokens": None if empty else s.mean_tokens,
             }
             rows.append({"model": model, **row} if model else row)
     return rows
@@ -93,6 +110,9 @@ def summary_lines(ev: Evaluation) -> list[str]:
     ]
     for row in summary_rows(ev):
         if "note" in row:
+            continue
+        if row["recall"] is None:
+            lines.append(f"{row['policy']:<10} {row['subset']:<11} {row['n']:>3} {EMPTY_CELL:>7}")
             continue
         lines.append(
             f"{row['policy']:<10} {row['subset']:<11} {row['n']:>3} {row['recall']:>7.3f} "

@@ -20,7 +20,16 @@ from scar_viz.evaluation.best_point import frugal_best, window_baseline
 from scar_viz.scoring.params import PRESETS
 from scar_viz.scoring.sweep import Candidates, SweepResult, pareto_frontier, sweep
 
-OBJECTIVES = ("efficiency", "recall")
+OBJECTIVES = ("frugal", "efficiency", "recall")
+"""What a tuned setting is best at; ``frugal`` (the default) is the fewest chunks whose recall
+is within a point of window ±1's on the same set. Maximising efficiency lands on plain top-k
+(SCAR admits nothing), maximising recall on admitting every neighbour."""
+OBJECTIVE_LABELS = {
+    "frugal": "fewest chunks at window ±1's recall (within a point)",
+    "efficiency": "efficiency (recall / chunks; lands on plain top-k)",
+    "recall": "recall (lands on admitting every neighbour)",
+}
+PENALTY_OFF = "the boundary penalty is off: SCAR reduces to a relative bar"
 
 
 def grid_settings(grid: SweepResult) -> tuple[np.ndarray, np.ndarray]:
@@ -96,9 +105,11 @@ def best_caption(grid: SweepResult, marks: SweepMarks, stated: bool) -> str:
     if marks.best is None:
         return f"no grid setting reaches {wanted}, so there is no best mark"
     lam, tau = marks.marks["best"]
+    off = f" — λ = 0, {PENALTY_OFF}" if lam == 0 else ""
     return (
         f"best: λ = {lam:.2f}, τ = {tau:.2f}, the fewest chunks "
-        f"({grid.mean_chunks[marks.best]:.2f}; window ±1: {marks.window_chunks:.2f}) with {wanted}"
+        f"({grid.mean_chunks[marks.best]:.2f}; window ±1: {marks.window_chunks:.2f}) with "
+        f"{wanted}{off}"
     )
 
 
@@ -152,8 +163,13 @@ class TuneCheck:
     sliders_tune: GridPoint
     sliders_check: GridPoint
 
+    @property
+    def metric(self) -> str:
+        """The field the objective is read from: mean chunks for ``frugal``."""
+        return "mean_chunks" if self.objective == "frugal" else self.objective
+
     def value(self, point: GridPoint) -> float:
-        return float(getattr(point, self.objective))
+        return float(getattr(point, self.metric))
 
     @property
     def change(self) -> float:
@@ -162,8 +178,10 @@ class TuneCheck:
 
     @property
     def gap(self) -> float:
-        """What tuning on the other set costs on the check set (≥ 0 on the same grid)."""
-        return self.value(self.check_best) - self.value(self.transferred)
+        """What tuning on the other set costs on the check set: the check set's best minus
+        the transferred setting (chunks the other way round for ``frugal``)."""
+        diff = self.value(self.check_best) - self.value(self.transferred)
+        return -diff if self.objective == "frugal" else diff
 
     def marks(self) -> dict[str, tuple[float, float]]:
         """Heatmap marks on the check set: the tuned setting and the check set's best."""
@@ -173,20 +191,35 @@ class TuneCheck:
         }
 
 
+def _best(grid: SweepResult, objective: str, target: float | None) -> tuple[int, int]:
+    if objective == "frugal":
+        found = frugal_best(grid, target if target is not None else 0.0)
+        return found if found is not None else grid.best("recall")
+    return grid.best(objective)
+
+
 def tune_check(
-    tune: SweepResult, check: SweepResult, objective: str, lam: float, tau: float
+    tune: SweepResult,
+    check: SweepResult,
+    objective: str,
+    lam: float,
+    tau: float,
+    targets: tuple[float, float] | None = None,
 ) -> TuneCheck:
-    """Tune on ``tune`` for ``objective`` (efficiency or recall), check on ``check`` (same
-    grid); (λ, τ) are the sliders.
+    """Tune on ``tune`` for ``objective`` (frugal, efficiency or recall), check on ``check``
+    (same grid); (λ, τ) are the sliders. ``targets`` are window ±1's recall on the tune and
+    the check set (:func:`~scar_viz.evaluation.best_point.window_baseline`), which ``frugal``
+    needs; without them it keeps any recall.
 
     Raises:
         SettingsError: for another objective or grids of different shapes.
     """
     if objective not in OBJECTIVES:
-        raise SettingsError(f"Unknown objective '{objective}'; use efficiency or recall.")
+        raise SettingsError(f"Unknown objective '{objective}'; use {', '.join(OBJECTIVES)}.")
     if tune.recall.shape != check.recall.shape:
         raise SettingsError("The tune and check sweeps must use the same λ×τ grid.")
-    bt, bc = tune.best(objective), check.best(objective)
+    t_tune, t_check = targets if targets is not None else (None, None)
+    bt, bc = _best(tune, objective, t_tune), _best(check, objective, t_check)
     return TuneCheck(
         objective,
         grid_point(tune, bt),

@@ -12,11 +12,12 @@ corpus (:func:`scar_viz.documents.corpus.join_documents`). Files of both version
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from scar_viz.documents.corpus import join_documents, part_document
 from scar_viz.documents.reading import Document, DocumentError, document_from_text
 from scar_viz.errors import SettingsError
+from scar_viz.scoring.learned import GateFileError, LearnedGate
 
 FORMAT = "scar-viz-session"
 VERSION = 1
@@ -61,14 +62,79 @@ _TYPES: dict[str, tuple[type, ...]] = {
 
 
 @dataclass(frozen=True)
+class SavedWork:
+    """What a session carries besides settings and document (every field optional, so files
+    written before it still load): the document's query sets by source (name, JSON Lines
+    text; ``session`` holds the questions labelled in the session), the active source, the
+    fitted gate as JSON text and its p. ``doc_key`` is the content digest of the document the
+    sets belong to."""
+
+    doc_key: str = ""
+    query_sets: dict[str, tuple[str, str]] = field(default_factory=dict)
+    query_pick: str | None = None
+    gate: str | None = None
+    p: float | None = None
+
+    def as_json(self) -> dict[str, object]:
+        out: dict[str, object] = {}
+        if self.query_sets:
+            out["queries"] = {
+                "doc_key": self.doc_key,
+                "active": self.query_pick,
+                "sets": {s: {"name": n, "jsonl": t} for s, (n, t) in self.query_sets.items()},
+            }
+        if self.gate:
+            out["gate"] = {"json": self.gate, "p": self.p}
+        return out
+
+
+@dataclass(frozen=True)
 class SavedSession:
     settings: dict[str, object]
     document: Document | None
+    work: SavedWork = field(default_factory=SavedWork)
 
 
-def dumps(settings: dict[str, object], document: Document | None, uploaded: bool) -> str:
-    """JSON text of a session: whitelisted settings, and the document text if it was uploaded
-    (every file's path and text for a corpus)."""
+def _work(data: dict) -> SavedWork:
+    """The optional query sets and gate of a file (absent in older files)."""
+    queries, gate = data.get("queries"), data.get("gate")
+    sets: dict[str, tuple[str, str]] = {}
+    doc_key, pick = "", None
+    if queries is not None:
+        raw = queries.get("sets") if isinstance(queries, dict) else None
+        if not isinstance(raw, dict) or not all(
+            isinstance(v, dict) and isinstance(v.get("jsonl"), str) for v in raw.values()
+        ):
+            raise SettingsError("The session file's query sets are malformed.")
+        if sum(len(v["jsonl"]) for v in raw.values()) > MAX_TEXT_CHARS:
+            raise SettingsError("The session file's query sets are over the size limit.")
+        sets = {str(k): (str(v.get("name") or k), v["jsonl"]) for k, v in raw.items()}
+        doc_key = str(queries.get("doc_key") or "")
+        pick = queries.get("active") if queries.get("active") in sets else None
+    gate_text, p = None, None
+    if gate is not None:
+        if not isinstance(gate, dict) or not isinstance(gate.get("json"), str):
+            raise SettingsError("The session file's gate is malformed.")
+        try:
+            LearnedGate.from_json(gate["json"])
+        except GateFileError as exc:
+            raise SettingsError(f"The session file's gate cannot be read: {exc}") from exc
+        gate_text = gate["json"]
+        raw_p = gate.get("p")
+        if raw_p is not None and (isinstance(raw_p, bool) or not isinstance(raw_p, int | float)):
+            raise SettingsError("The session file's p has the wrong type.")
+        p = None if raw_p is None else float(raw_p)
+    return SavedWork(doc_key, sets, pick, gate_text, p)
+
+
+def dumps(
+    settings: dict[str, object],
+    document: Document | None,
+    uploaded: bool,
+    work: SavedWork | None = None,
+) -> str:
+    """JSON text of a session: whitelisted settings, the document text if it was uploaded
+    (every file's path and text for a corpus), and ``work`` (query sets, the fitted gate)."""
     corpus = uploaded and document is not None and document.is_corpus
     payload: dict[str, object] = {
         "format": FORMAT,
@@ -81,6 +147,8 @@ def dumps(settings: dict[str, object], document: Document | None, uploaded: bool
         payload["documents"] = [{"path": f.name, "text": f.text} for f in files]
     elif uploaded and document is not None:
         payload["document"] = {"name": document.name, "text": document.text}
+    if work is not None:
+        payload.update(work.as_json())
     return json.dumps(payload, ensure_ascii=False, indent=1)
 
 
@@ -150,4 +218,4 @@ def loads(raw: bytes | str) -> SavedSession:
             document = _document(data["document"])
     except DocumentError as exc:
         raise SettingsError(str(exc)) from exc
-    return SavedSession(settings, document)
+    return SavedSession(settings, document, _work(data))

@@ -79,7 +79,8 @@ def test_chunk_sentence_and_reduction(ev):
     scar = ev.policies["scar"].summaries["all"].mean_chunks
     win = ev.policies["window1"].summaries["all"].mean_chunks
     assert reduction(ev, "scar", "window1") == pytest.approx(100 * (win - scar) / win)
-    assert text.startswith("SCAR's chunks against window ±1: **−") and "-0%" not in text
+    assert text.startswith("SCAR against window ±1: chunks **−") and "-0%" not in text
+    assert "recall **" in text and "points" in text
     assert chunk_sentence(ev, baseline="window2") == ""  # window2 did not run
     assert "**0.0%**" in chunk_sentence(ev, "scar", "scar")  # never "−0.0%"
 

@@ -115,3 +115,22 @@ def test_best_caption_names_the_target(grid, cands):
     assert "recall ≥ 0.500" in best_caption(grid, floor, stated=True)
     none = sweep_marks(grid, cands, floor=1.01)
     assert "no best mark" in best_caption(grid, none, stated=True)
+
+
+def test_best_at_lambda_zero_says_the_penalty_is_off():
+    from scar_viz.evaluation.tune import PENALTY_OFF, SweepMarks, best_caption
+
+    g = hand_grid([[0.5, 0.8], [0.6, 0.7]], [[2, 3], [2, 4]])
+    at_zero = SweepMarks({"best": (0.0, 0.1)}, (0, 1), 0.8, 0.01, 5.0)
+    assert PENALTY_OFF in best_caption(g, at_zero, stated=False)
+    elsewhere = SweepMarks({"best": (0.1, 0.1)}, (1, 1), 0.7, 0.01, 5.0)
+    assert PENALTY_OFF not in best_caption(g, elsewhere, stated=False)
+
+
+def test_frugal_objective_is_the_cheapest_at_the_window_recall():
+    tune = hand_grid([[0.6, 0.8], [0.79, 0.9]], [[2, 5], [3, 6]])
+    tc = tune_check(tune, tune, "frugal", 0.0, 0.0, targets=(0.8, 0.8))
+    assert (tc.tuned.recall, tc.tuned.mean_chunks) == (0.79, 3.0)  # within a point, fewest
+    assert tc.metric == "mean_chunks" and tc.gap == 0.0
+    efficient = tune_check(tune, tune, "efficiency", 0.0, 0.0)
+    assert efficient.tuned.mean_chunks == 2.0  # plain top-k: what frugal avoids

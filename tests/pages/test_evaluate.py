@@ -40,7 +40,8 @@ def table(at: AppTest, key: str):
         return next(
             df.value
             for df in at.dataframe
-            if list(df.value.columns[:1]) == ["policy"] and "subset" not in df.value.columns
+            if list(df.value.columns[:1]) == ["policy"]
+            and not {"subset", "k"} & set(df.value.columns)  # not the metrics, not the verdict
         )
     return next(df.value for df in at.dataframe if COLUMNS[key] in df.value.columns)
 
@@ -97,7 +98,9 @@ def test_runs_on_the_sample_with_its_own_queries(at):
     assert {"topk", "window1", "window2", "scar"} <= set(metrics["policy"])
     topk = metrics[(metrics.policy == "topk") & (metrics.subset == "all")]
     assert topk["mean chunks"].iloc[0] == at.slider(key="k").value
-    assert any("chunks against window ±1" in m.value for m in at.markdown)
+    assert any(
+        "SCAR against window ±1: chunks" in m.value and "recall" in m.value for m in at.markdown
+    )
     assert not any("-0%" in m.value for m in at.markdown)
 
 

@@ -55,7 +55,7 @@ def test_the_tune_half_changes_the_weights_and_reports_both_halves(at):
 
 def test_k_refits(at):
     before = weights(at)
-    at.slider(key="fg_k").set_value(6).run()
+    at.slider(key="k").set_value(6).run()
     assert not weights(at).round(6).equals(before.round(6))
 
 
@@ -104,3 +104,17 @@ def test_uploading_a_gate_uses_it_and_warns_about_the_setting(at):
     assert not at.exception and not alerts(at, "error")
     assert at.session_state["learned_gate_json"] == default_gate().to_json()
     assert any("fitted with model" in w for w in alerts(at, "warning"))
+
+
+def test_fit_a_gate_runs_at_the_lab_k(hash_model):
+    from streamlit.testing.v1 import AppTest
+
+    lab = AppTest.from_file("../../app.py", default_timeout=120)
+    lab.run()
+    lab.switch_page("pages/evaluate.py")
+    lab.run()
+    lab.slider(key="k").set_value(5).run()
+    lab.switch_page("pages/fit_gate.py")
+    lab.run()
+    assert not lab.exception, lab.exception
+    assert lab.slider(key="k").value == 5  # one k on every page of the lab

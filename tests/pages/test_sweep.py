@@ -87,6 +87,11 @@ def test_frontier_pick_sets_the_sliders(at):
 
 
 def test_two_query_sets_split_and_upload(at):
+    # the default tunes for the fewest chunks at window ±1's recall, not for efficiency
+    # (which lands on plain top-k)
+    assert at.selectbox(key="obj").value == "frugal"
+    assert any(m.label == "mean chunks on tune set (tuned)" for m in at.metric)
+    at.selectbox(key="obj").set_value("efficiency").run()
     gap = next(m for m in at.metric if m.label == "Gap to the check set's own best")
     assert float(gap.value) >= 0
     table = next(d.value for d in at.dataframe if "setting" in d.value.columns)

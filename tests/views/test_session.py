@@ -143,3 +143,37 @@ def test_a_corpus_over_the_document_limit_is_refused(monkeypatch):
     monkeypatch.setattr(session, "MAX_DOCUMENTS", 2)
     with pytest.raises(ValueError, match="limit is 2"):
         loads(dumps({}, corpus(), uploaded=True))
+
+
+def test_session_carries_query_sets_and_the_gate():
+    from scar_viz.documents.reading import document_from_text
+    from scar_viz.scoring.learned import default_gate
+    from scar_viz.views.session import SavedWork, dumps, loads
+
+    doc = document_from_text("notes.txt", "Alpha beta gamma. Delta epsilon.")
+    line = '{"id": "q1", "query": "beta?", "evidence": [{"text": "beta", "start": 6, "end": 10}]}'
+    work = SavedWork(
+        "digest",
+        {"upload": ("mine.jsonl", line), "session": ("labelled in this session", line)},
+        "session",
+        default_gate().to_json(),
+        0.2,
+    )
+    back = loads(dumps({"k": 4, "lam": 0.3}, doc, True, work))
+    assert back.work == work
+    assert back.settings == {"k": 4, "lam": 0.3}
+    old = loads(dumps({"k": 4}, doc, True))  # a file without them (written before) still loads
+    assert old.work == SavedWork() and old.document.text == doc.text
+
+
+def test_a_broken_gate_in_a_session_is_a_clear_error():
+    import json
+
+    import pytest
+
+    from scar_viz.errors import SettingsError
+    from scar_viz.views.session import loads
+
+    raw = {"format": "scar-viz-session", "version": 1, "settings": {}, "gate": {"json": "{"}}
+    with pytest.raises(SettingsError, match="gate"):
+        loads(json.dumps(raw))
