@@ -15,6 +15,7 @@ from scar_viz.charts.overview import overview_chart, split_overview
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.policies.context import context_html
 from scar_viz.scoring.explain import edge_notes, explain_decision
+from scar_viz.scoring.lexical import question_lex
 from scar_viz.scoring.scar import Selection
 from scar_viz.views.explorer import contexts, policy_selection, query_sims, summarise
 from scar_viz.views.focus import gate_payload
@@ -213,7 +214,8 @@ def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
     policy, p = policy_choice()
     params = gate_sliders(len(prep.chunks), learned=policy == "learned")
     gate, source = active_gate() if policy == "learned" else (None, "")
-    sel = policy_selection(policy, sims, prep.unit, params, gate, p, prep.doc_of)
+    words = question_lex([c.text for c in prep.chunks], query)
+    sel = policy_selection(policy, sims, prep.unit, params, gate, p, prep.doc_of, words)
     summary = summarise(prep.chunks, sel, policy, prep.doc_of)
     focus = state.get(keys.FOCUS)
     if not big:

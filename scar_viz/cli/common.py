@@ -42,6 +42,9 @@ def add_common_options(p: argparse.ArgumentParser) -> None:
     number_option(p, "--lam", d.lam, "λ")
     number_option(p, "--tau", d.tau, "τ")
     number_option(p, "--radius", d.radius, "r, neighbours per side")
+    number_option(
+        p, "--mu", d.mu, "μ, SCAR's lexical weight", "0 is the paper's gate, docs/method.md §8"
+    )
     add_chunking_options(p)
     p.add_argument(
         "--model",
@@ -164,7 +167,9 @@ def given_options(
 
 def gate_params(args: argparse.Namespace) -> GateParams:
     """k, λ, τ and r from the common options."""
-    return GateParams(k=args.k, lam=args.lam, tau=args.tau, radius=args.radius)
+    if not args.mu >= 0:
+        raise ValueError("--mu must be 0 or more.")
+    return GateParams(k=args.k, lam=args.lam, tau=args.tau, radius=args.radius, mu=args.mu)
 
 
 def chunking_config(args: argparse.Namespace) -> ChunkingConfig:

@@ -1,6 +1,6 @@
 """``python -m scar_viz fit-gate``, and the ``--gate`` / ``--p`` options of select and eval.
 
-    python -m scar_viz fit-gate DOC QUERIES [--k 4] [chunking and model options] --out gate.json
+    python -m scar_viz fit-gate DOC QUERIES [--k 4] [--features base|lexical] [...] --out gate.json
 
 fits a learned neighbour gate (:mod:`scar_viz.scoring.learned`) on a labelled query set and
 writes it as JSON; ``select --policy learned`` and ``eval --policies learned`` use it with
@@ -19,6 +19,7 @@ from scar_viz.evaluation.learned import fit_gate_on, query_table
 from scar_viz.scoring.learned import (
     DEFAULT_L2,
     DEFAULT_P,
+    FEATURE_SETS,
     LearnedGate,
     LearnedSelection,
     p_curve,
@@ -119,6 +120,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=DEFAULT_P,
         help=f"report the in-sample recall and chunks at this p (default {DEFAULT_P:g})",
     )
+    fit.add_argument(
+        "--features",
+        choices=FEATURE_SETS,
+        default="base",
+        help="base: the five similarity and position features; lexical: plus the question's "
+        "words in n, in c and in n but not c (docs/method.md §8) (default base)",
+    )
     add_common_options(fit)
     fit.set_defaults(func=cmd_fit_gate, k=FIT_K)
 
@@ -131,7 +139,9 @@ def cmd_fit_gate(args: argparse.Namespace) -> int:
     embedder, cache, prep = setup(args)
     _, labelled, vecs = load_labelled(args.queries, prep, embedder, cache)
     radius = max(1, args.radius)
-    gate = fit_gate_on(prep, labelled, vecs, args.k, radius=radius, l2=args.l2)
+    gate = fit_gate_on(
+        prep, labelled, vecs, args.k, radius=radius, l2=args.l2, features=args.features
+    )
     gate = LearnedGate(
         gate.feature_names,
         gate.weights,
@@ -141,7 +151,7 @@ def cmd_fit_gate(args: argparse.Namespace) -> int:
         {**gate.fitted_on, "queries": str(args.queries)},
     )
     gate.save(args.out)
-    table = query_table(prep, labelled, vecs, args.k, radius)
+    table = query_table(prep, labelled, vecs, args.k, radius, gate.uses_lexical)
     curve = p_curve(table, gate, [args.p], [q.fragmented for q in labelled])
     if args.json:
         out = {

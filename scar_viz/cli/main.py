@@ -107,6 +107,7 @@ def cmd_select(args: argparse.Namespace) -> int:
             "lam": gate.lam,
             "tau": gate.tau,
             "radius": gate.radius,
+            **({"mu": gate.mu} if gate.mu else {}),
             "chunker": args.chunker,
             "chunk_size": args.chunk_size,
             "overlap": args.overlap,
@@ -217,7 +218,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     run, gp = ev.settings, ev.settings.params
     print(
         f"{run.document}: {run.n_chunks} chunks ({run.chunking}) · {run.embedder} · "
-        f"k={gp.k} λ={gp.lam:g} τ={gp.tau:g} r={gp.radius}"
+        f"k={gp.k} λ={gp.lam:g} τ={gp.tau:g} r={gp.radius}" + (f" μ={gp.mu:g}" if gp.mu else "")
     )
     counts = ev.type_counts
     print(

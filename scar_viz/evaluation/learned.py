@@ -14,6 +14,7 @@ from scar_viz.scoring.learned.features import CandidateTable, build_table
 from scar_viz.scoring.learned.fit import DEFAULT_L2, fit_gate
 from scar_viz.scoring.learned.model import LearnedGate
 from scar_viz.scoring.learned.p_curve import DEFAULT_PS, PCurve, p_curve
+from scar_viz.scoring.lexical import QuestionLex, chunk_index
 from scar_viz.scoring.params import DEFAULT_RADIUS
 from scar_viz.scoring.scar import normalize
 
@@ -24,12 +25,21 @@ def query_table(
     query_vecs: np.ndarray,
     k: int,
     radius: int = DEFAULT_RADIUS,
+    lexical: bool = False,
 ) -> CandidateTable:
     """:func:`~scar_viz.scoring.learned.features.build_table` for labelled queries on a prepared
-    document."""
+    document; ``lexical`` adds the lexical features (over the chunks' texts)."""
     vecs = normalize(np.atleast_2d(np.asarray(query_vecs, dtype=np.float64)))
     sims = vecs @ prep.unit.T
-    return build_table(sims, prep.unit, [q.gold for q in queries], k, max(1, radius), prep.doc_of)
+    lex = query_lex(prep, [q.query.query for q in queries]) if lexical else None
+    golds = [q.gold for q in queries]
+    return build_table(sims, prep.unit, golds, k, max(1, radius), prep.doc_of, lex)
+
+
+def query_lex(prep: PreparedDoc, questions: Sequence[str]) -> list[QuestionLex]:
+    """Each question's lexical evidence over the prepared document's chunk texts."""
+    index = chunk_index([c.text for c in prep.chunks])
+    return [index.question(q) for q in questions]
 
 
 def fit_gate_on(
@@ -41,19 +51,20 @@ def fit_gate_on(
     radius: int = DEFAULT_RADIUS,
     l2: float = DEFAULT_L2,
     source: str | None = None,
+    features: str = "base",
 ) -> LearnedGate:
-    """Fit a gate on labelled queries over a prepared document.
+    """Fit a gate on labelled queries over a prepared document (``features`` base or lexical).
 
     ``fitted_on`` records the document, model, chunking, prepending, k, r and the counts.
     """
-    table = query_table(prep, queries, query_vecs, k, radius)
+    table = query_table(prep, queries, query_vecs, k, radius, features == "lexical")
     meta = {
         "document": source or prep.document.name,
         "model": prep.embedder_id,
         "chunking": prep.config.label,
         "prepend": bool(prep.prepend),
     }
-    return fit_gate(table, l2=l2, radius=radius, fitted_on=meta)
+    return fit_gate(table, l2=l2, radius=radius, fitted_on=meta, features=features)
 
 
 def p_curve_on(
@@ -67,5 +78,5 @@ def p_curve_on(
 ) -> PCurve:
     """:func:`~scar_viz.scoring.learned.p_curve.p_curve` for labelled queries on a prepared
     document."""
-    table = query_table(prep, queries, query_vecs, k, radius)
+    table = query_table(prep, queries, query_vecs, k, radius, gate.uses_lexical)
     return p_curve(table, gate, ps, [q.fragmented for q in queries])

@@ -40,14 +40,23 @@ class RunSettings:
             prep.prepend,
             prep.embedder_id,
             prep.embedder_label,
-            GateParams(int(params.k), float(params.lam), float(params.tau), int(params.radius)),
+            GateParams(
+                int(params.k),
+                float(params.lam),
+                float(params.tau),
+                int(params.radius),
+                float(params.mu),
+            ),
             tuple(p.path for p in prep.document.parts),
         )
 
     def params_json(self, prepend: bool = False) -> dict[str, object]:
-        """``{"k", "lam", "tau", "radius"}``, with ``"prepend"`` when asked."""
+        """``{"k", "lam", "tau", "radius"}`` (and ``"mu"`` when μ > 0), with ``"prepend"`` when
+        asked."""
         p = self.params
         out: dict[str, object] = {"k": p.k, "lam": p.lam, "tau": p.tau, "radius": p.radius}
+        if p.mu:
+            out["mu"] = p.mu
         return {**out, "prepend": self.prepend} if prepend else out
 
     def as_json(

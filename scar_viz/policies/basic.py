@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, policy_entry
+from scar_viz.scoring.lexical import question_lex
 from scar_viz.scoring.scar import select_from_sims, top_k, window
 
 
@@ -22,7 +23,10 @@ def window_policy(inputs: QueryInputs, w: int = 1) -> PolicyResult:
 
 def scar_policy(inputs: QueryInputs) -> PolicyResult:
     t0 = time.perf_counter()
-    sel = select_from_sims(inputs.sims, inputs.unit, inputs.params, inputs.doc_of)
+    lexical = None
+    if inputs.params.mu:
+        lexical = question_lex([c.text for c in inputs.chunks], inputs.query)
+    sel = select_from_sims(inputs.sims, inputs.unit, inputs.params, inputs.doc_of, lexical)
     return chunk_result("scar", inputs, sel.selected, t0, detail=sel)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, policy_entry
 from scar_viz.scoring.learned import DEFAULT_P, LearnedGate, learned_select, resolve_gate
+from scar_viz.scoring.lexical import question_lex
 
 
 def learned_policy(
@@ -22,8 +23,18 @@ def learned_policy(
     resolved = resolve_gate(gate)
     t0 = time.perf_counter()
     params = inputs.params
+    lexical = None
+    if resolved.uses_lexical:
+        lexical = question_lex([c.text for c in inputs.chunks], inputs.query)
     sel = learned_select(
-        inputs.sims, inputs.unit, params.k, resolved, float(p), params.radius, inputs.doc_of
+        inputs.sims,
+        inputs.unit,
+        params.k,
+        resolved,
+        float(p),
+        params.radius,
+        inputs.doc_of,
+        lexical,
     )
     return chunk_result("learned", inputs, sel.selected, t0, detail=sel)
 

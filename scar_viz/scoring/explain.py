@@ -17,11 +17,17 @@ class Explanation:
 def explain_decision(d: Decision) -> Explanation:
     """The gate with this decision's numbers filled in, and one sentence saying why."""
     relation = ">" if d.passes else r"\le"
+    lexical = (
+        rf" + \underbrace{{{d.mu:.2f}}}_{{\mu}}\cdot"
+        rf"\underbrace{{{d.lex_qn:.3f}}}_{{\mathrm{{lex}}(q,n)}}"
+        if d.mu
+        else ""
+    )
     latex = (
         r"\begin{aligned}"
         rf"S &= \underbrace{{{d.cos_qn:.3f}}}_{{\cos(q,n_{{{d.neighbour}}})}}"
         rf" - \underbrace{{{d.lam:.2f}}}_{{\lambda}}\cdot"
-        rf"\underbrace{{{d.penalty:.3f}}}_{{b(c_{{{d.chunk}}},n)}} = {d.score:.3f}\\"
+        rf"\underbrace{{{d.penalty:.3f}}}_{{b(c_{{{d.chunk}}},n)}}{lexical} = {d.score:.3f}\\"
         rf"\text{{bar}} &= \underbrace{{{d.tau:.2f}}}_{{\tau}}\cdot"
         rf"\underbrace{{{d.cos_qc:.3f}}}_{{\cos(q,c_{{{d.chunk}}})}} = {d.bar:.3f}\\"
         rf"S &{relation} \text{{bar}} \quad(\text{{margin }} {d.margin:+.3f})"
@@ -34,10 +40,15 @@ def explain_decision(d: Decision) -> Explanation:
         )
     elif d.outcome == "admitted":
         sentence = f"Admitted: chunk {d.neighbour}'s score clears the bar by {d.margin:.3f}."
+        if d.mu:
+            sentence += f" The question's words add μ·lex(q,n) = {d.lexical_term:.3f}" + (
+                " — without them it would be rejected." if d.margin <= d.lexical_term else "."
+            )
     elif d.blocked_by == "relevance":
+        with_words = f" plus μ·lex(q,n) = {d.lexical_term:.3f}" if d.mu else ""
         sentence = (
-            f"Rejected by relevance: even with no penalty, cos(q,n) = {d.cos_qn:.3f} does "
-            f"not clear the bar {d.bar:.3f}."
+            f"Rejected by relevance: even with no penalty, cos(q,n) = {d.cos_qn:.3f}"
+            f"{with_words} does not clear the bar {d.bar:.3f}."
         )
     else:
         sentence = (

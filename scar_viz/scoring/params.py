@@ -2,7 +2,8 @@
 
 ``GateParams`` travels through the pages, the CLI and the policies as one frozen object:
 k (chunks the retriever returns), λ (weight of the boundary penalty), τ (the bar relative to
-cos(q, c)) and r (the radius). Defaults and presets live here and nowhere else.
+cos(q, c)), r (the radius) and μ (the weight of the lexical term, this project's extension,
+docs/method.md §8; 0 is the paper's gate). Defaults and presets live here and nowhere else.
 """
 
 from __future__ import annotations
@@ -20,16 +21,19 @@ DEFAULT_PRESET = "A"
 DEFAULT_LAM = PRESETS[DEFAULT_PRESET]["lam"]
 DEFAULT_TAU = PRESETS[DEFAULT_PRESET]["tau"]
 DEFAULT_RADIUS = 1
+DEFAULT_MU = 0.0
+"""μ = 0: no lexical term, the paper's gate."""
 
 
 @dataclass(frozen=True)
 class GateParams:
-    """k, λ, τ and r: the retrieval and gate settings that travel together."""
+    """k, λ, τ, r and μ: the retrieval and gate settings that travel together."""
 
     k: int = DEFAULT_K
     lam: float = DEFAULT_LAM
     tau: float = DEFAULT_TAU
     radius: int = DEFAULT_RADIUS
+    mu: float = DEFAULT_MU
 
     def with_(self, **changes: object) -> GateParams:
         """A copy with ``changes`` applied (``params.with_(lam=0.2)``)."""
@@ -43,4 +47,4 @@ class GateParams:
 
 
 DEFAULT_PARAMS = GateParams()
-"""k, λ, τ and r at their defaults: the one default every signature takes."""
+"""k, λ, τ, r and μ at their defaults: the one default every signature takes."""

@@ -7,6 +7,10 @@ e_x the L2-normalised embedding of x, cos the cosine similarity.
     S(c, n) = cos(e_q, e_n) - λ · b(c, n)        expansion score
     admit n  iff  S(c, n) > τ · cos(e_q, e_c)    the gate (strict), bar = τ · cos(e_q, e_c)
 
+With μ > 0 (this project's extension, docs/method.md §8) the score gains a lexical term,
+S(c, n) = cos(e_q, e_n) − λ · b(c, n) + μ · lex(q, n), lex from :mod:`scar_viz.scoring.lexical`;
+μ = 0 computes exactly the paper's S (the term is not added).
+
 Candidates lie at distance d = 1 … r on each side of c; the chunk at distance d is a candidate
 only if the one at distance d-1 on that side was admitted or is itself retrieved, and its
 penalty is always taken against c. The context is the union of the retrieved chunks and the
@@ -24,6 +28,7 @@ import numpy as np
 from scar_viz.edges import reach
 from scar_viz.embeddings.vectors import normalize
 from scar_viz.errors import SettingsError
+from scar_viz.scoring.lexical import QuestionLex
 from scar_viz.scoring.params import DEFAULT_K, DEFAULT_PARAMS, PRESETS, GateParams  # noqa: F401
 from scar_viz.scoring.walk import Candidate, GateDecision, Judge, walk_neighbours
 
@@ -86,8 +91,9 @@ def window(
 @dataclass(frozen=True, kw_only=True)
 class Decision(GateDecision):
     """SCAR's evaluation of one candidate (:class:`GateDecision`): S = cos(q,n) − λ·b(c,n)
-    against the bar τ·cos(q,c). ``blocked_by`` is ``relevance`` when cos(q,n) alone is not
-    above the bar, ``penalty`` when cos(q,n) clears the bar but λ·b(c,n) pulls S under.
+    (+ μ·lex(q,n) when μ > 0) against the bar τ·cos(q,c). ``blocked_by`` is ``relevance`` when
+    cos(q,n) (+ μ·lex(q,n)) alone is not above the bar, ``penalty`` when it clears the bar but
+    λ·b(c,n) pulls S under.
     """
 
     cos_qn: float
@@ -95,12 +101,21 @@ class Decision(GateDecision):
     penalty: float
     lam: float
     tau: float
+    mu: float = 0.0
+    lex_qn: float = 0.0
+
+    @property
+    def lexical_term(self) -> float:
+        """μ·lex(q,n), 0 when μ = 0."""
+        return self.mu * self.lex_qn if self.mu else 0.0
 
     def as_row(self) -> dict[str, object]:
+        lexical = {"lex(q,n)": self.lex_qn, "μ·lex(q,n)": self.lexical_term} if self.mu else {}
         return {
             **self._where(),
             "cos(q,n)": self.cos_qn,
             "b(c,n)": self.penalty,
+            **lexical,
             "S": self.score,
             "bar τ·cos(q,c)": self.bar,
             "margin": self.margin,
@@ -131,14 +146,17 @@ class Selection:
         return sorted({d.neighbour for d in self.decisions if d.outcome == "rejected"} - chosen)
 
 
-def gate(cos_qn, cos_qc, penalty, lam, tau):
+def gate(cos_qn, cos_qc, penalty, lam, tau, mu=0.0, lex_qn=0.0):
     """The gate, on scalars or on arrays (numpy broadcasting): returns (S, bar, passes).
 
-    S = cos_qn − lam·penalty, bar = tau·cos_qc, passes = S > bar (strict). Scalars give numpy
-    scalars; the one formula serves :func:`select_from_sims`, the vectorised sweep and the
-    lesson's rescaled decisions.
+    S = cos_qn − lam·penalty (+ mu·lex_qn when mu ≠ 0), bar = tau·cos_qc, passes = S > bar
+    (strict). Scalars give numpy scalars; the one formula serves :func:`select_from_sims`, the
+    vectorised sweep and the lesson's rescaled decisions. With mu = 0 the lexical term is not
+    computed at all, so the paper's gate is reproduced bit for bit.
     """
     score = np.subtract(cos_qn, np.multiply(lam, penalty))
+    if np.any(mu):
+        score = np.add(score, np.multiply(mu, lex_qn))
     bar = np.multiply(tau, cos_qc)
     return score, bar, np.greater(score, bar)
 
@@ -166,17 +184,31 @@ def scar_select(query_vec: np.ndarray, chunk_vecs: np.ndarray, params: GateParam
     return select_from_sims(sims, chunks, params)
 
 
-def scar_judge(sims: np.ndarray, unit_chunks: np.ndarray, lam: float, tau: float) -> Judge:
+def scar_judge(
+    sims: np.ndarray,
+    unit_chunks: np.ndarray,
+    lam: float,
+    tau: float,
+    mu: float = 0.0,
+    lex: np.ndarray | None = None,
+) -> Judge:
     """SCAR's judge for :func:`~scar_viz.scoring.walk.walk_neighbours`: S(c, n) against
     τ·cos(q,c), with b(c, n) clipped to [0, 2]; a rejection is blocked by ``relevance`` or
-    ``penalty`` (:class:`Decision`)."""
+    ``penalty`` (:class:`Decision`). With μ > 0, ``lex`` (N,) holds lex(q, x) per chunk.
+
+    Raises:
+        SettingsError: for μ < 0, or μ > 0 without ``lex``.
+    """
+    mu = _check_mu(mu, lex)
 
     def judge(cand: Candidate) -> Decision:
         c, j = cand.chunk, cand.neighbour
         penalty = min(2.0, max(0.0, float(1.0 - unit_chunks[c] @ unit_chunks[j])))
-        score, bar, passes = gate(float(sims[j]), float(sims[c]), penalty, lam, tau)
+        lex_qn = float(lex[j]) if mu else 0.0
+        score, bar, passes = gate(float(sims[j]), float(sims[c]), penalty, lam, tau, mu, lex_qn)
         score, bar, passes = float(score), float(bar), bool(passes)
-        blocked = "relevance" if sims[j] <= bar else "penalty"
+        relevance = float(sims[j]) + mu * lex_qn if mu else sims[j]
+        blocked = "relevance" if relevance <= bar else "penalty"
         return Decision(
             **cand.verdict(score, bar, passes, blocked),
             cos_qn=float(sims[j]),
@@ -184,9 +216,20 @@ def scar_judge(sims: np.ndarray, unit_chunks: np.ndarray, lam: float, tau: float
             penalty=penalty,
             lam=lam,
             tau=tau,
+            mu=mu,
+            lex_qn=lex_qn,
         )
 
     return judge
+
+
+def _check_mu(mu: float, lex: object) -> float:
+    mu = float(mu)
+    if not mu >= 0.0:
+        raise SettingsError(f"μ must be 0 or more; got {mu:g}.")
+    if mu and lex is None:
+        raise SettingsError("μ > 0 needs the question's lexical evidence (the chunk texts).")
+    return mu
 
 
 def select_from_sims(
@@ -194,11 +237,18 @@ def select_from_sims(
     unit_chunks: np.ndarray,
     params: GateParams,
     doc_of: np.ndarray | None = None,
+    lexical: QuestionLex | None = None,
 ) -> Selection:
     """:func:`scar_select` given s[i] = cos(q, c_i) and unit-norm chunk vectors; ``doc_of``
-    (the file of each chunk in a corpus) keeps every neighbour inside its chunk's file."""
+    (the file of each chunk in a corpus) keeps every neighbour inside its chunk's file;
+    ``lexical`` (the question's lexical evidence) is needed when ``params.mu`` > 0.
+
+    Raises:
+        SettingsError: for μ < 0, or μ > 0 without ``lexical``.
+    """
     retrieved = top_k(sims, params.k)
-    judge = scar_judge(sims, unit_chunks, params.lam, params.tau)
+    lex = lexical.share if lexical is not None and params.mu else None
+    judge = scar_judge(sims, unit_chunks, params.lam, params.tau, params.mu, lex)
     selected, admitted, decisions = walk_neighbours(
         retrieved, len(sims), params.radius, judge, doc_of
     )

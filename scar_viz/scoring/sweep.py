@@ -11,6 +11,10 @@ with the contiguity rule for r > 1: the candidate at distance d on a side counts
 every nearer one on that side was admitted or is itself retrieved. A neighbour admitted from
 two retrieved chunks is counted once. The numbers are computed with the same floating-point
 operations as :func:`scar_viz.scoring.scar.select_from_sims`, so the selections agree exactly.
+
+With a lexical weight μ > 0 (docs/method.md §8) the score is cos(q,n) − λ·b(c,n) + μ·lex(q,n);
+the candidates then need lex(q,n) (``build_candidates(..., lex=...)``), and :func:`sweep` takes
+one μ per call (sweep several μ by calling it once per value).
 """
 
 from __future__ import annotations
@@ -65,11 +69,13 @@ class CandidateSlots:
 
 @dataclass(frozen=True)
 class Candidates(CandidateSlots):
-    """:class:`CandidateSlots` with each candidate's cos(q,n), cos(q,c) and b(c,n)."""
+    """:class:`CandidateSlots` with each candidate's cos(q,n), cos(q,c) and b(c,n), and
+    lex(q,n) when built with lexical evidence (None otherwise)."""
 
     cos_qn: np.ndarray
     cos_qc: np.ndarray
     penalty: np.ndarray
+    lex_qn: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -172,6 +178,7 @@ def build_candidates(
     k: int,
     radius: int = DEFAULT_RADIUS,
     doc_of: np.ndarray | None = None,
+    lex: np.ndarray | None = None,
 ) -> Candidates:
     """List the candidates of every query.
 
@@ -182,6 +189,7 @@ def build_candidates(
         k: chunks retrieved per query.
         radius: r ≥ 1.
         doc_of: (N,) the file of each chunk in a corpus; None for one file.
+        lex: (Q, N), lex(q, c_i) (:func:`scar_viz.scoring.lexical.lex_matrix`), for μ > 0.
 
     Raises:
         ValueError: for mismatched shapes, r < 1, k < 1 or an empty gold set.
@@ -202,7 +210,15 @@ def build_candidates(
         cos_qn=sims[walk.query, walk.neighbour],
         cos_qc=sims[walk.query, walk.chunk],
         penalty=np.array([pair_penalty[cj] for cj in pairs], dtype=np.float64),
+        lex_qn=None if lex is None else _lex_of(lex, sims.shape, walk),
     )
+
+
+def _lex_of(lex: np.ndarray, shape: tuple[int, ...], walk: Walk) -> np.ndarray:
+    lex = np.atleast_2d(np.asarray(lex, dtype=np.float64))
+    if lex.shape != shape:
+        raise SettingsError(f"lex has shape {lex.shape}; the similarities have {shape}.")
+    return lex[walk.query, walk.neighbour]
 
 
 @dataclass(frozen=True)
@@ -223,6 +239,8 @@ class SweepResult:
     efficiency: np.ndarray
     query_recall: np.ndarray = field(repr=False)
     query_chunks: np.ndarray = field(repr=False)
+    mu: float = 0.0
+    """The lexical weight μ the grid was computed at (0: the paper's gate)."""
 
     def nearest(self, lam: float, bar: float) -> tuple[int, int]:
         """Grid indices closest to (λ, bar)."""
@@ -275,10 +293,15 @@ def per_query(cands: CandidateSlots, admitted: np.ndarray) -> tuple[np.ndarray, 
     return q_chunks, q_recall
 
 
-def _admitted(cands: Candidates, lam: float, bars: np.ndarray, mode: str) -> np.ndarray:
-    """(T, M) booleans: candidate m admitted at (lam, bars[t])."""
+def _admitted(
+    cands: Candidates, lam: float, bars: np.ndarray, mode: str, mu: float = 0.0
+) -> np.ndarray:
+    """(T, M) booleans: candidate m admitted at (lam, bars[t]) (and μ)."""
     cos_qc = cands.cos_qc[None, :] if mode == "relative" else 1.0  # absolute: bar = θ
-    _, _, passes = gate(cands.cos_qn[None, :], cos_qc, cands.penalty[None, :], lam, bars[:, None])
+    lex = cands.lex_qn[None, :] if mu else 0.0
+    _, _, passes = gate(
+        cands.cos_qn[None, :], cos_qc, cands.penalty[None, :], lam, bars[:, None], mu, lex
+    )
     return contiguous(cands, passes)
 
 
@@ -288,19 +311,26 @@ def sweep(
     bars: Sequence[float] | np.ndarray | None = None,
     mode: str = "relative",
     progress: Progress | None = None,
+    mu: float = 0.0,
 ) -> SweepResult:
     """Recall, mean unique chunks and efficiency at every (λ, bar) grid point.
 
     Per query: chunks = |retrieved| + |admitted neighbours| (unique), recall = |selected ∩
     gold| / |gold|; the grid's values are their means, efficiency = recall / chunks.
 
-    ``progress(done, total)`` is called after each row of λ.
+    ``progress(done, total)`` is called after each row of λ. ``mu`` > 0 adds μ·lex(q,n) to
+    every score (the candidates must carry lex(q,n)).
 
     Raises:
-        ValueError: for an unknown ``mode`` or an empty grid.
+        ValueError: for an unknown ``mode``, an empty grid, μ < 0 or μ > 0 without lex.
     """
     if mode not in MODES:
         raise SettingsError(f"Unknown bar '{mode}'; use one of {MODES}.")
+    mu = float(mu)
+    if not mu >= 0.0:
+        raise SettingsError(f"μ must be 0 or more; got {mu:g}.")
+    if mu and cands.lex_qn is None:
+        raise SettingsError("μ > 0 needs candidates built with lex(q,n).")
     lams = np.asarray(lams, dtype=np.float64).reshape(-1)
     default = TAUS if mode == "relative" else THETAS
     bars = np.asarray(default if bars is None else bars, dtype=np.float64).reshape(-1)
@@ -310,14 +340,15 @@ def sweep(
     q_chunks = np.empty((n_l, n_t, n_q))
     q_recall = np.empty((n_l, n_t, n_q))
     for i, lam in enumerate(lams):
-        q_chunks[i], q_recall[i] = per_query(cands, _admitted(cands, float(lam), bars, mode))
+        admitted = _admitted(cands, float(lam), bars, mode, mu)
+        q_chunks[i], q_recall[i] = per_query(cands, admitted)
         if progress:
             progress(i + 1, n_l)
     recall = q_recall.mean(axis=2) if n_q else np.zeros((n_l, n_t))
     chunks = q_chunks.mean(axis=2) if n_q else np.zeros((n_l, n_t))
     efficiency = np.divide(recall, chunks, out=np.zeros_like(recall), where=chunks > 0)
     return SweepResult(
-        mode, cands.k, cands.radius, lams, bars, recall, chunks, efficiency, q_recall, q_chunks
+        mode, cands.k, cands.radius, lams, bars, recall, chunks, efficiency, q_recall, q_chunks, mu
     )
 
 

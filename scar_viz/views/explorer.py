@@ -28,6 +28,7 @@ from scar_viz.scoring.learned import (
     learned_select,
     resolve_gate,
 )
+from scar_viz.scoring.lexical import QuestionLex
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import Selection, select_from_sims, window
 
@@ -62,18 +63,22 @@ def policy_selection(
     gate: LearnedGate | None = None,
     p: float = DEFAULT_P,
     doc_of: np.ndarray | None = None,
+    lexical: QuestionLex | None = None,
 ) -> Selection:
     """The selection ``policy`` ("SCAR" or "learned") makes for one query.
 
-    The learned gate reads ``params.k`` and ``params.radius`` (λ and τ are unused) and admits
-    a neighbour iff its probability exceeds ``p``; ``gate`` None means the shipped gate.
+    The learned gate reads ``params.k`` and ``params.radius`` (λ, τ and μ are unused) and
+    admits a neighbour iff its probability exceeds ``p``; ``gate`` None means the shipped gate.
     ``doc_of`` (a corpus' file of each chunk) keeps neighbours inside their chunk's file.
+    ``lexical`` (the question's words over the chunks) is needed by SCAR with μ > 0 and by a
+    gate with lexical features.
     """
     if policy == "learned":
-        return learned_select(sims, unit, params.k, resolve_gate(gate), p, params.radius, doc_of)
+        resolved = resolve_gate(gate)
+        return learned_select(sims, unit, params.k, resolved, p, params.radius, doc_of, lexical)
     if policy != "SCAR":
         raise UserError(f"Unknown gate policy '{policy}'; choose SCAR or learned.")
-    return select_from_sims(sims, unit, params, doc_of)
+    return select_from_sims(sims, unit, params, doc_of, lexical)
 
 
 def window_name(radius: int) -> str:

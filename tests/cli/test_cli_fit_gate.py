@@ -9,7 +9,13 @@ import pytest
 
 from scar_viz.cli.main import main
 from scar_viz.documents import samples
-from scar_viz.scoring.learned import BASE_FEATURES, DEFAULT_P, LearnedGate, default_gate
+from scar_viz.scoring.learned import (
+    BASE_FEATURES,
+    DEFAULT_P,
+    LEXICAL_FEATURES,
+    LearnedGate,
+    default_gate,
+)
 from tests.conftest import run_cli
 
 QUERY = "What happens if the last crossing of the day is cancelled?"
@@ -92,7 +98,7 @@ def test_select_without_gate_uses_the_default_gate(sample_files, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["params"]["gate"] == "default"
     assert out["params"]["p"] == DEFAULT_P
-    assert default_gate().feature_names == BASE_FEATURES
+    assert default_gate().feature_names == BASE_FEATURES + LEXICAL_FEATURES
 
 
 def test_eval_with_learned_gate_and_p(sample_files, hash_gate, capsys):
@@ -160,3 +166,37 @@ def test_fit_gate_in_a_subprocess_has_no_traceback(tmp_path):
     )  # fmt: skip
     assert proc.returncode == 1
     assert proc.stderr.startswith("error: ") and "Traceback" not in proc.stderr
+
+
+def test_fit_gate_with_lexical_features_then_eval_and_select_with_it(
+    sample_files, tmp_path, capsys
+):
+    doc, queries = sample_files
+    out = tmp_path / "lex.json"
+    argv = ["fit-gate", str(doc), str(queries), "--model", "hash", "--out", str(out)]
+    assert main([*argv, "--features", "lexical"]) == 0
+    assert "lex_qn" in capsys.readouterr().out
+    gate = LearnedGate.load(out)
+    assert gate.feature_names == BASE_FEATURES + LEXICAL_FEATURES
+    assert gate.fitted_on["features"] == "lexical"
+    ev = ["eval", str(doc), str(queries), "--model", "hash", "--json"]
+    assert main([*ev, "--policies", "learned", "--gate", str(out)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["learned"]["weights"]["feature_names"][-3:] == list(LEXICAL_FEATURES)
+    assert main([*select_learned(doc), "--gate", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["selected"]
+
+
+def test_select_scar_with_mu(sample_files, capsys):
+    doc, _ = sample_files
+    base = ["select", str(doc), "--query", QUERY, "--policy", "scar", "--model", "hash", "--json"]
+    assert main(base) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert "mu" not in plain["params"]
+    assert main([*base, "--mu", "0.8"]) == 0
+    lexical = json.loads(capsys.readouterr().out)
+    assert lexical["params"]["mu"] == 0.8
+    assert all("μ·lex(q,n)" in d for d in lexical["decisions"])
+    assert set(plain["selected"]) <= set(lexical["selected"])
+    assert main([*base, "--mu", "-1"]) == 1
+    assert "--mu must be 0 or more" in capsys.readouterr().err

@@ -18,6 +18,7 @@ from scar_viz.documents.reading import Document, document_from_text
 from scar_viz.policies.parent import SECTION
 from scar_viz.scoring.params import GateParams
 from scar_viz.spans import Span
+from tests.conftest import ROOT
 
 A_TEXT = (
     "# Alpha\n\nThe harbour gate opens at dawn. Boats wait in line.\n\n"
@@ -102,13 +103,19 @@ def test_the_corpus_is_what_the_tests_assume():
     assert corpus.section_at(chunks[FIRST_B].start).path == ("b.md",)
 
 
+FIVE_FEATURE_GATE = ROOT / "tests" / "scoring" / "learned" / "data" / "five_feature_gate.json"
+
+
 @pytest.mark.parametrize("name", ["window", "scar", "learned"])
 @pytest.mark.parametrize(("hit", "other"), [(LAST_A, FIRST_B), (FIRST_B, LAST_A)])
 def test_neighbour_policies_stop_at_the_file_edge(name, hit, other):
-    flat = policies.run_policy(name, _inputs(_flat(), [hit, other]))
+    # the learned policy with the five-feature gate, which admits across the seam when the
+    # files are concatenated (the words of these tiny files say nothing)
+    knobs = {"gate": FIVE_FEATURE_GATE} if name == "learned" else {}
+    flat = policies.run_policy(name, _inputs(_flat(), [hit, other]), **knobs)
     assert other in flat.chunk_ids  # concatenated: the other file's chunk is admitted
     inputs = _inputs(_corpus(), [hit, other])
-    res = policies.run_policy(name, inputs)
+    res = policies.run_policy(name, inputs, **knobs)
     assert hit in res.chunk_ids and other not in res.chunk_ids
     own = _corpus().part_index_at(inputs.chunks[hit].start)
     assert _chunk_files(inputs, res) == {own} and set(_files(res)) == {own}

@@ -127,15 +127,17 @@ def test_learned_box_says_already_retrieved_for_a_retrieved_neighbour():
     """A neighbour in the top-k is "already retrieved" whatever its probability, as SCAR's box
     says; the others are admitted or rejected by probability against p."""
     from scar_viz.scoring.explain import explain_learned, learned_verdict
-    from scar_viz.scoring.learned import default_gate
+    from scar_viz.scoring.learned import LearnedGate
     from scar_viz.scoring.learned.select import learned_select
+    from tests.conftest import ROOT
 
     rng = np.random.default_rng(3)
     unit = rng.normal(size=(12, 8))
     unit /= np.linalg.norm(unit, axis=1, keepdims=True)
     sims = np.linspace(0.1, 0.6, 12)
     sims[[4, 5]] = [0.9, 0.8]  # chunks 4 and 5 both retrieved, each the other's neighbour
-    sel = learned_select(sims, unit, 2, default_gate(), p=0.001)
+    gate = LearnedGate.load(ROOT / "tests/scoring/learned/data/five_feature_gate.json")
+    sel = learned_select(sims, unit, 2, gate, p=0.001)
     both = [d for d in sel.decisions if d.outcome == "retrieved"]
     assert {(d.chunk, d.neighbour) for d in both} == {(4, 5), (5, 4)}
     for d in both:

@@ -197,3 +197,91 @@ def test_bad_settings_are_user_errors():
         QascParams(percentile=120).validate()
     with pytest.raises(UserError, match="Unknown policy"):
         evaluation.resolve_policy("nope")
+
+
+# --- μ: SCAR's lexical term (docs/method.md §8) ---
+
+
+def _random_case(seed: int, n: int = 30, q: int = 6):
+    rng = np.random.default_rng(seed)
+    unit = scoring.normalize(rng.normal(size=(n, 8)))
+    sims = scoring.normalize(rng.normal(size=(q, 8))) @ unit.T
+    return sims, unit, rng.uniform(0.0, 1.0, size=(q, n))
+
+
+class _Lex:
+    """A stand-in for QuestionLex: only ``share`` is read by SCAR."""
+
+    def __init__(self, share):
+        self.share = share
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_mu_zero_gives_exactly_the_papers_gate(seed):
+    sims, unit, lex = _random_case(seed)
+    for row, lex_row in zip(sims, lex, strict=True):
+        for radius in (1, 2):
+            params = GateParams(k=4, lam=0.4, tau=0.3, radius=radius)
+            plain = scoring.select_from_sims(row, unit, params)
+            with_lex = scoring.select_from_sims(row, unit, params, lexical=_Lex(lex_row))
+            assert with_lex.selected == plain.selected
+            assert [d.score for d in with_lex.decisions] == [d.score for d in plain.decisions]
+            rows = [d.as_row() for d in with_lex.decisions]
+            assert rows == [d.as_row() for d in plain.decisions]
+    cands = sweep.build_candidates(sims, unit, [[0]] * len(sims), 4, 2, lex=lex)
+    plain = sweep.build_candidates(sims, unit, [[0]] * len(sims), 4, 2)
+    a, b = sweep.sweep(cands, [0.2, 0.6], [0.1, 0.5]), sweep.sweep(plain, [0.2, 0.6], [0.1, 0.5])
+    assert np.array_equal(a.query_chunks, b.query_chunks)
+
+
+def test_mu_admits_a_neighbour_lambda_and_tau_alone_reject():
+    # c = 0 retrieved (k = 1), n = 1 its neighbour. cos(q,c) = 0.8, cos(q,n) = 0.3,
+    # cos(c,n) = 0.6: b = 0.4. λ = 0.5, τ = 0.5: S = 0.3 − 0.2 = 0.1 ≤ bar 0.4, rejected.
+    # lex(q,n) = 0.75, μ = 0.5: S = 0.1 + 0.375 = 0.475 > 0.4, admitted.
+    unit = np.array([[1.0, 0.0], [0.6, 0.8], [-1.0, 0.0]])
+    sims = np.array([0.8, 0.3, -0.9])
+    lex = _Lex(np.array([1.0, 0.75, 0.0]))
+    base = GateParams(k=1, lam=0.5, tau=0.5, radius=1)
+    assert scoring.select_from_sims(sims, unit, base).selected == [0]
+    sel = scoring.select_from_sims(sims, unit, base.with_(mu=0.5), lexical=lex)
+    assert sel.selected == [0, 1]
+    (d,) = sel.decisions
+    assert d.score == pytest.approx(0.475)
+    assert d.bar == pytest.approx(0.4)
+    assert d.lexical_term == pytest.approx(0.375)
+    assert d.as_row()["μ·lex(q,n)"] == pytest.approx(0.375)
+    from scar_viz.scoring.explain import explain_decision
+
+    why = explain_decision(d)
+    assert r"\mu" in why.latex and "without them it would be rejected" in why.sentence
+
+
+def test_mu_needs_lexical_evidence_and_is_not_negative():
+    sims, unit, _ = _random_case(0)
+    with pytest.raises(SettingsError, match="lexical"):
+        scoring.select_from_sims(sims[0], unit, GateParams(mu=0.2))
+    with pytest.raises(SettingsError, match="0 or more"):
+        scoring.select_from_sims(sims[0], unit, GateParams(mu=-0.1), lexical=_Lex(sims[0]))
+    cands = sweep.build_candidates(sims, unit, [[0]] * len(sims), 3, 1)
+    with pytest.raises(SettingsError, match="lex"):
+        sweep.sweep(cands, [0.5], [0.1], mu=0.3)
+
+
+@pytest.mark.parametrize("radius", [1, 2])
+def test_sweep_with_mu_agrees_with_select_one_by_one(radius):
+    sims, unit, lex = _random_case(7, n=40, q=8)
+    rng = np.random.default_rng(1)
+    golds = [sorted(rng.choice(40, size=3, replace=False).tolist()) for _ in range(len(sims))]
+    cands = sweep.build_candidates(sims, unit, golds, 3, radius, lex=lex)
+    lams, taus = [0.0, 0.5, 1.2], [0.0, 0.3, 0.9]
+    for mu in (0.3, 1.0):
+        res = sweep.sweep(cands, lams, taus, mu=mu)
+        assert res.mu == mu
+        for i, lam in enumerate(lams):
+            for j, tau in enumerate(taus):
+                for qi, row in enumerate(sims):
+                    params = GateParams(k=3, lam=lam, tau=tau, radius=radius, mu=mu)
+                    sel = scoring.select_from_sims(row, unit, params, lexical=_Lex(lex[qi]))
+                    assert res.query_chunks[i, j, qi] == len(sel.selected)
+                    hits = len(set(sel.selected) & set(golds[qi])) / len(golds[qi])
+                    assert res.query_recall[i, j, qi] == pytest.approx(hits)

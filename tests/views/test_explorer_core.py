@@ -15,6 +15,7 @@ from scar_viz.llm.client import ChatModel, Usage
 from scar_viz.pipeline import embed_query, prepare_document
 from scar_viz.policies.context import context_cost
 from scar_viz.scoring.learned import default_gate, learned_select
+from scar_viz.scoring.lexical import question_lex
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import select_from_sims, window
 from scar_viz.views.explorer import (
@@ -52,8 +53,9 @@ def test_policy_selection_is_scar_or_the_learned_gate(prep, sims):
     params = GateParams(4, 0.3, 0.2, 2)
     scar = policy_selection("SCAR", sims, prep.unit, params)
     assert scar.selected == select_from_sims(sims, prep.unit, params).selected
-    learned = policy_selection("learned", sims, prep.unit, params, None, 0.2)
-    expected = learned_select(sims, prep.unit, 4, default_gate(), 0.2, 2)
+    words = question_lex([c.text for c in prep.chunks], "Who decides the budget?")
+    learned = policy_selection("learned", sims, prep.unit, params, None, 0.2, lexical=words)
+    expected = learned_select(sims, prep.unit, 4, default_gate(), 0.2, 2, lexical=words)
     assert learned.selected == expected.selected and learned.p == 0.2
     with pytest.raises(UserError):
         policy_selection("window", sims, prep.unit, params)
@@ -106,9 +108,11 @@ def test_chunk_span_and_known_evidence(prep):
 
 
 def test_why_table_adds_up_to_the_score(prep, sims):
-    sel = policy_selection("learned", sims, prep.unit, GateParams(3, 0, 0, 1))
+    words = question_lex([c.text for c in prep.chunks], "Who decides the budget?")
+    sel = policy_selection("learned", sims, prep.unit, GateParams(3, 0, 0, 1), lexical=words)
     decision = sel.decisions[0]
     rows = why_table(decision)
+    assert {"lex_qn", "lex_qc", "lex_new"} <= {r["term"] for r in rows}  # the shipped gate's
     assert [r["term"] for r in rows[-2:]] == ["intercept", "score"]
     assert rows[-2]["value"] == "—"
     total = sum(r["contribution"] for r in rows[:-1])

@@ -14,9 +14,12 @@ Fitting and curves on labelled queries over a prepared document live in
 from __future__ import annotations
 
 from scar_viz.scoring.learned.features import (
+    ALL_FEATURES,
     BASE_FEATURES,
     FEATURE_MEANING,
+    FEATURE_SETS,
     FEATURES,
+    LEXICAL_FEATURES,
     CandidateTable,
     build_table,
     candidate_features,
@@ -42,12 +45,15 @@ from scar_viz.scoring.learned.p_curve import DEFAULT_PS, PCurve, p_curve
 from scar_viz.scoring.learned.select import LearnedDecision, LearnedSelection, learned_select
 
 __all__ = [
+    "ALL_FEATURES",
     "BASE_FEATURES",
     "DEFAULT_L2",
     "DEFAULT_P",
     "DEFAULT_PS",
     "FEATURES",
     "FEATURE_MEANING",
+    "FEATURE_SETS",
+    "LEXICAL_FEATURES",
     "WEIGHT_TOLERANCE",
     "CandidateTable",
     "FitError",

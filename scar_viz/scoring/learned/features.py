@@ -7,6 +7,15 @@ distance d on one side, the features are
 
 The distance d is used only by a gate fitted on candidates up to a radius r > 1: a gate fitted
 on radius-1 candidates has seen d = 1 only, so d has no identifiable weight there.
+
+A lexical gate (``features="lexical"``, this project's extension, docs/method.md §8) adds three
+features from the question's words (:mod:`scar_viz.scoring.lexical`):
+
+    (lex(q,n), lex(q,c), new(q,c,n))     the weighted share of the question's terms in n, in c,
+                                          and in n but not in c
+
+Feature rows always have the nine columns of :data:`ALL_FEATURES`; the lexical ones are NaN
+when no lexical evidence was given (a five-feature gate never reads them).
 """
 
 from __future__ import annotations
@@ -16,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scar_viz.errors import SettingsError
+from scar_viz.scoring.lexical import QuestionLex
 from scar_viz.scoring.params import DEFAULT_RADIUS
 from scar_viz.scoring.sweep import CandidateSlots, walk_candidates
 
@@ -23,6 +34,12 @@ FEATURES: tuple[str, ...] = ("cos_qn", "cos_qc", "cos_cn", "rank", "right", "dis
 """Every feature the gate may use, in the column order of the feature matrices."""
 BASE_FEATURES: tuple[str, ...] = FEATURES[:5]
 """The five features of a gate fitted on radius-1 candidates."""
+LEXICAL_FEATURES: tuple[str, ...] = ("lex_qn", "lex_qc", "lex_new")
+"""The lexical features a ``features="lexical"`` gate adds."""
+ALL_FEATURES: tuple[str, ...] = FEATURES + LEXICAL_FEATURES
+"""The column order of every feature matrix (the lexical columns NaN when not computed)."""
+FEATURE_SETS = ("base", "lexical")
+"""What ``fit-gate --features`` accepts: the five (six for r > 1) or those plus the lexical."""
 FEATURE_MEANING: dict[str, str] = {
     "cos_qn": "cos(q,n): how relevant the neighbour is to the query",
     "cos_qc": "cos(q,c): how relevant the retrieved chunk is",
@@ -30,13 +47,36 @@ FEATURE_MEANING: dict[str, str] = {
     "rank": "rank of c among the retrieved chunks (0 = top hit)",
     "right": "side: 1 when n follows c, 0 when it precedes it",
     "distance": "distance from c to n in chunks (1 = adjacent)",
+    "lex_qn": "lex(q,n): weighted share of the question's words found in the neighbour",
+    "lex_qc": "lex(q,c): weighted share of the question's words found in the retrieved chunk",
+    "lex_new": "new(q,c,n): weighted share of the question's words in n but not in c",
 }
 
 
+def gate_features(features: str, radius: int = DEFAULT_RADIUS) -> tuple[str, ...]:
+    """The feature names of a gate fitted with ``features`` (base | lexical) up to ``radius``.
+
+    Raises:
+        SettingsError: for another ``features``.
+    """
+    if features not in FEATURE_SETS:
+        raise SettingsError(f"Unknown features '{features}'; use one of {', '.join(FEATURE_SETS)}.")
+    names = FEATURES if radius > 1 else BASE_FEATURES
+    return names + LEXICAL_FEATURES if features == "lexical" else names
+
+
 def candidate_features(
-    sims: np.ndarray, unit: np.ndarray, c: int, rank: int, j: int, distance: int
+    sims: np.ndarray,
+    unit: np.ndarray,
+    c: int,
+    rank: int,
+    j: int,
+    distance: int,
+    lexical: QuestionLex | None = None,
 ) -> np.ndarray:
-    """The six features of neighbour ``j`` of retrieved chunk ``c`` (rank 0-based)."""
+    """The nine features (:data:`ALL_FEATURES`) of neighbour ``j`` of retrieved chunk ``c``
+    (rank 0-based); the lexical three are NaN without ``lexical``."""
+    lex = lexical.features(c, j) if lexical is not None else np.full(3, np.nan)
     return np.array(
         [
             float(sims[j]),
@@ -45,15 +85,16 @@ def candidate_features(
             float(rank),
             1.0 if j > c else 0.0,
             float(distance),
+            *(float(v) for v in lex),
         ]
     )
 
 
 @dataclass(frozen=True)
 class CandidateTable(CandidateSlots):
-    """:class:`~scar_viz.scoring.sweep.CandidateSlots` with each candidate's ``features`` (M, 6) in
-    :data:`FEATURES` order; ``query``, ``chunk``, ``neighbour`` index the query and chunks;
-    ``gold`` marks gold neighbours."""
+    """:class:`~scar_viz.scoring.sweep.CandidateSlots` with each candidate's ``features`` (M, 9)
+    in :data:`ALL_FEATURES` order (lexical columns NaN when not computed); ``query``,
+    ``chunk``, ``neighbour`` index the query and chunks; ``gold`` marks gold neighbours."""
 
     features: np.ndarray
     query: np.ndarray
@@ -73,6 +114,7 @@ def build_table(
     k: int,
     radius: int = DEFAULT_RADIUS,
     doc_of: np.ndarray | None = None,
+    lexical: Sequence[QuestionLex] | None = None,
 ) -> CandidateTable:
     """List every candidate (query, retrieved c, neighbour at distance 1…r on each side).
 
@@ -84,6 +126,8 @@ def build_table(
         radius: r ≥ 1.
         doc_of: (N,) the file of each chunk in a corpus (None for one file): no candidate
             crosses its retrieved chunk's file edge.
+        lexical: each query's lexical evidence (:func:`scar_viz.scoring.lexical.question_lex`)
+            for the lexical features; None leaves them NaN.
 
     Raises:
         ValueError: for mismatched shapes, k < 1 or r < 1.
@@ -99,10 +143,17 @@ def build_table(
         candidate_features(sims[q], unit, c, rank, j, d)
         for q, c, rank, j, d in zip(*(col.tolist() for col in cols), strict=True)
     ]
+    features = np.array(rows, dtype=np.float64).reshape(-1, len(ALL_FEATURES))
+    if lexical is not None:
+        if len(lexical) != sims.shape[0]:
+            raise SettingsError(f"{sims.shape[0]} queries but {len(lexical)} lexical records.")
+        for q, lex in enumerate(lexical):
+            m = walk.query == q
+            features[m, len(FEATURES) :] = lex.features(walk.chunk[m], walk.neighbour[m])
     return CandidateTable(
         **walk.slots,
         n_gold=np.array([max(1, len(set(g))) for g in golds], dtype=np.float64),
-        features=np.array(rows, dtype=np.float64).reshape(-1, len(FEATURES)),
+        features=features,
         query=walk.query,
         chunk=walk.chunk,
         neighbour=walk.neighbour,

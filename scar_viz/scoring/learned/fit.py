@@ -30,7 +30,12 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from scar_viz.errors import UserError
-from scar_viz.scoring.learned.features import BASE_FEATURES, FEATURES, CandidateTable
+from scar_viz.scoring.learned.features import (
+    ALL_FEATURES,
+    BASE_FEATURES,
+    CandidateTable,
+    gate_features,
+)
 from scar_viz.scoring.learned.model import LearnedGate
 from scar_viz.scoring.params import DEFAULT_RADIUS
 
@@ -123,22 +128,29 @@ def fit_gate(
     l2: float = DEFAULT_L2,
     radius: int = DEFAULT_RADIUS,
     fitted_on: Mapping[str, object] | None = None,
+    features: str = "base",
 ) -> LearnedGate:
     """Fit a gate on the labelled candidates of ``table``.
 
     Uses the candidates up to distance ``radius`` that are not retrieved; ``radius`` > 1 adds
-    the distance feature. Balanced class weights find the direction; the intercept is then
-    prior-corrected by logit(π) (module docstring).
+    the distance feature, ``features="lexical"`` the three lexical ones (the table must have
+    been built with lexical evidence). Balanced class weights find the direction; the intercept
+    is then prior-corrected by logit(π) (module docstring).
 
     Raises:
-        FitError: when there are no candidates, or only one class.
+        FitError: when there are no candidates, only one class, or lexical features asked of a
+            table without them.
         ValueError: when ``radius`` exceeds the table's.
     """
     radius = max(1, int(radius))
     if radius > table.radius:
         raise ValueError(f"The candidates reach r = {table.radius}; cannot fit on r = {radius}.")
     rows = table.training_rows(radius)
-    names = FEATURES if radius > 1 else BASE_FEATURES
-    x = table.features[rows][:, [FEATURES.index(f) for f in names]]
+    names = gate_features(features, radius)
+    x = table.features[rows][:, [ALL_FEATURES.index(f) for f in names]]
+    if np.isnan(x).any():
+        raise FitError("Lexical features need the question and chunk texts; none were given.")
     meta = {**dict(fitted_on or {}), "k": table.k, "radius": radius, "n_queries": table.n_queries}
+    if features != "base":
+        meta["features"] = features
     return fit_arrays(x, table.gold[rows], names, l2=l2, fitted_on=meta)

@@ -28,8 +28,13 @@ from pathlib import Path
 
 import numpy as np
 
-from scar_viz.errors import UserError
-from scar_viz.scoring.learned.features import BASE_FEATURES, FEATURE_MEANING, FEATURES
+from scar_viz.errors import SettingsError, UserError
+from scar_viz.scoring.learned.features import (
+    ALL_FEATURES,
+    BASE_FEATURES,
+    FEATURE_MEANING,
+    LEXICAL_FEATURES,
+)
 
 DEFAULT_P = 0.04
 """Default probability bar p: a small bar, since σ reads as the probability of being gold and
@@ -83,10 +88,10 @@ class LearnedGate:
             raise GateFileError(
                 "A gate needs as many weights, means and standard deviations as feature names."
             )
-        unknown = [f for f in self.feature_names if f not in FEATURES]
+        unknown = [f for f in self.feature_names if f not in ALL_FEATURES]
         if unknown:
             raise GateFileError(
-                f"Unknown gate feature(s) {', '.join(unknown)}; known: {', '.join(FEATURES)}."
+                f"Unknown gate feature(s) {', '.join(unknown)}; known: {', '.join(ALL_FEATURES)}."
             )
         if len(set(self.feature_names)) != n:
             raise GateFileError("A gate lists a feature twice.")
@@ -98,12 +103,26 @@ class LearnedGate:
 
     @property
     def columns(self) -> list[int]:
-        """Indices of this gate's features in :data:`FEATURES` order."""
-        return [FEATURES.index(f) for f in self.feature_names]
+        """Indices of this gate's features in :data:`ALL_FEATURES` order."""
+        return [ALL_FEATURES.index(f) for f in self.feature_names]
+
+    @property
+    def uses_lexical(self) -> bool:
+        """Whether the gate reads lexical features (it then needs the question's words)."""
+        return any(f in LEXICAL_FEATURES for f in self.feature_names)
 
     def standardise(self, features: np.ndarray) -> np.ndarray:
-        """z = (f − mean) / std for rows of all six :data:`FEATURES`, shape (M, n_features)."""
+        """z = (f − mean) / std for feature rows in :data:`ALL_FEATURES` order (a five-feature
+        gate also takes six-column rows), shape (M, n_features).
+
+        Raises:
+            SettingsError: when a lexical gate meets rows without lexical features.
+        """
         f = np.atleast_2d(np.asarray(features, dtype=np.float64))[:, self.columns]
+        if self.uses_lexical and np.isnan(f).any():
+            raise SettingsError(
+                "This gate uses lexical features; they need the question and the chunk texts."
+            )
         return (f - np.asarray(self.mean)) / np.asarray(self.std)
 
     def contributions(self, features: np.ndarray) -> np.ndarray:
@@ -111,7 +130,7 @@ class LearnedGate:
         return self.standardise(features) * np.asarray(self.weights)
 
     def scores(self, features: np.ndarray) -> np.ndarray:
-        """w·z + b per row of all six :data:`FEATURES`, shape (M,)."""
+        """w·z + b per feature row, shape (M,)."""
         return self.standardise(features) @ np.asarray(self.weights) + self.intercept
 
     def probabilities(self, features: np.ndarray) -> np.ndarray:

@@ -15,8 +15,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scar_viz.scoring.learned.features import FEATURE_MEANING, FEATURES, candidate_features
+from scar_viz.errors import SettingsError
+from scar_viz.scoring.learned.features import (
+    ALL_FEATURES,
+    FEATURE_MEANING,
+    FEATURES,
+    candidate_features,
+)
 from scar_viz.scoring.learned.model import DEFAULT_P, LearnedGate, sigmoid, threshold_logit
+from scar_viz.scoring.lexical import QuestionLex
 from scar_viz.scoring.params import DEFAULT_RADIUS, GateParams
 from scar_viz.scoring.scar import Selection, top_k
 from scar_viz.scoring.walk import Candidate, GateDecision, Judge, walk_neighbours
@@ -78,21 +85,38 @@ class LearnedSelection(Selection):
     p: float = DEFAULT_P
 
 
-def learned_judge(sims: np.ndarray, unit: np.ndarray, gate: LearnedGate, p: float) -> Judge:
+def learned_judge(
+    sims: np.ndarray,
+    unit: np.ndarray,
+    gate: LearnedGate,
+    p: float,
+    lexical: QuestionLex | None = None,
+) -> Judge:
     """The learned gate's judge for :func:`~scar_viz.scoring.walk.walk_neighbours`: admit iff
-    w·z(f) + b > logit(p); a rejection is blocked by ``learned gate``."""
+    w·z(f) + b > logit(p); a rejection is blocked by ``learned gate``. ``lexical`` (the
+    question's lexical evidence) is needed by a gate with lexical features, and adds them to
+    each decision's ``features``.
+
+    Raises:
+        SettingsError: for a lexical gate without ``lexical``.
+    """
+    if gate.uses_lexical and lexical is None:
+        raise SettingsError(
+            "This gate uses lexical features; they need the question and the chunk texts."
+        )
     bar = threshold_logit(p)
     w = np.asarray(gate.weights)
+    names = ALL_FEATURES if lexical is not None else FEATURES
 
     def judge(cand: Candidate) -> LearnedDecision:
         c, j = cand.chunk, cand.neighbour
-        f = candidate_features(sims, unit, c, cand.rank, j, cand.distance)
+        f = candidate_features(sims, unit, c, cand.rank, j, cand.distance, lexical)
         z = gate.standardise(f)[0]
         score = float(z @ w + gate.intercept)
         return LearnedDecision(
             **cand.verdict(score, bar, bool(score > bar), "learned gate"),
             rank=cand.rank,
-            features=dict(zip(FEATURES, (float(v) for v in f), strict=True)),
+            features=dict(zip(names, (float(v) for v in f), strict=False)),
             contributions=dict(zip(gate.feature_names, (float(v) for v in z * w), strict=True)),
             intercept=float(gate.intercept),
             probability=float(sigmoid(score)),
@@ -110,6 +134,7 @@ def learned_select(
     p: float = DEFAULT_P,
     radius: int = DEFAULT_RADIUS,
     doc_of: np.ndarray | None = None,
+    lexical: QuestionLex | None = None,
 ) -> LearnedSelection:
     """The learned gate's selection for one query, outward as SCAR (module docstring).
 
@@ -122,12 +147,15 @@ def learned_select(
         radius: r ≥ 0.
         doc_of: (N,) the file of each chunk in a corpus; neighbours stay inside their chunk's
             file (None for one file).
+        lexical: the question's lexical evidence (:func:`scar_viz.scoring.lexical.question_lex`),
+            needed by a gate with lexical features.
 
     Raises:
         ValueError: for p outside (0, 1) or r < 0.
+        SettingsError: for a lexical gate without ``lexical``.
     """
     sims = np.asarray(sims, dtype=np.float64)
-    judge = learned_judge(sims, unit, gate, p)
+    judge = learned_judge(sims, unit, gate, p, lexical)
     if radius < 0:
         raise ValueError("Radius must be 0 or more.")
     retrieved = top_k(sims, k)

@@ -10,6 +10,7 @@ import pytest
 
 from scar_viz.scoring.learned import (
     BASE_FEATURES,
+    LEXICAL_FEATURES,
     GateFileError,
     LearnedGate,
     build_table,
@@ -82,7 +83,7 @@ def test_bad_gate_files_raise_one_clear_error(tmp_path, content, message):
 def test_default_gate_ships_with_the_package():
     gate = resolve_gate(None)
     assert gate is default_gate()
-    assert gate.feature_names == BASE_FEATURES
+    assert gate.feature_names == BASE_FEATURES + LEXICAL_FEATURES
     meta = gate.fitted_on
     assert meta["k"] == 4 and meta["chunking"] == "recursive 600/60"
     assert "all-MiniLM-L6-v2" in meta["model"]
