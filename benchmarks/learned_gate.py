@@ -30,7 +30,7 @@ from scar_viz.evaluation.learned import p_curve_on  # noqa: E402
 from scar_viz.evaluation.queries import label_queries, parse_queries  # noqa: E402
 from scar_viz.pipeline import prepare_document  # noqa: E402
 from scar_viz.scoring.learned import resolve_gate  # noqa: E402
-from scar_viz.scoring.params import PRESETS  # noqa: E402
+from scar_viz.scoring.params import PRESETS, GateParams  # noqa: E402
 from scar_viz.scoring.sweep import pareto_frontier, sweep  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora"
@@ -69,17 +69,22 @@ def main() -> int:
             row[subset] = {"n": s.n, "recall": s.recall, "mean_chunks": s.mean_chunks}
         rows.append(row)
 
-    base = evaluate(prep, labelled, vecs, ["topk", "window1"], k=K)
+    base = evaluate(prep, labelled, vecs, ["topk", "window1"], GateParams(k=K))
     add("top-k", base, "topk")
     add("window ±1", base, "window1")
     for preset in ("A", "B"):
         lam, tau = PRESETS[preset]["lam"], PRESETS[preset]["tau"]
-        ev = evaluate(prep, labelled, vecs, ["scar"], k=K, lam=lam, tau=tau)
+        ev = evaluate(prep, labelled, vecs, ["scar"], GateParams(k=K, lam=lam, tau=tau))
         add(f"SCAR preset {preset} (λ={lam:g}, τ={tau:g})", ev, "scar")
     curve = p_curve_on(prep, labelled, vecs, gate, K, ps=PS)
     for t, p in enumerate(PS):
         ev = evaluate(
-            prep, labelled, vecs, ["learned"], k=K, knobs={"learned": {"gate": gate, "p": p}}
+            prep,
+            labelled,
+            vecs,
+            ["learned"],
+            GateParams(k=K),
+            knobs={"learned": {"gate": gate, "p": p}},
         )
         add(f"learned, p > {p:g}", ev, "learned")
         s = ev.policies["learned"].summaries["all"]
