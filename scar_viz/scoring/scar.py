@@ -178,10 +178,13 @@ def select_from_sims(
     unit_chunks: np.ndarray,
     params: GateParams,
     doc_of: np.ndarray | None = None,
+    rank: np.ndarray | None = None,
 ) -> Selection:
     """:func:`scar_select` given s[i] = cos(q, c_i) and unit-norm chunk vectors; ``doc_of``
-    (the file of each chunk in a corpus) keeps every neighbour inside its chunk's file."""
-    retrieved = top_k(sims, params.k)
+    (the file of each chunk in a corpus) keeps every neighbour inside its chunk's file.
+    ``rank`` (N,) is what the top-k is taken by (the retriever's score,
+    :mod:`scar_viz.retrieval`; None: ``sims``); the gate always uses ``sims``."""
+    retrieved = top_k(sims if rank is None else rank, params.k)
     judge = scar_judge(sims, unit_chunks, params.lam, params.tau)
     selected, admitted, decisions = walk_neighbours(
         retrieved, len(sims), params.radius, judge, doc_of
