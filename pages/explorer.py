@@ -61,6 +61,13 @@ prep, embedder = setup.prepared, setup.embedder
 query = query_box(setup.name, setup.source, setup.doc_key)
 qvec = query_vector(embedder, query)
 sims = or_stop(lambda: cached(("sims", *setup.key, query), lambda: query_sims(prep.unit, qvec)))
+lexical = cached(("bm25", *setup.key, query), lambda: prep.bm25.scores(query))
+rank = None  # the retriever's scores the top-k is taken by; None: dense, by sims
+if not setup.retriever.dense:
+    rank = cached(
+        ("rank", *setup.key, query),
+        lambda: prep.ranking(setup.retriever, sims[None, :], [query])[0],
+    )
 usual = usual_cosine_for(setup.key, prep, embedder)  # once per document and model
 notice = cached(  # once per document, model and question: ~20 ms of script counting
     ("language", *setup.key, query),
@@ -109,14 +116,16 @@ def overview(setup: Setup, sims, sel, focus: int | None, big: bool) -> None:
         pickable_chart(
             fig, key, remember_overview_click(key, keys.FOCUS), "overview", displayModeBar=bar
         )
-    hits_list(hits(setup.prepared.chunks, sims, sel.retrieved))
+    hits_list(hits(setup.prepared.chunks, sims, sel.retrieved, lexical))
 
 
 def live_panel(setup: Setup, query: str, sims, params, focus: int | None, big: bool) -> None:
     prep = setup.prepared
     payload = cached(
         ("gate-payload", *setup.key, query, params.k, params.radius, focus),
-        lambda: gate_payload(prep.chunks, sims, prep.unit, params, focus=focus, doc_of=prep.doc_of),
+        lambda: gate_payload(
+            prep.chunks, sims, prep.unit, params, focus=focus, doc_of=prep.doc_of, rank=rank
+        ),
     )
     lam, tau, seq = panel_setting(params, f"{payload_id(payload)}-{big}")
     gate_panel(
@@ -213,7 +222,7 @@ def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
     policy, p = policy_choice()
     params = gate_sliders(len(prep.chunks), learned=policy == "learned")
     gate, source = active_gate() if policy == "learned" else (None, "")
-    sel = policy_selection(policy, sims, prep.unit, params, gate, p, prep.doc_of)
+    sel = policy_selection(policy, sims, prep.unit, params, gate, p, prep.doc_of, rank)
     summary = summarise(prep.chunks, sel, policy, prep.doc_of)
     focus = state.get(keys.FOCUS)
     if not big:

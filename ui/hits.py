@@ -27,6 +27,13 @@ COLUMNS = {
     ),
     "section": st.column_config.TextColumn("section"),
     "cos(q,c)": st.column_config.NumberColumn("cos(q,c)", format="%.3f"),
+    "dense rank": st.column_config.NumberColumn(
+        "dense rank", width="small", help="The chunk's rank by cos(q,c) among all chunks"
+    ),
+    "BM25 rank": st.column_config.NumberColumn(
+        "BM25 rank", width="small", help="The chunk's rank by its BM25 score among all chunks"
+    ),
+    "BM25": st.column_config.NumberColumn("BM25", format="%.2f", help="The chunk's BM25 score"),
 }
 
 ROW_PX = 35
@@ -65,12 +72,13 @@ def hits_list(found: Sequence[Hit]) -> None:
         "Hits: every retrieved chunk, best first (click a row to focus it)",
         key=keys.HITS_OPEN,
     ):
-        frame = pd.DataFrame([h.as_row() for h in found], columns=list(COLUMNS))
+        rows = [h.as_row() for h in found]
+        frame = pd.DataFrame(rows, columns=[c for c in COLUMNS if not rows or c in rows[0]])
         if frame["section"].eq(FRONT_MATTER).all():
             frame = frame.drop(columns="section")  # a document without headings
         chunks = [h.chunk for h in found]
         if presenting():  # the grid draws ~14 px text on a canvas: a large table and buttons
-            show_table(frame, hide_index=True, column_config=COLUMNS)
+            show_table(frame, hide_index=True, column_config={c: COLUMNS[c] for c in frame.columns})
             st.pills(
                 "Focus a hit",
                 chunks,

@@ -24,6 +24,7 @@ from scar_viz.endpoints import (
     server_key,
 )
 from scar_viz.llm.client import ChatModel
+from scar_viz.retrieval import DEFAULT_K_RRF, DEFAULT_RETRIEVER, DENSE, RETRIEVERS, Retriever
 from ui import keys
 
 URL = "query-params"
@@ -205,3 +206,11 @@ def chat_model(settings: LLMSettings, name: str = "") -> ChatModel:
         base_url=settings.base_url or None,
         api_key=settings.endpoint.key.key or None,
     )
+
+
+def current_retriever() -> Retriever:
+    """The sidebar's retriever (dense when unset or unknown)."""
+    name = st.session_state.get(keys.RETRIEVER, DEFAULT_RETRIEVER)
+    if name not in RETRIEVERS:
+        return DENSE
+    return Retriever(str(name), float(st.session_state.get(keys.RRF_K, DEFAULT_K_RRF)))

@@ -21,11 +21,11 @@ from scar_viz.llm.check import answer_contexts, check_question
 from scar_viz.llm.client import ChatModel, Progress, Usage
 from scar_viz.llm.scores import SCORES, Embed
 from scar_viz.policies.context import ContextCost, context_cost, context_text
+from scar_viz.policies.learned import ranked_learned_select
 from scar_viz.scoring.learned import (
     DEFAULT_P,
     LearnedDecision,
     LearnedGate,
-    learned_select,
     resolve_gate,
 )
 from scar_viz.scoring.params import GateParams
@@ -62,18 +62,21 @@ def policy_selection(
     gate: LearnedGate | None = None,
     p: float = DEFAULT_P,
     doc_of: np.ndarray | None = None,
+    rank: np.ndarray | None = None,
 ) -> Selection:
-    """The selection ``policy`` ("SCAR" or "learned") makes for one query.
+    """The selection ``policy`` ("SCAR" or "learned") makes for one query, its top-k taken by
+    ``rank`` (the retriever's scores, :mod:`scar_viz.retrieval`; None: ``sims``).
 
     The learned gate reads ``params.k`` and ``params.radius`` (λ and τ are unused) and admits
     a neighbour iff its probability exceeds ``p``; ``gate`` None means the shipped gate.
     ``doc_of`` (a corpus' file of each chunk) keeps neighbours inside their chunk's file.
     """
     if policy == "learned":
-        return learned_select(sims, unit, params.k, resolve_gate(gate), p, params.radius, doc_of)
+        gate = resolve_gate(gate)
+        return ranked_learned_select(sims, unit, params.k, gate, p, params.radius, doc_of, rank)
     if policy != "SCAR":
         raise UserError(f"Unknown gate policy '{policy}'; choose SCAR or learned.")
-    return select_from_sims(sims, unit, params, doc_of)
+    return select_from_sims(sims, unit, params, doc_of, rank)
 
 
 def window_name(radius: int) -> str:
