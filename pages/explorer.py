@@ -34,7 +34,7 @@ from ui.explore_tools import (
 )
 from ui.gate_controls import gate_sliders, panel_setting, query_box, release_to_sliders
 from ui.gate_panel import gate_panel, payload_id, remember_overview_click
-from ui.hits import hits_list
+from ui.hits import hits_list, retrieval_scores
 from ui.loading import query_vector, usual_cosine_for
 from ui.presenter import presenting
 from ui.share import chart_config, download, pickable_chart
@@ -61,13 +61,7 @@ prep, embedder = setup.prepared, setup.embedder
 query = query_box(setup.name, setup.source, setup.doc_key)
 qvec = query_vector(embedder, query)
 sims = or_stop(lambda: cached(("sims", *setup.key, query), lambda: query_sims(prep.unit, qvec)))
-lexical = cached(("bm25", *setup.key, query), lambda: prep.bm25.scores(query))
-rank = None  # the retriever's scores the top-k is taken by; None: dense, by sims
-if not setup.retriever.dense:
-    rank = cached(
-        ("rank", *setup.key, query),
-        lambda: prep.ranking(setup.retriever, sims[None, :], [query])[0],
-    )
+lexical, rank = retrieval_scores(setup, query, sims)
 usual = usual_cosine_for(setup.key, prep, embedder)  # once per document and model
 notice = cached(  # once per document, model and question: ~20 ms of script counting
     ("language", *setup.key, query),

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from scar_viz.documents.sections import FRONT_MATTER
 from scar_viz.views.hits import Hit
 from ui import keys
+from ui.cache import cached
 from ui.presenter import presenting
 from ui.tables import show_table
 
@@ -63,6 +65,20 @@ def _remember_pick(pick_key: str, focus_key: str) -> Callable[[], None]:
             st.session_state[focus_key] = int(chunk)
 
     return remember
+
+
+def retrieval_scores(setup, query: str, sims: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """(BM25 score of every chunk, the sidebar retriever's scores the top-k is taken by or None
+    for dense) for ``query`` on ``setup``'s document (a :class:`ui.sidebar.Setup`), cached."""
+    prep = setup.prepared
+    lexical = cached(("bm25", *setup.key, query), lambda: prep.bm25.scores(query))
+    if setup.retriever.dense:
+        return lexical, None
+    rank = cached(
+        ("rank", *setup.key, query),
+        lambda: prep.ranking(setup.retriever, sims[None, :], [query])[0],
+    )
+    return lexical, rank
 
 
 def hits_list(found: Sequence[Hit]) -> None:
