@@ -27,7 +27,7 @@ from ui.queryset import (
     type_metrics,
 )
 from ui.sidebar import sidebar_setup
-from ui.state import URL, chat_model, llm_settings
+from ui.state import URL, chat_model, current_retriever, llm_settings
 
 POLICIES = ["topk", "window1", "scar"]
 NOT_CONFIGURED = (
@@ -174,6 +174,7 @@ if st.button(
                     references=references,
                     n_questions=int(n_questions),
                     progress=update,
+                    retriever=current_retriever(),
                 ),
                 "The answer check failed:",
                 "Earlier results are kept.",

@@ -20,7 +20,7 @@ from ui.gate_controls import current_gate
 from ui.learned import active_gate, current_p, has_session_gate
 from ui.queryset import content_key
 from ui.share import chart_config, download
-from ui.state import URL
+from ui.state import URL, current_retriever
 from ui.tables import show_table
 
 st.title("Equal budget")
@@ -88,6 +88,7 @@ def compute(lab: Labelled, policies: list[str], params, knobs, update):
         embed=embed_function(lab.embedder, disk_cache()),
         knobs=knobs,
         progress=update,
+        retriever=current_retriever(),
     )
 
 

@@ -78,7 +78,9 @@ if not status.available:
 
 qvec = query_vector(embedder, query)
 inputs = or_stop(
-    lambda: query_inputs(prep, query, qvec, gate, embedder=embedder, cache=disk_cache())
+    lambda: query_inputs(
+        prep, query, qvec, gate, embedder=embedder, cache=disk_cache(), retriever=setup.retriever
+    )
 )
 
 with st.spinner("Splitting the document into sentences (once per document) …"):

@@ -35,7 +35,7 @@ from ui.explore_tools import (
 )
 from ui.gate_controls import gate_sliders, panel_setting, query_box, release_to_sliders
 from ui.gate_panel import gate_panel, payload_id, remember_overview_click
-from ui.hits import hits_list
+from ui.hits import hits_list, retrieval_scores
 from ui.loading import query_vector, usual_cosine_for
 from ui.presenter import presenting
 from ui.share import chart_config, download, pickable_chart
@@ -62,6 +62,7 @@ prep, embedder = setup.prepared, setup.embedder
 query = query_box(setup.name, setup.source, setup.doc_key)
 qvec = query_vector(embedder, query)
 sims = or_stop(lambda: cached(("sims", *setup.key, query), lambda: query_sims(prep.unit, qvec)))
+lexical, rank = retrieval_scores(setup, query, sims)
 usual = usual_cosine_for(setup.key, prep, embedder)  # once per document and model
 notice = cached(  # once per document, model and question: ~20 ms of script counting
     ("language", *setup.key, query),
@@ -110,14 +111,16 @@ def overview(setup: Setup, sims, sel, focus: int | None, big: bool) -> None:
         pickable_chart(
             fig, key, remember_overview_click(key, keys.FOCUS), "overview", displayModeBar=bar
         )
-    hits_list(hits(setup.prepared.chunks, sims, sel.retrieved))
+    hits_list(hits(setup.prepared.chunks, sims, sel.retrieved, lexical))
 
 
 def live_panel(setup: Setup, query: str, sims, params, focus: int | None, big: bool) -> None:
     prep = setup.prepared
     payload = cached(
         ("gate-payload", *setup.key, query, params.k, params.radius, focus),
-        lambda: gate_payload(prep.chunks, sims, prep.unit, params, focus=focus, doc_of=prep.doc_of),
+        lambda: gate_payload(
+            prep.chunks, sims, prep.unit, params, focus=focus, doc_of=prep.doc_of, rank=rank
+        ),
     )
     lam, tau, seq = panel_setting(params, f"{payload_id(payload)}-{big}")
     gate_panel(
@@ -215,7 +218,7 @@ def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
     params = gate_sliders(len(prep.chunks), learned=policy == "learned")
     gate, source = active_gate() if policy == "learned" else (None, "")
     words = question_lex([c.text for c in prep.chunks], query)
-    sel = policy_selection(policy, sims, prep.unit, params, gate, p, prep.doc_of, words)
+    sel = policy_selection(policy, sims, prep.unit, params, gate, p, prep.doc_of, words, rank)
     summary = summarise(prep.chunks, sel, policy, prep.doc_of)
     focus = state.get(keys.FOCUS)
     if not big:

@@ -33,7 +33,7 @@ from ui.learned import (
 )
 from ui.queryset import content_key
 from ui.share import chart_config, download, pickable_chart
-from ui.state import URL, default, set_widget
+from ui.state import URL, current_retriever, default, set_widget
 from ui.tables import show_table
 
 
@@ -74,7 +74,12 @@ on = c4.radio(
 key = (*content_key(prep, active, "fit-gate"), k, radius, float(l2), on)
 with st.spinner("Fitting the gate …"):
     report = or_stop(
-        lambda: cached(key, lambda: fit_report(prep, active.labelled, vecs, k, radius, on, l2)),
+        lambda: cached(
+            key,
+            lambda: fit_report(
+                prep, active.labelled, vecs, k, radius, on, l2, retriever=current_retriever()
+            ),
+        ),
         "The gate cannot be fitted on this set:",
     )
 gate = report.gate
@@ -100,7 +105,15 @@ front = cached(
     front_key,
     lambda: with_progress(
         f"SCAR's λ×τ sweep on {shown.label}",
-        lambda update: scar_front(prep, shown.queries, shown.vecs, k, radius, progress=update),
+        lambda update: scar_front(
+            prep,
+            shown.queries,
+            shown.vecs,
+            k,
+            radius,
+            progress=update,
+            retriever=current_retriever(),
+        ),
     ),
 )
 fig = pareto_chart(

@@ -21,7 +21,7 @@ from ui.evaluation_lab import NUM0, NUM2, NUM3, lab_page, run_evaluation
 from ui.loading import get_embedder, load_model, prepare
 from ui.queryset import query_vectors
 from ui.share import chart_config
-from ui.state import URL
+from ui.state import URL, current_retriever
 from ui.tables import show_table
 
 
@@ -86,9 +86,10 @@ with tab_model:
         st.plotly_chart(
             similarity_histograms(samples), key=keys.SCALES_CHART, config=chart_config("transfer-1")
         )
+        retriever = current_retriever()
         bars = bar_transfer(
-            candidates_for(prep, lab.labelled, lab.vecs, params.k, params.radius),
-            candidates_for(prep2, lab.labelled, vecs2, params.k, params.radius),
+            candidates_for(prep, lab.labelled, lab.vecs, params.k, params.radius, retriever),
+            candidates_for(prep2, lab.labelled, vecs2, params.k, params.radius, retriever),
             params.lam,
             params.tau,
             names,

@@ -17,6 +17,7 @@ from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder, EmbeddingCache, Progress, embed_cached
 from scar_viz.errors import SettingsError
 from scar_viz.policies import QueryInputs
+from scar_viz.retrieval import DENSE, Bm25Index, Retriever, bm25_index, rank_matrix, rank_scores
 from scar_viz.scoring.params import DEFAULT_PARAMS, GateParams
 from scar_viz.scoring.scar import boundary_penalties, normalize
 
@@ -43,6 +44,19 @@ class PreparedDoc:
         """(N,) the file of each chunk in a corpus; None for a single file
         (:mod:`scar_viz.edges`)."""
         return chunk_doc_of(self.document, self.chunks)
+
+    @cached_property
+    def bm25(self) -> Bm25Index:
+        """The BM25 index over the texts the embedder sees (all files' chunks together in a
+        corpus), built once per content (:func:`~scar_viz.retrieval.bm25_index`)."""
+        return bm25_index(embedding_texts(self.chunks, self.prepend))
+
+    def ranking(self, retriever: Retriever, sims: np.ndarray, queries: list[str]) -> np.ndarray:
+        """(Q, N) the scores each query's top-k is taken by under ``retriever``, from ``sims``
+        (Q, N) = cos(q, c); ``sims`` itself for the dense retriever."""
+        if retriever.dense:
+            return sims
+        return rank_matrix(retriever.name, sims, self.bm25, queries, retriever.k_rrf)
 
 
 def embed_function(embedder: Embedder, cache: EmbeddingCache | None = None) -> Embed:
@@ -96,9 +110,11 @@ def query_inputs(
     embedder: Embedder | None = None,
     cache: EmbeddingCache | None = None,
     embed: Embed | None = None,
+    retriever: Retriever = DENSE,
     sims: np.ndarray | None = None,
 ) -> QueryInputs:
-    """The inputs every policy takes, for one query on ``prep``.
+    """The inputs every policy takes, for one query on ``prep``; their top-k follows
+    ``retriever`` (:mod:`scar_viz.retrieval`).
 
     Extra texts (QASC's sentences) are embedded with ``embedder`` through ``cache``, or with
     ``embed`` when the caller already has such a function. ``sims`` = ``prep.unit @
@@ -111,14 +127,21 @@ def query_inputs(
         )
     if embedder is not None:
         embed = embed_function(embedder, cache)
+    if sims is None:
+        sims = prep.unit @ query_vec
+    ranking = None
+    if not retriever.dense:
+        ranking = rank_scores(retriever.name, sims, prep.bm25, query, retriever.k_rrf)
     return QueryInputs(
         prep.document,
         prep.chunks,
         prep.unit,
         query,
         query_vec,
-        prep.unit @ query_vec if sims is None else sims,
+        sims,
         params,
         embed,
         prep.doc_of,
+        ranking,
+        retriever.label,
     )

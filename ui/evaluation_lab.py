@@ -35,7 +35,7 @@ from ui.queryset import (
     type_metrics,
 )
 from ui.sidebar import Setup, sidebar_setup
-from ui.state import URL
+from ui.state import URL, current_retriever
 
 NUM3 = st.column_config.NumberColumn(format="%.3f")
 NUM2 = st.column_config.NumberColumn(format="%.2f")
@@ -158,6 +158,7 @@ def run_evaluation(
                 params,
                 embed=embed_function(embedder, disk_cache()),
                 progress=update,
+                retriever=current_retriever(),
             ),
         )
 
@@ -176,7 +177,7 @@ def run_sweep(
     key = ("sweep", *content_key(prep, queries, tag), params.k, params.radius)
 
     def compute(update) -> tuple[Candidates, SweepResult]:
-        cands = candidates_for(prep, labelled, vecs, params.k, params.radius)
+        cands = candidates_for(prep, labelled, vecs, params.k, params.radius, current_retriever())
         return cands, sweep(cands, LAMS, TAUS, progress=update)
 
     return cached(key, lambda: with_progress(f"Sweeping {len(LAMS)}×{len(TAUS)} (λ, τ) …", compute))

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from scar_viz.documents.sections import FRONT_MATTER
 from scar_viz.views.hits import Hit
 from ui import keys
+from ui.cache import cached
 from ui.presenter import presenting
 from ui.tables import show_table
 
@@ -27,6 +29,13 @@ COLUMNS = {
     ),
     "section": st.column_config.TextColumn("section"),
     "cos(q,c)": st.column_config.NumberColumn("cos(q,c)", format="%.3f"),
+    "dense rank": st.column_config.NumberColumn(
+        "dense rank", width="small", help="The chunk's rank by cos(q,c) among all chunks"
+    ),
+    "BM25 rank": st.column_config.NumberColumn(
+        "BM25 rank", width="small", help="The chunk's rank by its BM25 score among all chunks"
+    ),
+    "BM25": st.column_config.NumberColumn("BM25", format="%.2f", help="The chunk's BM25 score"),
 }
 
 ROW_PX = 35
@@ -58,6 +67,20 @@ def _remember_pick(pick_key: str, focus_key: str) -> Callable[[], None]:
     return remember
 
 
+def retrieval_scores(setup, query: str, sims: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """(BM25 score of every chunk, the sidebar retriever's scores the top-k is taken by or None
+    for dense) for ``query`` on ``setup``'s document (a :class:`ui.sidebar.Setup`), cached."""
+    prep = setup.prepared
+    lexical = cached(("bm25", *setup.key, query), lambda: prep.bm25.scores(query))
+    if setup.retriever.dense:
+        return lexical, None
+    rank = cached(
+        ("rank", *setup.key, query),
+        lambda: prep.ranking(setup.retriever, sims[None, :], [query])[0],
+    )
+    return lexical, rank
+
+
 def hits_list(found: Sequence[Hit]) -> None:
     """The retrieved chunks, best first, in an expander under the overview (closed at first:
     the overview and the gate panel come first on screen)."""
@@ -65,12 +88,13 @@ def hits_list(found: Sequence[Hit]) -> None:
         "Hits: every retrieved chunk, best first (click a row to focus it)",
         key=keys.HITS_OPEN,
     ):
-        frame = pd.DataFrame([h.as_row() for h in found], columns=list(COLUMNS))
+        rows = [h.as_row() for h in found]
+        frame = pd.DataFrame(rows, columns=[c for c in COLUMNS if not rows or c in rows[0]])
         if frame["section"].eq(FRONT_MATTER).all():
             frame = frame.drop(columns="section")  # a document without headings
         chunks = [h.chunk for h in found]
         if presenting():  # the grid draws ~14 px text on a canvas: a large table and buttons
-            show_table(frame, hide_index=True, column_config=COLUMNS)
+            show_table(frame, hide_index=True, column_config={c: COLUMNS[c] for c in frame.columns})
             st.pills(
                 "Focus a hit",
                 chunks,

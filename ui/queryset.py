@@ -50,6 +50,7 @@ from ui import keys
 from ui.alerts import alert, attempt
 from ui.cache import disk_cache, document_key, prepared_key
 from ui.share import download
+from ui.state import current_retriever
 from ui.tables import show_table
 
 SOURCES = {
@@ -289,10 +290,13 @@ def query_vectors(embedder, labelled) -> np.ndarray | None:
 
 def content_key(prep: PreparedDoc, queries: ActiveQueries | Sequence[GoldQuery], tag: str) -> tuple:
     """What a result depends on besides its settings: document, chunking, model, prepending
-    and the queries' content (never ids alone, names or the user). ``queries`` is the active
+    the queries' content (never ids alone, names or the user), and the sidebar's retriever
+    when it is not dense. ``queries`` is the active
     set or any labelled queries (a half of it, a second set)."""
     qkey = queries.key if isinstance(queries, ActiveQueries) else query_set_key(queries)
-    return (tag, *prepared_key(prep), qkey)
+    retriever = current_retriever()
+    tail = () if retriever.dense else (("retriever", retriever.name, retriever.k_rrf),)
+    return (tag, *prepared_key(prep), qkey, *tail)
 
 
 def known_sets(doc_choice: str | None, doc_text: Doc) -> list[QuerySet]:

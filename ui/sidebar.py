@@ -21,6 +21,7 @@ from scar_viz.documents.samples import UPLOAD
 from scar_viz.embeddings import Embedder, EmbeddingError
 from scar_viz.embeddings.static import static_model_summary
 from scar_viz.pipeline import PreparedDoc
+from scar_viz.retrieval import DEFAULT_K_RRF, DEFAULT_RETRIEVER, DENSE, Retriever
 from scar_viz.scoring.params import GateParams
 from ui import keys
 from ui.alerts import alert
@@ -43,6 +44,7 @@ from ui.state import (
     MODEL_OPTIONS,
     OPENAI_EMBEDDING_MODEL,
     URL,
+    current_retriever,
     default,
     default_model,
     endpoint_choice,
@@ -87,6 +89,9 @@ class Setup:
     embedder: Embedder
     gate: GateParams
     key: tuple
+    retriever: Retriever = DENSE
+    """What ranks the chunks before any policy (:mod:`scar_viz.retrieval`); a retriever
+    other than dense is part of ``key``."""
 
     @property
     def doc_key(self) -> str:
@@ -242,6 +247,40 @@ def sidebar_chunking() -> ChunkingConfig | None:
     return config
 
 
+RETRIEVER_NAMES = {
+    "dense": "Dense: cos(q, c)",
+    "bm25": "BM25: the question's words",
+    "hybrid": "Hybrid: dense and BM25 fused (RRF)",
+}
+
+
+def sidebar_retriever() -> None:
+    """The retriever (and RRF's constant for hybrid); read with :func:`current_retriever`."""
+    choice = named_select(
+        st.sidebar,
+        "Retriever",
+        RETRIEVER_NAMES,
+        keys.RETRIEVER,
+        DEFAULT_RETRIEVER,
+        help="What ranks the chunks before any policy expands them. The gate keeps using "
+        "cos(q,c) whatever retrieves c. BM25: bm25s, lower-cased words of two or more letters, "
+        "English stop words removed, no stemming.",
+    )
+    box = st.sidebar.container()  # always present, so later widgets keep their places
+    if choice == "hybrid":
+        box.number_input(
+            "RRF constant k_rrf",
+            0.0,
+            1000.0,
+            default(keys.RRF_K, DEFAULT_K_RRF),
+            1.0,
+            key=keys.RRF_K,
+            bind=URL,
+            help="Reciprocal rank fusion: score(c) = Σ 1 / (k_rrf + rank(c)) over the dense "
+            "and BM25 rankings. A larger k_rrf flattens the difference between ranks.",
+        )
+
+
 def sidebar_model() -> tuple[str, str]:
     """The embedding model's widgets; returns (spec, base_url)."""
     st.sidebar.subheader("Embedding model")
@@ -309,6 +348,7 @@ def sidebar(document: bool = True) -> SidebarChoice:
     if document:
         picked = sidebar_document()
         config = sidebar_chunking()
+        sidebar_retriever()
     spec, base_url = sidebar_model()
     sidebar_llm()
     presenter_toggle()
@@ -363,6 +403,8 @@ def sidebar_setup() -> Setup | None:
         "caption",
         st.sidebar,
     )
-    return Setup(
-        str(name), prepared.document, prepared, embedder, current_gate(), prepared_key(prepared)
-    )
+    retriever = current_retriever()
+    key = prepared_key(prepared)
+    if not retriever.dense:
+        key = (*key, ("retriever", retriever.name, retriever.k_rrf))
+    return Setup(str(name), prepared.document, prepared, embedder, current_gate(), key, retriever)

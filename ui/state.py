@@ -24,6 +24,7 @@ from scar_viz.endpoints import (
     server_key,
 )
 from scar_viz.llm.client import ChatModel
+from scar_viz.retrieval import DEFAULT_K_RRF, DEFAULT_RETRIEVER, DENSE, RETRIEVERS, Retriever
 from ui import keys
 
 URL = "query-params"
@@ -246,3 +247,11 @@ def check_address() -> str:
     return (
         "The address held values out of range, reset to their defaults: " + "; ".join(reset) + "."
     )
+
+
+def current_retriever() -> Retriever:
+    """The sidebar's retriever (dense when unset or unknown)."""
+    name = st.session_state.get(keys.RETRIEVER, DEFAULT_RETRIEVER)
+    if name not in RETRIEVERS:
+        return DENSE
+    return Retriever(str(name), float(st.session_state.get(keys.RRF_K, DEFAULT_K_RRF)))

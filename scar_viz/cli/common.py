@@ -24,6 +24,7 @@ from scar_viz.evaluation.bootstrap import DEFAULT_BOOT, DEFAULT_SEED
 from scar_viz.evaluation.queries import GoldQuery, QuerySet, label_queries, load_queries
 from scar_viz.knobs import cli_fields, field_default, field_type, knob_fields, option_dest
 from scar_viz.pipeline import PreparedDoc, prepare_document
+from scar_viz.retrieval import DEFAULT_K_RRF, DEFAULT_RETRIEVER, RETRIEVERS, Retriever
 from scar_viz.scoring.params import DEFAULT_PARAMS, GateParams
 
 EXIT_FAILED = 1
@@ -45,6 +46,14 @@ def add_common_options(p: argparse.ArgumentParser) -> None:
     number_option(
         p, "--mu", d.mu, "μ, SCAR's lexical weight", "0 is the paper's gate, docs/method.md §8"
     )
+    p.add_argument(
+        "--retriever",
+        choices=RETRIEVERS,
+        default=DEFAULT_RETRIEVER,
+        help="what ranks the chunks before any policy: dense cos(q,c), bm25, or hybrid "
+        f"(reciprocal rank fusion of the two) (default {DEFAULT_RETRIEVER})",
+    )
+    number_option(p, "--rrf-k", DEFAULT_K_RRF, "the hybrid retriever's RRF constant k_rrf")
     add_chunking_options(p)
     p.add_argument(
         "--model",
@@ -163,6 +172,11 @@ def given_options(
         if value is not None and (not option.only or policy in option.only):
             values[option_dest(f)] = value
     return values
+
+
+def retriever_of(args: argparse.Namespace) -> Retriever:
+    """The retriever setting of ``--retriever`` and ``--rrf-k``."""
+    return Retriever(args.retriever, args.rrf_k)
 
 
 def gate_params(args: argparse.Namespace) -> GateParams:

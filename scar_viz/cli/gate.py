@@ -14,7 +14,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from scar_viz.cli.common import DOC_HELP, add_common_options, load_labelled, setup
+from scar_viz.cli.common import DOC_HELP, add_common_options, load_labelled, retriever_of, setup
 from scar_viz.evaluation.learned import fit_gate_on, query_table
 from scar_viz.scoring.learned import (
     DEFAULT_L2,
@@ -136,11 +136,19 @@ def cmd_fit_gate(args: argparse.Namespace) -> int:
     if args.l2 < 0:
         raise ValueError("--l2 must be 0 or more.")
     threshold_logit(args.p)
+    retriever = retriever_of(args)
     embedder, cache, prep = setup(args)
     _, labelled, vecs = load_labelled(args.queries, prep, embedder, cache)
     radius = max(1, args.radius)
     gate = fit_gate_on(
-        prep, labelled, vecs, args.k, radius=radius, l2=args.l2, features=args.features
+        prep,
+        labelled,
+        vecs,
+        args.k,
+        radius=radius,
+        l2=args.l2,
+        features=args.features,
+        retriever=retriever,
     )
     gate = LearnedGate(
         gate.feature_names,
@@ -151,7 +159,7 @@ def cmd_fit_gate(args: argparse.Namespace) -> int:
         {**gate.fitted_on, "queries": str(args.queries)},
     )
     gate.save(args.out)
-    table = query_table(prep, labelled, vecs, args.k, radius, gate.uses_lexical)
+    table = query_table(prep, labelled, vecs, args.k, radius, gate.uses_lexical, retriever)
     curve = p_curve(table, gate, [args.p], [q.fragmented for q in labelled])
     if args.json:
         out = {

@@ -33,6 +33,7 @@ from scar_viz.cli.common import (
     load_document,
     load_labelled,
     number_option,
+    retriever_of,
     setup,
 )
 from scar_viz.endpoints import EMBEDDING_KEY_NAMES, LLM_KEY_NAMES, server_key
@@ -182,6 +183,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
     policies = parse_policy_list(args.policies) if args.policies else default_policies()
     if args.boot < 0 or (args.limit is not None and args.limit < 1):
         raise ValueError("--boot must be 0 or more and --limit at least 1.")
+    retriever = retriever_of(args)
     chat = _chat(args)
     judge = None
     if args.judge_model or args.judge_base_url:
@@ -202,6 +204,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
         n_boot=args.boot,
         seed=args.seed,
         progress=_progress("answer"),
+        retriever=retriever,
     )
     for name, pa in check.policies.items():
         if pa.error:

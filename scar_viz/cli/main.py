@@ -26,6 +26,7 @@ from scar_viz.cli.common import (
     given_knobs,
     given_options,
     load_labelled,
+    retriever_of,
 )
 from scar_viz.cli.llm import register as register_llm_commands
 from scar_viz.documents.corpus import local_span
@@ -86,11 +87,14 @@ def cmd_select(args: argparse.Namespace) -> int:
     if not args.query.strip():
         raise SettingsError("--query is empty.")
     gate_knobs = cli_gate.gate_knobs(args) if args.policy == "learned" else {}
+    retriever = retriever_of(args)
     embedder, cache, prep = cli_index.store_or_setup(args)
     cli_gate.print_setting_notes(gate_knobs, prep, args.k)
     qvec = embed_query(embedder, args.query, cache)
     gate = gate_params(args)
-    inputs = query_inputs(prep, args.query, qvec, gate, embedder=embedder, cache=cache)
+    inputs = query_inputs(
+        prep, args.query, qvec, gate, embedder=embedder, cache=cache, retriever=retriever
+    )
     params = policy_knobs(args)
     result = run_policy(args.policy, inputs, **params, **gate_knobs)
     if gate_knobs:
@@ -125,10 +129,13 @@ def cmd_select(args: argparse.Namespace) -> int:
         "decisions": decisions,
         **_corpus_fields(prep, result.spans, result.chunk_ids),
     }
+    if not retriever.dense:
+        out["params"]["retriever"] = retriever.as_json()
     if args.json:
         print(json.dumps(out, ensure_ascii=False, indent=2))
         return 0
-    print(f"{prep.document.name}: {len(prep.chunks)} chunks · {prep.embedder_label}")
+    shown = "" if retriever.dense else f" · retriever {retriever.label}"
+    print(f"{prep.document.name}: {len(prep.chunks)} chunks · {prep.embedder_label}{shown}")
     print(
         f"policy {result.name}: {len(result.chunk_ids or ())} chunks, {result.chars} chars, "
         f"{result.tokens} tokens, {result.seconds * 1000:.1f} ms"
@@ -193,6 +200,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.boot < 0:
         raise SettingsError("--boot must be 0 or more.")
     knobs = cli_gate.eval_knobs(args, policies)
+    retriever = retriever_of(args)
     embedder, cache, prep = cli_index.store_or_setup(args)
     cli_gate.print_setting_notes((knobs or {}).get("learned", {}), prep, args.k)
     qset, labelled, vecs = load_labelled(args.queries, prep, embedder, cache)
@@ -205,6 +213,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         embed=embed_function(embedder, cache),
         knobs=knobs,
         issues=qset.issues,
+        retriever=retriever,
     )
     for name, pe in ev.policies.items():
         if pe.error:
@@ -218,7 +227,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     run, gp = ev.settings, ev.settings.params
     print(
         f"{run.document}: {run.n_chunks} chunks ({run.chunking}) · {run.embedder} · "
-        f"k={gp.k} λ={gp.lam:g} τ={gp.tau:g} r={gp.radius}" + (f" μ={gp.mu:g}" if gp.mu else "")
+        f"k={gp.k} λ={gp.lam:g} τ={gp.tau:g} r={gp.radius}"
+        + (f" μ={gp.mu:g}" if gp.mu else "")
+        + ("" if run.retriever.dense else f" · retriever {run.retriever.label}")
     )
     counts = ev.type_counts
     print(

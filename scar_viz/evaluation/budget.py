@@ -23,6 +23,7 @@ from scar_viz.embeddings import Progress
 from scar_viz.evaluation import Embed, Evaluation, available_policies, evaluate
 from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.pipeline import PreparedDoc
+from scar_viz.retrieval import DENSE, Retriever
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.sweep import pareto_frontier
 
@@ -102,6 +103,7 @@ def equal_budget(
     knobs: dict[str, dict[str, object]] | None = None,
     subset: str = "all",
     progress: Progress | None = None,
+    retriever: Retriever = DENSE,
 ) -> BudgetResult:
     """Recall and mean context tokens of every policy at every k in ``ks``.
 
@@ -112,6 +114,7 @@ def equal_budget(
         params: λ, τ and r for SCAR (its k is replaced by each k of ``ks``).
         embed: embeds extra texts with the same model (the sentence policies need it).
         progress: called as progress(done, total) over all (k, query) steps.
+        retriever: what every policy's top-k is ranked by (:mod:`scar_viz.retrieval`).
 
     Raises:
         ValueError: for an unknown policy, a k below 1 or mismatched query vectors.
@@ -139,6 +142,7 @@ def equal_budget(
                 embed=embed,
                 knobs=knobs,
                 progress=report,
+                retriever=retriever,
             )
         )
     return budget_points(evaluations, subset)

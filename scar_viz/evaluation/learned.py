@@ -10,7 +10,11 @@ import numpy as np
 
 from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.pipeline import PreparedDoc
-from scar_viz.scoring.learned.features import CandidateTable, build_table
+from scar_viz.retrieval import DENSE, Retriever
+from scar_viz.scoring.learned.features import (
+    CandidateTable,
+    build_table,
+)
 from scar_viz.scoring.learned.fit import DEFAULT_L2, fit_gate
 from scar_viz.scoring.learned.model import LearnedGate
 from scar_viz.scoring.learned.p_curve import DEFAULT_PS, PCurve, p_curve
@@ -26,14 +30,18 @@ def query_table(
     k: int,
     radius: int = DEFAULT_RADIUS,
     lexical: bool = False,
+    retriever: Retriever = DENSE,
 ) -> CandidateTable:
     """:func:`~scar_viz.scoring.learned.features.build_table` for labelled queries on a prepared
-    document; ``lexical`` adds the lexical features (over the chunks' texts)."""
+    document; ``lexical`` adds the lexical features (over the chunks' texts); each query's
+    top-k is ranked by ``retriever`` (the features keep using cosines)."""
     vecs = normalize(np.atleast_2d(np.asarray(query_vecs, dtype=np.float64)))
     sims = vecs @ prep.unit.T
-    lex = query_lex(prep, [q.query.query for q in queries]) if lexical else None
+    questions = [q.query.query for q in queries]
+    lex = query_lex(prep, questions) if lexical else None
+    rank = None if retriever.dense else prep.ranking(retriever, sims, questions)
     golds = [q.gold for q in queries]
-    return build_table(sims, prep.unit, golds, k, max(1, radius), prep.doc_of, lex)
+    return build_table(sims, prep.unit, golds, k, max(1, radius), prep.doc_of, lex, rank)
 
 
 def query_lex(prep: PreparedDoc, questions: Sequence[str]) -> list[QuestionLex]:
@@ -52,12 +60,13 @@ def fit_gate_on(
     l2: float = DEFAULT_L2,
     source: str | None = None,
     features: str = "base",
+    retriever: Retriever = DENSE,
 ) -> LearnedGate:
     """Fit a gate on labelled queries over a prepared document (``features`` base or lexical).
 
     ``fitted_on`` records the document, model, chunking, prepending, k, r and the counts.
     """
-    table = query_table(prep, queries, query_vecs, k, radius, features == "lexical")
+    table = query_table(prep, queries, query_vecs, k, radius, features == "lexical", retriever)
     meta = {
         "document": source or prep.document.name,
         "model": prep.embedder_id,
@@ -75,8 +84,9 @@ def p_curve_on(
     k: int,
     radius: int = DEFAULT_RADIUS,
     ps: Sequence[float] | np.ndarray = DEFAULT_PS,
+    retriever: Retriever = DENSE,
 ) -> PCurve:
     """:func:`~scar_viz.scoring.learned.p_curve.p_curve` for labelled queries on a prepared
     document."""
-    table = query_table(prep, queries, query_vecs, k, radius, gate.uses_lexical)
+    table = query_table(prep, queries, query_vecs, k, radius, gate.uses_lexical, retriever)
     return p_curve(table, gate, ps, [q.fragmented for q in queries])

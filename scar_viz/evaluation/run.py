@@ -31,6 +31,7 @@ from scar_viz.evaluation.queries import GoldQuery, QueryIssue, type_counts
 from scar_viz.evaluation.settings import RunSettings
 from scar_viz.pipeline import PreparedDoc, query_inputs
 from scar_viz.policies import POLICIES, PolicyResult, QueryInputs, run_policy
+from scar_viz.retrieval import DENSE, Retriever
 from scar_viz.scoring.params import DEFAULT_PARAMS, DEFAULT_RADIUS, GateParams
 from scar_viz.scoring.scar import Selection, top_k
 from scar_viz.scoring.sweep import Candidates, build_candidates
@@ -152,7 +153,7 @@ def _outcome(gq: GoldQuery, result: PolicyResult, inputs: QueryInputs, label: st
             coverage_misses(per),
         )
     ids = tuple(result.chunk_ids)
-    retrieved = top_k(inputs.sims, inputs.params.k)
+    retrieved = top_k(inputs.rank, inputs.params.k)
     sel = result.detail if isinstance(result.detail, Selection) else None
     decisions = sel.decisions if sel is not None else ()
     misses = miss_reasons(
@@ -198,6 +199,7 @@ def evaluate(
     knobs: dict[str, dict[str, object]] | None = None,
     issues: Sequence[QueryIssue] = (),
     progress: Progress | None = None,
+    retriever: Retriever = DENSE,
 ) -> Evaluation:
     """Every policy on every query of ``queries`` (gold chunks computed on ``prep.chunks``).
 
@@ -206,6 +208,7 @@ def evaluate(
         policies: labels as in :func:`resolve_policy` (default :func:`default_policies`).
         embed: embeds extra texts with the same model (QASC needs it).
         knobs: extra knobs per registry name, e.g. ``{"qasc": {"percentile": 80}}``.
+        retriever: what every policy's top-k is ranked by (:mod:`scar_viz.retrieval`).
 
     Raises:
         ValueError: for an unknown policy, k < 1, r < 0 or mismatched query vectors.
@@ -225,8 +228,15 @@ def evaluate(
     errors: dict[str, str] = {}
     block = batch_sims(prep.unit, query_vecs)
     for qi, gq in enumerate(queries):
-        sims = block(qi)
-        inputs = query_inputs(prep, gq.query.query, query_vecs[qi], params, embed=embed, sims=sims)
+        inputs = query_inputs(
+            prep,
+            gq.query.query,
+            query_vecs[qi],
+            params,
+            embed=embed,
+            retriever=retriever,
+            sims=block(qi),
+        )
         for label, (name, label_knobs) in resolved.items():
             if label in errors:
                 continue
@@ -246,7 +256,7 @@ def evaluate(
             label, rows, summarise_subsets(rows), coverage[label], errors.get(label, "")
         )
     return Evaluation(
-        RunSettings.of(prep, params),
+        RunSettings.of(prep, params, retriever),
         tuple(queries),
         evals,
         tuple(issues),
@@ -284,9 +294,18 @@ def candidates_for(
     query_vecs: np.ndarray,
     k: int,
     radius: int = DEFAULT_RADIUS,
+    retriever: Retriever = DENSE,
 ) -> Candidates:
-    """The sweep's candidates for a query set on ``prep`` (see :func:`build_candidates`)."""
+    """The sweep's candidates for a query set on ``prep`` (see :func:`build_candidates`), each
+    query's top-k ranked by ``retriever``."""
     sims = np.stack([prep.unit @ v for v in np.atleast_2d(query_vecs)])
+    rank = prep.ranking(retriever, sims, [q.query.query for q in queries])
     return build_candidates(
-        sims, prep.unit, [q.gold for q in queries], k, max(1, radius), prep.doc_of
+        sims,
+        prep.unit,
+        [q.gold for q in queries],
+        k,
+        max(1, radius),
+        prep.doc_of,
+        None if retriever.dense else rank,
     )

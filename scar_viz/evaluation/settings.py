@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scar_viz.pipeline import PreparedDoc
+from scar_viz.retrieval import DENSE, Retriever
 from scar_viz.scoring.params import GateParams
 
 
@@ -18,8 +19,9 @@ from scar_viz.scoring.params import GateParams
 class RunSettings:
     """The setting of a run: document name, chunking label and chunk count, whether chunk
     texts were prepended with their heading, the embedder (``model`` its stable id,
-    ``embedder`` its readable label) and the gate parameters; for a corpus, ``documents``
-    lists its files' paths in corpus order (empty for a single document)."""
+    ``embedder`` its readable label), the gate parameters and the retriever
+    (:mod:`scar_viz.retrieval`); for a corpus, ``documents`` lists its files' paths in corpus
+    order (empty for a single document)."""
 
     document: str
     chunking: str
@@ -29,9 +31,10 @@ class RunSettings:
     embedder: str
     params: GateParams
     documents: tuple[str, ...] = ()
+    retriever: Retriever = DENSE
 
     @classmethod
-    def of(cls, prep: PreparedDoc, params: GateParams) -> RunSettings:
+    def of(cls, prep: PreparedDoc, params: GateParams, retriever: Retriever = DENSE) -> RunSettings:
         """The setting of a run on ``prep`` with ``params`` (numbers made plain int/float)."""
         return cls(
             prep.document.name,
@@ -48,6 +51,7 @@ class RunSettings:
                 float(params.mu),
             ),
             tuple(p.path for p in prep.document.parts),
+            retriever,
         )
 
     def params_json(self, prepend: bool = False) -> dict[str, object]:
@@ -66,7 +70,9 @@ class RunSettings:
 
         ``keys`` are field names (``params`` as :meth:`params_json`) or names given in ``extra``
         (a command's own settings, such as the answer model), so a command lists its header
-        once, in the order it writes it.
+        once, in the order it writes it. A retriever other than dense follows as
+        ``"retriever"`` (:meth:`~scar_viz.retrieval.Retriever.as_json`); a dense run's header
+        is as it always was.
 
         Raises:
             KeyError: for a key that is neither a setting nor in ``extra``.
@@ -81,4 +87,7 @@ class RunSettings:
             "documents": list(self.documents),
             **extra,
         }
-        return {key: values[key] for key in keys}
+        out = {key: values[key] for key in keys}
+        if not self.retriever.dense:
+            out["retriever"] = self.retriever.as_json()
+        return out

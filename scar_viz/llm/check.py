@@ -31,6 +31,7 @@ from scar_viz.llm.prompts import answer_messages
 from scar_viz.llm.scores import SCORES, Embed, statements
 from scar_viz.pipeline import PreparedDoc, query_inputs
 from scar_viz.policies import PolicyResult, run_policy
+from scar_viz.retrieval import DENSE, Retriever
 from scar_viz.scoring.params import GateParams
 
 
@@ -103,13 +104,19 @@ def _contexts(
     params: GateParams,
     embed: Embed | None,
     knobs: Mapping[str, Mapping[str, object]],
+    retriever: Retriever = DENSE,
 ) -> tuple[dict[str, list[PolicyResult]], dict[str, str]]:
     """Every policy's result for every query (a policy that fails gets its message)."""
     results: dict[str, list[PolicyResult]] = {label: [] for label in labels}
     errors: dict[str, str] = {}
     for qi, gq in enumerate(queries):
         inputs = query_inputs(
-            prep, gq.query.query, np.asarray(query_vecs[qi], dtype=np.float64), params, embed=embed
+            prep,
+            gq.query.query,
+            np.asarray(query_vecs[qi], dtype=np.float64),
+            params,
+            embed=embed,
+            retriever=retriever,
         )
         for label in labels:
             if label in errors:
@@ -141,6 +148,7 @@ def check_answers(
     n_boot: int = DEFAULT_BOOT,
     seed: int = DEFAULT_SEED,
     progress: Progress | None = None,
+    retriever: Retriever = DENSE,
 ) -> AnswerCheck:
     """Answer every query with every policy's context and score the answers.
 
@@ -166,7 +174,9 @@ def check_answers(
     query_vecs = np.atleast_2d(np.asarray(query_vecs, dtype=np.float64))
     if len(queries) and query_vecs.shape[0] != len(queries):
         raise ValueError(f"{len(queries)} queries need {len(queries)} query vectors.")
-    results, errors = _contexts(prep, queries, query_vecs, labels, params, embed, knobs or {})
+    results, errors = _contexts(
+        prep, queries, query_vecs, labels, params, embed, knobs or {}, retriever
+    )
     jobs = []
     for qi, gq in enumerate(queries):
         facts = tuple(s for ev in gq.query.evidence for s in statements(ev.text))
@@ -186,7 +196,7 @@ def check_answers(
         mine = tuple(r for r in rows if r.policy == label)
         out[label] = PolicyAnswers(label, mine, errors.get(label, ""))
     return AnswerCheck(
-        RunSettings.of(prep, params),
+        RunSettings.of(prep, params, retriever),
         chat.label,
         judge.label,
         n_questions,

@@ -119,7 +119,7 @@ def automerge_policy(
     """
     t0 = time.perf_counter()
     doc, chunks = inputs.document, inputs.chunks
-    retrieved = top_k(inputs.sims, max(1, int(inputs.params.k)))
+    retrieved = top_k(inputs.rank, max(1, int(inputs.params.k)))
     parents = chunk_parents(doc, chunks)
     res = auto_merge(retrieved, parents, float(ratio), bool(fill_gaps), inputs.doc_of)
     sections = [_in_file(doc, p) for p in res.merged]

@@ -27,7 +27,10 @@ class QueryInputs:
     ``unit`` holds the unit-norm chunk embeddings (N, d) and ``sims`` = cos(q, c_i) (N,).
     ``params`` holds k, λ, τ and r. ``embed`` embeds extra texts with the same model (QASC's
     sentences); it may be None. In a corpus (``document.parts``) ``doc_of`` names each
-    chunk's file, and no policy reaches past the edge of its chunk's file.
+    chunk's file, and no policy reaches past the edge of its chunk's file. ``ranking`` is the
+    score the retriever ranks chunks by (:func:`~scar_viz.retrieval.rank_scores`; None: the
+    dense ``sims``): every policy takes its top-k by :attr:`rank`, while gates keep using
+    ``sims``.
     """
 
     document: Document
@@ -41,10 +44,19 @@ class QueryInputs:
     doc_of: np.ndarray | None = field(default=None, repr=False, compare=False)
     """(N,) the file of each chunk in a corpus (None for a single file); computed from
     ``document.parts`` when not given, so a corpus never goes without it."""
+    ranking: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """(N,) the retriever's score per chunk (None: dense, rank by ``sims``)."""
+    retriever: str = "dense"
+    """The retriever's label, for notes."""
 
     def __post_init__(self) -> None:
         if self.doc_of is None and self.document.is_corpus:
             object.__setattr__(self, "doc_of", chunk_doc_of(self.document, self.chunks))
+
+    @property
+    def rank(self) -> np.ndarray:
+        """(N,) what the top-k is taken by: ``ranking``, or ``sims`` for the dense retriever."""
+        return self.sims if self.ranking is None else self.ranking
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,13 @@ from scar_viz.scoring.scar import select_from_sims, top_k, window
 
 def topk_policy(inputs: QueryInputs) -> PolicyResult:
     t0 = time.perf_counter()
-    return chunk_result("topk", inputs, top_k(inputs.sims, inputs.params.k), t0)
+    return chunk_result("topk", inputs, top_k(inputs.rank, inputs.params.k), t0)
 
 
 def window_policy(inputs: QueryInputs, w: int = 1) -> PolicyResult:
     """Static window: c_{i-w} … c_{i+w} around each retrieved chunk."""
     t0 = time.perf_counter()
-    ids = window(top_k(inputs.sims, inputs.params.k), len(inputs.chunks), int(w), inputs.doc_of)
+    ids = window(top_k(inputs.rank, inputs.params.k), len(inputs.chunks), int(w), inputs.doc_of)
     return chunk_result(f"window{int(w)}", inputs, ids, t0)
 
 
@@ -26,7 +26,9 @@ def scar_policy(inputs: QueryInputs) -> PolicyResult:
     lexical = None
     if inputs.params.mu:
         lexical = question_lex([c.text for c in inputs.chunks], inputs.query)
-    sel = select_from_sims(inputs.sims, inputs.unit, inputs.params, inputs.doc_of, lexical)
+    sel = select_from_sims(
+        inputs.sims, inputs.unit, inputs.params, inputs.doc_of, lexical, rank=inputs.ranking
+    )
     return chunk_result("scar", inputs, sel.selected, t0, detail=sel)
 
 

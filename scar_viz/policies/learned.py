@@ -35,6 +35,7 @@ def learned_policy(
         params.radius,
         inputs.doc_of,
         lexical,
+        inputs.ranking,
     )
     return chunk_result("learned", inputs, sel.selected, t0, detail=sel)
 

@@ -171,7 +171,7 @@ def parent_policy(
     if level < 0 or huge_chars < 0:
         raise SettingsError("The parent level and the section cap must be 0 or more.")
     doc, chunks, cap = inputs.document, inputs.chunks, huge_chars
-    retrieved = top_k(inputs.sims, inputs.params.k)
+    retrieved = top_k(inputs.rank, inputs.params.k)
     seeds: dict[int, list[int]] = {}
     for c in retrieved:
         first = doc.section_index_at(chunks[c].start)

@@ -173,7 +173,7 @@ def qasc_hybrid_policy(
         raise SettingsError("The sentence margin around the candidates must be 0 or more.")
     params = _params(knobs, max_seeds=0, top_k=0)
     sentences, scores = document_sentences(inputs, splitter)
-    candidates = top_k(inputs.sims, max(1, int(inputs.params.k)))
+    candidates = top_k(inputs.rank, max(1, int(inputs.params.k)))
     doc = inputs.document
     files = sentence_files(doc, sentences)
     regions = []

@@ -140,7 +140,7 @@ def rerank_policy(
         raise SettingsError("The number of reranking candidates must be at least 1.")
     model = load_reranker(reranker)
     t0 = time.perf_counter()
-    candidates = top_k(inputs.sims, max(wanted, k))
+    candidates = top_k(inputs.rank, max(wanted, k))
     pairs = [(inputs.query, inputs.chunks[i].text) for i in candidates]
     try:
         scores = (
@@ -155,7 +155,8 @@ def rerank_policy(
     order = np.argsort(-scores, kind="stable")[:k]
     kept = [candidates[j] for j in order]
     detail = RerankDetail(tuple(candidates), tuple(float(s) for s in scores), tuple(kept), reranker)
-    notes = [f"reranked {len(candidates)} cosine candidates with {reranker}; kept {len(kept)}."]
+    source = "cosine" if inputs.ranking is None else inputs.retriever
+    notes = [f"reranked {len(candidates)} {source} candidates with {reranker}; kept {len(kept)}."]
     if wanted < k:
         notes.append(f"n_candidates ({wanted}) is below k; {k} candidates were used.")
     return chunk_result("rerank", inputs, kept, t0, notes=notes, detail=detail)

@@ -162,7 +162,7 @@ def _rerank_relevance(
     from scar_viz.policies.rerank import RerankerError, load_reranker
 
     model = load_reranker(reranker)
-    cands = top_k(inputs.sims, max(1, int(n_candidates)))
+    cands = top_k(inputs.rank, max(1, int(n_candidates)))
     pairs = [(inputs.query, inputs.chunks[i].text) for i in cands]
     try:
         logits = np.asarray(
@@ -214,8 +214,10 @@ def rse_policy(
         )
         source = f"σ(cross-encoder logit), {reranker}"
     else:
-        relevance, ranks = minmax_relevance(inputs.sims), ranks_of(inputs.sims)
-        source = "min–max rescaled cosine"
+        relevance, ranks = minmax_relevance(inputs.rank), ranks_of(inputs.rank)
+        source = "min–max rescaled " + (
+            "cosine" if inputs.ranking is None else f"{inputs.retriever} score"
+        )
     values = chunk_values(relevance, ranks, float(knobs["decay"]), float(knobs["penalty"]))
     segments = best_segments(
         values,

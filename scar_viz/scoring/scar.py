@@ -238,15 +238,18 @@ def select_from_sims(
     params: GateParams,
     doc_of: np.ndarray | None = None,
     lexical: QuestionLex | None = None,
+    rank: np.ndarray | None = None,
 ) -> Selection:
     """:func:`scar_select` given s[i] = cos(q, c_i) and unit-norm chunk vectors; ``doc_of``
     (the file of each chunk in a corpus) keeps every neighbour inside its chunk's file;
-    ``lexical`` (the question's lexical evidence) is needed when ``params.mu`` > 0.
+    ``lexical`` (the question's lexical evidence) is needed when ``params.mu`` > 0. ``rank``
+    (N,) is what the top-k is taken by (the retriever's score, :mod:`scar_viz.retrieval`;
+    None: ``sims``); the gate always uses ``sims``.
 
     Raises:
         SettingsError: for μ < 0, or μ > 0 without ``lexical``.
     """
-    retrieved = top_k(sims, params.k)
+    retrieved = top_k(sims if rank is None else rank, params.k)
     lex = lexical.share if lexical is not None and params.mu else None
     judge = scar_judge(sims, unit_chunks, params.lam, params.tau, params.mu, lex)
     selected, admitted, decisions = walk_neighbours(

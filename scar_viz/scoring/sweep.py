@@ -101,6 +101,7 @@ def walk_candidates(
     radius: int,
     needs: str,
     doc_of: np.ndarray | None = None,
+    rank: np.ndarray | None = None,
 ) -> Walk:
     """List every candidate: each neighbour at distance 1…r on each side of each retrieved chunk,
     stopping at the document's edge.
@@ -114,6 +115,8 @@ def walk_candidates(
         needs: the sentence for k < 1 or r < 1.
         doc_of: (N,) the file of each chunk in a corpus (None for one file): no candidate
             crosses its retrieved chunk's file edge.
+        rank: (Q, N) what each query's top-k is taken by (the retriever's scores,
+            :mod:`scar_viz.retrieval`); None: ``sims``.
 
     Raises:
         SettingsError: for mismatched shapes, k < 1 or r < 1.
@@ -125,11 +128,14 @@ def walk_candidates(
         raise SettingsError(f"Similarities cover {n} chunks but there are {unit.shape[0]} vectors.")
     if radius < 1 or k < 1:
         raise SettingsError(needs)
+    by = sims if rank is None else np.atleast_2d(np.asarray(rank, dtype=np.float64))
+    if by.shape != sims.shape:
+        raise SettingsError(f"Ranking scores of shape {by.shape} for similarities {sims.shape}.")
     lo_of, hi_of = bounds(doc_of, n)
     meta, chains, keys = [], [], []
     base_chunks, base_hits = np.zeros(n_q), np.zeros(n_q)
     for q in range(n_q):
-        retrieved = top_k(sims[q], k)
+        retrieved = top_k(by[q], k)
         members, gold = set(retrieved), set(golds[q])
         base_chunks[q] = len(retrieved)
         base_hits[q] = len(gold & members)
@@ -179,6 +185,7 @@ def build_candidates(
     radius: int = DEFAULT_RADIUS,
     doc_of: np.ndarray | None = None,
     lex: np.ndarray | None = None,
+    rank: np.ndarray | None = None,
 ) -> Candidates:
     """List the candidates of every query.
 
@@ -190,13 +197,16 @@ def build_candidates(
         radius: r ≥ 1.
         doc_of: (N,) the file of each chunk in a corpus; None for one file.
         lex: (Q, N), lex(q, c_i) (:func:`scar_viz.scoring.lexical.lex_matrix`), for μ > 0.
+        rank: (Q, N) the retriever's scores each top-k is taken by; None: ``sims``.
 
     Raises:
         ValueError: for mismatched shapes, r < 1, k < 1 or an empty gold set.
     """
     sims = np.atleast_2d(np.asarray(sims, dtype=np.float64))
     unit = np.asarray(unit, dtype=np.float64)
-    walk = walk_candidates(sims, unit, golds, k, radius, "The sweep needs k ≥ 1 and r ≥ 1.", doc_of)
+    walk = walk_candidates(
+        sims, unit, golds, k, radius, "The sweep needs k ≥ 1 and r ≥ 1.", doc_of, rank
+    )
     if any(not g for g in golds):
         raise SettingsError("Every query needs at least one gold chunk.")
     pairs = list(zip(walk.chunk.tolist(), walk.neighbour.tolist(), strict=True))

@@ -64,8 +64,10 @@ def policy_selection(
     p: float = DEFAULT_P,
     doc_of: np.ndarray | None = None,
     lexical: QuestionLex | None = None,
+    rank: np.ndarray | None = None,
 ) -> Selection:
-    """The selection ``policy`` ("SCAR" or "learned") makes for one query.
+    """The selection ``policy`` ("SCAR" or "learned") makes for one query, its top-k taken by
+    ``rank`` (the retriever's scores, :mod:`scar_viz.retrieval`; None: ``sims``).
 
     The learned gate reads ``params.k`` and ``params.radius`` (λ, τ and μ are unused) and
     admits a neighbour iff its probability exceeds ``p``; ``gate`` None means the shipped gate.
@@ -75,10 +77,12 @@ def policy_selection(
     """
     if policy == "learned":
         resolved = resolve_gate(gate)
-        return learned_select(sims, unit, params.k, resolved, p, params.radius, doc_of, lexical)
+        return learned_select(
+            sims, unit, params.k, resolved, p, params.radius, doc_of, lexical, rank
+        )
     if policy != "SCAR":
         raise UserError(f"Unknown gate policy '{policy}'; choose SCAR or learned.")
-    return select_from_sims(sims, unit, params, doc_of, lexical)
+    return select_from_sims(sims, unit, params, doc_of, lexical, rank)
 
 
 def window_name(radius: int) -> str:

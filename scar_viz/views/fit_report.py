@@ -15,6 +15,7 @@ from scar_viz.evaluation import candidates_for
 from scar_viz.evaluation.best_point import window_baseline
 from scar_viz.evaluation.learned import fit_gate_on, p_curve_on
 from scar_viz.evaluation.queries import GoldQuery, split_alternate
+from scar_viz.retrieval import DENSE, Retriever
 from scar_viz.scoring.learned import DEFAULT_L2, LearnedGate, PCurve
 from scar_viz.scoring.params import DEFAULT_RADIUS, PRESETS
 from scar_viz.scoring.sweep import LAMS, TAUS, SweepResult, pareto_frontier, sweep
@@ -80,6 +81,7 @@ def fit_report(
     radius: int = DEFAULT_RADIUS,
     on: str = "all",
     l2: float = DEFAULT_L2,
+    retriever: Retriever = DENSE,
 ) -> FitReport:
     """Fit on ``halves(queries, vecs, on)[0]`` and trace the p-curve on every part.
 
@@ -88,8 +90,11 @@ def fit_report(
     """
     parts = halves(queries, vecs, on)
     fit = parts[0]
-    gate = fit_gate_on(prep, fit.queries, fit.vecs, k, radius=radius, l2=l2)
-    curves = {h.name: p_curve_on(prep, h.queries, h.vecs, gate, k, radius) for h in parts}
+    gate = fit_gate_on(prep, fit.queries, fit.vecs, k, radius=radius, l2=l2, retriever=retriever)
+    curves = {
+        h.name: p_curve_on(prep, h.queries, h.vecs, gate, k, radius, retriever=retriever)
+        for h in parts
+    }
     return FitReport(gate, parts, curves)
 
 
@@ -110,9 +115,10 @@ def scar_front(
     k: int,
     radius: int = DEFAULT_RADIUS,
     progress=None,
+    retriever: Retriever = DENSE,
 ) -> ScarFront:
     """The λ×τ sweep at (k, r) on ``queries``, its Pareto front and the baselines."""
-    cands = candidates_for(prep, queries, vecs, k, radius)
+    cands = candidates_for(prep, queries, vecs, k, radius, retriever)
     grid = sweep(cands, LAMS, TAUS, progress=progress)
     points: list[tuple[str, float, float]] = []
     for name in ("A", "B"):

@@ -126,6 +126,7 @@ def gate_payload(
     snippet: int = SNIPPET_CHARS,
     focus: int | None = None,
     doc_of: np.ndarray | None = None,
+    rank: np.ndarray | None = None,
 ) -> dict:
     """The data the browser's gate panel needs for one query (JSON-serialisable).
 
@@ -140,7 +141,8 @@ def gate_payload(
     (a click in the overview: its own row when it is not retrieved), or None. In a corpus
     (``doc_of``, the file of each chunk) ``files`` maps each chunk in ``order`` and the focus
     to ``[first, last]``, its file's chunk range: no neighbour is offered past it, and
-    ``ncos`` is NaN there.
+    ``ncos`` is NaN there. ``rank`` (N,), the retriever's scores (:mod:`scar_viz.retrieval`),
+    orders ``order`` (None: ``sims``, dense); ``sims`` stay the gate's cosines.
 
     Depends on the query only: λ, τ, k ≤ kmax and r ≤ rmax change nothing else, so the
     panel decides every setting in the browser. Size: 8·N bytes (as base64) plus about
@@ -149,7 +151,7 @@ def gate_payload(
     """
     sims = np.asarray(sims, dtype=np.float64)
     n = len(sims)
-    order = top_k(sims, min(kmax, n))
+    order = top_k(sims if rank is None else rank, min(kmax, n))
     ncos = np.full((len(order), 2, rmax), np.nan)
     shown: set[int] = set()
     files: dict[str, list[int]] = {}

@@ -2,7 +2,8 @@
 
 The overview shows where the hits fall but, when many land close together, shares marks and
 leaves rank labels out (:mod:`scar_viz.charts.marks`); this list names every hit: its rank,
-its chunk, how far through the document it starts, its section and cos(q, c).
+its chunk, how far through the document it starts, its section and cos(q, c), and, when
+given, its rank under the dense and the BM25 retriever (:mod:`scar_viz.retrieval`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numpy as np
 
 from scar_viz.chunking.base import Chunk
 from scar_viz.documents.sections import FRONT_MATTER
+from scar_viz.retrieval import ranks
 
 
 @dataclass(frozen=True)
@@ -27,20 +29,39 @@ class Hit:
     position: float
     section: str
     cos: float
+    dense_rank: int | None = None
+    bm25_rank: int | None = None
+    bm25: float | None = None
 
     def as_row(self) -> dict:
-        return {
+        row = {
             "rank": self.rank,
             "chunk": self.chunk,
             "position": 100.0 * self.position,
             "section": self.section,
             "cos(q,c)": self.cos,
         }
+        if self.dense_rank is not None:
+            row["dense rank"] = self.dense_rank
+        if self.bm25_rank is not None:
+            row["BM25 rank"] = self.bm25_rank
+            row["BM25"] = self.bm25
+        return row
 
 
-def hits(chunks: Sequence[Chunk], sims: np.ndarray, retrieved: Sequence[int]) -> list[Hit]:
-    """The ``retrieved`` chunks (in rank order) as :class:`Hit` rows."""
+def hits(
+    chunks: Sequence[Chunk],
+    sims: np.ndarray,
+    retrieved: Sequence[int],
+    bm25: np.ndarray | None = None,
+) -> list[Hit]:
+    """The ``retrieved`` chunks (in rank order) as :class:`Hit` rows; with ``bm25`` (N,), the
+    chunks' BM25 scores, each row also holds its 1-based dense and BM25 ranks (ties to the
+    lower index)."""
     length = max((c.end for c in chunks), default=0) or 1
+    dense_ranks = bm25_ranks = None
+    if bm25 is not None:
+        dense_ranks, bm25_ranks = ranks(sims), ranks(bm25)
     return [
         Hit(
             rank=r,
@@ -48,6 +69,9 @@ def hits(chunks: Sequence[Chunk], sims: np.ndarray, retrieved: Sequence[int]) ->
             position=chunks[c].start / length,
             section=chunks[c].section[-1] if chunks[c].section else FRONT_MATTER,
             cos=float(sims[c]),
+            dense_rank=None if dense_ranks is None else int(dense_ranks[c]),
+            bm25_rank=None if bm25_ranks is None else int(bm25_ranks[c]),
+            bm25=None if bm25 is None else float(bm25[c]),
         )
         for r, c in enumerate(retrieved, 1)
     ]

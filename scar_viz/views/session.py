@@ -36,6 +36,8 @@ SETTING_KEYS: tuple[str, ...] = (
     "size",
     "overlap",
     "prepend",
+    "retriever",
+    "rrf_k",
     "chunker",
     "model",
     "st_model",
@@ -58,6 +60,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "prepend": (bool,),
     "lam": (int, float),
     "tau": (int, float),
+    "rrf_k": (int, float),
 }
 
 

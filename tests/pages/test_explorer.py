@@ -426,3 +426,27 @@ def test_a_corpus_shows_its_files_and_the_focused_file(at):
     at.session_state["focus"] = chunk
     at.run()
     assert last in " ".join(h.body for h in at.get("html"))
+
+
+def _hits(at: AppTest):
+    return table_with(at, "dense rank")
+
+
+def test_switching_the_retriever_changes_the_retrieved_chunks(at):
+    dense = _hits(at)
+    assert list(dense["dense rank"]) == list(range(1, len(dense) + 1))
+    assert "BM25 rank" in dense.columns and "retriever" not in at.query_params
+    at.selectbox(key=keys.RETRIEVER).set_value("bm25").run()
+    assert not at.exception
+    bm25 = _hits(at)
+    assert list(bm25["BM25 rank"]) == list(range(1, len(bm25) + 1))
+    assert list(bm25["chunk"]) != list(dense["chunk"])
+    assert at.query_params["retriever"] in ("bm25", ["bm25"])
+    assert int(metric(at, "Retrieved")) == DEFAULT_K
+    at.selectbox(key=keys.RETRIEVER).set_value("hybrid").run()
+    assert not at.exception
+    assert at.number_input(key=keys.RRF_K).value == 60
+    hybrid = _hits(at)
+    # RRF of the two rankings, as the table shows them (ties to the lower index)
+    fused = 1 / (60 + hybrid["dense rank"]) + 1 / (60 + hybrid["BM25 rank"])
+    assert list(fused) == sorted(fused, reverse=True)

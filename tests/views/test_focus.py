@@ -154,3 +154,22 @@ def test_payload_gate_stops_at_file_edges_as_select_from_sims_does(seed):
         ]
         assert _browserlike(payload, lam, tau, k, r) == mine
         assert all(doc_of[c] == doc_of[j] for c, j, *_ in mine)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_payload_order_follows_the_retriever_and_the_gate_keeps_the_cosines(seed):
+    n = 15
+    chunks, unit, sims = _doc(n, seed=seed)
+    rank = np.random.default_rng(seed).normal(size=n)
+    rank[[4, 9]] = rank.max() + 1  # a tie at the top: the lower index first
+    params = GateParams(k=3, lam=0.5, tau=0.1, radius=1)
+    payload = gate_payload(chunks, sims, unit, params, kmax=n, rank=rank)
+    assert payload["order"][:2] == [4, 9]
+    for k in (1, 3, 6):
+        for r in (0, 1, 2):
+            sel = select_from_sims(sims, unit, GateParams(k, 0.5, 0.1, r), rank=rank)
+            python = [
+                (d.chunk, d.neighbour, d.side, d.distance, d.score, d.bar, d.outcome)
+                for d in sel.decisions
+            ]
+            assert _browserlike(payload, 0.5, 0.1, k, r) == python

@@ -29,3 +29,14 @@ def test_one_row_per_retrieved_chunk_in_rank_order():
 
 def test_no_hits_no_rows():
     assert hits([], np.array([]), []) == []
+
+
+def test_dense_and_bm25_ranks_among_all_chunks():
+    chunks = [Chunk(i, 10 * i, 10 * i + 10, "x" * 10) for i in range(4)]
+    sims = np.array([0.1, 0.5, 0.7, 0.5])
+    bm25 = np.array([2.0, 0.0, 1.0, 2.0])
+    rows = [h.as_row() for h in hits(chunks, sims, [2, 1], bm25)]
+    assert [r["dense rank"] for r in rows] == [1, 2]  # 1 and 3 tie: the lower index first
+    assert [r["BM25 rank"] for r in rows] == [3, 4]  # 0 and 3 tie at 2.0; 1 scores 0
+    assert rows[0]["BM25"] == 1.0
+    assert "dense rank" not in hits(chunks, sims, [2])[0].as_row()

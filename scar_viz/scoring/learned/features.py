@@ -115,6 +115,7 @@ def build_table(
     radius: int = DEFAULT_RADIUS,
     doc_of: np.ndarray | None = None,
     lexical: Sequence[QuestionLex] | None = None,
+    rank: np.ndarray | None = None,
 ) -> CandidateTable:
     """List every candidate (query, retrieved c, neighbour at distance 1…r on each side).
 
@@ -128,6 +129,8 @@ def build_table(
             crosses its retrieved chunk's file edge.
         lexical: each query's lexical evidence (:func:`scar_viz.scoring.lexical.question_lex`)
             for the lexical features; None leaves them NaN.
+        rank: (Q, N) the retriever's scores each top-k is taken by (None: ``sims``); the
+            features keep using the cosines.
 
     Raises:
         ValueError: for mismatched shapes, k < 1 or r < 1.
@@ -136,7 +139,7 @@ def build_table(
     unit = np.asarray(unit, dtype=np.float64)
     golds = [()] * sims.shape[0] if golds is None else [tuple(g) for g in golds]
     walk = walk_candidates(
-        sims, unit, golds, k, radius, "The candidates need k ≥ 1 and r ≥ 1.", doc_of
+        sims, unit, golds, k, radius, "The candidates need k ≥ 1 and r ≥ 1.", doc_of, rank
     )
     cols = (walk.query, walk.chunk, walk.rank, walk.neighbour, walk.distance)
     rows = [

@@ -135,6 +135,7 @@ def learned_select(
     radius: int = DEFAULT_RADIUS,
     doc_of: np.ndarray | None = None,
     lexical: QuestionLex | None = None,
+    rank: np.ndarray | None = None,
 ) -> LearnedSelection:
     """The learned gate's selection for one query, outward as SCAR (module docstring).
 
@@ -149,6 +150,8 @@ def learned_select(
             file (None for one file).
         lexical: the question's lexical evidence (:func:`scar_viz.scoring.lexical.question_lex`),
             needed by a gate with lexical features.
+        rank: (N,) the retriever's scores the top-k is taken by (None: ``sims``); the gate
+            keeps using the cosines.
 
     Raises:
         ValueError: for p outside (0, 1) or r < 0.
@@ -158,7 +161,7 @@ def learned_select(
     judge = learned_judge(sims, unit, gate, p, lexical)
     if radius < 0:
         raise ValueError("Radius must be 0 or more.")
-    retrieved = top_k(sims, k)
+    retrieved = top_k(sims if rank is None else rank, k)
     selected, admitted, decisions = walk_neighbours(retrieved, len(sims), radius, judge, doc_of)
     return LearnedSelection(
         retrieved=retrieved,
