@@ -15,7 +15,6 @@ from scar_viz.charts.overview import overview_chart, split_overview
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.policies.context import context_html
 from scar_viz.scoring.explain import edge_notes, explain_decision
-from scar_viz.scoring.lexical import question_lex
 from scar_viz.scoring.scar import Selection
 from scar_viz.views.explorer import contexts, policy_selection, query_sims, summarise
 from scar_viz.views.focus import gate_payload
@@ -62,7 +61,7 @@ prep, embedder = setup.prepared, setup.embedder
 query = query_box(setup.name, setup.source, setup.doc_key)
 qvec = query_vector(embedder, query)
 sims = or_stop(lambda: cached(("sims", *setup.key, query), lambda: query_sims(prep.unit, qvec)))
-lexical, rank = retrieval_scores(setup, query, sims)
+lexical, rank, words = retrieval_scores(setup, query, sims)
 usual = usual_cosine_for(setup.key, prep, embedder)  # once per document and model
 notice = cached(  # once per document, model and question: ~20 ms of script counting
     ("language", *setup.key, query),
@@ -217,7 +216,6 @@ def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
     policy, p = policy_choice()
     params = gate_sliders(len(prep.chunks), learned=policy == "learned")
     gate, source = active_gate() if policy == "learned" else (None, "")
-    words = question_lex([c.text for c in prep.chunks], query)
     sel = policy_selection(policy, sims, prep.unit, params, gate, p, prep.doc_of, words, rank)
     summary = summarise(prep.chunks, sel, policy, prep.doc_of)
     focus = state.get(keys.FOCUS)

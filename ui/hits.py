@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from scar_viz.documents.sections import FRONT_MATTER
+from scar_viz.scoring.lexical import QuestionLex, question_lex
 from scar_viz.views.hits import Hit
 from ui import keys
 from ui.cache import cached
@@ -67,18 +68,24 @@ def _remember_pick(pick_key: str, focus_key: str) -> Callable[[], None]:
     return remember
 
 
-def retrieval_scores(setup, query: str, sims: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+def retrieval_scores(
+    setup, query: str, sims: np.ndarray
+) -> tuple[np.ndarray, np.ndarray | None, QuestionLex]:
     """(BM25 score of every chunk, the sidebar retriever's scores the top-k is taken by or None
-    for dense) for ``query`` on ``setup``'s document (a :class:`ui.sidebar.Setup`), cached."""
+    for dense, the question's words over the chunks for μ and a lexical gate) for ``query`` on
+    ``setup``'s document (a :class:`ui.sidebar.Setup`), each cached once per question."""
     prep = setup.prepared
     lexical = cached(("bm25", *setup.key, query), lambda: prep.bm25.scores(query))
+    words = cached(
+        ("words", *setup.key, query), lambda: question_lex([c.text for c in prep.chunks], query)
+    )
     if setup.retriever.dense:
-        return lexical, None
+        return lexical, None, words
     rank = cached(
         ("rank", *setup.key, query),
         lambda: prep.ranking(setup.retriever, sims[None, :], [query])[0],
     )
-    return lexical, rank
+    return lexical, rank, words
 
 
 def hits_list(found: Sequence[Hit]) -> None:
