@@ -31,6 +31,7 @@ from scar_viz.evaluation.queries import GoldQuery, QueryIssue, type_counts
 from scar_viz.evaluation.settings import RunSettings
 from scar_viz.pipeline import PreparedDoc, query_inputs
 from scar_viz.policies import POLICIES, PolicyResult, QueryInputs, run_policy
+from scar_viz.scoring.lexical import lex_matrix
 from scar_viz.scoring.params import DEFAULT_PARAMS, DEFAULT_RADIUS, GateParams
 from scar_viz.scoring.scar import Selection, top_k
 from scar_viz.scoring.sweep import Candidates, build_candidates
@@ -284,9 +285,15 @@ def candidates_for(
     query_vecs: np.ndarray,
     k: int,
     radius: int = DEFAULT_RADIUS,
+    lexical: bool = False,
 ) -> Candidates:
-    """The sweep's candidates for a query set on ``prep`` (see :func:`build_candidates`)."""
+    """The sweep's candidates for a query set on ``prep`` (see :func:`build_candidates`);
+    ``lexical`` adds each candidate's lex(q,n) over the chunk texts, which a sweep at μ > 0
+    needs (docs/method.md §8)."""
     sims = np.stack([prep.unit @ v for v in np.atleast_2d(query_vecs)])
+    lex = None
+    if lexical:
+        lex = lex_matrix([c.text for c in prep.chunks], [q.query.query for q in queries])
     return build_candidates(
-        sims, prep.unit, [q.gold for q in queries], k, max(1, radius), prep.doc_of
+        sims, prep.unit, [q.gold for q in queries], k, max(1, radius), prep.doc_of, lex
     )

@@ -69,15 +69,17 @@ def frontier_points(grid: SweepResult) -> tuple[FrontierPoint, ...]:
     )
 
 
-def point_at(cands: Candidates, lam: float, tau: float) -> tuple[float, float]:
-    """(mean chunks, recall) of SCAR at exactly (λ, τ) (not the nearest grid point)."""
-    one = sweep(cands, [lam], [tau])
+def point_at(cands: Candidates, lam: float, tau: float, mu: float = 0.0) -> tuple[float, float]:
+    """(mean chunks, recall) of SCAR at exactly (λ, τ) and μ (not the nearest grid point)."""
+    one = sweep(cands, [lam], [tau], mu=mu)
     return float(one.mean_chunks[0, 0]), float(one.recall[0, 0])
 
 
-def preset_points(cands: Candidates) -> list[tuple[str, float, float]]:
-    """("preset A", mean chunks, recall) for each preset, for the Pareto chart."""
-    return [(f"preset {name}", *point_at(cands, p["lam"], p["tau"])) for name, p in PRESETS.items()]
+def preset_points(cands: Candidates, mu: float = 0.0) -> list[tuple[str, float, float]]:
+    """("preset A", mean chunks, recall) for each preset (at μ), for the Pareto chart."""
+    return [
+        (f"preset {name}", *point_at(cands, p["lam"], p["tau"], mu)) for name, p in PRESETS.items()
+    ]
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ SETTING_KEYS: tuple[str, ...] = (
     "r",
     "lam",
     "tau",
+    "mu",
     "llm_model",
     "llm_url",
 )
@@ -58,6 +59,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "prepend": (bool,),
     "lam": (int, float),
     "tau": (int, float),
+    "mu": (int, float),
 }
 
 

@@ -153,7 +153,9 @@ def test_payload_memo_is_keyed_on_content_not_object_identity(at):
     assert not any(isinstance(part, int) and part > 2**20 for part in key)
     root = Path(__file__).resolve().parents[2]
     source = (root / "pages" / "explorer.py").read_text()
-    assert '("gate-payload", *setup.key' in source and "id(prep)" not in source
+    assert "live_panel(prep, setup.key," in source and "id(prep)" not in source
+    panel = (root / "ui" / "gate_controls.py").read_text()
+    assert '("gate-payload", *doc_key' in panel and "id(prep)" not in panel
     assert "prepared_key(prepared)" in (root / "ui" / "sidebar.py").read_text()  # Setup.key
 
 
