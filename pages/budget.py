@@ -46,13 +46,15 @@ preset = c2.selectbox(
     "SCAR's λ and τ",
     [CURRENT, *PRESETS],
     format_func=lambda n: (
-        f"the sliders (λ = {current.lam:g}, τ = {current.tau:g})"
+        f"the sliders (λ = {current.lam:g}, τ = {current.tau:g}"
+        + (f", μ = {current.mu:g})" if current.mu else ")")
         if n == CURRENT
         else f"preset {n} (λ = {PRESETS[n]['lam']}, τ = {PRESETS[n]['tau']})"
     ),
     key=keys.BUD_PRESET,
     bind=URL,
-    help="The sliders hold the setting of the other pages (and the verdict's, once applied).",
+    help="The sliders hold the setting of the other pages (and the verdict's, once applied); "
+    "a preset is the paper's gate (μ = 0).",
 )
 if not status.available:
     st.caption(f"Rerank is left out: {status.message} {status.hint}")

@@ -48,7 +48,8 @@ verdict_block(lab)
 ev = run_evaluation(lab.prep, lab.embedder, lab.active, lab.vecs, policies, lab.params, "main")
 names = ran(ev)
 if sentence := chunk_sentence(ev):
-    st.markdown(f"**At the sliders (k = {lab.params.k}):** {sentence}")
+    words = f", μ = {lab.params.mu:g}" if lab.params.mu else ""
+    st.markdown(f"**At the sliders (k = {lab.params.k}{words}):** {sentence}")
 
 tab_metrics, tab_query, tab_sig = st.tabs(["Metrics", "Per query", "Significance"])
 

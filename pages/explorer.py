@@ -17,7 +17,6 @@ from scar_viz.policies.context import context_html
 from scar_viz.scoring.explain import edge_notes, explain_decision
 from scar_viz.scoring.scar import Selection
 from scar_viz.views.explorer import contexts, policy_selection, query_sims, summarise
-from scar_viz.views.focus import gate_payload
 from scar_viz.views.hits import hits
 from scar_viz.views.language import language_notice, model_tokens
 from ui import keys, state
@@ -32,8 +31,8 @@ from ui.explore_tools import (
     learned_why,
     policy_choice,
 )
-from ui.gate_controls import gate_sliders, panel_setting, query_box, release_to_sliders
-from ui.gate_panel import gate_panel, payload_id, remember_overview_click
+from ui.gate_controls import gate_sliders, live_panel, query_box
+from ui.gate_panel import remember_overview_click
 from ui.hits import hits_list, retrieval_scores
 from ui.loading import query_vector, usual_cosine_for
 from ui.presenter import presenting
@@ -41,7 +40,8 @@ from ui.share import chart_config, download, pickable_chart
 from ui.sidebar import Setup, sidebar_setup
 from ui.tables import show_table
 
-NUMBER_COLUMNS = ("cos(q,n)", "b(c,n)", "S", "bar τ·cos(q,c)", "margin", "score", "probability")
+NUMBER_COLUMNS = ("cos(q,n)", "b(c,n)", "lex(q,n)", "μ·lex(q,n)", "S", "bar τ·cos(q,c)", "margin")
+NUMBER_COLUMNS += ("score", "probability")
 PRESENTER_PLANE_WIDTH = 760  # fits the main area at 1280 px beside the presenter sidebar
 LABELS = {  # metric labels: full, and short enough for presenter mode's large type
     False: ("Retrieved", "Admitted neighbours", "Rejected neighbours", "chunks", "tokens"),
@@ -51,7 +51,8 @@ LABELS = {  # metric labels: full, and short enough for presenter mode's large t
 st.title("Explorer")
 st.caption(
     "Type a question, then move λ and τ: the SCAR gate admits a neighbour n of a "
-    "retrieved chunk c iff cos(q,n) − λ·(1 − cos(c,n)) > τ·cos(q,c)."
+    "retrieved chunk c iff cos(q,n) − λ·(1 − cos(c,n)) > τ·cos(q,c). μ (0 by default, this "
+    "project's extension) adds μ·lex(q,n), the share of the question's words found in n."
 )
 
 setup = sidebar_setup()
@@ -111,26 +112,6 @@ def overview(setup: Setup, sims, sel, focus: int | None, big: bool) -> None:
             fig, key, remember_overview_click(key, keys.FOCUS), "overview", displayModeBar=bar
         )
     hits_list(hits(setup.prepared.chunks, sims, sel.retrieved, lexical))
-
-
-def live_panel(setup: Setup, query: str, sims, params, focus: int | None, big: bool) -> None:
-    prep = setup.prepared
-    payload = cached(
-        ("gate-payload", *setup.key, query, params.k, params.radius, focus),
-        lambda: gate_payload(
-            prep.chunks, sims, prep.unit, params, focus=focus, doc_of=prep.doc_of, rank=rank
-        ),
-    )
-    lam, tau, seq = panel_setting(params, f"{payload_id(payload)}-{big}")
-    gate_panel(
-        payload,
-        lam=lam,
-        tau=tau,
-        seq=seq,
-        key=keys.GATE_PANEL,
-        big=big,
-        on_release=release_to_sliders,
-    )
 
 
 def plane(sel, lam: float, big: bool) -> None:
@@ -223,7 +204,7 @@ def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
         metrics(sel, summary, len(prep.chunks), big)
     overview(setup, sims, sel, focus, big)
     if policy == "SCAR":
-        live_panel(setup, query, sims, params, focus, big)
+        live_panel(prep, setup.key, query, sims, params, focus, big, words.share, rank)
     if big:
         metrics(sel, summary, len(prep.chunks), big)
     left, right = (st.container(), None) if big else st.columns([1, 1])

@@ -25,6 +25,7 @@ from scar_viz.evaluation.tune import (
     preset_points,
     sweep_marks,
     tune_check,
+    words_line,
 )
 from ui import keys, state
 from ui.alerts import alert
@@ -35,6 +36,10 @@ from ui.share import chart_config, pickable_chart
 from ui.state import URL, set_widget
 from ui.tables import show_table
 
+MU_HINT = (
+    "μ = 0: the paper's gate. Set μ (the word weight) above to sweep with the question's words "
+    "added, μ·lex(q,n), and compare the best with this one."
+)
 HEATMAPS = (("recall", "recall"), ("mean chunks", "mean_chunks"), ("efficiency", "efficiency"))
 
 
@@ -113,10 +118,16 @@ with tab_grid:
             key=keys.heatmap(field),
             config=chart_config("sweep-1"),
         )
+    at_mu = f", μ = {params.mu:g}" if params.mu else ""
     st.caption(
-        f"{len(grid.lams)}×{len(grid.bars)} grid at k = {params.k}, r = {params.radius}; "
+        f"{len(grid.lams)}×{len(grid.bars)} grid at k = {params.k}, r = {params.radius}{at_mu}; "
         f"★ the sliders, ○ presets A, B and the {best_caption(grid, marks, floor is not None)}."
     )
+    if params.mu:
+        c0, g0 = run_sweep(prep, lab.active, lab.vecs, params.with_(mu=0.0), "main")
+        alert(words_line((g0, sweep_marks(g0, c0, floor)), (grid, marks)), "info")
+    else:
+        st.caption(MU_HINT)
     ev = run_evaluation(prep, lab.embedder, lab.active, lab.vecs, policies, params, "main")
     if errors := [f"{n} ({pe.error})" for n, pe in ev.policies.items() if pe.error]:
         alert(f"Not on the chart, could not run: {'; '.join(errors)}", "warning")
@@ -126,8 +137,8 @@ with tab_grid:
         grid.lams,
         grid.bars,
         frontier_indices(grid),
-        preset_points(cands) + evaluation_points(ev),
-        point_at(cands, params.lam, params.tau),
+        preset_points(cands, params.mu) + evaluation_points(ev),
+        point_at(cands, params.lam, params.tau, params.mu),
     )
     pickable_chart(fig, keys.PARETO_CHART, _apply_chart_pick, "sweep-2")
     st.selectbox(

@@ -70,7 +70,8 @@ with tab_model:
         names = model_labels(prep.embedder_id, prep2.embedder_id)
         st.caption(
             f"Model 1: {prep.embedder_label}. Model 2: {prep2.embedder_label}. Same k = "
-            f"{params.k}, λ = {params.lam:.2f}, τ = {params.tau:.2f}, r = {params.radius}."
+            f"{params.k}, λ = {params.lam:.2f}, τ = {params.tau:.2f}, r = {params.radius}"
+            + (f", μ = {params.mu:g}." if params.mu else ".")
         )
         side = pd.DataFrame(transfer_rows(ev, ev2))
         show_table(

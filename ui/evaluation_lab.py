@@ -172,12 +172,24 @@ def run_sweep(
     params: GateParams,
     tag: str,
 ) -> tuple[Candidates, SweepResult]:
-    """The sweep's candidates and the λ×τ grid at the sliders' k and r."""
+    """The sweep's candidates and the λ×τ grid at the sliders' k, r and μ (with μ > 0 the
+    candidates carry lex(q,n), docs/method.md §8)."""
     labelled = queries.labelled if isinstance(queries, ActiveQueries) else tuple(queries)
-    key = ("sweep", *content_key(prep, queries, tag), params.k, params.radius)
+    mu = float(params.mu)
+    key = ("sweep", *content_key(prep, queries, tag), params.k, params.radius, mu)
 
     def compute(update) -> tuple[Candidates, SweepResult]:
-        cands = candidates_for(prep, labelled, vecs, params.k, params.radius, current_retriever())
-        return cands, sweep(cands, LAMS, TAUS, progress=update)
+        cands = candidates_for(
+            prep,
+            labelled,
+            vecs,
+            params.k,
+            params.radius,
+            current_retriever(),
+            lexical=mu > 0,
+        )
+        return cands, sweep(cands, LAMS, TAUS, progress=update, mu=mu)
 
-    return cached(key, lambda: with_progress(f"Sweeping {len(LAMS)}×{len(TAUS)} (λ, τ) …", compute))
+    at_mu = f" at μ = {mu:g}" if mu else ""
+    text = f"Sweeping {len(LAMS)}×{len(TAUS)} (λ, τ){at_mu} …"
+    return cached(key, lambda: with_progress(text, compute))

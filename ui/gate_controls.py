@@ -1,4 +1,4 @@
-"""The query box and the SCAR gate's sliders (k, r, λ, τ) with presets A and B.
+"""The query box and the SCAR gate's sliders (k, r, λ, τ, μ) with presets A and B.
 
 A built-in sample opens on its first example question and offers its example list; any other
 document (an upload) starts with an empty question, a prompt to ask one, and up to five
@@ -12,9 +12,12 @@ import streamlit as st
 from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.documents.starters import starter_questions
+from scar_viz.pipeline import PreparedDoc
 from scar_viz.scoring.params import DEFAULT_PARAMS, DEFAULT_RADIUS, PRESETS, GateParams
+from scar_viz.views.focus import gate_payload
 from ui import keys
-from ui.gate_panel import released_values
+from ui.cache import cached
+from ui.gate_panel import gate_panel, payload_id, released_values
 from ui.state import URL, default, set_by_code, set_widget
 
 MAX_QUERY_CHARS = 2000
@@ -147,6 +150,46 @@ def panel_setting(params: GateParams, payload_id: str) -> tuple[float, float, in
     return want[0], want[1], seq
 
 
+def live_panel(
+    prep: PreparedDoc,
+    doc_key: tuple,
+    query: str,
+    sims,
+    params: GateParams,
+    focus: int | None,
+    big: bool,
+    lex,
+    rank=None,
+) -> None:
+    """The live gate panel for one question (its payload memoised per question, k, r and
+    focus; ``lex`` (N,) the question's lex(q, ·), so the panel decides at the page's μ too;
+    ``rank`` (N,) the retriever's scores its top-k follows, None for dense)."""
+    payload = cached(
+        ("gate-payload", *doc_key, query, params.k, params.radius, focus),
+        lambda: gate_payload(
+            prep.chunks,
+            sims,
+            prep.unit,
+            params,
+            focus=focus,
+            doc_of=prep.doc_of,
+            rank=rank,
+            lex=lex,
+        ),
+    )
+    lam, tau, seq = panel_setting(params, f"{payload_id(payload)}-{big}")
+    gate_panel(
+        payload,
+        lam=lam,
+        tau=tau,
+        mu=params.mu,
+        seq=seq,
+        key=keys.GATE_PANEL,
+        big=big,
+        on_release=release_to_sliders,
+    )
+
+
 def current_gate() -> GateParams:
     """The gate setting this session's sliders hold (the defaults before they are drawn)."""
     d = DEFAULT_PARAMS
@@ -155,19 +198,26 @@ def current_gate() -> GateParams:
         lam=float(st.session_state.get(keys.LAM, d.lam)),
         tau=float(st.session_state.get(keys.TAU, d.tau)),
         radius=int(st.session_state.get(keys.R, d.radius)),
+        mu=float(st.session_state.get(keys.MU, d.mu)),
     )
 
 
-LEARNED_NOTE = "The learned gate does not use λ and τ (nor the presets); k and r still apply."
+LEARNED_NOTE = "The learned gate does not use λ, τ and μ (nor the presets); k and r still apply."
+MU_HELP = (
+    "Weight of the question's words: SCAR admits n iff cos(q,n) − λ·b(c,n) + μ·lex(q,n) > "
+    "τ·cos(q,c), lex(q,n) the idf-weighted share of the question's content words found in n. "
+    "This project's extension, not the paper's (docs/method.md §8); 0 is the paper's gate."
+)
 
 
 def gate_sliders(n_chunks: int, learned: bool = False) -> GateParams:
-    """Sliders for k, r, λ, τ and the preset buttons (defaults from ``scar_viz.scoring.params``).
+    """Sliders for k, r, λ, τ, μ and the preset buttons (defaults from
+    ``scar_viz.scoring.params``); the presets leave μ as it is.
 
-    ``learned``: the learned gate is picked; λ, τ and the presets are disabled, with a note.
+    ``learned``: the learned gate is picked; λ, τ, μ and the presets are disabled, with a note.
     """
     d = DEFAULT_PARAMS
-    c1, c2, c3, c4, c5 = st.columns([1, 1, 1.3, 1.3, 1.1])
+    c1, c2, c3, c4, c6, c5 = st.columns([1, 1, 1.3, 1.3, 1.3, 1.1])
     k = c1.slider("k (retrieved)", 1, 20, default(keys.K, d.k), key=keys.K, bind=URL)
     r = c2.slider("r (radius)", 1, 3, default(keys.R, d.radius), key=keys.R, bind=URL)
     lam = c3.slider(
@@ -190,6 +240,17 @@ def gate_sliders(n_chunks: int, learned: bool = False) -> GateParams:
         bind=URL,
         disabled=learned,
     )
+    mu = c6.slider(
+        "μ (word weight)",
+        0.0,
+        2.0,
+        default(keys.MU, d.mu),
+        0.05,
+        key=keys.MU,
+        bind=URL,
+        disabled=learned,
+        help=MU_HELP,
+    )
     with c5:
         st.caption("Presets")
         for col, (name, p) in zip(st.columns(len(PRESETS)), PRESETS.items(), strict=True):
@@ -206,4 +267,4 @@ def gate_sliders(n_chunks: int, learned: bool = False) -> GateParams:
         st.caption(LEARNED_NOTE)
     if k > n_chunks:
         st.caption(f"k is larger than the document's {n_chunks} chunks; all are retrieved.")
-    return GateParams(k=int(k), lam=float(lam), tau=float(tau), radius=int(r))
+    return GateParams(k=int(k), lam=float(lam), tau=float(tau), radius=int(r), mu=float(mu))

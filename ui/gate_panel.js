@@ -6,6 +6,8 @@
 // same rule and the same float64 arithmetic as scar_viz.scoring.scar.select_from_sims
 // (docs/method.md §2):
 //     b = min(2, max(0, 1 - cos(c, n)));  S = cos(q, n) - λ·b;  admit iff S > τ·cos(q, c).
+// With the page's μ > 0 (this project's extension, docs/method.md §8) S gains + μ·lex(q, n),
+// added after the penalty as the Python gate adds it, lex from the payload (exact float64).
 // Releasing a slider sends {lam, tau} to Python as the trigger value "release".
 // Document text is untrusted: it only ever goes into the DOM through textContent.
 // Test hooks on `window` exist only when the page's address carries test_hooks=1 (see the end).
@@ -36,7 +38,8 @@ function parsePayload(p) {
       return out;
     })
   );
-  return { n: p.n, sims, order, rmax, pen, cells: p.cells, adj: p.adj, focus: p.focus, files: p.files || null };
+  const lex = p.lex ? decodeF64(p.lex) : null;
+  return { n: p.n, sims, lex, order, rmax, pen, cells: p.cells, adj: p.adj, focus: p.focus, files: p.files || null };
 }
 
 // [first, last] chunk of c's file (a corpus keeps every neighbour inside its chunk's file)
@@ -45,7 +48,8 @@ function fileRange(P, c) {
 }
 
 // The gate, step for step as select_from_sims: rank order, left then right, outward.
-function decide(P, lam, tau, k, r) {
+function decide(P, lam, tau, k, r, mu = 0) {
+  const words = mu && P.lex ? P.lex : null;
   k = Math.max(0, Math.min(k, P.order.length));
   r = Math.max(0, Math.min(r, P.rmax));
   const isRet = new Set(P.order.slice(0, k));
@@ -60,7 +64,8 @@ function decide(P, lam, tau, k, r) {
         const j = c + step * d;
         if (j < first || j > last) break;
         const penalty = P.pen[row][side][d - 1];
-        const score = P.sims[j] - lam * penalty;
+        let score = P.sims[j] - lam * penalty;
+        if (words) score = score + mu * words[j];
         const outcome = isRet.has(j) ? "retrieved" : score > bar ? "admitted" : "rejected";
         out.push({ chunk: c, neighbour: j, side: side === 0 ? "left" : "right", distance: d, penalty, score, bar, outcome });
         if (outcome === "rejected") break;
@@ -172,7 +177,12 @@ function buildRows(P, k, r, host) {
   return rows;
 }
 
-function planeGeometry(P, k, r) {
+// the plane's height of candidate n: cos(q,n) (+ μ·lex(q,n)), before the bar is taken off
+function relevance(P, j, mu) {
+  return mu && P.lex ? P.sims[j] + mu * P.lex[j] : P.sims[j];
+}
+
+function planeGeometry(P, k, r, mu) {
   let xmax = 0.6, ymax = 0.3;
   for (let row = 0; row < Math.min(k, P.order.length); row++) {
     const c = P.order[row];
@@ -182,27 +192,30 @@ function planeGeometry(P, k, r) {
         const j = c + (side === 0 ? -d : d);
         if (j < first || j > last) break;
         xmax = Math.max(xmax, 1.15 * P.pen[row][side][d - 1]);
-        ymax = Math.max(ymax, 1.1 * Math.abs(P.sims[j]), 1.1 * Math.abs(P.sims[j] - 1.5 * P.sims[c]));
+        const y = relevance(P, j, mu);
+        ymax = Math.max(ymax, 1.1 * Math.abs(y), 1.1 * Math.abs(y - 1.5 * P.sims[c]));
       }
     }
   }
   return { xmax, ymax };
 }
 
-function buildPlane(P, k, r, host, big) {
+function buildPlane(P, k, r, host, big, mu) {
   // a canvas: a redraw repaints pixels and causes no layout (SVG text would be re-laid out)
   const f = big ? 1.45 : 1; // presenter mode: larger type and points on the same frame
   const W = 500, H = 340, L = Math.round(50 * f), R = 10, T = 12, B = Math.round(40 * f);
-  const { xmax, ymax } = planeGeometry(P, k, r);
+  const { xmax, ymax } = planeGeometry(P, k, r, mu);
   const sx = (x) => L + (x / xmax) * (W - L - R);
   const sy = (y) => T + ((ymax - y) / (2 * ymax)) * (H - T - B);
   const dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
+  const words = mu && P.lex;
+  const height = words ? "cos(q,n) + μ·lex(q,n) − τ·cos(q,c)" : "cos(q,n) − τ·cos(q,c)";
   const wrap = el("div", "sv-plane-wrap");
   const canvas = el("canvas", "sv-plane");
   canvas.width = W * dpr;
   canvas.height = H * dpr;
   canvas.setAttribute("role", "img");
-  canvas.setAttribute("aria-label", "Decision plane: each candidate at (b(c,n), cos(q,n) − τ·cos(q,c)); the gate admits points above y = λ·x");
+  canvas.setAttribute("aria-label", `Decision plane: each candidate at (b(c,n), ${height}); the gate admits points above y = λ·x`);
   const tip = el("div", "sv-tip");
   tip.style.display = "none";
   wrap.append(canvas, tip);
@@ -241,7 +254,7 @@ function buildPlane(P, k, r, host, big) {
   b.save();
   b.translate(13, (T + H - B) / 2);
   b.rotate(-Math.PI / 2);
-  b.fillText("cos(q,n) − τ·cos(q,c)", 0, 0);
+  b.fillText(height, 0, 0);
   b.restore();
   const ctx = canvas.getContext("2d");
   ctx.scale(dpr, dpr);
@@ -260,7 +273,7 @@ function buildPlane(P, k, r, host, big) {
       return;
     }
     const d = best.d;
-    tip.textContent = `c=${d.chunk} → n=${d.neighbour} (${d.side}, d=${d.distance}) · b ${fmt(d.penalty)} · cos(q,n) ${fmt(P.sims[d.neighbour])} · S ${fmt(d.score)} · bar ${fmt(d.bar)} · ${d.outcome}`;
+    tip.textContent = `c=${d.chunk} → n=${d.neighbour} (${d.side}, d=${d.distance}) · b ${fmt(d.penalty)} · cos(q,n) ${fmt(P.sims[d.neighbour])}${words ? ` · lex(q,n) ${fmt(P.lex[d.neighbour])}` : ""} · S ${fmt(d.score)} · bar ${fmt(d.bar)} · ${d.outcome}`;
     tip.style.display = "";
     tip.style.left = `${(best.x / W) * rect.width + 10}px`;
     tip.style.top = `${(best.y / H) * rect.height + 10}px`;
@@ -381,7 +394,7 @@ function placeLabels(pl, visible, lam) {
   return out;
 }
 
-function drawPlane(pl, P, decisions, lam, tau) {
+function drawPlane(pl, P, decisions, lam, tau, mu) {
   const { ctx, W, H, L, R, T, B, xmax, ymax, sx, sy } = pl;
   ctx.clearRect(0, 0, W, H);
   ctx.drawImage(pl.base, 0, 0, W, H);
@@ -407,7 +420,7 @@ function drawPlane(pl, P, decisions, lam, tau) {
   const visible = [];
   for (const d of decisions) {
     const x = sx(d.penalty);
-    const y = sy(Math.max(-ymax, Math.min(ymax, P.sims[d.neighbour] - tau * P.sims[d.chunk])));
+    const y = sy(Math.max(-ymax, Math.min(ymax, relevance(P, d.neighbour, mu) - tau * P.sims[d.chunk])));
     visible.push({ x, y, outcome: d.outcome, label: `${d.chunk}→${d.neighbour}`, d });
   }
   for (const p of visible) {
@@ -445,8 +458,8 @@ function drawPlane(pl, P, decisions, lam, tau) {
 
 function redraw(view, lam, tau) {
   const t0 = performance.now();
-  const { P, k, r } = view;
-  const decisions = decide(P, lam, tau, k, r);
+  const { P, k, r, mu } = view;
+  const decisions = decide(P, lam, tau, k, r, mu);
   const retrieved = new Set(P.order.slice(0, k));
   const byPair = new Map(decisions.map((d) => [`${d.chunk}:${d.neighbour}`, d]));
   let nAdm = 0, nRej = 0;
@@ -493,8 +506,9 @@ function redraw(view, lam, tau) {
     }
   }
   // decision plane
-  view.labelsShown = drawPlane(view.plane, P, decisions, lam, tau);
-  view.summary.textContent = `${k} retrieved · ${nAdm} admitted · ${nRej} rejected (λ ${lam.toFixed(2)}, τ ${tau.toFixed(2)}, r ${r})`;
+  view.labelsShown = drawPlane(view.plane, P, decisions, lam, tau, mu);
+  const words = mu ? `, μ ${mu.toFixed(2)}` : "";
+  view.summary.textContent = `${k} retrieved · ${nAdm} admitted · ${nRej} rejected (λ ${lam.toFixed(2)}, τ ${tau.toFixed(2)}${words}, r ${r})`;
   drawMarks(view, P, decisions, retrieved);
   view.lastDecisions = decisions;
   const t1 = performance.now();
@@ -532,7 +546,9 @@ export default function (component) {
   root.classList.toggle("sv-big", !!data.big);
   const p = data.payload;
   const lam0 = data.lam ?? p.lam, tau0 = data.tau ?? p.tau;
-  const sameQuery = root.__sv && root.__sv.id === data.id && root.__sv.big === !!data.big;
+  // μ is the page's (no range here): a new μ rebuilds the panel, as the plane's frame depends on it
+  const mu0 = Number(data.mu) || 0;
+  const sameQuery = root.__sv && root.__sv.id === data.id && root.__sv.big === !!data.big && root.__sv.mu === mu0;
   let view = root.__sv;
   if (!sameQuery) {
     root.replaceChildren();
@@ -554,11 +570,11 @@ export default function (component) {
     planeHost.append(el("div", "sv-h", "Decision plane"));
     grid.append(rowsHost, planeHost);
     root.append(controls, minimapHost, grid);
-    view = { id: data.id, big: !!data.big, P, k, r, lam, tau, summary, stale };
+    view = { id: data.id, big: !!data.big, mu: mu0, P, k, r, lam, tau, summary, stale };
     view.minimap = buildMinimap(P, minimapHost);
     rowsHost.append(el("div", "sv-h", `Focus rows: each retrieved chunk c with c−${r} … c+${r}; at each cut the end of the left chunk | the start of the right one`));
     view.rows = buildRows(P, k, r, rowsHost);
-    view.plane = buildPlane(P, k, r, planeHost, !!data.big);
+    view.plane = buildPlane(P, k, r, planeHost, !!data.big, mu0);
     view.times = [];
     view.scriptTimes = [];
     root.__sv = view;
@@ -628,8 +644,8 @@ function wantsTestHooks() {
 
 // The last mounted panel answers.
 function installTestHooks(view) {
-  window.__scarGateDecide = (l, t, k, r) =>
-    decide(view.P, l, t, k, r).map(({ chunk, neighbour, side, distance, score, bar, outcome }) => ({ chunk, neighbour, side, distance, score, bar, outcome }));
+  window.__scarGateDecide = (l, t, k, r, mu = view.mu) =>
+    decide(view.P, l, t, k, r, mu).map(({ chunk, neighbour, side, distance, score, bar, outcome }) => ({ chunk, neighbour, side, distance, score, bar, outcome }));
   window.__scarGateTimes = () => view.times.slice();
   window.__scarGateScriptTimes = () => view.scriptTimes.slice();
   window.__scarGateView = () => {

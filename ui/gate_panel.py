@@ -4,7 +4,8 @@ A Streamlit components v2 element (inline HTML, CSS and JS from ``gate_panel.css
 ``gate_panel.js`` next to this file; no build step). Python sends
 :func:`scar_viz.views.focus.gate_payload` once per query; every ``input`` event of the λ or τ range
 redraws the focus rows, the whole-document minimap and the decision plane in the browser with
-the same rule and the same float64 values as :func:`scar_viz.scoring.scar.select_from_sims`. On
+the same rule and the same float64 values as :func:`scar_viz.scoring.scar.select_from_sims` (at
+the page's μ, with the payload's lex(q, ·), when μ > 0: docs/method.md §8). On
 release (the range's ``change`` event) the panel sends ``{"lam": λ, "tau": τ}`` back as the
 trigger value ``release``: the page reruns once and its tables and context follow. While the
 ranges stand elsewhere than the page's λ and τ, a banner (``data-testid=sv-stale``) says the
@@ -75,6 +76,7 @@ def gate_panel(
     big: bool = False,
     on_release: Callable[[], None] | None = None,
     seq: int | None = None,
+    mu: float = 0.0,
 ) -> tuple[float, float] | None:
     """Mount the panel; returns (λ, τ) on the rerun a release caused, else None.
 
@@ -93,7 +95,14 @@ def gate_panel(
             page can send the same data on the rerun after a release (the panel already
             shows those values) and Streamlit need not re-send the payload (its message
             cache keeps identical large messages); see ``ui.gate_controls.panel_setting``.
+        mu: the page's μ (no range in the panel): with μ > 0 the panel adds μ·lex(q,n) from
+            the payload's ``lex`` (:func:`scar_viz.views.focus.gate_payload` given ``lex``).
+
+    Raises:
+        ValueError: for μ > 0 with a payload that carries no ``lex``.
     """
+    if mu and "lex" not in payload:
+        raise ValueError("μ > 0 needs a gate payload built with lex(q, ·).")
     result = _component(
         key=key,
         data={
@@ -103,6 +112,7 @@ def gate_panel(
             "tau": float(payload["tau"] if tau is None else tau),
             "big": bool(big),
             "seq": seq,
+            "mu": float(mu),
         },
         on_release_change=on_release or _ignore,
     )

@@ -213,6 +213,7 @@ ADDRESS_RANGES: dict[str, tuple[str, type, float, float]] = {
     keys.R: ("r", int, 1, 3),
     keys.LAM: ("λ", float, 0.0, 2.0),
     keys.TAU: ("τ", float, 0.0, 1.5),
+    keys.MU: ("μ", float, 0.0, 2.0),
     keys.P: ("p", float, 0.001, 0.95),
 }
 """The gate's URL parameters: (name shown, type, lowest, highest), as their sliders allow."""

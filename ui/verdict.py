@@ -24,11 +24,13 @@ PENALTY_OFF = "λ = 0: the boundary penalty is off, so SCAR reduces to a relativ
 
 
 def apply_setting(params: GateParams) -> None:
-    """The *Apply* button's callback: the tuned k, λ, τ and r into the sidebar's sliders."""
+    """The *Apply* button's callback: the tuned k, λ, τ and r into the sidebar's sliders, and
+    μ = 0 (the verdict tunes the paper's gate)."""
     set_widget(keys.K, int(params.k))
     set_widget(keys.LAM, round(float(params.lam), 2))
     set_widget(keys.TAU, round(float(params.tau), 2))
     set_widget(keys.R, int(params.radius))
+    set_widget(keys.MU, float(params.mu))
 
 
 def compute_verdict(lab: Lab, reference_k: int) -> Verdict:
@@ -90,8 +92,8 @@ def verdict_block(lab: Lab) -> Verdict | None:
             key=keys.VERDICT_TABLE,
             column_config={"recall": NUM3, "chunks": NUM2, "tokens": NUM0},
         )
-    current = (lab.params.k, round(lab.params.lam, 2), round(lab.params.tau, 2))
-    applied = current == (v.k, round(v.lam, 2), round(v.tau, 2))
+    current = (lab.params.k, round(lab.params.lam, 2), round(lab.params.tau, 2), lab.params.mu)
+    applied = current == (v.k, round(v.lam, 2), round(v.tau, 2), 0.0)
     cols[1].button(
         "Apply k, λ, τ" if not applied else "Applied",
         key=keys.VERDICT_APPLY,

@@ -198,12 +198,14 @@ def decision_plane(
     width: int | None = None,
 ) -> go.Figure:
     """Build the decision plane. A point lies above the line exactly when the gate admits it:
-    cos(q,n) − τ·cos(q,c) > λ·b(c,n)  ⇔  S(c,n) > τ·cos(q,c).
+    cos(q,n) − τ·cos(q,c) > λ·b(c,n)  ⇔  S(c,n) > τ·cos(q,c). With μ > 0 (docs/method.md §8)
+    the height is cos(q,n) + μ·lex(q,n) − τ·cos(q,c).
 
     Labels are placed for ``width`` px (then the figure's fixed width), else for
     :data:`NOMINAL_WIDTH`; they keep off the gate line at that width."""
     xs = np.array([d.penalty for d in decisions], dtype=float)
-    ys = np.array([d.cos_qn - d.bar for d in decisions], dtype=float)
+    ys = np.array([d.cos_qn + d.lexical_term - d.bar for d in decisions], dtype=float)
+    words = any(d.mu for d in decisions)
     x_max = float(max(0.6, xs.max() * 1.15 if len(xs) else 0.6))
     y_abs = float(max(0.3, np.abs(ys).max() * 1.15 if len(ys) else 0.3, lam * x_max * 1.05))
     traces: list[dict] = [
@@ -298,7 +300,7 @@ def decision_plane(
             "zeroline": True,
         },
         "yaxis": {
-            "title": {"text": "cos(q,n) − τ·cos(q,c)"},
+            "title": {"text": f"cos(q,n){' + μ·lex(q,n)' if words else ''} − τ·cos(q,c)"},
             "range": [-y_abs, y_abs],
             "zeroline": True,
             "zerolinecolor": "#bbb",

@@ -32,6 +32,7 @@ from scar_viz.evaluation.settings import RunSettings
 from scar_viz.pipeline import PreparedDoc, query_inputs
 from scar_viz.policies import POLICIES, PolicyResult, QueryInputs, run_policy
 from scar_viz.retrieval import DENSE, Retriever
+from scar_viz.scoring.lexical import lex_matrix
 from scar_viz.scoring.params import DEFAULT_PARAMS, DEFAULT_RADIUS, GateParams
 from scar_viz.scoring.scar import Selection, top_k
 from scar_viz.scoring.sweep import Candidates, build_candidates
@@ -295,11 +296,15 @@ def candidates_for(
     k: int,
     radius: int = DEFAULT_RADIUS,
     retriever: Retriever = DENSE,
+    lexical: bool = False,
 ) -> Candidates:
     """The sweep's candidates for a query set on ``prep`` (see :func:`build_candidates`), each
-    query's top-k ranked by ``retriever``."""
+    query's top-k ranked by ``retriever``; ``lexical`` adds each candidate's lex(q,n) over the
+    chunk texts, which a sweep at μ > 0 needs (docs/method.md §8)."""
     sims = np.stack([prep.unit @ v for v in np.atleast_2d(query_vecs)])
-    rank = prep.ranking(retriever, sims, [q.query.query for q in queries])
+    questions = [q.query.query for q in queries]
+    rank = prep.ranking(retriever, sims, questions)
+    lex = lex_matrix([c.text for c in prep.chunks], questions) if lexical else None
     return build_candidates(
         sims,
         prep.unit,
@@ -307,5 +312,6 @@ def candidates_for(
         k,
         max(1, radius),
         prep.doc_of,
+        lex,
         None if retriever.dense else rank,
     )

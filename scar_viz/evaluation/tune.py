@@ -69,15 +69,17 @@ def frontier_points(grid: SweepResult) -> tuple[FrontierPoint, ...]:
     )
 
 
-def point_at(cands: Candidates, lam: float, tau: float) -> tuple[float, float]:
-    """(mean chunks, recall) of SCAR at exactly (λ, τ) (not the nearest grid point)."""
-    one = sweep(cands, [lam], [tau])
+def point_at(cands: Candidates, lam: float, tau: float, mu: float = 0.0) -> tuple[float, float]:
+    """(mean chunks, recall) of SCAR at exactly (λ, τ) and μ (not the nearest grid point)."""
+    one = sweep(cands, [lam], [tau], mu=mu)
     return float(one.mean_chunks[0, 0]), float(one.recall[0, 0])
 
 
-def preset_points(cands: Candidates) -> list[tuple[str, float, float]]:
-    """("preset A", mean chunks, recall) for each preset, for the Pareto chart."""
-    return [(f"preset {name}", *point_at(cands, p["lam"], p["tau"])) for name, p in PRESETS.items()]
+def preset_points(cands: Candidates, mu: float = 0.0) -> list[tuple[str, float, float]]:
+    """("preset A", mean chunks, recall) for each preset (at μ), for the Pareto chart."""
+    return [
+        (f"preset {name}", *point_at(cands, p["lam"], p["tau"], mu)) for name, p in PRESETS.items()
+    ]
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,38 @@ def sweep_marks(grid: SweepResult, cands: Candidates, floor: float | None = None
     if best is not None:
         marks["best"] = (float(grid.lams[best[0]]), float(grid.bars[best[1]]))
     return SweepMarks(marks, best, target, tolerance, base.mean_chunks)
+
+
+def words_line(paper: tuple[SweepResult, SweepMarks], words: tuple[SweepResult, SweepMarks]) -> str:
+    """One sentence comparing the best mark of the grid at μ = 0 (``paper``) with the best at
+    the grid's μ > 0 (``words``), each a (grid, marks) pair on the same queries and target:
+    what the question's words add to the hand-set rule (docs/method.md §8)."""
+    mu = words[0].mu
+
+    def best(grid: SweepResult, marks: SweepMarks) -> str:
+        if marks.best is None:
+            return "no setting reaches the target"
+        lam, tau = marks.marks["best"]
+        return (
+            f"{grid.mean_chunks[marks.best]:.2f} chunks (recall {grid.recall[marks.best]:.3f}; "
+            f"λ = {lam:.2f}, τ = {tau:.2f})"
+        )
+
+    line = (
+        f"Words: the best at μ = {mu:g} takes {best(*words)}; at μ = 0, the paper's gate, "
+        f"{best(*paper)}"
+    )
+    if paper[1].best is None or words[1].best is None:
+        return line + "."
+    saved = paper[0].mean_chunks[paper[1].best] - words[0].mean_chunks[words[1].best]
+    verdict = (
+        f"the words save {saved:.2f} chunks per query"
+        if saved > 0.005
+        else f"the words cost {-saved:.2f} chunks per query"
+        if saved < -0.005
+        else "the words change nothing"
+    )
+    return f"{line}: {verdict} at the same recall target."
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,7 @@ def policy_labels(knobs: CompareSettings, params: GateParams) -> dict[str, str]:
         "window": f"window ±{int(knobs.w)}",
         "parent": "parent" + (f" (depth {int(knobs.level)})" if knobs.level else ""),
         "rerank": "rerank",
-        "scar": f"scar (r={params.radius})",
+        "scar": f"scar (r={params.radius}" + (f", μ={params.mu:g})" if params.mu else ")"),
         "qasc": "qasc"
         + (" adaptive" if q.adaptive else f" m={q.window_m}")
         + (" all windows" if knobs.all_windows else ""),

@@ -12,7 +12,7 @@ Two views of one query on one chunked, embedded document (docs/method.md §2):
   :func:`payload_decide` is that rule on the payload, in Python, for tests.
 
     b(c, n) = 1 - cos(e_c, e_n)
-    S(c, n) = cos(e_q, e_n) - λ · b(c, n)
+    S(c, n) = cos(e_q, e_n) - λ · b(c, n)  (+ μ · lex(q, n) when μ > 0, docs/method.md §8)
     admit n  iff  S(c, n) > τ · cos(e_q, e_c)
 """
 
@@ -127,6 +127,7 @@ def gate_payload(
     focus: int | None = None,
     doc_of: np.ndarray | None = None,
     rank: np.ndarray | None = None,
+    lex: np.ndarray | None = None,
 ) -> dict:
     """The data the browser's gate panel needs for one query (JSON-serialisable).
 
@@ -142,7 +143,10 @@ def gate_payload(
     (``doc_of``, the file of each chunk) ``files`` maps each chunk in ``order`` and the focus
     to ``[first, last]``, its file's chunk range: no neighbour is offered past it, and
     ``ncos`` is NaN there. ``rank`` (N,), the retriever's scores (:mod:`scar_viz.retrieval`),
-    orders ``order`` (None: ``sims``, dense); ``sims`` stay the gate's cosines.
+    orders ``order`` (None: ``sims``, dense); ``sims`` stay the gate's cosines. ``lex`` (N,),
+    lex(q, c_i) of every chunk (:attr:`scar_viz.scoring.lexical.QuestionLex.share`), is sent
+    as ``lex`` (:func:`encode_f64`) so the panel can add SCAR's lexical term μ·lex(q,n) for
+    any μ.
 
     Depends on the query only: λ, τ, k ≤ kmax and r ≤ rmax change nothing else, so the
     panel decides every setting in the browser. Size: 8·N bytes (as base64) plus about
@@ -182,6 +186,11 @@ def gate_payload(
         if i + 1 < n and same_file(doc_of, i, i + 1):
             adj[str(i)] = gate_penalty(gate_cosine(unit, i, i + 1))
     extra = {} if doc_of is None else {"files": files}
+    if lex is not None:
+        lex = np.asarray(lex, dtype=np.float64)
+        if lex.shape != sims.shape:
+            raise ValueError(f"lex has shape {lex.shape}; the similarities have {sims.shape}.")
+        extra["lex"] = encode_f64(lex)
     return {
         **extra,
         "n": n,
@@ -213,13 +222,18 @@ class PayloadDecision:
 
 
 def payload_decide(
-    payload: dict, lam: float, tau: float, k: int, radius: int
+    payload: dict, lam: float, tau: float, k: int, radius: int, mu: float = 0.0
 ) -> list[PayloadDecision]:
     """The gate on a :func:`gate_payload`, step for step as the browser runs it.
 
     Same rule and order as :func:`scar_viz.scoring.scar.select_from_sims`: retrieved chunks in rank
     order, left side then right, outward from d = 1; a rejection stops that side; a retrieved
-    neighbour is counted as ``retrieved`` and expansion goes on past it.
+    neighbour is counted as ``retrieved`` and expansion goes on past it. With μ > 0 the score
+    gains μ·lex(q,n), added after the penalty as the Python gate adds it (the payload must
+    carry ``lex``).
+
+    Raises:
+        ValueError: for k or r beyond the payload, or μ > 0 on a payload without ``lex``.
     """
     n = payload["n"]
     sims = decode_f64(payload["sims"])
@@ -228,6 +242,9 @@ def payload_decide(
     if k > len(order) or radius > rmax:
         raise ValueError(f"The payload covers k ≤ {len(order)} and r ≤ {rmax}.")
     ncos = decode_f64(payload["ncos"]).reshape(len(order), 2, rmax)
+    if mu and "lex" not in payload:
+        raise ValueError("μ > 0 needs a payload with lex(q, ·).")
+    lex = decode_f64(payload["lex"]) if mu else None
     retrieved = order[:k]
     is_retrieved = set(retrieved)
     out = []
@@ -241,6 +258,8 @@ def payload_decide(
                 if not lo <= j <= hi:
                     break
                 score = float(sims[j]) - lam * gate_penalty(float(ncos[row, side, d - 1]))
+                if lex is not None:
+                    score = score + mu * float(lex[j])
                 if j in is_retrieved:
                     outcome = "retrieved"
                 elif score > bar:

@@ -47,6 +47,7 @@ SETTING_KEYS: tuple[str, ...] = (
     "r",
     "lam",
     "tau",
+    "mu",
     "llm_model",
     "llm_url",
 )
@@ -61,6 +62,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "lam": (int, float),
     "tau": (int, float),
     "rrf_k": (int, float),
+    "mu": (int, float),
 }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -128,6 +129,47 @@ def test_browser_gate_agrees_with_python_on_every_decision(harness, page):
     assert min(outcomes.values()) > 100, outcomes  # every kind of decision was compared
     assert tie_hits >= 10  # S == bar exactly, rejected on both sides
     assert edges > 50  # the document's first and last chunks were candidates
+
+
+DECIDE_MU = "(s) => s.map(([l, t, k, r, mu]) => window.__scarGateDecide(l, t, k, r, mu))"
+
+
+def test_browser_gate_adds_the_lexical_term_as_python_does(harness, page):
+    """μ > 0 (docs/method.md §8): the payload's lex(q, ·) and the page's μ; every decision of
+    random (λ, τ, μ, k, r) agrees with select_from_sims to the last bit."""
+    _open(page, harness, "model=hash&k=3&r=1&kmax=all&mu=0.5")
+    sims = np.load(harness.dump / "sims.npy")
+    unit = np.load(harness.dump / "unit.npy")
+    lex = np.load(harness.dump / "lex.npy")
+    words = SimpleNamespace(share=lex)  # all select_from_sims reads of a QuestionLex
+    n = len(sims)
+    assert lex.max() > 0
+    summary = page.locator(".sv-summary").inner_text()
+    assert "μ 0.50" in summary
+    sel = select_from_sims(sims, unit, GateParams(k=3, lam=0.5, tau=0.1, mu=0.5), None, words)
+    assert f"{len(sel.admitted)} admitted" in summary  # the page's μ decides the panel
+    rng = np.random.default_rng(31)
+    settings = [
+        (
+            float(rng.uniform(0, 2)),
+            float(rng.uniform(0, 1.5)),
+            int(rng.choice([int(rng.integers(1, 21)), n])),
+            int(rng.integers(1, 4)),
+            float(rng.choice([0.0, 0.25, 0.5, 1.0, rng.uniform(0, 2)])),
+        )
+        for _ in range(300)
+    ]
+    browser = page.evaluate(DECIDE_MU, [list(s) for s in settings])
+    moved = 0
+    for (lam, tau, k, r, mu), got in zip(settings, browser, strict=True):
+        params = GateParams(k=k, lam=lam, tau=tau, radius=r, mu=mu)
+        want = [
+            [getattr(d, f) for f in FIELDS]
+            for d in select_from_sims(sims, unit, params, None, words).decisions
+        ]
+        assert [[d[f] for f in FIELDS] for d in got] == want, (lam, tau, k, r, mu)
+        moved += want != _python(sims, unit, lam, tau, k, r)
+    assert moved > 30  # μ changed the decisions often enough for the test to see a lost term
 
 
 def test_browser_gate_stops_at_file_edges_as_python_does(harness, page):

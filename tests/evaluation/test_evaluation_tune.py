@@ -15,6 +15,7 @@ from scar_viz.evaluation.tune import (
     preset_points,
     sweep_marks,
     tune_check,
+    words_line,
 )
 from scar_viz.scoring.params import PRESETS
 from scar_viz.scoring.sweep import SweepResult, sweep
@@ -134,3 +135,27 @@ def test_frugal_objective_is_the_cheapest_at_the_window_recall():
     assert tc.metric == "mean_chunks" and tc.gap == 0.0
     efficient = tune_check(tune, tune, "efficiency", 0.0, 0.0)
     assert efficient.tuned.mean_chunks == 2.0  # plain top-k: what frugal avoids
+
+
+def test_candidates_with_words_sweep_at_mu_and_the_words_line_compares_the_best():
+    prep, labelled, vecs, _, _ = hash_sample()
+    plain = candidates_for(prep, labelled, vecs, 3, 1)
+    words = candidates_for(prep, labelled, vecs, 3, 1, lexical=True)
+    assert plain.lex_qn is None and words.lex_qn is not None and words.lex_qn.max() > 0
+    lams, taus = np.linspace(0, 2, 9), np.linspace(0, 1.5, 11)
+    g0, g1 = sweep(plain, lams, taus), sweep(words, lams, taus, mu=0.5)
+    assert np.array_equal(sweep(words, lams, taus).recall, g0.recall)  # μ = 0: the paper's gate
+    assert not np.array_equal(g1.mean_chunks, g0.mean_chunks)
+    assert point_at(words, 0.5, 0.1, 0.5) == (
+        float(sweep(words, [0.5], [0.1], mu=0.5).mean_chunks[0, 0]),
+        float(sweep(words, [0.5], [0.1], mu=0.5).recall[0, 0]),
+    )
+    assert point_at(words, 0.5, 0.1, 0.5) != point_at(words, 0.5, 0.1)
+    m0, m1 = sweep_marks(g0, plain), sweep_marks(g1, words)
+    line = words_line((g0, m0), (g1, m1))
+    assert line.startswith("Words: the best at μ = 0.5 takes ")
+    assert f"{g0.mean_chunks[m0.best]:.2f} chunks" in line and "at μ = 0, the paper's gate" in line
+    saved = g0.mean_chunks[m0.best] - g1.mean_chunks[m1.best]
+    assert (f"save {saved:.2f}" in line) == (saved > 0.005)
+    none = sweep_marks(g1, words, floor=1.01)
+    assert "no setting reaches the target" in words_line((g0, m0), (g1, none))

@@ -202,3 +202,13 @@ def test_uploaded_document_runs_every_policy(hash_model):
     assert len(frame) == len(ALL_ORDER) - 1
     assert (pd.to_numeric(frame["characters"]) > 0).all()
     assert pd.to_numeric(frame["characters"]).max() <= len(DOC) + 200
+
+
+def test_scar_runs_at_the_sliders_mu(at):
+    """The sample's first question: μ = 0.5 admits two more neighbours (their words match)."""
+    plain = int(row(at, "scar")["chunks"])
+    at.slider(key="mu").set_value(0.5).run()
+    assert not at.exception, at.exception
+    scar = row(at, "scar")
+    assert int(scar["chunks"]) == plain + 2
+    assert scar["label"] == "scar (r=1, μ=0.5)"

@@ -59,6 +59,40 @@ def test_lambda_and_tau_change_the_admitted_set(at):
     assert strict == 0
 
 
+def test_mu_admits_the_neighbours_that_hold_the_questions_words(at):
+    """The sample's first question ("…the last crossing of the day is cancelled?") at preset A:
+    chunks 48 and 51 hold its words; μ = 0.5 lifts them over the bar."""
+    assert at.slider(key="mu").value == 0.0
+    assert int(metric(at, "Admitted neighbours")) == 1
+    assert "lex(q,n)" not in table_with(at, "cos(q,n)").columns
+    at.slider(key="mu").set_value(0.5).run()
+    assert not at.exception, at.exception
+    assert int(metric(at, "Admitted neighbours")) == 3
+    frame = table_with(at, "cos(q,n)")
+    assert {"lex(q,n)", "μ·lex(q,n)"} <= set(frame.columns)
+    admitted = frame[frame["outcome"] == "admitted"]
+    assert {48, 51} <= set(admitted["neighbour"]) and (admitted["μ·lex(q,n)"] > 0).all()
+    options = at.selectbox(key="why_pick").options
+    at.selectbox(key="why_pick").set_value(next(i for i, o in enumerate(options) if "→ 48" in o))
+    at.run()
+    assert any(r"\mu" in x.value and "lex" in x.value for x in at.latex)
+    assert any("The question's words add μ·lex(q,n)" in m.value for m in at.markdown)
+
+
+def test_mu_in_the_address_sets_the_slider(hash_model):
+    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    app.query_params["mu"] = "0.5"
+    app.run()
+    assert not app.exception, app.exception
+    assert app.slider(key="mu").value == 0.5
+    assert int(metric(app, "Admitted neighbours")) == 3
+    bad = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    bad.query_params["mu"] = "7"
+    bad.run()
+    assert bad.slider(key="mu").value == 0.0
+    assert any("μ = 7" in a for a in alerts(bad))
+
+
 def test_presets_set_the_sliders(at):
     at.button(key="preset_b").click().run()
     assert at.slider(key="lam").value == pytest.approx(0.1)
@@ -153,7 +187,9 @@ def test_payload_memo_is_keyed_on_content_not_object_identity(at):
     assert not any(isinstance(part, int) and part > 2**20 for part in key)
     root = Path(__file__).resolve().parents[2]
     source = (root / "pages" / "explorer.py").read_text()
-    assert '("gate-payload", *setup.key' in source and "id(prep)" not in source
+    assert "live_panel(prep, setup.key," in source and "id(prep)" not in source
+    panel = (root / "ui" / "gate_controls.py").read_text()
+    assert '("gate-payload", *doc_key' in panel and "id(prep)" not in panel
     assert "prepared_key(prepared)" in (root / "ui" / "sidebar.py").read_text()  # Setup.key
 
 

@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from scar_viz.documents import samples
-from tests.pages.helpers import open_page, stash_queries
+from tests.pages.helpers import alerts, open_page, stash_queries
 
 TIMEOUT = 90
 PAGE = "pages/sweep.py"
@@ -117,3 +117,27 @@ def test_uploaded_set_drives_the_sweep(hash_model):
     assert not at.exception, at.exception
     assert next(m.value for m in at.metric if m.label == "Queries") == "3"
     assert caption(at, "grid at k") != before
+
+
+def test_mu_sweeps_with_the_questions_words_and_compares_the_best(at):
+    plain = figure(at, "recall")
+    assert not any(a.startswith("Words:") for a in alerts(at))
+    assert "μ = 0: the paper's gate" in caption(at, "μ = 0")
+    at.slider(key="mu").set_value(0.5).run()
+    assert not at.exception, at.exception
+    assert "μ = 0.5;" in caption(at, "grid at k")
+    words = figure(at, "recall")
+    assert words["data"][0]["z"] != plain["data"][0]["z"]  # the words move recall on the grid
+    line = next(a for a in alerts(at, "info") if a.startswith("Words:"))
+    assert "the best at μ = 0.5 takes" in line and "at μ = 0, the paper's gate" in line
+
+
+def test_mu_in_the_address_sets_the_sweeps_slider(hash_model):
+    app = AppTest.from_file("../../app.py", default_timeout=TIMEOUT)
+    app.query_params["mu"] = "0.5"
+    at = open_page(PAGE, TIMEOUT, app)
+    assert at.slider(key="mu").value == 0.5
+    # AppTest's page switch draws the first run at the default (λ from the address does the
+    # same); the page's own next run reads the address
+    at.run()
+    assert "μ = 0.5;" in caption(at, "grid at k")

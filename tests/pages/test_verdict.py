@@ -32,6 +32,9 @@ def test_verdict_sentence_table_and_apply_reach_the_explorer(lab):
     table = verdict_table(lab)
     assert list(table["policy"])[:2] == ["SCAR", "window ±1"]
     k = int(table["k"].iloc[0])
+    lab.slider(key="mu").set_value(
+        0.5
+    ).run()  # the verdict tunes the paper's gate: Apply sets μ = 0
     button = lab.button(key="verdict_apply")
     label = button.help
     assert f"k = {k}, λ = " in label
@@ -41,6 +44,7 @@ def test_verdict_sentence_table_and_apply_reach_the_explorer(lab):
     assert not lab.exception, lab.exception
     assert (lab.slider(key="k").value, lab.slider(key="lam").value) == (k, lam)
     assert lab.slider(key="tau").value == pytest.approx(tau)
+    assert lab.slider(key="mu").value == 0.0
     assert lab.button(key="verdict_apply").disabled  # "Applied"
     lab.switch_page("pages/explorer.py")
     lab.run()

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from scar_viz.chunking.base import Chunk
+from scar_viz.scoring.lexical import question_lex
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import normalize, select_from_sims
 from scar_viz.views.focus import (
@@ -75,6 +76,59 @@ def test_payload_gate_agrees_with_select_from_sims_everywhere(seed):
         k = int(rng.integers(1, n + 1))
         r = int(rng.integers(0, 4))
         assert _browserlike(payload, lam, tau, k, r) == _python(sims, unit, lam, tau, k, r)
+
+
+WORDS = [
+    "window",
+    "segment",
+    "retransmit",
+    "timer",
+    "sequence",
+    "acknowledgment",
+    "congestion",
+    "urgent",
+]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_payload_gate_agrees_with_select_from_sims_with_a_lexical_term(seed):
+    n = 14 + 5 * seed
+    _, unit, sims = _doc(n, seed=seed, dup=seed % 2 == 0)
+    rng = np.random.default_rng(seed)
+    texts = [" ".join(rng.choice(WORDS, size=4)) for _ in range(n)]
+    chunks = [Chunk(i, 40 * i, 40 * i + len(t), t, ("S",)) for i, t in enumerate(texts)]
+    words = question_lex(texts, "the retransmit timer and the window")
+    assert words.share.max() > 0
+    payload = gate_payload(chunks, sims, unit, GateParams(), kmax=n, lex=words.share)
+    json.dumps(payload, allow_nan=False)
+    changed = 0
+    for _ in range(300):
+        lam, tau = float(rng.uniform(0, 2)), float(rng.uniform(0, 1.5))
+        mu = float(rng.choice([0.0, 0.25, rng.uniform(0, 2)]))
+        k, r = int(rng.integers(1, n + 1)), int(rng.integers(0, 4))
+        params = GateParams(k=k, lam=lam, tau=tau, radius=r, mu=mu)
+        sel = select_from_sims(sims, unit, params, lexical=words)
+        mine = [
+            (d.chunk, d.neighbour, d.side, d.distance, d.score, d.bar, d.outcome)
+            for d in sel.decisions
+        ]
+        got = [
+            (d.chunk, d.neighbour, d.side, d.distance, d.score, d.bar, d.outcome)
+            for d in payload_decide(payload, lam, tau, k, r, mu)
+        ]
+        assert got == mine
+        changed += got != _browserlike(payload, lam, tau, k, r)
+    assert changed, "μ changed no decision: the test would not see a missing term"
+
+
+def test_payload_decide_needs_lex_for_mu():
+    chunks, unit, sims = _doc(12)
+    payload = gate_payload(chunks, sims, unit, GateParams())
+    assert "lex" not in payload
+    with pytest.raises(ValueError, match="lex"):
+        payload_decide(payload, 0.5, 0.1, 3, 1, mu=0.5)
+    with pytest.raises(ValueError, match="shape"):
+        gate_payload(chunks, sims, unit, GateParams(), lex=np.zeros(3))
 
 
 def test_exact_ties_are_rejected_on_both_sides():

@@ -4,11 +4,12 @@ Query parameters: ``doc`` = ``sample`` (the built-in harbour handbook, default m
 ``hostile`` (a document full of markup, hashing embedder), ``corpus`` (five small files joined
 into a corpus, hashing embedder) or ``file`` (the text file named by ``$GATE_APP_FILE``);
 ``model`` (default / hash); ``size`` (chunk size, default 600); ``k``,
-``r`` and ``kmax`` (the payload's largest k; ``all`` = every chunk); ``big=1``: presenter size.
+``r`` and ``kmax`` (the payload's largest k; ``all`` = every chunk); ``mu``: the page's μ
+(default 0; the payload always carries lex(q, ·)); ``big=1``: presenter size.
 
 With ``$GATE_APP_DUMP`` set, the arrays the page decides from are written there
-(``sims.npy``, ``unit.npy``, ``payload.json``, and ``doc_of.npy`` for a corpus) so a test can
-run Python's gate on them.
+(``sims.npy``, ``unit.npy``, ``lex.npy``, ``payload.json``, and ``doc_of.npy`` for a corpus)
+so a test can run Python's gate on them.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import document_from_text
 from scar_viz.embeddings import EmbeddingCache, make_embedder
 from scar_viz.pipeline import embed_query, prepare_document
+from scar_viz.scoring.lexical import question_lex
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import select_from_sims
 from scar_viz.views.focus import gate_payload, overview_data
@@ -92,20 +94,25 @@ n = len(prep.chunks)
 k = int(args.get("k", 3))
 radius = int(args.get("r", 1))
 kmax = n if args.get("kmax") == "all" else int(args.get("kmax", 20))
+mu = float(args.get("mu", 0))
+words = question_lex([c.text for c in prep.chunks], query)
 st.session_state.setdefault("lam", 0.5)
 st.session_state.setdefault("tau", 0.1)
 lam, tau = st.session_state["lam"], st.session_state["tau"]
 
 sims = prep.unit @ qvec
 focus = st.session_state.get("focus")  # the last chunk clicked in the overview
-params = GateParams(k=k, lam=lam, tau=tau, radius=radius)
+params = GateParams(k=k, lam=lam, tau=tau, radius=radius, mu=mu)
 doc_of = prep.doc_of
-payload = gate_payload(prep.chunks, sims, prep.unit, params, kmax=kmax, focus=focus, doc_of=doc_of)
+payload = gate_payload(
+    prep.chunks, sims, prep.unit, params, kmax=kmax, focus=focus, doc_of=doc_of, lex=words.share
+)
 if os.environ.get("GATE_APP_DUMP"):
     out = Path(os.environ["GATE_APP_DUMP"])
     out.mkdir(parents=True, exist_ok=True)
     np.save(out / "sims.npy", sims)
     np.save(out / "unit.npy", prep.unit)
+    np.save(out / "lex.npy", words.share)
     (out / "payload.json").write_text(json.dumps(payload))
     if doc_of is not None:
         np.save(out / "doc_of.npy", doc_of)
@@ -115,11 +122,12 @@ released = gate_panel(
     payload,
     lam=lam,
     tau=tau,
+    mu=mu,
     key="gate_panel",
     big=args.get("big") == "1",
     on_release=copy_release_to("gate_panel"),
 )
-sel = select_from_sims(sims, prep.unit, GateParams(k=k, lam=lam, tau=tau, radius=radius), doc_of)
+sel = select_from_sims(sims, prep.unit, params, doc_of, words)
 st.markdown(
     f"Python: λ = {lam:.2f}, τ = {tau:.2f} · admitted {sel.admitted} · "
     f"rejected {sel.rejected} · released: {released}"
