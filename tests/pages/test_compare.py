@@ -202,3 +202,16 @@ def test_uploaded_document_runs_every_policy(hash_model):
     assert len(frame) == len(ALL_ORDER) - 1
     assert (pd.to_numeric(frame["characters"]) > 0).all()
     assert pd.to_numeric(frame["characters"]).max() <= len(DOC) + 200
+
+
+def test_the_sentence_policies_can_be_left_out(at):
+    before = table(at)
+    at.toggle(key="cmp_sent").set_value(False).run()
+    assert not at.exception, at.exception
+    after = table(at)
+    kept = [p for p in before["policy"] if not p.startswith(("qasc", "sentence"))]
+    assert list(after["policy"]) == kept and len(kept) < len(before)
+    cols = ["policy", "tokens"]
+    pd.testing.assert_frame_equal(
+        after[cols].reset_index(drop=True), before.loc[kept, cols].reset_index(drop=True)
+    )
