@@ -19,6 +19,7 @@ from ui.evaluation_lab import Labelled, labelled_setup
 from ui.gate_controls import current_gate
 from ui.learned import active_gate, current_p, has_session_gate
 from ui.queryset import content_key
+from ui.sentences import SENTENCE_POLICIES, prepare_sentences, sentence_toggle
 from ui.share import chart_config, download
 from ui.state import URL, current_retriever
 from ui.tables import show_table
@@ -40,6 +41,8 @@ status = reranker_status(DEFAULT_RERANKER)
 offered = available_policies(DEFAULT_RERANKER)
 c1, c2 = st.columns([3, 1])
 policies = c1.multiselect("Policies", offered, default=list(offered), key=keys.BUD_POLS)
+if not sentence_toggle(keys.BUD_SENTENCES):
+    policies = [n for n in policies if n not in SENTENCE_POLICIES]
 current = current_gate()
 CURRENT = "current"
 preset = c2.selectbox(
@@ -66,6 +69,8 @@ st.caption(
 if not policies:
     st.info("Pick at least one policy.")
     st.stop()
+if any(n in SENTENCE_POLICIES for n in policies) and not prepare_sentences(prep.document, embedder):
+    policies = [n for n in policies if n not in SENTENCE_POLICIES]  # the warning says why
 
 params = current if preset == CURRENT else GateParams.preset(preset, radius=current.radius)
 knobs = {"learned": {"gate": gate, "p": p}}

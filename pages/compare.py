@@ -11,8 +11,6 @@ from scar_viz.charts.learned import contributions_chart
 from scar_viz.charts.policy_strips import policy_strips, span_text_html
 from scar_viz.chunking.qasc import QascParams
 from scar_viz.chunking.tokens import TOKENIZER_NAME
-from scar_viz.documents.sentences import sentence_spans
-from scar_viz.embeddings import embed_cached
 from scar_viz.pipeline import query_inputs
 from scar_viz.policies import PolicyResult, run_all
 from scar_viz.policies.rerank import reranker_status
@@ -31,7 +29,7 @@ from scar_viz.views.compare import (
 )
 from scar_viz.views.compare_settings import CompareSettings
 from ui import keys
-from ui.alerts import alert, attempt, or_stop, with_progress
+from ui.alerts import alert, or_stop
 from ui.cache import disk_cache
 from ui.explore_tools import why_terms
 from ui.gate_controls import gate_sliders, query_box
@@ -40,6 +38,7 @@ from ui.learned import active_gate, has_session_gate, p_slider
 from ui.loading import query_vector
 from ui.presenter import presenter_fonts
 from ui.queryset import known_sets, label_error, label_from_widget
+from ui.sentences import SENTENCE_POLICIES, prepare_sentences, sentence_toggle
 from ui.share import chart_config
 from ui.sidebar import sidebar_setup
 from ui.state import URL
@@ -65,6 +64,7 @@ prep, embedder, doc = setup.prepared, setup.embedder, setup.source
 query = query_box(setup.name, doc, setup.doc_key)
 gate = gate_sliders(len(prep.chunks))
 
+with_sentences = sentence_toggle(keys.CMP_SENTENCES)
 with st.expander("Policy knobs", expanded=False):
     chosen = knob_controls(CompareSettings, per_row=4)
     p = p_slider(st.columns(4)[0])
@@ -83,19 +83,14 @@ inputs = or_stop(
     )
 )
 
-with st.spinner("Splitting the document into sentences (once per document) …"):
-    sentences = sentence_spans(doc.text)
-with_progress(
-    f"Sentence vectors for {len(sentences):,} sentences (once per model)",
-    lambda update: attempt(
-        lambda: embed_cached(embedder, [doc.text[s:e] for s, e in sentences], disk_cache(), update),
-        "Embedding the sentences failed:",
-        kind="warning",
-    ),
-)
+settings = policy_settings(knobs, status.available)
+if with_sentences:
+    prepare_sentences(doc, embedder)
+else:
+    settings = {n: v for n, v in settings.items() if n not in SENTENCE_POLICIES}
 
 with st.spinner("Running every policy …"):
-    results = run_all(inputs, policy_settings(knobs, status.available))
+    results = run_all(inputs, settings)
 labels = policy_labels(knobs, gate)
 for name, res in results.items():
     if not isinstance(res, PolicyResult):

@@ -127,14 +127,21 @@ with tab_chunker:
     other = st.selectbox(
         "Second chunker",
         others,
+        index=None,
         key=keys.EV_CHUNKER2,
         bind=URL,
         format_func=chunker_name,
+        placeholder="Pick a chunker (the document is chunked and embedded again)",
     )
-    config2 = ChunkingConfig(other, prep.config.size, prep.config.overlap, prep.config.percentile)
+    labelled_b = prep_b = config2 = None
     doc = prep.document
-    prep_b = prepare(document_key(doc), doc, config2, lab.embedder, prep.prepend, st.empty())
-    labelled_b = None
+    if other is None:
+        st.info("Pick a second chunker to evaluate the same queries under it.")
+    else:
+        config2 = ChunkingConfig(
+            other, prep.config.size, prep.config.overlap, prep.config.percentile
+        )
+        prep_b = prepare(document_key(doc), doc, config2, lab.embedder, prep.prepend, st.empty())
     if prep_b is not None:
         labelled_b = attempt(
             lambda: label_queries(lab.active.qset, doc, prep_b.chunks),

@@ -59,11 +59,30 @@ class PreparedDoc:
         return rank_matrix(retriever.name, sims, self.bm25, queries, retriever.k_rrf)
 
 
+_EMBED_MEMO = 4
+"""Text lists an :func:`embed_function` keeps the vectors of (the document's sentences)."""
+
+
 def embed_function(embedder: Embedder, cache: EmbeddingCache | None = None) -> Embed:
-    """``embed(texts) -> (n, d)`` with ``embedder`` through ``cache`` (the semantic chunker's)."""
+    """``embed(texts) -> (n, d)`` with ``embedder`` through ``cache`` (the semantic chunker's).
+
+    The function remembers the vectors of the last few text lists it was given, so an
+    evaluation whose policies embed the document's sentences for every query reads them from
+    the cache once, not once per query and policy. The arrays it returns are read-only.
+    """
+    memo: dict[tuple[str, ...], np.ndarray] = {}
 
     def embed(texts: list[str]) -> np.ndarray:
-        return embed_cached(embedder, texts, cache).vectors
+        key = tuple(texts)
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        vectors = embed_cached(embedder, texts, cache).vectors
+        vectors.flags.writeable = False
+        memo[key] = vectors
+        while len(memo) > _EMBED_MEMO:
+            memo.pop(next(iter(memo)))
+        return vectors
 
     return embed
 

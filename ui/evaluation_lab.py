@@ -34,6 +34,7 @@ from ui.queryset import (
     query_vectors,
     type_metrics,
 )
+from ui.sentences import SENTENCE_POLICIES, prepare_sentences, sentence_toggle
 from ui.sidebar import Setup, sidebar_setup
 from ui.state import URL, current_retriever
 
@@ -103,7 +104,8 @@ def labelled_setup() -> Labelled:
 
 def policy_picker() -> list[str]:
     """Every policy that can run here (rerank only with a local cross-encoder, else a one-line
-    hint), default topk, window ±1/±2, SCAR (and parent)."""
+    hint), default topk, window ±1/±2, SCAR (and parent); a switch leaves the sentence
+    policies out."""
     choices = list(available_policies())
     status = reranker_status(DEFAULT_RERANKER)
     picked = st.multiselect(
@@ -116,6 +118,8 @@ def policy_picker() -> list[str]:
     )
     if not status.available:
         st.caption(f"Rerank is not listed: {status.message} {status.hint}")
+    if not sentence_toggle(keys.LAB_SENTENCES):
+        picked = [p for p in picked if p not in SENTENCE_POLICIES]
     return picked
 
 
@@ -131,6 +135,10 @@ def lab_page(title: str, caption: str) -> tuple[Lab, list[str]]:
     if not policies:
         st.info("Pick at least one policy.")
         st.stop()
+    if any(p in SENTENCE_POLICIES for p in policies) and not prepare_sentences(
+        lab.prep.document, lab.embedder
+    ):
+        policies = [p for p in policies if p not in SENTENCE_POLICIES]  # the warning says why
     return lab, policies
 
 

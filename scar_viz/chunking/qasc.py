@@ -123,8 +123,16 @@ class QascResult:
         return tuple(w for w in self.windows if w.kept)
 
 
+_last_unit: list[tuple[np.ndarray, np.ndarray]] = []
+"""The last read-only sentence matrix and its unit rows (a document's, scored per query)."""
+
+
 def sentence_scores(sentence_vecs: np.ndarray, query_vec: np.ndarray) -> np.ndarray:
-    """Returns s with s[i] = cos(e_q, e_{s_i}), shape (n,)."""
+    """Returns s with s[i] = cos(e_q, e_{s_i}), shape (n,).
+
+    The unit rows of a read-only ``sentence_vecs`` (the embed function's, the same array for
+    every query) are remembered, so a document's sentences are normalised once, not per query.
+    """
     vecs = np.atleast_2d(np.asarray(sentence_vecs, dtype=np.float64))
     if vecs.shape[0] == 0:
         return np.zeros(0)
@@ -133,7 +141,18 @@ def sentence_scores(sentence_vecs: np.ndarray, query_vec: np.ndarray) -> np.ndar
         raise SettingsError(
             f"The query has dimension {query.shape[0]} but the sentences have {vecs.shape[1]}."
         )
-    return normalize(vecs) @ normalize(query)
+    return _unit_rows(sentence_vecs, vecs) @ normalize(query)
+
+
+def _unit_rows(given: np.ndarray, vecs: np.ndarray) -> np.ndarray:
+    if not isinstance(given, np.ndarray) or given.flags.writeable:
+        return normalize(vecs)
+    last = _last_unit[0] if _last_unit else None
+    if last is not None and last[0] is given:
+        return last[1]
+    unit = normalize(vecs)
+    _last_unit[:] = [(given, unit)]
+    return unit
 
 
 def seed_threshold(scores: np.ndarray, percentile: float) -> float:

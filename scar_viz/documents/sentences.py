@@ -21,6 +21,8 @@ Other quirks handled before pysbd sees the text:
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from functools import lru_cache
 
 from scar_viz.errors import SettingsError
@@ -31,6 +33,9 @@ DEFAULT_MAX_CHARS = 1000
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 _HARD_LINE = re.compile(r"[ \t]*(?:[-*+\u2022]\s|\d{1,3}[.)]\s|\([a-zA-Z0-9]{1,4}\)\s|#{1,6}\s|\|)")
+_MEMO_SIZE = 8
+_memo: OrderedDict[tuple, tuple[Span, ...]] = OrderedDict()
+_memo_lock = threading.Lock()
 _REGEX_END = re.compile(r"(?<=[.!?])([\"')\]]*)\s+(?=[\"'(\[]?[A-Z0-9])")
 
 
@@ -147,14 +152,14 @@ def split_piece(piece: str, method: str = "pysbd") -> list[Span]:
     return aligned if aligned is not None else regex_sentence_spans(piece)
 
 
-@lru_cache(maxsize=8)
 def sentence_spans(
     text: str, method: str = "pysbd", max_chars: int = DEFAULT_MAX_CHARS
 ) -> tuple[Span, ...]:
     """Sentences of ``text`` as (start, end) spans with ``text[start:end]`` the sentence.
 
     Sentences never cross a paragraph break; each is whitespace-stripped and at most
-    ``max_chars`` long. Results are memoised on the text (a document is split once).
+    ``max_chars`` long. Results are memoised on the text and the settings, however the
+    arguments are spelled (a document is split once per process; :func:`remember` seeds it).
 
     Args:
         method: ``pysbd`` (default) or ``regex`` (the fallback splitter on its own).
@@ -163,10 +168,9 @@ def sentence_spans(
     Raises:
         ValueError: for an unknown method or a ``max_chars`` below 20.
     """
-    return _split(text, method, max_chars)
+    return _memoised((text, (), method, max_chars), lambda: _split(text, method, max_chars))
 
 
-@lru_cache(maxsize=8)
 def part_sentence_spans(
     text: str,
     parts: tuple[Span, ...],
@@ -180,10 +184,46 @@ def part_sentence_spans(
     Raises:
         ValueError: as :func:`sentence_spans`.
     """
-    spans: list[Span] = []
-    for start, end in parts:
-        spans.extend((start + s, start + e) for s, e in _split(text[start:end], method, max_chars))
-    return tuple(spans)
+
+    def split() -> tuple[Span, ...]:
+        spans: list[Span] = []
+        for start, end in parts:
+            spans.extend(
+                (start + s, start + e) for s, e in _split(text[start:end], method, max_chars)
+            )
+        return tuple(spans)
+
+    return _memoised((text, tuple(parts), method, max_chars), split)
+
+
+def remember(
+    text: str,
+    spans: tuple[Span, ...],
+    parts: tuple[Span, ...] = (),
+    method: str = "pysbd",
+    max_chars: int = DEFAULT_MAX_CHARS,
+) -> None:
+    """Seed the memo of :func:`sentence_spans` (``parts`` empty) or :func:`part_sentence_spans`
+    with spans computed earlier for the same text and settings (e.g. read from a disk cache)."""
+    _store((text, tuple(parts), method, max_chars), tuple(spans))
+
+
+def _memoised(key: tuple, split) -> tuple[Span, ...]:
+    with _memo_lock:
+        if key in _memo:
+            _memo.move_to_end(key)
+            return _memo[key]
+    spans = split()
+    _store(key, spans)
+    return spans
+
+
+def _store(key: tuple, spans: tuple[Span, ...]) -> None:
+    with _memo_lock:
+        _memo[key] = spans
+        _memo.move_to_end(key)
+        while len(_memo) > _MEMO_SIZE:
+            _memo.popitem(last=False)
 
 
 def part_paragraph_spans(text: str, parts: tuple[Span, ...]) -> list[Span]:

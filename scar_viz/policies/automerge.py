@@ -95,9 +95,18 @@ def auto_merge(
     return MergeResult(tuple(sorted(sel)), tuple(sorted(merged)), tuple(sorted(filled)))
 
 
+_last_parents: list[tuple[Document, Sequence[Chunk], tuple[int, ...]]] = []
+
+
 def chunk_parents(document: Document, chunks: Sequence[Chunk]) -> list[int]:
-    """parents[i] = index in ``document.sections`` of the section holding chunk i's start."""
-    return [document.section_index_at(c.start) for c in chunks]
+    """parents[i] = index in ``document.sections`` of the section holding chunk i's start
+    (remembered for the last document and chunk list: an evaluation asks once per query)."""
+    last = _last_parents[0] if _last_parents else None
+    if last is not None and last[0] is document and last[1] is chunks:
+        return list(last[2])
+    parents = tuple(document.section_index_at(c.start) for c in chunks)
+    _last_parents[:] = [(document, chunks, parents)]
+    return list(parents)
 
 
 def _in_file(document: Document, index: int) -> Span:

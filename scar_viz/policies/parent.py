@@ -15,6 +15,7 @@ clipped to the retrieved chunk's file: no parent reaches into the next file.
 from __future__ import annotations
 
 import time
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -205,7 +206,7 @@ def parent_policy(
             f"one(s), {sent:,} characters{extra}."
         )
     spans = merge_spans([(p.start, p.end) for p in parts])
-    inside = [c.index for c in chunks if any(s <= c.start and c.end <= e for s, e in spans)]
+    inside = _chunks_inside(chunks, spans)
     return span_result(
         "parent",
         inputs,
@@ -215,6 +216,19 @@ def parent_policy(
         notes=notes,
         detail=tuple(parts),
     )
+
+
+def _chunks_inside(chunks: Sequence[Chunk], spans: Sequence[Span]) -> list[int]:
+    """Indices of the chunks lying wholly inside one of ``spans`` (sorted, disjoint, as
+    :func:`~scar_viz.spans.merge_spans` gives them): the one span that can hold a chunk is the
+    last that starts at or before it."""
+    starts = [s for s, _ in spans]
+    out = []
+    for c in chunks:
+        i = bisect_right(starts, c.start) - 1
+        if i >= 0 and c.end <= spans[i][1]:
+            out.append(c.index)
+    return out
 
 
 POLICY = policy_entry("parent", parent_policy)

@@ -24,6 +24,7 @@ import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -76,10 +77,16 @@ def _part_bounds(document: Document) -> tuple[Span, ...]:
 
 
 def document_paragraphs(document: Document) -> list[Span]:
-    """The paragraph spans QASC snaps to: each file's own in a corpus."""
-    if document.is_corpus:
-        return part_paragraph_spans(document.text, _part_bounds(document))
-    return paragraph_spans(document.text)
+    """The paragraph spans QASC snaps to: each file's own in a corpus (found once per text and
+    files, not per query)."""
+    return list(_paragraphs(document.text, _part_bounds(document) if document.is_corpus else ()))
+
+
+@lru_cache(maxsize=8)
+def _paragraphs(text: str, parts: tuple[Span, ...]) -> tuple[Span, ...]:
+    if parts:
+        return tuple(part_paragraph_spans(text, parts))
+    return tuple(paragraph_spans(text))
 
 
 def sentence_files(document: Document, sentences: Sequence[Span]) -> np.ndarray | None:

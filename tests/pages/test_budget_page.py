@@ -83,3 +83,13 @@ def test_a_document_without_queries_says_how_to_get_some(hash_model):
     assert not app.exception
     assert any("no labelled queries" in i.value for i in app.info)
     assert not app.get("plotly_chart")
+
+
+def test_the_sentence_policies_can_be_left_out(at):
+    with_them = points(at)
+    at.toggle(key="bud_sent").set_value(False).run()
+    assert not at.exception, at.exception
+    frame = points(at)
+    left = {"qasc", "qasc-hybrid", "sentence-window"}
+    assert left <= set(with_them["policy"]) and not left & set(frame["policy"])
+    assert set(frame["policy"]) == set(with_them["policy"]) - left

@@ -212,3 +212,16 @@ def test_scar_runs_at_the_sliders_mu(at):
     scar = row(at, "scar")
     assert int(scar["chunks"]) == plain + 2
     assert scar["label"] == "scar (r=1, μ=0.5)"
+
+
+def test_the_sentence_policies_can_be_left_out(at):
+    before = table(at)
+    at.toggle(key="cmp_sent").set_value(False).run()
+    assert not at.exception, at.exception
+    after = table(at)
+    kept = [p for p in before["policy"] if not p.startswith(("qasc", "sentence"))]
+    assert list(after["policy"]) == kept and len(kept) < len(before)
+    cols = ["policy", "tokens"]
+    pd.testing.assert_frame_equal(
+        after[cols].reset_index(drop=True), before.loc[kept, cols].reset_index(drop=True)
+    )

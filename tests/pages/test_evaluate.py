@@ -275,3 +275,12 @@ def test_the_sample_corpus_is_evaluated_inside_each_file(hash_model):
     assert set(by_file["file"]) >= {p.path for p in corpus.parts if p.path.startswith("docs/")}
     assert by_file["queries"].sum() == len(qset.queries)
     assert "scar recall" in by_file.columns and "window1 chunks" in by_file.columns
+
+
+def test_the_sentence_policies_can_be_left_out(at):
+    at.multiselect(key="pol").set_value(["topk", "scar", "qasc", "sentence-window"]).run()
+    assert not at.exception, at.exception
+    assert {"qasc", "sentence-window"} <= set(table(at, "metrics_table")["policy"])
+    at.toggle(key="pol_sent").set_value(False).run()
+    assert not at.exception, at.exception
+    assert set(table(at, "metrics_table")["policy"]) == {"topk", "scar"}

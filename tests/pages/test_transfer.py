@@ -71,3 +71,10 @@ def test_two_chunkers_on_the_same_queries(hash_model):
     assert "SCAR recall gain over top-k" in table_.columns
     at.selectbox(key="ev_chunker2").set_value("fixed").run()
     assert list(table(at, "chunks in document")["chunking"])[1].startswith("fixed")
+
+
+def test_the_second_chunker_runs_only_once_picked(hash_model):
+    at = open_page(PAGE, TIMEOUT)
+    assert at.selectbox(key="ev_chunker2").value is None
+    assert not [d for d in at.dataframe if "chunks in document" in d.value.columns]
+    assert any("Pick a second chunker" in i.value for i in at.info)

@@ -154,3 +154,23 @@ def test_select_parent_on_a_long_regulation_stays_under_the_cap(tmp_path):
     for i, sent in _per_section(doc, out["spans"]).items():
         assert sent <= MAX_PARENT_CHARS, (doc.sections[i].label, sent)
     assert any("cap" in n for n in out["notes"])
+
+
+def test_chunks_inside_spans_by_bisection_matches_the_plain_scan():
+    from scar_viz.chunking.base import Chunk
+    from scar_viz.policies.parent import _chunks_inside
+
+    chunks = [
+        Chunk(i, s, e, "")
+        for i, (s, e) in enumerate([(0, 5), (4, 9), (10, 20), (20, 21), (25, 40), (39, 41)])
+    ]
+    for spans in [
+        ((0, 9),),
+        ((3, 21), (25, 41)),
+        ((10, 20),),
+        (),
+        ((0, 100),),
+        ((5, 10), (20, 30)),
+    ]:
+        plain = [c.index for c in chunks if any(s <= c.start and c.end <= e for s, e in spans)]
+        assert _chunks_inside(chunks, spans) == plain

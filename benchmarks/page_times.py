@@ -1,0 +1,224 @@
+"""First full paint of each heavy page on a real document, with the embedding cache warm.
+
+RFC 9293 (``../shared/corpora/rfc9293.txt``) is put in the session as an upload, chunked
+434/43 (about 825 chunks), with its 40 labelled queries as the active query set, under the
+default model (or ``--model``). Each measurement runs in a fresh Python process, as a fresh
+server would: the app's first page (the Explorer) opens the document — this loads the model and
+reads every chunk vector from the disk cache — and then the timed step is the switch to the page
+and its whole script run (AppTest ``run()``), i.e. the first time a user opens that page on this
+document. Nothing computed in memory by an earlier process helps; the disk embedding cache does.
+
+The reference, measured in the same process right after the page: a bare
+``Embedder.embed`` of the first 8 chunk texts, uncached (CPU-bound like the pages). The ratio
+page / reference follows the machine's load; the load average is kept with every figure. The
+pages alternate their order from round to round.
+
+Targets: Compare ≤ 8 s, Equal budget ≤ 15 s, the Evaluation lab (verdict on top) ≤ 10 s,
+Model transfer ≤ 3 s before a second model is named.
+
+Run: ``.venv/bin/python benchmarks/page_times.py [--rounds 3] [--model default|hash]
+[--cache-dir DIR] [--pages compare budget]`` (the first round fills a cold cache; pass a
+persistent ``--cache-dir`` so reruns start warm). Writes ``benchmarks/results/page_times.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT.parent / "shared" / "corpora" / "rfc9293.txt"
+QUERIES = ROOT.parent / "shared" / "corpora" / "rfc9293.queries.jsonl"
+RESULTS = ROOT / "benchmarks" / "results" / "page_times.json"
+PAGES = {
+    "compare": "pages/compare.py",
+    "budget": "pages/budget.py",
+    "evaluate": "pages/evaluate.py",
+    "transfer": "pages/transfer.py",
+    "budget_no_sentences": "pages/budget.py",
+}
+TARGETS = {
+    "compare": 8.0,
+    "budget": 15.0,
+    "evaluate": 10.0,
+    "transfer": 3.0,
+    "budget_no_sentences": 15.0,
+}
+SWITCHED_OFF = {"budget_no_sentences": "bud_sent"}
+"""Variants: the page with its sentence policies switched off."""
+SIZE, OVERLAP = 434, 43
+REFERENCE_TEXTS = 8
+QUESTION = "How does TCP decide when to retransmit a segment that was not acknowledged?"
+
+
+def _load() -> float:
+    return round(os.getloadavg()[0], 2)
+
+
+def measure_page(page: str, model: str) -> dict:
+    """In this process: open the document on the first page, then time the switch to ``page``;
+    then the reference encode."""
+    sys.path.insert(0, str(ROOT))
+    os.chdir(ROOT)
+    from streamlit.testing.v1 import AppTest
+
+    from scar_viz.chunking.config import ChunkingConfig, chunk_document
+    from scar_viz.documents.reading import read_document
+    from scar_viz.embeddings import make_embedder, text_key
+
+    doc = read_document(CORPUS.name, CORPUS.read_bytes())
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
+    at.session_state["uploaded"] = (text_key(doc.text), doc)
+    at.session_state["doc"] = "upload"
+    at.session_state["size"] = SIZE
+    at.session_state["overlap"] = OVERLAP
+    store = {text_key(doc.text): {"upload": (QUERIES.name, QUERIES.read_bytes())}}
+    at.session_state["qsets"] = store
+    at.session_state["qs_pick"] = "upload"
+    t0 = time.perf_counter()
+    at.run()
+    at.text_input(key="q").set_value(QUESTION)
+    at.run()
+    opened = time.perf_counter() - t0
+    assert not at.exception, at.exception
+    load_before = _load()
+    at.switch_page(PAGES[page])
+    if page in SWITCHED_OFF:
+        at.session_state[SWITCHED_OFF[page]] = False
+    if page == "compare":  # the page opens on an empty question box (it stops there)
+        at.run()
+        at.text_input(key="q").set_value(QUESTION)
+    profile = os.environ.get("PAGE_TIMES_PROFILE")
+    if profile:  # cProfile of the page's script run (it runs in the script runner's thread)
+        import cProfile
+
+        from streamlit.runtime.scriptrunner import script_runner
+
+        prof = cProfile.Profile()
+        real = script_runner.ScriptRunner._run_script
+
+        def profiled(self, *a, **k):
+            return prof.runcall(real, self, *a, **k)
+
+        script_runner.ScriptRunner._run_script = profiled
+    t0 = time.perf_counter()
+    at.run()
+    seconds = time.perf_counter() - t0
+    if profile:
+        script_runner.ScriptRunner._run_script = real
+        prof.dump_stats(profile)
+    assert not at.exception, at.exception
+    errors = [e.value for e in at.error]
+    chunks = chunk_document(doc, ChunkingConfig(size=SIZE, overlap=OVERLAP))
+    texts = [c.text for c in chunks[:REFERENCE_TEXTS]]
+    spec = "default" if model == "default" else model
+    embedder = make_embedder(spec)
+    embedder.embed(texts[:4])  # the model is loaded already in the app; load this one too
+    t0 = time.perf_counter()
+    embedder.embed(texts)
+    reference = time.perf_counter() - t0
+    return {
+        "page": page,
+        "seconds": round(seconds, 3),
+        "reference_seconds": round(reference, 3),
+        "ratio": round(seconds / reference, 2),
+        "explorer_open_seconds": round(opened, 3),
+        "chunks": len(chunks),
+        "load_before": load_before,
+        "load_after": _load(),
+        "errors": errors,
+    }
+
+
+def run_worker(page: str, model: str, cache_dir: str) -> dict:
+    env = {
+        **os.environ,
+        "SCAR_VIZ_CACHE_DIR": cache_dir,
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+    }
+    if model != "default":
+        env["SCAR_VIZ_DEFAULT_MODEL"] = model
+    out = subprocess.run(
+        [sys.executable, __file__, "--worker", page, "--model", model],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if out.returncode != 0:
+        raise SystemExit(f"{page}: worker failed\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--model", default="default")
+    ap.add_argument("--cache-dir", default=str(ROOT.parent / "cache-speed"))
+    ap.add_argument("--pages", nargs="*", default=list(PAGES), choices=list(PAGES))
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--no-warm", action="store_true", help="the cache is warm already")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        print(json.dumps(measure_page(args.worker, args.model)))
+        return
+    if not CORPUS.exists() or not QUERIES.exists():
+        raise SystemExit(f"needs {CORPUS} and {QUERIES}")
+    Path(args.cache_dir).mkdir(parents=True, exist_ok=True)
+    print("warming the cache (one pass, not counted) …", flush=True)
+    for page in [] if args.no_warm else args.pages:
+        warm = run_worker(page, args.model, args.cache_dir)
+        print(f"  {page}: {warm['seconds']:.2f} s (warming)", flush=True)
+    runs: list[dict] = []
+    for r in range(args.rounds):
+        order = args.pages if r % 2 == 0 else args.pages[::-1]
+        for page in order:
+            m = run_worker(page, args.model, args.cache_dir)
+            runs.append({**m, "round": r})
+            print(
+                f"  round {r} {page}: {m['seconds']:.2f} s, reference {m['reference_seconds']:.2f}"
+                f" s ({m['ratio']:.2f}×), load {m['load_before']}",
+                flush=True,
+            )
+    summary = {}
+    for page in args.pages:
+        mine = [x for x in runs if x["page"] == page]
+        summary[page] = {
+            "median_seconds": round(statistics.median(x["seconds"] for x in mine), 3),
+            "min_seconds": round(min(x["seconds"] for x in mine), 3),
+            "median_reference_seconds": round(
+                statistics.median(x["reference_seconds"] for x in mine), 3
+            ),
+            "median_ratio": round(statistics.median(x["ratio"] for x in mine), 2),
+            "median_load": round(statistics.median(x["load_before"] for x in mine), 2),
+            "target_seconds": TARGETS[page],
+        }
+        print(f"{page}: {summary[page]}")
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    for entry in (*summary.values(), *runs):
+        entry["measured_at"] = stamp
+    old = json.loads(args.out.read_text(encoding="utf-8")) if args.out.exists() else {}
+    out = {  # a run of some pages replaces their figures and keeps the others'
+        "benchmark": "benchmarks/page_times.py",
+        "document": f"{CORPUS.name} at {SIZE}/{OVERLAP}, {QUERIES.name}",
+        "model": args.model,
+        "reference": f"Embedder.embed of the first {REFERENCE_TEXTS} chunk texts, same process",
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+        "summary": {**old.get("summary", {}), **summary},
+        "runs": [r for r in old.get("runs", []) if r["page"] not in summary] + runs,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(out, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""Sentence spans on disk, keyed by content: a document is split into sentences once, not once
+per process (pysbd takes seconds on a long document; QASC and the sentence window need it).
+
+The key is a digest of the text, the files' ranges (a corpus), the splitter and the longest
+sentence; the value is the spans as int64 pairs. :func:`cached_sentence_spans` also seeds the
+in-process memo of :mod:`scar_viz.documents.sentences`, so the policies that split the document
+afterwards find it split.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+
+from scar_viz.documents.sentences import (
+    DEFAULT_MAX_CHARS,
+    part_sentence_spans,
+    remember,
+    sentence_spans,
+)
+from scar_viz.spans import Span
+from scar_viz.sqlite_cache import SqliteCache
+
+_SCHEMA = "CREATE TABLE IF NOT EXISTS spans (key TEXT PRIMARY KEY, data BLOB NOT NULL)"
+
+
+class SentenceSpanCache(SqliteCache):
+    """Sentence spans per content key in ``sentences.sqlite`` of the cache folder."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        super().__init__(path, "sentences.sqlite", _SCHEMA)
+
+    def get(self, key: str) -> tuple[Span, ...] | None:
+        """The spans stored under ``key``, or None."""
+        with self._connect() as db:
+            row = db.execute("SELECT data FROM spans WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        pairs = np.frombuffer(row[0], dtype=np.int64).reshape(-1, 2)
+        return tuple((int(a), int(b)) for a, b in pairs)
+
+    def put(self, key: str, spans: tuple[Span, ...]) -> None:
+        """Store ``spans`` under ``key`` (replacing what was there)."""
+        data = np.asarray(spans, dtype=np.int64).reshape(-1, 2).tobytes()
+        with self._connect() as db:
+            db.execute("INSERT OR REPLACE INTO spans (key, data) VALUES (?, ?)", (key, data))
+
+
+def spans_key(text: str, parts: tuple[Span, ...], method: str, max_chars: int) -> str:
+    """The content key of a split: the text's digest, the files' ranges and the settings."""
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    layout = ",".join(f"{a}-{b}" for a, b in parts)
+    return f"{digest}|{layout}|{method}|{max_chars}"
+
+
+def cached_sentence_spans(
+    text: str,
+    cache: SentenceSpanCache | None,
+    parts: tuple[Span, ...] = (),
+    method: str = "pysbd",
+    max_chars: int = DEFAULT_MAX_CHARS,
+) -> tuple[Span, ...]:
+    """:func:`sentence_spans` (``parts`` empty) or :func:`part_sentence_spans`, read from
+    ``cache`` when it holds this content, else split and stored there; either way the
+    in-process memo holds them afterwards."""
+    key = spans_key(text, tuple(parts), method, max_chars)
+    spans = cache.get(key) if cache is not None else None
+    if spans is not None:
+        remember(text, spans, tuple(parts), method, max_chars)
+        return spans
+    if parts:
+        spans = part_sentence_spans(text, tuple(parts), method, max_chars)
+    else:
+        spans = sentence_spans(text, method, max_chars)
+    if cache is not None:
+        cache.put(key, spans)
+    return spans
