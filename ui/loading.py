@@ -129,6 +129,15 @@ def read_upload() -> None:
         uploads = [uploads]
     if not uploads:
         return
+    newest = uploads[-1]
+    if len(uploads) > 1 and PurePosixPath(newest.name).suffix.lower() != ".zip":
+        # the uploader keeps earlier files: a new file that cannot be read gets its own
+        # message, as a lone upload does, and the document in use stays
+        try:
+            read_document(newest.name, newest.getvalue(), max_bytes=DEFAULT_MAX_BYTES)
+        except (UserError, ValueError) as exc:
+            st.session_state[keys.UPLOAD_ERROR] = user_message(exc)
+            return
     try:
         doc, collected = read_files([(u.name, u.getvalue()) for u in uploads])
     except (UserError, ValueError) as exc:

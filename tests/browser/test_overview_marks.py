@@ -65,6 +65,10 @@ def _overlapping(boxes: list[dict], slack: float = 0.5) -> list[tuple[str, str]]
     return pairs
 
 
+def _font_px(page, locator) -> float:
+    return float(locator.evaluate("el => parseFloat(getComputedStyle(el).fontSize)"))
+
+
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
     yield from running_hash_app(tmp_path_factory)
@@ -95,20 +99,31 @@ def test_long_document_marks_never_overlap_and_hits_focus(app, chromium, artifac
     hits = page.get_by_test_id("stExpander").filter(has_text="Hits: every retrieved chunk")
     if not hits.locator("details[open]").count():
         hits.get_by_text("Hits: every retrieved chunk").click()
-    table = hits.get_by_test_id("stDataFrame").first
-    table.wait_for()
-    row = table.locator("[role=row]").nth(5)  # the header, then rank 1 …
-    expect(row.locator("[role=gridcell]").filter(has_text=re.compile(r"\d")).first).to_have_text(
-        "5"
-    )
-    cells = row.locator("[role=gridcell]").all_inner_texts()
-    rank, chunk = (int(c) for c in [c for c in cells if c.strip()][:2])
-    assert rank == 5, cells
-    canvas = table.locator("canvas").first
-    page.evaluate("el => el.scrollIntoView({block: 'center'})", canvas.element_handle())
-    grid = canvas.bounding_box()  # in the viewport now: a mouse click reaches rank 5's row
-    # the grid is drawn on a canvas: a header, then the rows, each ROW_PX tall
-    page.mouse.click(grid["x"] + 18, grid["y"] + ROW_PX * 5.5)  # rank 5's selection box
+    if present:
+        # presenter mode: a large HTML table and one focus button per hit, in rank order
+        table = hits.locator("table").first
+        table.wait_for()
+        cells = table.locator("tbody tr").nth(4).locator("td").all_inner_texts()
+        rank, chunk = (int(c) for c in [c for c in cells if c.strip()][:2])
+        assert rank == 5, cells
+        assert _font_px(page, table.locator("td").first) >= 18
+        pill = hits.locator("button").filter(has_text=re.compile(rf"^\s*chunk {chunk}\s*$"))
+        pill.first.click()
+    else:
+        table = hits.get_by_test_id("stDataFrame").first
+        table.wait_for()
+        row = table.locator("[role=row]").nth(5)  # the header, then rank 1 …
+        expect(
+            row.locator("[role=gridcell]").filter(has_text=re.compile(r"\d")).first
+        ).to_have_text("5")
+        cells = row.locator("[role=gridcell]").all_inner_texts()
+        rank, chunk = (int(c) for c in [c for c in cells if c.strip()][:2])
+        assert rank == 5, cells
+        canvas = table.locator("canvas").first
+        page.evaluate("el => el.scrollIntoView({block: 'center'})", canvas.element_handle())
+        grid = canvas.bounding_box()  # in the viewport now: a mouse click reaches rank 5's row
+        # the grid is drawn on a canvas: a header, then the rows, each ROW_PX tall
+        page.mouse.click(grid["x"] + 18, grid["y"] + ROW_PX * 5.5)  # rank 5's selection box
     wait_for_app_run(page)
     settle(page)
     focused = page.locator(".sv-row.sv-focused").first
