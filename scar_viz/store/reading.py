@@ -30,6 +30,24 @@ def store_meta(uri: str) -> StoreMeta:
     return meta
 
 
+def store_version(uri: str) -> tuple[int, ...]:
+    """The versions of the store's tables: they change with every write, so a reader can key
+    what it holds from the store on them.
+
+    Raises:
+        StoreError: when ``uri`` holds no store.
+    """
+    db = tables.connect(uri)
+    names = tables.table_names(db)
+    if tables.META not in names:
+        raise StoreError(f"'{uri}' holds no store; make one with 'python -m scar_viz index'.")
+    return tuple(
+        int(db.open_table(t).version)
+        for t in (tables.META, tables.DOCUMENTS, tables.CHUNKS)
+        if t in names
+    )
+
+
 def open_store(
     uri: str, embedder_id: str, config: ChunkingConfig, prepend: bool = False
 ) -> PreparedDoc:
