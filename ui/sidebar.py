@@ -51,6 +51,7 @@ from ui.state import (
     llm_settings,
     model_spec,
 )
+from ui.store_open import STORE_CHOICE, STORE_NAME, index_caption, open_index, store_picker
 
 NO_DOCUMENT = (
     "Upload a document in the sidebar (txt, md, pdf, html or a source file), several files or "
@@ -129,10 +130,16 @@ def named_select(where, label: str, names: dict[str, str], key: str, initial: st
 
 
 def sidebar_document() -> tuple[str, Document] | None:
-    """Document picker (built-in sample or upload). Returns (content key, document)."""
+    """Document picker (built-in sample, upload, or an index). Returns (content key,
+    document); None for an index (its folder is kept under ``keys.STORE_OPENED``)."""
     names = {key: samples.document_name(key) for key in [*samples.SAMPLES, UPLOAD]}
+    names[STORE_CHOICE] = STORE_NAME
     choice = named_select(st.sidebar, "Document", names, keys.DOC, samples.DEFAULT_SAMPLE)
     area = st.sidebar.container()  # always present, so later widgets keep their places
+    st.session_state[keys.STORE_OPENED] = None
+    if choice == STORE_CHOICE:
+        st.session_state[keys.STORE_OPENED] = store_picker(area)
+        return None
     if choice != UPLOAD:
         return sample_document(choice)
     area.file_uploader(
@@ -376,6 +383,8 @@ def sidebar_setup() -> Setup | None:
     """The whole sidebar, then chunk and embed. None (with a message shown) when not ready."""
     slot = st.empty()  # spinner, progress bar and errors of this step, always at this place
     picked, config, spec, base_url, name = sidebar()
+    if name == STORE_CHOICE:
+        return _index_setup(spec, base_url, slot)
     if picked is None or config is None:
         return None
     try:
@@ -403,8 +412,24 @@ def sidebar_setup() -> Setup | None:
         "caption",
         st.sidebar,
     )
+    return _setup(str(name), prepared, embedder)
+
+
+def _setup(name: str, prepared, embedder) -> Setup:
+    """The Setup of ``prepared``: its cache key carries the retriever when it is not dense."""
     retriever = current_retriever()
     key = prepared_key(prepared)
     if not retriever.dense:
         key = (*key, ("retriever", retriever.name, retriever.k_rrf))
-    return Setup(str(name), prepared.document, prepared, embedder, current_gate(), key, retriever)
+    return Setup(name, prepared.document, prepared, embedder, current_gate(), key, retriever)
+
+
+def _index_setup(spec: str, base_url: str, slot) -> Setup | None:
+    """The Setup of the index the picker opened: its chunks and vectors as stored."""
+    path = st.session_state.get(keys.STORE_OPENED)
+    opened = open_index(path, spec, base_url, slot) if path else None
+    if opened is None:
+        return None
+    prepared, embedder = opened
+    alert(index_caption(prepared, document_summary(prepared)), "caption", st.sidebar)
+    return _setup(STORE_CHOICE, prepared, embedder)

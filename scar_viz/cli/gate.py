@@ -1,6 +1,7 @@
 """``python -m scar_viz fit-gate``, and the ``--gate`` / ``--p`` options of select and eval.
 
     python -m scar_viz fit-gate DOC QUERIES [--k 4] [--features base|lexical] [...] --out gate.json
+    python -m scar_viz fit-gate --store STORE QUERIES [...] --out gate.json
 
 fits a learned neighbour gate (:mod:`scar_viz.scoring.learned`) on a labelled query set and
 writes it as JSON; ``select --policy learned`` and ``eval --policies learned`` use it with
@@ -14,7 +15,8 @@ import json
 import sys
 from collections.abc import Sequence
 
-from scar_viz.cli.common import DOC_HELP, add_common_options, load_labelled, retriever_of, setup
+from scar_viz.cli.common import DOC_HELP, add_common_options, load_labelled, retriever_of
+from scar_viz.cli.index import add_store_option, store_or_setup
 from scar_viz.evaluation.learned import fit_gate_on, query_table
 from scar_viz.scoring.learned import (
     DEFAULT_L2,
@@ -128,6 +130,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "words in n, in c and in n but not c (docs/method.md §8) (default base)",
     )
     add_common_options(fit)
+    add_store_option(fit)
     fit.set_defaults(func=cmd_fit_gate, k=FIT_K)
 
 
@@ -137,7 +140,7 @@ def cmd_fit_gate(args: argparse.Namespace) -> int:
         raise ValueError("--l2 must be 0 or more.")
     threshold_logit(args.p)
     retriever = retriever_of(args)
-    embedder, cache, prep = setup(args)
+    embedder, cache, prep = store_or_setup(args)
     _, labelled, vecs = load_labelled(args.queries, prep, embedder, cache)
     radius = max(1, args.radius)
     gate = fit_gate_on(

@@ -1,5 +1,6 @@
 """The store on the command line: ``index CORPUS --store PATH`` fills a store, and
-``--store`` lets ``select`` and ``eval`` read one instead of a document (docs/scale.md).
+``--store`` lets ``select``, ``eval``, ``fit-gate``, ``answer`` and ``make-queries`` read one
+instead of a document (docs/scale.md).
 
 The store's extras (LanceDB, Ray) are imported only when one of these runs.
 """
@@ -83,6 +84,27 @@ def store_or_setup(args: argparse.Namespace):
     cache = None if args.no_cache else EmbeddingCache(args.cache)
     prep = open_store(args.store, embedder.model_id, config, args.prepend)
     return embedder, cache, prep
+
+
+def store_or_document(args: argparse.Namespace):
+    """(document, chunks) for ``make-queries``: from ``--store`` when given (the store's own
+    chunks, no model loaded: the chunking asked must be the store's), else DOC chunked here.
+
+    Returns:
+        (document, chunks, config), or None when DOC is given (the caller chunks it).
+    """
+    if getattr(args, "store", None) is None:
+        if args.doc is None:
+            raise SettingsError("Give a document (DOC) or a store (--store).")
+        return None
+    if args.doc is not None:
+        raise SettingsError("Give a document (DOC) or a store (--store), not both.")
+    from scar_viz.store import open_store, store_meta
+
+    config = chunking_config(args)
+    meta = store_meta(args.store)
+    prep = open_store(args.store, meta.model, config, meta.prepend)
+    return prep.document, prep.chunks, config
 
 
 def cmd_index(args: argparse.Namespace) -> int:

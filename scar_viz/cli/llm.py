@@ -1,8 +1,8 @@
 """The LLM sub-commands: ``make-queries`` and ``answer`` (registered by :mod:`scar_viz.cli.main`).
 
-    python -m scar_viz make-queries DOC [--n 40] [--fragmented-share 0.5] [--seed 0]
+    python -m scar_viz make-queries DOC|--store STORE [--n 40] [--fragmented-share 0.5] [--seed 0]
         [--model M --base-url URL] [chunking options] > queries.jsonl
-    python -m scar_viz answer DOC QUERIES [--policies topk window1 scar ...]
+    python -m scar_viz answer DOC|--store STORE QUERIES [--policies topk window1 scar ...]
         [gate, chunking and embedding options] [--llm-model M --llm-base-url URL]
         [--judge-model M] [--json]
 
@@ -34,8 +34,8 @@ from scar_viz.cli.common import (
     load_labelled,
     number_option,
     retriever_of,
-    setup,
 )
+from scar_viz.cli.index import add_store_option, store_or_document, store_or_setup
 from scar_viz.endpoints import EMBEDDING_KEY_NAMES, LLM_KEY_NAMES, server_key
 from scar_viz.llm.client import (
     DEFAULT_BACKOFF,
@@ -121,6 +121,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="default",
         help="embedding model for the semantic chunker only (default | hash | st:NAME | ...)",
     )
+    add_store_option(mq)
     mq.set_defaults(func=cmd_make_queries)
 
     an = sub.add_parser(
@@ -138,21 +139,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     an.add_argument("--limit", type=int, default=None, help="only the first N queries")
     add_report_options(an)
     add_common_options(an)
+    add_store_option(an)
     an.set_defaults(func=cmd_answer)
 
 
 def cmd_make_queries(args: argparse.Namespace) -> int:
     from scar_viz.llm.querygen import generate_queries
 
-    config = chunking_config(args)
-    document = load_document(args.doc)
-    embed = None
-    if config.needs_embed:
-        from scar_viz.embeddings import EmbeddingCache, make_embedder
-
-        embedder = make_embedder(args.embed_model, api_key=server_key(EMBEDDING_KEY_NAMES))
-        embed = embed_function(embedder, EmbeddingCache())
-    chunks = chunk_document(document, config, embed)
+    stored = store_or_document(args)
+    if stored is not None:
+        document, chunks, config = stored
+    else:
+        document, chunks, config = _chunked_document(args)
     model = _chat(args)
     out = generate_queries(
         document,
@@ -173,6 +171,19 @@ def cmd_make_queries(args: argparse.Namespace) -> int:
     return 0
 
 
+def _chunked_document(args: argparse.Namespace):
+    """(document, chunks, config) of DOC under the chunking options."""
+    config = chunking_config(args)
+    document = load_document(args.doc)
+    embed = None
+    if config.needs_embed:
+        from scar_viz.embeddings import EmbeddingCache, make_embedder
+
+        embedder = make_embedder(args.embed_model, api_key=server_key(EMBEDDING_KEY_NAMES))
+        embed = embed_function(embedder, EmbeddingCache())
+    return document, chunk_document(document, config, embed), config
+
+
 def cmd_answer(args: argparse.Namespace) -> int:
     from scar_viz.evaluation import default_policies, parse_policy_list
     from scar_viz.evaluation.report import significance_lines
@@ -188,7 +199,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
     judge = None
     if args.judge_model or args.judge_base_url:
         judge = _chat(args, args.judge_model, args.judge_base_url)
-    embedder, cache, prep = setup(args)
+    embedder, cache, prep = store_or_setup(args)
     qset, labelled, vecs = load_labelled(args.queries, prep, embedder, cache, args.limit)
     check = check_answers(
         prep,

@@ -11,7 +11,7 @@ from scar_viz.store.engines import ENGINES, EmbedderSpec, EngineOptions
 from scar_viz.store.extras import INSTALL, ExtrasMissing
 from scar_viz.store.index import IndexReport, index_corpus
 from scar_viz.store.meta import StoreError, StoreMeta
-from scar_viz.store.reading import open_store, store_meta
+from scar_viz.store.reading import open_store, store_meta, store_version
 
 __all__ = [
     "ENGINES",
@@ -25,4 +25,5 @@ __all__ = [
     "index_corpus",
     "open_store",
     "store_meta",
+    "store_version",
 ]

@@ -24,6 +24,7 @@ from scar_viz.pipeline import embed_function
 from scar_viz.store import tables
 from scar_viz.store.engines import EmbedderSpec, EngineOptions, embed_local, embed_ray
 from scar_viz.store.meta import StoreError, StoreMeta, check_setting
+from scar_viz.store.reading import section_paths
 
 FLUSH_ROWS = 20_000
 """Chunk rows written to the store at a time."""
@@ -135,25 +136,24 @@ def _chunk_rows(
     prepending)."""
     rows = _Rows([], [], [], [], [], [])
     offset_of = {p.path: p.start for p in joined.parts}
+    spans: list[tuple[int, int]] = []
     for doc in files:
         offset = offset_of.get(doc.name, 0)
         own = chunk_document(doc, config, embed)
-        placed = [
-            Chunk(
-                c.index,
-                c.start + offset,
-                c.end + offset,
-                c.text,
-                joined.section_at(c.start + offset).path,
-            )
-            for c in own
-        ]
         rows.paths.extend([doc.name] * len(own))
         rows.index.extend(c.index for c in own)
         rows.start.extend(c.start for c in own)
         rows.end.extend(c.end for c in own)
         rows.text.extend(c.text for c in own)
-        rows.embed_text.extend(embedding_texts(placed, prepend))
+        spans.extend((c.start + offset, c.end + offset) for c in own)
+    at = np.array([s for s, _ in spans], dtype=np.int64)
+    placed = [
+        Chunk(i, s, e, text, path)
+        for i, ((s, e), text, path) in enumerate(
+            zip(spans, rows.text, section_paths(joined, at), strict=True)
+        )
+    ]
+    rows.embed_text.extend(embedding_texts(placed, prepend))
     return rows
 
 

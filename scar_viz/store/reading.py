@@ -11,7 +11,8 @@ import numpy as np
 
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.config import ChunkingConfig
-from scar_viz.documents.corpus import global_span, join_documents
+from scar_viz.documents.corpus import join_documents
+from scar_viz.documents.reading import Document
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.scoring.scar import boundary_penalties, normalize
 from scar_viz.store import tables
@@ -28,6 +29,36 @@ def store_meta(uri: str) -> StoreMeta:
     if meta is None:
         raise StoreError(f"'{uri}' holds no store; make one with 'python -m scar_viz index'.")
     return meta
+
+
+def section_paths(document: Document, offsets: np.ndarray) -> list[tuple[str, ...]]:
+    """The section path at each of ``offsets``, as ``document.section_at(o).path`` gives it,
+    by one search over the section starts (per-offset calls would rebuild the list of
+    starts each time: quadratic on a corpus of thousands of files)."""
+    sections = document.sections
+    if not sections:
+        return [() for _ in range(len(offsets))]
+    starts = np.fromiter((s.start for s in sections), dtype=np.int64, count=len(sections))
+    found = np.maximum(0, np.searchsorted(starts, offsets, side="right") - 1)
+    return [sections[i].path for i in found.tolist()]
+
+
+def store_version(uri: str) -> tuple[int, ...]:
+    """The versions of the store's tables: they change with every write, so a reader can key
+    what it holds from the store on them.
+
+    Raises:
+        StoreError: when ``uri`` holds no store.
+    """
+    db = tables.connect(uri)
+    names = tables.table_names(db)
+    if tables.META not in names:
+        raise StoreError(f"'{uri}' holds no store; make one with 'python -m scar_viz index'.")
+    return tuple(
+        int(db.open_table(t).version)
+        for t in (tables.META, tables.DOCUMENTS, tables.CHUNKS)
+        if t in names
+    )
 
 
 def open_store(
@@ -57,22 +88,23 @@ def open_store(
     file_of = np.array([order.get(p, -1) for p in paths], dtype=np.int64)
     rows = np.lexsort((local, file_of))
     rows = rows[keep[rows]]
-    starts = arrow.column("start").to_numpy()
-    ends = arrow.column("end").to_numpy()
-    texts = arrow.column("text")
+    offsets = np.array([p.start for p in corpus.parts] or [0], dtype=np.int64)
+    begin = offsets[file_of[rows]] + arrow.column("start").to_numpy()[rows]
+    end = offsets[file_of[rows]] + arrow.column("end").to_numpy()[rows]
+    texts = arrow.column("text").take(rows).to_pylist()
     vectors = arrow.column("vector").combine_chunks()
     dim = vectors.type.list_size
     flat = vectors.values.to_numpy(zero_copy_only=False).reshape(-1, dim)
     chunks: list[Chunk] = []
-    for i, row in enumerate(rows.tolist()):
-        s, e = global_span(corpus, int(file_of[row]), (int(starts[row]), int(ends[row])))
-        text = texts[row].as_py()
+    for i, (s, e, text, section) in enumerate(
+        zip(begin.tolist(), end.tolist(), texts, section_paths(corpus, begin), strict=True)
+    ):
         if corpus.text[s:e] != text:
             raise StoreError(
-                f"The store '{uri}' is damaged: a chunk of '{paths[row]}' does "
+                f"The store '{uri}' is damaged: a chunk of '{paths[int(rows[i])]}' does "
                 "not match its file; index it again."
             )
-        chunks.append(Chunk(i, s, e, text, corpus.section_at(s).path))
+        chunks.append(Chunk(i, s, e, text, section))
     unit = normalize(flat[rows]) if len(chunks) else np.zeros((0, 1))
     return PreparedDoc(
         corpus,

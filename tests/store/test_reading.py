@@ -13,7 +13,7 @@ from scar_viz.embeddings import HashEmbedder
 from scar_viz.evaluation import evaluate
 from scar_viz.evaluation.report import evaluation_json
 from scar_viz.pipeline import embed_function, prepare_document
-from scar_viz.store import StoreError, index_corpus, open_store, store_meta
+from scar_viz.store import StoreError, index_corpus, open_store, store_meta, store_version
 from tests.store.corpus import CONFIG, CountingEmbedder, sample_files, write_queries
 
 POLICIES = ("topk", "window1", "window2", "scar", "parent", "rse", "automerge")
@@ -53,3 +53,15 @@ def test_another_model_or_chunking_is_named(tmp_path):
 def test_no_store_is_one_message(tmp_path):
     with pytest.raises(StoreError, match="holds no store"):
         open_store(str(tmp_path / "nothing"), "hash:256", CONFIG)
+
+
+def test_the_version_changes_with_a_write(tmp_path):
+    docs = sample_files(2)
+    store = str(tmp_path / "s")
+    index_corpus(docs, store, CountingEmbedder(), CONFIG)
+    first = store_version(store)
+    assert store_version(store) == first  # reading writes nothing
+    index_corpus(docs[:1], store, CountingEmbedder(), CONFIG)  # one file removed
+    assert store_version(store) != first
+    with pytest.raises(StoreError, match="holds no store"):
+        store_version(str(tmp_path / "nothing"))

@@ -1,0 +1,132 @@
+"""Open an index in the sidebar: a store under the operator's root shows as its corpus without
+re-embedding; a path outside the root, another model, no root and no extras are refused with
+one message each."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from scar_viz.chunking.config import ChunkingConfig
+from scar_viz.documents import samples
+from scar_viz.documents.corpus import part_document
+from scar_viz.embeddings import HashEmbedder
+from tests.pages.helpers import APP, alerts
+from ui import store_open
+
+pytest.importorskip("lancedb", reason="the scale extras are not installed")
+
+TIMEOUT = 120
+REFUSED = "Only indexes under the index root this server names open here."
+
+
+def _index(folder, dim: int = 256) -> list[str]:
+    """The kestrel sample corpus indexed into ``folder`` (hash model); its files' paths."""
+    from scar_viz.store import index_corpus
+
+    corpus = samples.load_sample("kestrel")
+    files = [part_document(corpus, i) for i in range(len(corpus.parts))]
+    index_corpus(files, str(folder), HashEmbedder(dim), ChunkingConfig(size=400, overlap=40))
+    return [p.path for p in corpus.parts]
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch, hash_model):
+    folder = tmp_path / "root"
+    folder.mkdir()
+    monkeypatch.setenv(store_open.ROOT_ENV, str(folder))
+    return folder
+
+
+@pytest.fixture
+def embedded(monkeypatch) -> list[str]:
+    """Every text the hash model embeds while the app runs."""
+    texts: list[str] = []
+    original = HashEmbedder.embed
+
+    def counting(self, batch, progress=None):
+        texts.extend(batch)
+        return original(self, batch, progress)
+
+    monkeypatch.setattr(HashEmbedder, "embed", counting)
+    return texts
+
+
+def _open(path: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    at.selectbox(key="doc").set_value(store_open.STORE_CHOICE).run()
+    assert not at.exception, at.exception
+    at.text_input(key="store_path").set_value(path).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_an_index_under_the_root_shows_its_corpus_without_embedding(root, embedded):
+    paths = _index(root / "kb")
+    at = _open("kb")
+    embedded.clear()  # the first run embedded the default sample
+    at.text_input(key="q").set_value("Which unit runs the nightly backup?").run()
+    assert not at.exception, at.exception
+    caption = " ".join(alerts(at.sidebar, "caption"))
+    assert f"corpus: {len(paths)} files" in caption
+    assert "from the index, nothing embedded" in caption and "recursive 400/40" in caption
+    table = next(d.value for d in at.dataframe if "retrieved" in d.value.columns)
+    assert sorted(table["file"]) == sorted(paths)
+    assert table["retrieved"].sum() > 0
+    n_chunks = int(caption.split(" chunks")[0].rsplit(" ", 1)[-1].replace(",", ""))
+    # questions only (this one and the starters drawn from the headings), never a chunk
+    assert n_chunks > 20 and "Which unit runs the nightly backup?" in embedded
+    assert len(embedded) < 10 and all(t.endswith("?") for t in embedded)
+
+
+@pytest.mark.parametrize("typed", ["../outside", "OUTSIDE", "kb/../../outside"])
+def test_a_path_outside_the_root_is_refused(root, typed):
+    outside = root.parent / "outside"
+    _index(outside)
+    at = _open(typed.replace("OUTSIDE", str(outside)))
+    assert set(alerts(at, "error")) == {REFUSED}
+    assert not any("retrieved" in d.value.columns for d in at.dataframe)
+
+
+def test_a_symbolic_link_out_of_the_root_is_refused(root):
+    outside = root.parent / "outside"
+    _index(outside)
+    (root / "link").symlink_to(outside, target_is_directory=True)
+    at = _open("link")
+    assert set(alerts(at, "error")) == {REFUSED}
+
+
+def test_an_index_of_another_model_is_named(root):
+    _index(root / "kb64", dim=64)
+    at = _open("kb64")
+    (message,) = set(alerts(at, "error"))
+    assert "made with" in message and "(hash:64)" in message and "(hash:256)" in message
+
+
+def test_no_index_there_is_one_message(root):
+    (root / "empty").mkdir()
+    assert "holds no store" in alerts(_open("empty"), "error")[0]
+    assert set(alerts(_open("missing"), "error")) == {
+        "There is no folder 'missing' under the index root."
+    }
+
+
+def test_without_a_root_the_option_says_how_to_enable_it(monkeypatch, hash_model):
+    monkeypatch.delenv(store_open.ROOT_ENV, raising=False)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    at.selectbox(key="doc").set_value(store_open.STORE_CHOICE).run()
+    assert not at.exception, at.exception
+    assert store_open.ENABLE_NOTE in alerts(at.sidebar, "caption")
+    assert "store_path" not in [w.key for w in at.text_input]
+
+
+def test_without_the_extras_the_option_says_what_to_install(root, monkeypatch):
+    monkeypatch.setattr(store_open, "extras_installed", lambda: False)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    at.selectbox(key="doc").set_value(store_open.STORE_CHOICE).run()
+    assert not at.exception, at.exception
+    assert store_open.INSTALL_NOTE in alerts(at.sidebar, "caption")
+    assert "pip install -r requirements-scale.txt" in store_open.INSTALL_NOTE

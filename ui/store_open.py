@@ -1,0 +1,172 @@
+"""Open an index: a store made by ``python -m scar_viz index`` shown as the corpus it is, its
+chunks and vectors read back without re-embedding (docs/scale.md, "In the app").
+
+On a shared server a visitor must not read arbitrary server paths: only folders under the
+index root the operator names (:data:`ROOT_ENV`, or ``store_root`` in ``st.secrets``) open,
+after the typed path is resolved (symbolic links followed). LanceDB is imported only when a
+store opens, never when the app starts.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import time
+from pathlib import Path
+
+import streamlit as st
+
+from scar_viz.embeddings import Embedder, EmbeddingError
+from scar_viz.pipeline import PreparedDoc
+from ui import keys
+from ui.alerts import alert
+from ui.cache import cached
+from ui.loading import get_embedder, load_model
+
+STORE_CHOICE = "index"
+"""The Document select's id for opening an index."""
+STORE_NAME = "Open an index"
+ROOT_ENV = "SCAR_VIZ_STORE_ROOT"
+ROOT_SECRET = "store_root"
+SHOWN_STORES = 12
+"""Indexes under the root named in the picker's help, at most."""
+INSTALL_NOTE = (
+    "Opening an index needs the scale extras: pip install -r requirements-scale.txt, then "
+    "restart the app."
+)
+ENABLE_NOTE = (
+    "Opening an index is off on this server. The operator enables it by naming the folder "
+    f"that holds the indexes: the environment variable {ROOT_ENV}, or {ROOT_SECRET} in "
+    ".streamlit/secrets.toml; only indexes under it open."
+)
+
+
+class OutsideRoot(ValueError):
+    """A typed path that is not an index folder under the root; the message says why."""
+
+
+def store_root() -> Path | None:
+    """The folder indexes may be opened from (environment first, then ``st.secrets``); None
+    when the operator named none."""
+    value = os.environ.get(ROOT_ENV, "").strip()
+    if not value:
+        try:
+            value = str(st.secrets.get(ROOT_SECRET, "") or "").strip()
+        except Exception:  # no secrets.toml, or a malformed one (Streamlit raises its own types)
+            value = ""
+    return Path(value) if value else None
+
+
+def extras_installed() -> bool:
+    """Whether LanceDB can be imported (looked up, not imported)."""
+    return importlib.util.find_spec("lancedb") is not None
+
+
+def resolve_under(root: Path, typed: str) -> Path:
+    """The folder ``typed`` names (relative to ``root``, or absolute), resolved.
+
+    Raises:
+        OutsideRoot: a URI, a path that resolves outside ``root``, or no folder there.
+    """
+    typed = typed.strip()
+    if "://" in typed:
+        raise OutsideRoot("Only folders under the index root open here, not URIs.")
+    base = root.resolve()
+    path = (base / typed).resolve()
+    if not path.is_relative_to(base):
+        raise OutsideRoot("Only indexes under the index root this server names open here.")
+    if not path.is_dir():
+        raise OutsideRoot(f"There is no folder '{typed}' under the index root.")
+    return path
+
+
+def stores_under(root: Path, limit: int = SHOWN_STORES) -> list[str]:
+    """Folders under ``root`` (two levels deep) that hold a store, relative to it."""
+    found = []
+    for meta in sorted(root.glob("meta.lance")) + sorted(root.glob("*/meta.lance")):
+        found.append(str(meta.parent.relative_to(root)) if meta.parent != root else ".")
+        if len(found) >= limit:
+            break
+    return found
+
+
+def store_picker(area) -> str | None:
+    """The picker's widgets and messages in ``area`` (the sidebar); the resolved folder of the
+    index to open, or None (the reason shown) when none may open."""
+    root = store_root()
+    if not extras_installed():
+        alert(INSTALL_NOTE, "caption", area)
+        st.info(INSTALL_NOTE)
+        return None
+    if root is None or not root.is_dir():
+        note = ENABLE_NOTE if root is None else f"{ROOT_ENV} names no folder on this server."
+        alert(note, "caption", area)
+        st.info(note)
+        return None
+    here = stores_under(root)
+    area.text_input(
+        "Index folder (under the index root)",
+        key=keys.STORE_PATH,
+        placeholder=here[0] if here else "kb.lance",
+        help="A store made by 'python -m scar_viz index CORPUS --store FOLDER', relative to "
+        "the folder the operator named. "
+        + (f"Indexes there: {', '.join(here)}." if here else "It holds no index yet."),
+    )
+    typed = (st.session_state.get(keys.STORE_PATH) or "").strip()
+    if not typed:
+        alert("No index opened yet.", "caption", area)
+        st.info("Type the folder of an index in the sidebar (Index folder).")
+        return None
+    try:
+        return str(resolve_under(root, typed))
+    except OutsideRoot as exc:
+        alert(str(exc), "error", area)
+        alert(str(exc))
+        return None
+
+
+def open_index(path: str, spec: str, base_url: str, slot) -> tuple[PreparedDoc, Embedder] | None:
+    """The index at ``path`` prepared as the in-memory path prepares a corpus (no embedding),
+    and the sidebar's embedder; None (the message in ``slot``) when the sidebar's model is
+    not the index's, or the index cannot be read.
+
+    The index's own chunking and prepending apply; its vectors mean something only under its
+    model, so a question must be embedded by that model: another one is refused, by name.
+    """
+    from scar_viz.store import StoreError, open_store, store_meta, store_version
+
+    try:
+        embedder = get_embedder(spec, base_url)
+        meta = store_meta(path)
+        if meta.model != embedder.model_id:
+            raise StoreError(
+                f"This index was made with {meta.label} ({meta.model}); the sidebar's model "
+                f"is {embedder.label} ({embedder.model_id}). Pick the index's model under "
+                "Embedding model: a question must be embedded by the model that embedded the "
+                "chunks."
+            )
+        if not load_model(embedder, slot):
+            return None
+        version = store_version(path)
+        t0 = time.perf_counter()
+        prepared = cached(
+            ("index", path, version, meta.model),
+            lambda: open_store(path, meta.model, meta.config, meta.prepend),
+        )
+    except (StoreError, EmbeddingError, ValueError, OSError) as exc:
+        with slot.container():
+            alert(str(exc))
+        return None
+    st.session_state[keys.ENCODED_NOW] = 0
+    st.session_state[keys.ENCODED_SECONDS] = time.perf_counter() - t0
+    return prepared, embedder
+
+
+def index_caption(prepared: PreparedDoc, summary: str) -> str:
+    """The sidebar's line for an opened index: its size, model and own chunking."""
+    config = prepared.config.label + (" · prepended" if prepared.prepend else "")
+    return (
+        f"{summary} · {prepared.embedder_label} · from the index, nothing embedded (read in "
+        f"{st.session_state.get(keys.ENCODED_SECONDS, 0.0):.1f} s). Chunking: the index's "
+        f"own, {config}; the Chunking settings above do not apply to it."
+    )
