@@ -21,6 +21,8 @@ from scar_viz.views.compare_settings import CompareSettings
 DOC = "doc"
 """The document picked: a built-in sample's id, ``UPLOAD`` or an index (``ui.store_open``)."""
 UPLOAD_FILE = "upload_file"
+UPLOAD_SEEN = "_upload_seen"
+"""The uploader's file names at its last change (to tell one added file from a batch)."""
 """The uploader: one file, several, or a zip (a list of uploaded files)."""
 UPLOAD_ERROR = "upload_error"
 UPLOADED = "uploaded"

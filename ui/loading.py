@@ -129,10 +129,12 @@ def read_upload() -> None:
         uploads = [uploads]
     if not uploads:
         return
+    names = [u.name for u in uploads]
+    seen, st.session_state[keys.UPLOAD_SEEN] = st.session_state.get(keys.UPLOAD_SEEN), names
     newest = uploads[-1]
-    if len(uploads) > 1 and PurePosixPath(newest.name).suffix.lower() != ".zip":
-        # the uploader keeps earlier files: a new file that cannot be read gets its own
-        # message, as a lone upload does, and the document in use stays
+    if seen == names[:-1] and len(names) > 1 and not newest.name.lower().endswith(".zip"):
+        # one file added to what the uploader already held: if it cannot be read it gets its
+        # own message, as a lone upload does, and the document in use stays
         try:
             read_document(newest.name, newest.getvalue(), max_bytes=DEFAULT_MAX_BYTES)
         except (UserError, ValueError) as exc:

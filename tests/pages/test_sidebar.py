@@ -164,6 +164,13 @@ def test_an_unreadable_upload_keeps_the_previous_document(monkeypatch):
     state[keys.UPLOAD_FILE] = [FakeUpload("a.txt", b""), FakeUpload("b.md", b"  ")]
     loading.read_upload()
     assert state[keys.UPLOADED] == before and "No document" in state[keys.UPLOAD_ERROR]
+    # one file added to those the uploader holds: its own message, the corpus in use stays
+    state[keys.UPLOAD_FILE] = list(FILES)
+    loading.read_upload()
+    corpus = state[keys.UPLOADED]
+    state[keys.UPLOAD_FILE] = [*FILES, FakeUpload("empty.md", b"")]
+    loading.read_upload()
+    assert state[keys.UPLOADED] == corpus and "empty.md" in state[keys.UPLOAD_ERROR]
 
 
 def test_three_uploaded_files_make_a_corpus_in_the_sidebar(monkeypatch, hash_model):
