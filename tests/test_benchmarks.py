@@ -92,3 +92,20 @@ def test_the_performance_doc_cites_the_result_files():
     for run in panel["runs"]:
         cells = (f"{run[key]:.1f} ms" for key in ("median_ms", "p95_ms", "max_ms"))
         assert "| " + " | ".join(cells) + " |" in doc
+
+
+def test_store_scale_writes_stores_that_read_back_as_built(tmp_path):
+    pytest.importorskip("lancedb", reason="the scale extras are not installed")
+    from scar_viz.embeddings import HashEmbedder
+    from scar_viz.store import open_store
+
+    bench = load("store_scale")
+    docs = bench.files(3)
+    vectors = HashEmbedder(bench.DIM).embed(bench.chunk_texts(docs))
+    bench.write_store(str(tmp_path / "s"), docs, vectors)
+    stored = open_store(str(tmp_path / "s"), f"hash:{bench.DIM}", bench.CONFIG)
+    memory = bench.prepared(docs, vectors)
+    assert len(stored.chunks) == 3 * bench.PER_FILE
+    assert stored.chunks == memory.chunks
+    assert np.array_equal(stored.unit, memory.unit)
+    assert stored.document.text == memory.document.text
