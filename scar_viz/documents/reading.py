@@ -10,6 +10,7 @@ import io
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from scar_viz.documents.sections import Section, detect_sections
@@ -74,6 +75,15 @@ class Document:
     note: str = ""
     parts: tuple[Part, ...] = ()
 
+    @cached_property
+    def _section_starts(self) -> list[int]:
+        """Section starts, built once (a chunking asks for the section of every chunk)."""
+        return [s.start for s in self.sections]
+
+    @cached_property
+    def _part_starts(self) -> list[int]:
+        return [p.start for p in self.parts]
+
     @property
     def is_corpus(self) -> bool:
         """True when the document joins two or more files."""
@@ -83,7 +93,7 @@ class Document:
         """Index of the part holding character ``offset`` (0 for a single file)."""
         if not self.parts:
             return 0
-        return max(0, bisect_right([p.start for p in self.parts], offset) - 1)
+        return max(0, bisect_right(self._part_starts, offset) - 1)
 
     def part_range(self, offset: int) -> tuple[int, int]:
         """The (start, end) of the file holding ``offset``: the whole text for a single file."""
@@ -94,8 +104,7 @@ class Document:
 
     def section_index_at(self, offset: int) -> int:
         """Index of the section holding character ``offset``."""
-        starts = [s.start for s in self.sections]
-        return max(0, bisect_right(starts, offset) - 1)
+        return max(0, bisect_right(self._section_starts, offset) - 1)
 
     def section_at(self, offset: int) -> Section:
         return self.sections[self.section_index_at(offset)]
