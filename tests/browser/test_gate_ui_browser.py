@@ -107,7 +107,7 @@ def test_learned_why_box_on_a_retrieved_neighbour_says_already_retrieved(hash_ap
     for label in ("λ (penalty weight)", "τ (relative bar)"):
         handle = sliders.filter(has_text=label).get_by_role("slider")
         expect(handle).to_be_disabled()
-    expect(page.get_by_text("The learned gate does not use λ and τ")).to_be_visible()
+    expect(page.get_by_text("The learned gate does not use λ, τ and μ")).to_be_visible()
 
 
 def test_presenter_mode_is_kept_on_every_page_and_no_text_is_small(hash_app, page, artifacts):
