@@ -6,6 +6,7 @@ from __future__ import annotations
 import zipfile
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from scar_viz.chunking.config import ChunkingConfig, chunk_doc_of, chunk_document
 from scar_viz.documents.corpus import join_documents
@@ -71,7 +72,12 @@ def _open_corpus(page, tmp_path) -> Document:
     page.goto(page.url.split("?")[0] + "?doc=upload")
     wait_for_app_run(page)
     zipped = page.locator(ZIP_INPUT)
-    assert zipped.count(), "the document uploader takes a .zip"
+    # the run can end a moment before the browser has drawn the sidebar's uploader: wait for
+    # it (a missing uploader still fails here, with the message below)
+    try:
+        zipped.first.wait_for(state="attached", timeout=30_000)
+    except PlaywrightTimeout:
+        pytest.fail("the document uploader takes a .zip")
     zipped.first.set_input_files(
         files=[{"name": "harbour.zip", "mimeType": "application/zip", "buffer": _zip(tmp_path)}]
     )
