@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -255,6 +255,21 @@ def chunk_score(windows: Sequence[ScoredWindow], lo: int, hi: int) -> float:
     return max(inside) if inside else float("-inf")
 
 
+def chunk_scores(windows: Sequence[ScoredWindow], merged: Sequence[Window]) -> tuple[float, ...]:
+    """:func:`chunk_score` of every merged chunk, in one pass over the windows: the merged
+    chunks are the union of the kept windows, so each kept window lies inside exactly one of
+    them, found by bisection (the scan per chunk was quadratic in the windows)."""
+    best = [float("-inf")] * len(merged)
+    starts = [lo for lo, _ in merged]
+    for w in windows:
+        if not w.kept:
+            continue
+        i = bisect_right(starts, w.lo) - 1
+        if i >= 0 and w.hi <= merged[i][1] and w.score > best[i]:
+            best[i] = w.score
+    return tuple(best)
+
+
 def rank_chunks(
     merged: Sequence[Window], scores: Sequence[float], top_k: int
 ) -> tuple[Window, ...]:
@@ -306,6 +321,25 @@ def qasc_select(
         ValueError: for invalid knobs, no sentences, or scores that do not match the sentences.
     """
     params = params or QascParams()
+    return qasc_choose(
+        qasc_windows(sentences, scores, params, regions, doc_of), sentences, paragraphs, params
+    )
+
+
+def qasc_windows(
+    sentences: Sequence[Span],
+    scores: np.ndarray,
+    params: QascParams,
+    regions: Sequence[Window] | None = None,
+    doc_of: np.ndarray | None = None,
+) -> QascResult:
+    """Steps 2–5 of :func:`qasc_select` (seeds, windows, the keep bar, merging, A(C)): what
+    does not depend on ``params.top_k``; ``chosen`` and ``spans`` are left empty for
+    :func:`qasc_choose`.
+
+    Raises:
+        ValueError: for invalid knobs, no sentences, or scores that do not match the sentences.
+    """
     params.validate()
     scores = np.asarray(scores, dtype=float)
     if len(sentences) != len(scores):
@@ -341,10 +375,6 @@ def qasc_select(
         w = window_score(scores, lo, hi, r, params.decay)
         windows.append(ScoredWindow(r, lo, hi, w, w > bar))
     merged = merge_windows([(w.lo, w.hi) for w in windows if w.kept], doc_of)
-    agg = tuple(chunk_score(windows, lo, hi) for lo, hi in merged)
-    chosen = rank_chunks(merged, agg, params.top_k)
-    char_spans = [(sentences[lo][0], sentences[hi][1]) for lo, hi in chosen]
-    snapped, unsnapped = snap_to_paragraphs(char_spans, paragraphs, params.snap_chars)
     return QascResult(
         scores=scores,
         threshold=theta,
@@ -353,8 +383,18 @@ def qasc_select(
         seeds=seeds,
         windows=tuple(windows),
         merged=merged,
-        spans=merge_spans(snapped),
-        unsnapped=unsnapped,
-        chunk_scores=agg,
-        chosen=chosen,
+        spans=(),
+        unsnapped=0,
+        chunk_scores=chunk_scores(windows, merged),
     )
+
+
+def qasc_choose(
+    res: QascResult, sentences: Sequence[Span], paragraphs: Sequence[Span], params: QascParams
+) -> QascResult:
+    """Step 6 of :func:`qasc_select` on the windows of :func:`qasc_windows`: the ``top_k``
+    merged chunks by A(C), as character spans snapped to ``paragraphs``."""
+    chosen = rank_chunks(res.merged, res.chunk_scores, params.top_k)
+    char_spans = [(sentences[lo][0], sentences[hi][1]) for lo, hi in chosen]
+    snapped, unsnapped = snap_to_paragraphs(char_spans, paragraphs, params.snap_chars)
+    return replace(res, spans=merge_spans(snapped), unsnapped=unsnapped, chosen=chosen)

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz.embeddings import Progress
-from scar_viz.evaluation import Embed, Evaluation, available_policies, evaluate
+from scar_viz.evaluation import Embed, Evaluation, available_policies
 from scar_viz.evaluation.queries import GoldQuery
+from scar_viz.evaluation.run import evaluate_ks
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.retrieval import DENSE, Retriever
 from scar_viz.scoring.params import GateParams
@@ -124,27 +125,18 @@ def equal_budget(
     if not ks or min(ks) < 1:
         raise ValueError("Every k of the budget curve must be at least 1.")
     labels = tuple(policies or available_policies())
-    evaluations = []
-    n = max(1, len(queries))
-    for step, k in enumerate(ks):
-
-        def report(done: int, _total: int, step: int = step) -> None:
-            if progress:
-                progress(step * n + done, len(ks) * n)
-
-        evaluations.append(
-            evaluate(
-                prep,
-                queries,
-                query_vecs,
-                labels,
-                params.with_(k=k),
-                embed=embed,
-                knobs=knobs,
-                progress=report,
-                retriever=retriever,
-            )
-        )
+    evaluations = evaluate_ks(
+        prep,
+        queries,
+        query_vecs,
+        labels,
+        params,
+        ks,
+        embed=embed,
+        knobs=knobs,
+        progress=progress,
+        retriever=retriever,
+    )
     return budget_points(evaluations, subset)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from scar_viz.evaluation.metrics import (
 from scar_viz.evaluation.queries import GoldQuery, QueryIssue, type_counts
 from scar_viz.evaluation.settings import RunSettings
 from scar_viz.pipeline import PreparedDoc, query_inputs
-from scar_viz.policies import POLICIES, PolicyResult, QueryInputs, run_policy
+from scar_viz.policies import POLICIES, PolicyResult, QueryInputs, run_policy, uses_k
 from scar_viz.retrieval import DENSE, Retriever
 from scar_viz.scoring.lexical import lex_matrix
 from scar_viz.scoring.params import DEFAULT_PARAMS, DEFAULT_RADIUS, GateParams
@@ -214,8 +214,49 @@ def evaluate(
     Raises:
         ValueError: for an unknown policy, k < 1, r < 0 or mismatched query vectors.
     """
+    return evaluate_ks(
+        prep,
+        queries,
+        query_vecs,
+        policies,
+        params,
+        (params.k,),
+        embed=embed,
+        knobs=knobs,
+        issues=issues,
+        progress=progress,
+        retriever=retriever,
+    )[0]
+
+
+def evaluate_ks(
+    prep: PreparedDoc,
+    queries: Sequence[GoldQuery],
+    query_vecs: np.ndarray,
+    policies: Sequence[str] | None,
+    params: GateParams,
+    ks: Sequence[int],
+    *,
+    embed: Embed | None = None,
+    knobs: dict[str, dict[str, object]] | None = None,
+    issues: Sequence[QueryIssue] = (),
+    progress: Progress | None = None,
+    retriever: Retriever = DENSE,
+) -> tuple[Evaluation, ...]:
+    """:func:`evaluate` at each k of ``ks`` (``params`` otherwise), one Evaluation per k, each
+    equal to ``evaluate`` at that k.
+
+    The queries are the outer loop: each query's inputs (its similarities, its ranking) are
+    built once and shared by every k, with :attr:`QueryInputs.memo`, where policies keep what
+    does not depend on k (the sentence scores, QASC's windows); a policy that does not use k
+    (RSE) runs once per query. ``progress`` counts (query, k) steps.
+
+    Raises:
+        ValueError: for an unknown policy, a k < 1, r < 0 or mismatched query vectors.
+    """
     labels = parse_policy_list(list(policies or default_policies()))
-    if params.k < 1 or params.radius < 0:
+    ks = tuple(int(k) for k in ks)
+    if not ks or min(ks) < 1 or params.radius < 0:
         raise SettingsError("k must be at least 1 and r at least 0.")
     query_vecs = np.atleast_2d(np.asarray(query_vecs, dtype=np.float64))
     if len(queries) and query_vecs.shape != (len(queries), prep.unit.shape[1]):
@@ -224,43 +265,60 @@ def evaluate(
             f"dimensions; got shape {query_vecs.shape}."
         )
     resolved = {label: resolve_policy(label) for label in labels}
-    outcomes: dict[str, list[QueryOutcome]] = {label: [] for label in labels}
-    coverage: dict[str, bool] = dict.fromkeys(labels, False)
-    errors: dict[str, str] = {}
+    settings = [params.with_(k=k) for k in ks]
+    outcomes = [{label: [] for label in labels} for _ in ks]
+    coverage = [dict.fromkeys(labels, False) for _ in ks]
+    errors: list[dict[str, str]] = [{} for _ in ks]
     block = batch_sims(prep.unit, query_vecs)
+    steps = len(queries) * len(ks)
     for qi, gq in enumerate(queries):
-        inputs = query_inputs(
+        shared = query_inputs(
             prep,
             gq.query.query,
             query_vecs[qi],
-            params,
+            settings[0],
             embed=embed,
             retriever=retriever,
             sims=block(qi),
         )
-        for label, (name, label_knobs) in resolved.items():
-            if label in errors:
-                continue
-            try:
-                result = run_policy(name, inputs, **{**label_knobs, **(knobs or {}).get(name, {})})
-            except UserError as exc:
-                errors[label] = user_message(exc)
-                continue
-            coverage[label] = result.chunk_ids is None
-            outcomes[label].append(_outcome(gq, result, inputs, label))
-        if progress:
-            progress(qi + 1, len(queries))
-    evals = {}
-    for label in labels:
-        rows = () if label in errors else tuple(outcomes[label])
-        evals[label] = PolicyEval(
-            label, rows, summarise_subsets(rows), coverage[label], errors.get(label, "")
+        once: dict[str, PolicyResult] = {}
+        for ki, at_k in enumerate(settings):
+            inputs = shared if ki == 0 else replace(shared, params=at_k)
+            for label, (name, label_knobs) in resolved.items():
+                if label in errors[ki]:
+                    continue
+                result = once.get(label)
+                if result is None:
+                    try:
+                        result = run_policy(
+                            name, inputs, **{**label_knobs, **(knobs or {}).get(name, {})}
+                        )
+                    except UserError as exc:
+                        errors[ki][label] = user_message(exc)
+                        continue
+                    if not uses_k(name):
+                        once[label] = result
+                coverage[ki][label] = result.chunk_ids is None
+                outcomes[ki][label].append(_outcome(gq, result, inputs, label))
+            if progress:
+                progress(qi * len(ks) + ki + 1, steps)
+    return tuple(
+        Evaluation(
+            RunSettings.of(prep, at_k, retriever),
+            tuple(queries),
+            {
+                label: PolicyEval(
+                    label,
+                    () if label in errors[ki] else tuple(outcomes[ki][label]),
+                    summarise_subsets(() if label in errors[ki] else tuple(outcomes[ki][label])),
+                    coverage[ki][label],
+                    errors[ki].get(label, ""),
+                )
+                for label in labels
+            },
+            tuple(issues),
         )
-    return Evaluation(
-        RunSettings.of(prep, params, retriever),
-        tuple(queries),
-        evals,
-        tuple(issues),
+        for ki, at_k in enumerate(settings)
     )
 
 

@@ -21,6 +21,7 @@ from scar_viz.policies.registry import (
     policy_knobs,
     run_all,
     run_policy,
+    uses_k,
 )
 
 __all__ = [
@@ -36,4 +37,5 @@ __all__ = [
     "run_all",
     "run_policy",
     "spans_of_chunks",
+    "uses_k",
 ]

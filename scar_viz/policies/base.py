@@ -48,6 +48,11 @@ class QueryInputs:
     """(N,) the retriever's score per chunk (None: dense, rank by ``sims``)."""
     retriever: str = "dense"
     """The retriever's label, for notes."""
+    memo: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
+    """What policies keep for this query across settings that share it: an evaluation at
+    several k runs each query's policies on copies of one QueryInputs (``replace(inputs,
+    params=...)`` keeps this dict), and a policy stores here, keyed by its name and knobs, the
+    parts that do not depend on k (QASC's sentence scores and windows)."""
 
     def __post_init__(self) -> None:
         if self.doc_of is None and self.document.is_corpus:
@@ -91,15 +96,20 @@ class PolicyEntry:
     name: str
     run: Policy = field(repr=False)
     knobs: tuple[str, ...] = ()
+    uses_k: bool = True
+    """False for a policy whose result does not depend on ``params.k`` (RSE): an evaluation
+    at several k runs it once per query."""
 
 
-def policy_entry(name: str, run: Policy, knobs: Sequence[str] = ()) -> PolicyEntry:
+def policy_entry(
+    name: str, run: Policy, knobs: Sequence[str] = (), uses_k: bool = True
+) -> PolicyEntry:
     """The entry of policy ``name``; its knobs are ``knobs`` (for a policy that takes
     ``**knobs``, e.g. QASC's :class:`~scar_viz.chunking.qasc.QascParams` fields) followed by
     the keyword parameters of ``run`` after its inputs."""
     params = list(inspect.signature(run).parameters.values())[1:]
     named = [p.name for p in params if p.kind is p.KEYWORD_ONLY or p.default is not p.empty]
-    return PolicyEntry(name, run, (*knobs, *named))
+    return PolicyEntry(name, run, (*knobs, *named), uses_k)
 
 
 def spans_of_chunks(chunks: Sequence[Chunk], ids: Sequence[int]) -> tuple[Span, ...]:

@@ -28,7 +28,15 @@ from functools import lru_cache
 
 import numpy as np
 
-from scar_viz.chunking.qasc import QascParams, QascResult, Window, qasc_select, sentence_scores
+from scar_viz.chunking.qasc import (
+    QascParams,
+    QascResult,
+    Window,
+    qasc_choose,
+    qasc_select,
+    qasc_windows,
+    sentence_scores,
+)
 from scar_viz.documents.reading import Document
 from scar_viz.documents.sentences import (
     paragraph_spans,
@@ -60,6 +68,9 @@ def document_sentences(
             "QASC and the sentence window need the embedding model to embed the document's "
             "sentences."
         )
+    key = ("sentences", splitter)
+    if key in inputs.memo:
+        return inputs.memo[key]
     doc = inputs.document
     text = doc.text
     if doc.is_corpus:
@@ -69,7 +80,9 @@ def document_sentences(
     if not sentences:
         raise SettingsError("The document has no sentences to chunk.")
     vecs = inputs.embed([text[s:e] for s, e in sentences])
-    return sentences, sentence_scores(vecs, inputs.query_vec)
+    found = sentences, sentence_scores(vecs, inputs.query_vec)
+    inputs.memo[key] = found
+    return found
 
 
 def _part_bounds(document: Document) -> tuple[Span, ...]:
@@ -97,10 +110,23 @@ def sentence_files(document: Document, sentences: Sequence[Span]) -> np.ndarray 
     return doc_of_starts(starts, np.array([s for s, _ in sentences], dtype=np.int64))
 
 
+_last_bounds: list[tuple[Sequence[Span], tuple[list[int], list[int]]]] = []
+"""The last sentence tuple's starts and ends (a document's, asked for every candidate)."""
+
+
+def _bounds(sentences: Sequence[Span]) -> tuple[list[int], list[int]]:
+    last = _last_bounds[0] if _last_bounds else None
+    if last is not None and last[0] is sentences:
+        return last[1]
+    bounds = [s for s, _ in sentences], [e for _, e in sentences]
+    if isinstance(sentences, tuple):  # immutable: safe to remember
+        _last_bounds[:] = [(sentences, bounds)]
+    return bounds
+
+
 def sentence_range(sentences: Sequence[Span], start: int, end: int) -> Window | None:
     """Inclusive index range of the sentences overlapping characters [start, end), or None."""
-    ends = [e for _, e in sentences]
-    starts = [s for s, _ in sentences]
+    starts, ends = _bounds(sentences)
     lo = bisect_right(ends, start)
     hi = bisect_left(starts, end) - 1
     return (lo, hi) if lo <= hi else None
@@ -159,8 +185,12 @@ def qasc_policy(
     params = _params(knobs, top_k=k)
     sentences, scores = document_sentences(inputs, splitter)
     doc = inputs.document
-    files = sentence_files(doc, sentences)
-    res = qasc_select(sentences, scores, document_paragraphs(doc), params, doc_of=files)
+    key = ("qasc", splitter, replace(params, top_k=0))
+    windows = inputs.memo.get(key)
+    if windows is None:  # steps 2–5 do not depend on k: once per query
+        windows = qasc_windows(sentences, scores, params, doc_of=sentence_files(doc, sentences))
+        inputs.memo[key] = windows
+    res = qasc_choose(windows, sentences, document_paragraphs(doc), params)
     notes = _notes(res, params, len(sentences))
     return span_result("qasc", inputs, res.spans, t0, notes=notes, detail=res)
 

@@ -45,11 +45,17 @@ POLICIES: dict[str, Policy] = {e.name: e.run for e in ENTRIES}
 """Policy name -> its function ``fn(inputs, **knobs) -> PolicyResult``."""
 
 _KNOBS: dict[str, tuple[str, ...]] = {e.name: e.knobs for e in ENTRIES}
+_USES_K: dict[str, bool] = {e.name: e.uses_k for e in ENTRIES}
 
 
 def policy_knobs(name: str) -> tuple[str, ...]:
     """The keyword knobs policy ``name`` accepts besides its inputs (e.g. ``w`` for window)."""
     return _KNOBS[name]
+
+
+def uses_k(name: str) -> bool:
+    """Whether policy ``name``'s result depends on k (every policy but RSE)."""
+    return _USES_K[name]
 
 
 def run_policy(name: str, inputs: QueryInputs, **params: object) -> PolicyResult:

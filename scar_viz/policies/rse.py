@@ -241,4 +241,4 @@ def rse_policy(
     return chunk_result("rse", inputs, ids, t0, notes=notes, detail=detail)
 
 
-POLICY = policy_entry("rse", rse_policy)
+POLICY = policy_entry("rse", rse_policy, uses_k=False)
