@@ -5,6 +5,7 @@ from pathlib import Path
 import streamlit as st
 
 from ui.alerts import alert
+from ui.heap import freeze_long_lived
 from ui.state import check_address, hold_model_downloads
 
 # a local file: a material icon name makes the browser fetch the favicon from a font CDN
@@ -64,4 +65,7 @@ pages = {
         st.Page("pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"),
     ],
 }
-st.navigation(pages).run()
+try:
+    st.navigation(pages).run()
+finally:  # a page may end its run with st.stop() or st.rerun()
+    freeze_long_lived()

@@ -1,0 +1,46 @@
+"""ui.heap: the end of a run freezes the heap once many modules were imported, and not again
+until many more are."""
+
+from __future__ import annotations
+
+import gc
+import sys
+import types
+import weakref
+
+import pytest
+
+from ui import heap
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    monkeypatch.setattr(heap, "_frozen_at", [len(sys.modules)])
+    yield
+    gc.unfreeze()  # give the test process's objects back to the collector
+
+
+def test_freezes_only_after_many_new_modules(fresh, monkeypatch):
+    before = gc.get_freeze_count()
+    assert not heap.freeze_long_lived()  # nothing new imported
+    assert gc.get_freeze_count() == before
+    for i in range(heap.NEW_MODULES):
+        monkeypatch.setitem(sys.modules, f"_heap_test_{i}", types.ModuleType(f"_heap_test_{i}"))
+    assert heap.freeze_long_lived()
+    assert gc.get_freeze_count() > before
+    assert not heap.freeze_long_lived()  # once per wave of imports
+
+
+def test_garbage_is_collected_before_the_freeze(fresh, monkeypatch):
+    class Cycle:
+        pass
+
+    a, b = Cycle(), Cycle()
+    a.other, b.other = b, a
+    probe = [0]
+    ref = weakref.ref(a, lambda _: probe.__setitem__(0, 1))
+    del a, b
+    for i in range(heap.NEW_MODULES):
+        monkeypatch.setitem(sys.modules, f"_heap_test_{i}", types.ModuleType(f"_heap_test_{i}"))
+    assert heap.freeze_long_lived()
+    assert ref() is None and probe[0] == 1  # the cycle was freed, not frozen
