@@ -18,7 +18,7 @@ from scar_viz.views.focus import gate_payload
 from ui import keys
 from ui.cache import cached
 from ui.gate_panel import gate_panel, payload_id, released_values
-from ui.state import URL, default, set_by_code, set_widget
+from ui.state import URL, default, limits, set_by_code, set_widget
 
 MAX_QUERY_CHARS = 2000
 
@@ -218,12 +218,11 @@ def gate_sliders(n_chunks: int, learned: bool = False) -> GateParams:
     """
     d = DEFAULT_PARAMS
     c1, c2, c3, c4, c6, c5 = st.columns([1, 1, 1.3, 1.3, 1.3, 1.1])
-    k = c1.slider("k (retrieved)", 1, 20, default(keys.K, d.k), key=keys.K, bind=URL)
-    r = c2.slider("r (radius)", 1, 3, default(keys.R, d.radius), key=keys.R, bind=URL)
+    k = c1.slider("k (retrieved)", *limits(keys.K), default(keys.K, d.k), key=keys.K, bind=URL)
+    r = c2.slider("r (radius)", *limits(keys.R), default(keys.R, d.radius), key=keys.R, bind=URL)
     lam = c3.slider(
         "λ (penalty weight)",
-        0.0,
-        2.0,
+        *limits(keys.LAM),
         default(keys.LAM, d.lam),
         0.01,
         key=keys.LAM,
@@ -232,8 +231,7 @@ def gate_sliders(n_chunks: int, learned: bool = False) -> GateParams:
     )
     tau = c4.slider(
         "τ (relative bar)",
-        0.0,
-        1.5,
+        *limits(keys.TAU),
         default(keys.TAU, d.tau),
         0.01,
         key=keys.TAU,
@@ -242,8 +240,7 @@ def gate_sliders(n_chunks: int, learned: bool = False) -> GateParams:
     )
     mu = c6.slider(
         "μ (word weight)",
-        0.0,
-        2.0,
+        *limits(keys.MU),
         default(keys.MU, d.mu),
         0.05,
         key=keys.MU,

@@ -12,9 +12,9 @@ import streamlit as st
 from scar_viz.errors import user_message
 from scar_viz.scoring.learned import DEFAULT_P, GateFileError, LearnedGate, default_gate
 from ui import keys
-from ui.state import URL, default
+from ui.state import URL, default, limits
 
-P_MIN, P_MAX = 0.001, 0.95
+P_MIN, P_MAX = limits(keys.P)
 
 
 def active_gate() -> LearnedGate:

@@ -216,7 +216,14 @@ ADDRESS_RANGES: dict[str, tuple[str, type, float, float]] = {
     keys.MU: ("μ", float, 0.0, 2.0),
     keys.P: ("p", float, 0.001, 0.95),
 }
-"""The gate's URL parameters: (name shown, type, lowest, highest), as their sliders allow."""
+"""The gate's URL parameters: (name shown, type, lowest, highest). Their sliders take these
+limits (:func:`limits`), so the address check and the sliders cannot disagree."""
+
+
+def limits(key: str) -> tuple[float, float]:
+    """(lowest, highest) of the gate slider ``key``, typed as the slider is (int or float)."""
+    _, kind, lo, hi = ADDRESS_RANGES[key]
+    return kind(lo), kind(hi)
 
 
 def _out_of_range(raw: str, kind: type, lo: float, hi: float) -> bool:

@@ -55,20 +55,26 @@ def add_common_options(p: argparse.ArgumentParser) -> None:
     )
     number_option(p, "--rrf-k", DEFAULT_K_RRF, "the hybrid retriever's RRF constant k_rrf")
     add_chunking_options(p)
+    add_model_options(p)
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def add_model_options(
+    p: argparse.ArgumentParser,
+    prepend_help: str = "contextual prepending: embed each chunk with its section path first",
+    cache_help: str = "embedding cache file (default ~/.cache/...)",
+) -> None:
+    """``--model``, ``--base-url``, ``--prepend``, ``--cache`` and ``--no-cache``: what embeds
+    the chunks and where the vectors are kept (every command that embeds, ``index`` too)."""
     p.add_argument(
         "--model",
         default="default",
         help="default | hash | static | st:NAME_OR_PATH | openai:MODEL | a folder",
     )
     p.add_argument("--base-url", default=None, help="base URL of an OpenAI-compatible endpoint")
-    p.add_argument(
-        "--prepend",
-        action="store_true",
-        help="contextual prepending: embed each chunk with its section path first",
-    )
-    p.add_argument("--cache", default=None, help="embedding cache file (default ~/.cache/...)")
+    p.add_argument("--prepend", action="store_true", help=prepend_help)
+    p.add_argument("--cache", default=None, help=cache_help)
     p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
 def number_option(

@@ -12,7 +12,7 @@ import json
 import sys
 import time
 
-from scar_viz.cli.common import add_chunking_options, chunking_config, setup
+from scar_viz.cli.common import add_chunking_options, add_model_options, chunking_config, setup
 from scar_viz.documents.collect import collect_path, describe_skipped
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import EmbeddingCache, make_embedder
@@ -39,15 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--num-gpus", type=float, default=0.0, help="GPUs per Ray actor (0)")
     p.add_argument("--name", default="corpus", help="the corpus' name (default corpus)")
     add_chunking_options(p)
-    p.add_argument(
-        "--model",
-        default="default",
-        help="default | hash | static | st:NAME_OR_PATH | openai:MODEL | a folder",
+    add_model_options(
+        p, "embed each chunk with its section path", "embedding cache file (local engine)"
     )
-    p.add_argument("--base-url", default=None, help="base URL of an OpenAI-compatible endpoint")
-    p.add_argument("--prepend", action="store_true", help="embed each chunk with its section path")
-    p.add_argument("--cache", default=None, help="embedding cache file (local engine)")
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=cmd_index)
 
