@@ -45,6 +45,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # the word list of corpus_scale.py
+
+from corpus_scale import COMMON as WORDS  # noqa: E402
 
 from scar_viz.chunking.base import Chunk  # noqa: E402
 from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
@@ -58,55 +61,12 @@ from scar_viz.scoring.params import DEFAULT_PARAMS  # noqa: E402
 from scar_viz.scoring.scar import boundary_penalties, normalize  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "store_scale.json"
+COMMON = np.array(WORDS)
 CONFIG = ChunkingConfig("fixed", 200, 0)
 CHUNK = 200
 PER_FILE = 100
 DIM = 64
 POLICIES = ("topk", "window1", "scar")
-COMMON = np.array(
-    [
-        "the",
-        "a",
-        "of",
-        "to",
-        "and",
-        "in",
-        "is",
-        "for",
-        "on",
-        "with",
-        "as",
-        "by",
-        "that",
-        "this",
-        "it",
-        "be",
-        "are",
-        "from",
-        "at",
-        "or",
-        "an",
-        "which",
-        "system",
-        "value",
-        "when",
-        "each",
-        "must",
-        "may",
-        "can",
-        "not",
-        "all",
-        "one",
-        "two",
-        "data",
-        "time",
-        "new",
-        "used",
-        "use",
-        "other",
-        "more",
-    ]
-)
 SYLLABLES = ["ka", "to", "ri", "me", "su", "lo", "na", "vi", "de", "pa", "gu", "zo"]
 
 
