@@ -78,7 +78,8 @@ if notice:
     alert(notice.message, "warning")
 
 
-def metrics(sel, summary, n_chunks: int, big: bool) -> None:
+def metrics(sel, summary, prep: PreparedDoc, big: bool) -> None:
+    n_chunks = len(prep.chunks)
     names = LABELS[big]
     m = st.columns(5)
     m[0].metric(names[0], len(sel.retrieved))
@@ -94,7 +95,7 @@ def metrics(sel, summary, n_chunks: int, big: bool) -> None:
             delta_arrow=arrow,
             help=f"{summary.policy}'s context against {summary.window}'s",
         )
-    for level, note in edge_notes(sel, n_chunks):
+    for level, note in edge_notes(sel, n_chunks, prep.doc_of):
         (st.warning if level == "warning" else st.caption)(note)
 
 
@@ -201,12 +202,12 @@ def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
     summary = summarise(prep.chunks, sel, policy, prep.doc_of)
     focus = state.get(keys.FOCUS)
     if not big:
-        metrics(sel, summary, len(prep.chunks), big)
+        metrics(sel, summary, prep, big)
     overview(setup, sims, sel, focus, big)
     if policy == "SCAR":
         live_panel(prep, setup.key, query, sims, params, focus, big, words.share, rank)
     if big:
-        metrics(sel, summary, len(prep.chunks), big)
+        metrics(sel, summary, prep, big)
     left, right = (st.container(), None) if big else st.columns([1, 1])
     with left:
         if policy == "SCAR":

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
+from scar_viz.edges import bounds
 from scar_viz.scoring.learned.select import LearnedDecision
 from scar_viz.scoring.scar import Decision, Selection
 
@@ -83,8 +86,12 @@ def explain_learned(d: LearnedDecision) -> str:
     )
 
 
-def edge_notes(sel: Selection, n_chunks: int) -> list[tuple[str, str]]:
-    """(level, message) pairs for the edge cases of docs/method.md §2, as they occur."""
+def edge_notes(
+    sel: Selection, n_chunks: int, doc_of: np.ndarray | None = None
+) -> list[tuple[str, str]]:
+    """(level, message) pairs for the edge cases of docs/method.md §2, as they occur; in a
+    corpus (``doc_of``, the file of each chunk) a retrieved chunk at either edge of its own file
+    has no neighbour on that side either."""
     notes: list[tuple[str, str]] = []
     for c in sel.retrieved:
         if sel.sims[c] <= 0:
@@ -105,6 +112,17 @@ def edge_notes(sel: Selection, n_chunks: int) -> list[tuple[str, str]]:
                     f"Chunk {n_chunks - 1} (the last) is retrieved: it has no right neighbour.",
                 )
             )
+        if doc_of is not None and n_chunks:
+            lo, hi = bounds(doc_of, n_chunks)
+            for c in sorted(sel.retrieved):
+                if c == lo[c] and c > 0:
+                    notes.append(
+                        ("info", f"Chunk {c} opens its file: it has no left neighbour there.")
+                    )
+                if c == hi[c] - 1 and c < n_chunks - 1:
+                    notes.append(
+                        ("info", f"Chunk {c} ends its file: it has no right neighbour there.")
+                    )
     both = sorted({d.neighbour for d in sel.decisions if d.outcome == "retrieved"})
     if both:
         notes.append(

@@ -150,3 +150,23 @@ def test_learned_box_says_already_retrieved_for_a_retrieved_neighbour():
     for d in others:
         assert learned_verdict(d) == d.outcome
         assert explain_learned(d).startswith(d.outcome.capitalize())
+
+
+def test_edge_notes_at_a_file_edge_inside_a_corpus():
+    # two files of three chunks: chunk 2 ends the first file, chunk 3 opens the second
+    n = 6
+    doc_of = np.array([0, 0, 0, 1, 1, 1])
+    sims = np.array([0.1, 0.2, 0.9, 0.85, 0.3, 0.1])
+    sel = select_from_sims(sims, np.eye(n), GateParams(2, 0.5, 0.1, 1), doc_of=doc_of)
+    texts = [m for _, m in edge_notes(sel, n, doc_of)]
+    assert "Chunk 2 ends its file: it has no right neighbour there." in texts
+    assert "Chunk 3 opens its file: it has no left neighbour there." in texts
+    # one document: no file-edge note, the same chunks are in the middle
+    assert not [m for _, m in edge_notes(sel, n) if "its file" in m]
+    # the corpus' own edges keep their notes and get no second one
+    first = np.array([0.9, 0.1, 0.2, 0.3, 0.2, 0.1])
+    sel = select_from_sims(first, np.eye(n), GateParams(1, 0.5, 0.1, 1), doc_of=doc_of)
+    assert list(sel.retrieved) == [0]
+    assert [m for _, m in edge_notes(sel, n, doc_of) if m.startswith("Chunk")] == [
+        "Chunk 0 is retrieved: it has no left neighbour."
+    ]
