@@ -134,7 +134,7 @@ download(
 
 if result.by_file:  # a corpus: each policy's recall and chunks on each file's queries
     ks = sorted(result.by_file)
-    by_k = st.selectbox(
+    by_k = st.columns([1, 3])[0].selectbox(
         "k for the breakdown by file",
         ks,
         index=ks.index(current.k) if current.k in ks else len(ks) - 1,

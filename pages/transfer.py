@@ -169,14 +169,14 @@ with tab_chunker:
             | {c: NUM2 for c in table.columns if c.startswith(("chunks ", "SCAR chunks"))}
             | {"chunks in document": NUM0},
         )
-        by_file_table(
-            paired_file_rows({prep.config.label: ev, config2.label: ev_b}),
-            keys.CHUNKER_BY_FILE,
-            "Each policy on each file's queries under each chunking.",
-        )
         st.caption(
             "Same queries, same model and gate; gold chunks recomputed under each chunking. "
             "'SCAR recall gain over top-k' is what the gate repairs; a chunker that cuts "
             "fewer evidence spans leaves less to repair. Size and overlap are the sidebar's "
             "(tokens for the tokens chunker)."
+        )
+        by_file_table(
+            paired_file_rows({prep.config.label: ev, config2.label: ev_b}),
+            keys.CHUNKER_BY_FILE,
+            "Each policy on each file's queries under each chunking.",
         )
