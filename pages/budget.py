@@ -14,6 +14,7 @@ from scar_viz.scoring.params import PRESETS, GateParams
 from scar_viz.views.coverage import display_rows
 from ui import keys
 from ui.alerts import alert, or_stop, with_progress
+from ui.by_file import by_file_table
 from ui.cache import cached, disk_cache
 from ui.evaluation_lab import Labelled, labelled_setup
 from ui.gate_controls import current_gate
@@ -130,3 +131,18 @@ download(
     "equal-budget.csv",
     key=keys.BUDGET_CSV,
 )
+
+if result.by_file:  # a corpus: each policy's recall and chunks on each file's queries
+    ks = sorted(result.by_file)
+    by_k = st.columns([1, 3])[0].selectbox(
+        "k for the breakdown by file",
+        ks,
+        index=ks.index(current.k) if current.k in ks else len(ks) - 1,
+        key=keys.BUD_BY_FILE_K,
+        help="Default: the sidebar's k.",
+    )
+    by_file_table(
+        result.by_file[by_k],
+        keys.BUD_BY_FILE,
+        f"Each policy at k = {by_k}: mean recall and mean chunks over each file's queries.",
+    )

@@ -23,6 +23,7 @@ from scar_viz.evaluation.report import (
 )
 from scar_viz.evaluation.significance import smallest_p
 from ui import keys
+from ui.by_file import by_file_table
 from ui.cache import cached
 from ui.evaluation_lab import NUM0, NUM2, NUM3, lab_page, run_evaluation
 from ui.queryset import content_key
@@ -65,9 +66,7 @@ with tab_metrics:
             "mean tokens": NUM0,
         },
     )
-    if by_file := file_rows(ev):
-        st.markdown("**By file**: each file's queries (the file their evidence is in)")
-        show_table(pd.DataFrame(by_file), hide_index=True, key=keys.BY_FILE_TABLE)
+    by_file_table(file_rows(ev), keys.BY_FILE_TABLE)
     st.caption(f"Tokens: {TOKENIZER_NAME}, over the assembled context. {COVERAGE_NOTE}")
     download(
         "Download as JSON",

@@ -16,11 +16,13 @@ from scar_viz.views.fit_report import (
     curve_options,
     fit_report,
     half_rows,
+    held_out_file_rows,
     picked_p,
     scar_front,
 )
 from ui import keys, state
 from ui.alerts import alert, or_stop, with_progress
+from ui.by_file import by_file_table
 from ui.cache import cached
 from ui.evaluation_lab import labelled_setup
 from ui.learned import (
@@ -147,6 +149,13 @@ if on == "tune":
         "Fitted on the tune half only: the held-out check half is the honest estimate of how "
         "the gate does on new questions."
     )
+curve = report.curves[shown.name]
+by_file_table(
+    held_out_file_rows(report, front, p),
+    keys.FG_BY_FILE,
+    f"On {shown.label}: window ±1 and the learned gate at p = {curve.ps[curve.nearest(p)]:.3g} "
+    f"(the curve's point nearest the slider), k = {k}, r = {radius}.",
+)
 
 st.subheader("Use and share the gate")
 c1, c2, c3 = st.columns(3)

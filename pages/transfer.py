@@ -10,12 +10,14 @@ from scar_viz.charts import bar_transfer_chart, similarity_histograms
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.chunking.registry import CHUNKERS, chunker_name
 from scar_viz.evaluation import bar_transfer, candidates_for, similarity_samples
+from scar_viz.evaluation.by_file import paired_file_rows
 from scar_viz.evaluation.queries import label_queries
 from scar_viz.evaluation.report import bar_rows, chunker_rows, transfer_rows
 from scar_viz.evaluation.transfer import MAX_SIMILARITIES, model_labels
 from scar_viz.scoring.sweep import THETAS
 from ui import keys
 from ui.alerts import attempt
+from ui.by_file import by_file_table
 from ui.cache import document_key
 from ui.evaluation_lab import NUM0, NUM2, NUM3, lab_page, run_evaluation
 from ui.loading import get_embedder, load_model, prepare
@@ -79,6 +81,11 @@ with tab_model:
             hide_index=True,
             key=keys.TRANSFER_TABLE,
             column_config={c: NUM2 if c.startswith("chunks") else NUM3 for c in side.columns[1:]},
+        )
+        by_file_table(
+            paired_file_rows({"1": ev, "2": ev2}),
+            keys.TRANSFER_BY_FILE,
+            "Each policy on each file's queries under model 1 and model 2.",
         )
         samples = {
             names[0]: similarity_samples(prep, lab.vecs, params.k),
@@ -167,4 +174,9 @@ with tab_chunker:
             "'SCAR recall gain over top-k' is what the gate repairs; a chunker that cuts "
             "fewer evidence spans leaves less to repair. Size and overlap are the sidebar's "
             "(tokens for the tokens chunker)."
+        )
+        by_file_table(
+            paired_file_rows({prep.config.label: ev, config2.label: ev_b}),
+            keys.CHUNKER_BY_FILE,
+            "Each policy on each file's queries under each chunking.",
         )

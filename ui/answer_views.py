@@ -21,6 +21,7 @@ from scar_viz.llm.tables import (
     comparison_rows,
     drop_detail_rows,
     drop_rows,
+    file_score_rows,
     kept_rows,
     policy_errors,
     query_choices,
@@ -31,6 +32,7 @@ from scar_viz.llm.tables import (
 )
 from ui import keys
 from ui.alerts import alert
+from ui.by_file import by_file_table
 from ui.share import download
 from ui.tables import show_table
 
@@ -91,6 +93,12 @@ def check_view(check: AnswerCheck, stale: bool) -> None:
     show_table(summary_rows(check), hide_index=True, key=keys.ANS_SUMMARY)
     for problem in policy_errors(check):
         alert(problem, "warning")
+    by_file_table(
+        file_score_rows(check),
+        keys.ANS_BY_FILE,
+        "Each policy's mean scores over each file's queries (those scored) and its mean "
+        "context tokens.",
+    )
     alert(f"Tokens spent: {usage_line(check.usage)}.", "caption")
     if check.comparisons:
         st.subheader("SCAR against each policy (paired bootstrap, B = 10,000; Cohen's d)")

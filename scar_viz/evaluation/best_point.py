@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scar_viz.scoring.sweep import Candidates, SweepResult
+from scar_viz.scoring.sweep import CandidateSlots, SweepResult
 
 DEFAULT_TOLERANCE = 0.01
 """One recall point: a setting qualifies when its recall ≥ target − 0.01."""
@@ -26,12 +26,11 @@ class Baseline:
     mean_chunks: float
 
 
-def window_baseline(cands: Candidates) -> Baseline:
-    """Window ±1 on the same queries, k and gold as the sweep: every distance-1 neighbour of
-    every retrieved chunk joins the context (counted once per query)."""
+def window_per_query(cands: CandidateSlots) -> tuple[np.ndarray, np.ndarray]:
+    """(chunks, recall), each (Q,): window ±1 on each query of the sweep, with the same k and
+    gold: every distance-1 neighbour of every retrieved chunk joins the context (counted once
+    per query)."""
     n_q = cands.n_queries
-    if not n_q:
-        return Baseline(0.0, 0.0)
     first = cands.chain[:, 0] if cands.chain.size else np.zeros(0, dtype=np.int64)
     first = first[first >= 0]
     first = first[~cands.is_retrieved[first]]
@@ -41,7 +40,16 @@ def window_baseline(cands: Candidates) -> Baseline:
     hits = cands.base_hits + np.bincount(
         query, weights=cands.slot_gold[slots].astype(np.float64), minlength=n_q
     )
-    return Baseline(float(np.mean(hits / cands.n_gold)), float(np.mean(chunks)))
+    return chunks, hits / cands.n_gold
+
+
+def window_baseline(cands: CandidateSlots) -> Baseline:
+    """Window ±1 on the same queries, k and gold as the sweep: the means of
+    :func:`window_per_query`."""
+    if not cands.n_queries:
+        return Baseline(0.0, 0.0)
+    chunks, recall = window_per_query(cands)
+    return Baseline(float(np.mean(recall)), float(np.mean(chunks)))
 
 
 def frugal_best(

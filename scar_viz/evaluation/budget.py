@@ -15,12 +15,13 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from scar_viz.embeddings import Progress
 from scar_viz.evaluation import Embed, Evaluation, available_policies
+from scar_viz.evaluation.by_file import file_rows
 from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.evaluation.run import evaluate_ks
 from scar_viz.pipeline import PreparedDoc
@@ -46,12 +47,14 @@ class BudgetPoint:
 @dataclass(frozen=True)
 class BudgetResult:
     """Every (policy, k) point, the Pareto front (indices into ``points``, by tokens) and the
-    policies that could not run (name -> message)."""
+    policies that could not run (name -> message); on a corpus, ``by_file`` holds each k's
+    per-file rows (:func:`~scar_viz.evaluation.by_file.file_rows`, over all the queries)."""
 
     points: tuple[BudgetPoint, ...]
     front: tuple[int, ...]
     errors: dict[str, str]
     subset: str = "all"
+    by_file: dict[int, list[dict[str, object]]] = field(default_factory=dict, compare=False)
 
     @property
     def policies(self) -> tuple[str, ...]:
@@ -117,6 +120,10 @@ def equal_budget(
         progress: called as progress(done, total) over all (k, query) steps.
         retriever: what every policy's top-k is ranked by (:mod:`scar_viz.retrieval`).
 
+    Returns:
+        The points and front (over ``subset``) and, on a corpus, each k's per-file rows
+        from the same evaluations.
+
     Raises:
         ValueError: for an unknown policy, a k below 1 or mismatched query vectors.
     """
@@ -137,7 +144,9 @@ def equal_budget(
         progress=progress,
         retriever=retriever,
     )
-    return budget_points(evaluations, subset)
+    result = budget_points(evaluations, subset)
+    by_file = {ev.settings.params.k: rows for ev in evaluations if (rows := file_rows(ev))}
+    return replace(result, by_file=by_file) if by_file else result
 
 
 def evaluation_points(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from scar_viz.evaluation.by_file import policy_file_rows
 from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.fmt import EMPTY_CELL, cell, chunk_list
 from scar_viz.llm.check import AnswerCheck
@@ -134,6 +135,26 @@ def summary_rows(check: AnswerCheck) -> list[dict[str, object]]:
         row["unparseable"] = bad.get(name, 0)
         rows.append(row)
     return rows
+
+
+def file_score_rows(check: AnswerCheck) -> list[dict[str, object]]:
+    """On a corpus, one row per file and policy that ran (files as
+    :func:`~scar_viz.evaluation.by_file.file_groups` orders them): the file's queries, the
+    mean of each score over those of them scored (NaN: none was), and the mean context
+    tokens. Empty on a single document."""
+    by_policy: dict[str, dict[str, list[float | None]]] = {}
+    for name, pa in check.policies.items():
+        if pa.error:
+            continue
+        row_of = {r.query_id: r for r in pa.rows}
+        rows = [row_of.get(q.id) for q in check.queries]
+        columns = {
+            SCORE_LABELS[s]: [None if r is None else r.score(s) for r in rows]
+            for s in _scores(check)
+        }
+        columns["context tokens"] = [None if r is None else r.context_tokens for r in rows]
+        by_policy[name] = columns
+    return policy_file_rows(check.queries, by_policy)
 
 
 def policy_errors(check: AnswerCheck) -> list[str]:

@@ -7,12 +7,13 @@ chart point back as p.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from scar_viz.evaluation import candidates_for
-from scar_viz.evaluation.best_point import window_baseline
+from scar_viz.evaluation.best_point import window_baseline, window_per_query
+from scar_viz.evaluation.by_file import Rows, curve_file_rows
 from scar_viz.evaluation.learned import fit_gate_on, p_curve_on
 from scar_viz.evaluation.queries import GoldQuery, split_alternate
 from scar_viz.retrieval import DENSE, Retriever
@@ -101,11 +102,13 @@ def fit_report(
 @dataclass(frozen=True)
 class ScarFront:
     """SCAR's λ×τ sweep on one set of queries, its front, and the reference points
-    (label, mean chunks, recall): presets A and B, top-k and window ±1."""
+    (label, mean chunks, recall): presets A and B, top-k and window ±1; ``window`` holds
+    window ±1's per-query (chunks, recall) on those queries."""
 
     grid: SweepResult
     frontier: np.ndarray
     points: tuple[tuple[str, float, float], ...]
+    window: tuple[np.ndarray, np.ndarray] | None = field(default=None, compare=False, repr=False)
 
 
 def scar_front(
@@ -130,7 +133,8 @@ def scar_front(
     )
     win = window_baseline(cands)
     points.append(("window ±1", float(win.mean_chunks), float(win.recall)))
-    return ScarFront(grid, pareto_frontier(grid.recall, grid.mean_chunks), tuple(points))
+    front = pareto_frontier(grid.recall, grid.mean_chunks)
+    return ScarFront(grid, front, tuple(points), window_per_query(cands))
 
 
 def half_rows(report: FitReport, p: float) -> list[dict[str, object]]:
@@ -149,6 +153,16 @@ def half_rows(report: FitReport, p: float) -> list[dict[str, object]]:
             }
         )
     return rows
+
+
+def held_out_file_rows(report: FitReport, front: ScarFront, p: float) -> Rows:
+    """Window ±1 and the learned gate (at the grid p nearest ``p``) by file, on the part the
+    chart shows (:attr:`FitReport.shown`, ``front`` being SCAR's front on it); empty on a
+    single document."""
+    if front.window is None:
+        return []
+    shown = report.shown
+    return curve_file_rows(shown.queries, report.curves[shown.name], p, front.window)
 
 
 def curve_options(curve: PCurve) -> list[tuple[float, float, float]]:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from scar_viz.charts.heatmap import _label_box, _overlaps, place_labels, sweep_heatmap
-from scar_viz.evaluation.best_point import Baseline, frugal_best, window_baseline
+from scar_viz.evaluation.best_point import Baseline, frugal_best, window_baseline, window_per_query
 from scar_viz.evaluation.metrics import chunk_recall
 from scar_viz.scoring.scar import top_k, window
 from scar_viz.scoring.sweep import SweepResult, build_candidates, sweep
@@ -117,3 +117,19 @@ def test_heatmap_labels_stay_apart_on_a_narrow_plot():
     boxes = _boxes(flipped, offsets, (0.0, 1.5), (0.0, 2.0), plot=(160.0, 240.0))
     for a, b in itertools.combinations(boxes, 2):
         assert not _overlaps(a, b)
+
+
+def test_window_per_query_is_what_the_baseline_averages():
+    rng = np.random.default_rng(5)
+    unit = rng.normal(size=(20, 8))
+    unit /= np.linalg.norm(unit, axis=1, keepdims=True)
+    sims = rng.normal(size=(4, 8)) @ unit.T
+    golds = [[0, 1], [5], [10, 11, 12], [19]]
+    cands = build_candidates(sims, unit, golds, k=2, radius=1)
+    chunks, recall = window_per_query(cands)
+    for q, s in enumerate(sims):
+        sel = window(top_k(s, 2), 20, 1)
+        assert chunks[q] == len(sel)
+        assert recall[q] == pytest.approx(chunk_recall(golds[q], sel))
+    base = window_baseline(cands)
+    assert (base.mean_chunks, base.recall) == (float(np.mean(chunks)), float(np.mean(recall)))

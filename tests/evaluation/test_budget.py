@@ -8,6 +8,8 @@ import pytest
 
 from scar_viz.charts.budget import budget_chart
 from scar_viz.charts.pareto import pareto_chart
+from scar_viz.documents import samples
+from scar_viz.embeddings import make_embedder
 from scar_viz.evaluation import available_policies, evaluate
 from scar_viz.evaluation.budget import (
     BudgetPoint,
@@ -15,6 +17,9 @@ from scar_viz.evaluation.budget import (
     evaluation_points,
     token_front,
 )
+from scar_viz.evaluation.by_file import file_rows
+from scar_viz.evaluation.queries import label_queries, parse_queries
+from scar_viz.pipeline import embed_query, prepare_document
 from scar_viz.policies import ALTERNATIVES
 from scar_viz.policies.rerank import (
     RERANK_HINT,
@@ -127,3 +132,27 @@ def test_rerank_is_listed_only_when_a_cross_encoder_loads(tmp_path):
     (tmp_path / "broken").mkdir()
     (tmp_path / "broken" / "config.json").write_text("{}")
     assert not reranker_status(str(tmp_path / "broken")).available
+
+
+def test_on_a_corpus_each_k_keeps_its_rows_by_file():
+    corpus = samples.load_sample("kestrel")
+    embedder = make_embedder("hash")
+    prep = prepare_document(corpus, embedder)
+    qset = parse_queries(samples.sample_queries_text("kestrel"), corpus)
+    gold = label_queries(qset, corpus, prep.chunks)
+    vecs = np.stack([embed_query(embedder, g.query.query) for g in gold])
+    result = equal_budget(prep, gold, vecs, ["topk", "window1", "scar"], (2, 5))
+    assert sorted(result.by_file) == [2, 5]
+    for k in (2, 5):
+        want = file_rows(evaluate(prep, gold, vecs, ["topk", "window1", "scar"], GateParams(k=k)))
+        assert len(result.by_file[k]) == len(want) > 2
+        for got, row in zip(result.by_file[k], want, strict=True):
+            assert got["file"] == row["file"] and got["queries"] == row["queries"]
+            for column in ("topk chunks", "window1 recall", "scar recall", "scar chunks"):
+                assert got[column] == pytest.approx(row[column])
+        assert all(r["topk chunks"] == k for r in result.by_file[k])
+
+
+def test_on_one_document_there_is_no_breakdown(sample_setup):
+    prep, labelled, vecs, _ = sample_setup
+    assert equal_budget(prep, labelled[:3], vecs[:3], ["topk"], (1, 2)).by_file == {}

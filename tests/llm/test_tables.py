@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents import samples
 from scar_viz.embeddings import HashEmbedder, embed_cached
+from scar_viz.evaluation.by_file import query_file
 from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.fmt import EMPTY_CELL
 from scar_viz.llm.check import check_answers
@@ -26,6 +28,7 @@ from scar_viz.llm.tables import (
     context_difference,
     drop_detail_rows,
     drop_rows,
+    file_score_rows,
     kept_rows,
     planned_calls,
     query_choices,
@@ -191,3 +194,39 @@ def test_usage_line():
         "12 calls (3 from the cache), 1,200 prompt + 60 completion tokens"
     )
     assert usage_line(Usage(calls=1)).startswith("1 call (")
+
+
+def test_scores_by_file_on_a_corpus_and_none_on_one_document(llm_server, setting):
+    assert file_score_rows(check(llm_server, setting, samples.sample_queries_text(), n=2)) == []
+    corpus = samples.load_sample("kestrel")
+    embedder = HashEmbedder()
+    prep = prepare_document(corpus, embedder, ChunkingConfig())
+
+    def embed(texts):
+        return embed_cached(embedder, texts, None).vectors
+
+    gold = label_queries(
+        parse_queries(samples.sample_queries_text("kestrel"), corpus), corpus, prep.chunks
+    )
+    picked = gold[::3]  # a few queries from several files
+    result = check_answers(
+        prep, picked, embed([q.query.query for q in picked]), chat(llm_server), embed,
+        policies=POLICIES, params=GateParams(k=2), n_boot=0,
+    )  # fmt: skip
+    rows = file_score_rows(result)
+    files = {r["file"] for r in rows}
+    assert len(files) >= 2 and len(rows) == len(files) * len(POLICIES)
+    assert [r["policy"] for r in rows[: len(POLICIES)]] == list(POLICIES)
+    assert sum(r["queries"] for r in rows if r["policy"] == "scar") == len(picked)
+    for row in rows:  # each file's mean is its queries' mean
+        pa = result.policies[row["policy"]]
+        mine = [
+            r for r, q in zip(pa.rows, picked, strict=True)
+            if query_file(q.gold_refs) == row["file"]
+        ]  # fmt: skip
+        assert row["context tokens"] == pytest.approx(np.mean([r.context_tokens for r in mine]))
+        scored = [r.faithfulness for r in mine if r.faithfulness is not None]
+        if scored:
+            assert row["faithfulness"] == pytest.approx(np.mean(scored))
+        else:
+            assert np.isnan(row["faithfulness"])

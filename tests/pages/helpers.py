@@ -52,3 +52,45 @@ def stash_queries(at, doc_text: str, name: str, data: bytes | str, source: str =
     store.setdefault(text_key(doc_text), {})[source] = (name, data)
     at.session_state["qsets"] = store
     at.session_state["qs_pick"] = source
+
+
+def open_corpus(page: str, timeout: float, **state: object) -> AppTest:
+    """:func:`open_page` on the built-in sample corpus (``?doc=kestrel``), with ``state`` put
+    in the session first."""
+    app = AppTest.from_file(APP, default_timeout=timeout)
+    app.query_params["doc"] = "kestrel"
+    for key, value in state.items():
+        app.session_state[key] = value
+    return open_page(page, timeout, app)
+
+
+def by_file(at: AppTest):
+    """The per-file breakdown's table (the one table with a ``file`` column), or None."""
+    return next((df.value for df in at.dataframe if "file" in df.value.columns), None)
+
+
+def kestrel_queries() -> int:
+    """How many labelled queries the sample corpus has."""
+    from scar_viz.documents import samples
+    from scar_viz.evaluation.queries import parse_queries
+
+    return len(
+        parse_queries(
+            samples.sample_queries_text("kestrel"), samples.load_sample("kestrel")
+        ).queries
+    )
+
+
+def assert_corpus_files(frame, n_queries: int | None = None) -> None:
+    """``frame`` lists files of the sample corpus (and queries whose evidence is in several),
+    at least two of them, with ``n_queries`` queries in all when given."""
+    from scar_viz.documents import samples
+    from scar_viz.evaluation.by_file import SEVERAL_FILES
+
+    assert frame is not None, "no table by file"
+    paths = {p.path for p in samples.load_sample("kestrel").parts}
+    files = set(frame["file"])
+    assert files <= paths | {SEVERAL_FILES} and len(files & paths) >= 2, files
+    if n_queries is not None:
+        per_file = frame.drop_duplicates("file")["queries"]
+        assert per_file.sum() == n_queries

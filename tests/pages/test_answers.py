@@ -8,7 +8,14 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.fake_llm import HTML_ANSWER
-from tests.pages.helpers import alerts, open_page
+from tests.pages.helpers import (
+    alerts,
+    assert_corpus_files,
+    by_file,
+    kestrel_queries,
+    open_corpus,
+    open_page,
+)
 
 APP = "../../app.py"
 TIMEOUT = 90
@@ -154,3 +161,26 @@ def test_an_answer_with_markup_is_shown_escaped(at, llm_server):
         assert "<script>" not in body and "<img" not in body and "<b>" not in body
         assert "&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt;" in body
     assert all("<script>" not in m.value for m in at.markdown)
+
+
+def test_on_the_sample_corpus_the_scores_are_broken_down_by_file(
+    hash_model, llm_server, monkeypatch
+):
+    for name in ("OPENAI_API_KEY", "SCAR_VIZ_LLM_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    app = open_corpus("pages/answers.py", TIMEOUT)
+    connect(app, llm_server)
+    assert by_file(app) is None  # nothing run yet
+    app.button(key="ans_run").click().run()
+    assert not app.exception, app.exception
+    frame = by_file(app)
+    assert_corpus_files(frame, kestrel_queries())
+    assert set(frame["policy"]) == set(POLICIES)
+    assert {"faithfulness", "answer relevancy", "context recall", "context tokens"} <= set(frame)
+
+
+def test_one_document_has_no_breakdown_by_file(at, llm_server):
+    connect(at, llm_server)
+    at.button(key="ans_run").click().run()
+    assert not at.exception, at.exception
+    assert has_table(at, "ans_summary") and by_file(at) is None

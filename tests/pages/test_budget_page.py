@@ -14,7 +14,13 @@ from scar_viz.evaluation.budget import BUDGET_KS
 from scar_viz.policies.rerank import RERANK_HINT
 from scar_viz.scoring.learned import LearnedGate
 from scar_viz.scoring.params import PRESETS
-from tests.pages.helpers import open_page
+from tests.pages.helpers import (
+    assert_corpus_files,
+    by_file,
+    kestrel_queries,
+    open_corpus,
+    open_page,
+)
 
 PAGE = "pages/budget.py"
 TIMEOUT = 120
@@ -93,3 +99,22 @@ def test_the_sentence_policies_can_be_left_out(at):
     left = {"qasc", "qasc-hybrid", "sentence-window"}
     assert left <= set(with_them["policy"]) and not left & set(frame["policy"])
     assert set(frame["policy"]) == set(with_them["policy"]) - left
+
+
+def test_on_the_sample_corpus_each_policy_is_broken_down_by_file_at_a_chosen_k(hash_model):
+    app = open_corpus(PAGE, TIMEOUT, k=5)  # the lab's k, set on another page
+    app.multiselect(key="bud_pols").set_value(["topk", "window1", "scar"]).run()
+    assert not app.exception, app.exception
+    assert app.selectbox(key="bud_by_file_k").value == 5
+    frame = by_file(app)
+    assert_corpus_files(frame, kestrel_queries())
+    assert (frame["topk chunks"] == 5).all()
+    assert {"window1 recall", "scar recall", "scar chunks"} <= set(frame)
+    app.selectbox(key="bud_by_file_k").set_value(1).run()
+    assert not app.exception, app.exception
+    assert (by_file(app)["topk chunks"] == 1).all()
+
+
+def test_one_document_has_no_breakdown_by_file(at):
+    assert by_file(at) is None
+    assert not [s for s in at.selectbox if s.key == "bud_by_file_k"]

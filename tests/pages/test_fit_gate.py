@@ -10,7 +10,14 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from scar_viz.scoring.learned import LearnedGate, default_gate
-from tests.pages.helpers import alerts, open_page
+from tests.pages.helpers import (
+    alerts,
+    assert_corpus_files,
+    by_file,
+    kestrel_queries,
+    open_corpus,
+    open_page,
+)
 
 TIMEOUT = 120
 
@@ -118,3 +125,18 @@ def test_fit_a_gate_runs_at_the_lab_k(hash_model):
     lab.run()
     assert not lab.exception, lab.exception
     assert lab.slider(key="k").value == 5  # one k on every page of the lab
+
+
+def test_on_the_sample_corpus_the_held_out_half_is_broken_down_by_file(hash_model):
+    app = open_corpus("pages/fit_gate.py", TIMEOUT)
+    frame = by_file(app)
+    assert_corpus_files(frame, kestrel_queries())  # fitted on all: the chart shows all
+    assert {"window1 recall", "window1 chunks", "learned recall", "learned chunks"} <= set(frame)
+    app.radio(key="fit_on").set_value("tune").run()
+    assert not app.exception, app.exception
+    held_out = int(frame_with(app, "part")["queries"].iloc[1])
+    assert by_file(app)["queries"].sum() == held_out < kestrel_queries()
+
+
+def test_one_document_has_no_breakdown_by_file(at):
+    assert by_file(at) is None

@@ -9,7 +9,15 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from scar_viz.documents import samples
-from tests.pages.helpers import alerts, open_page, stash_queries
+from tests.pages.helpers import (
+    alerts,
+    assert_corpus_files,
+    by_file,
+    kestrel_queries,
+    open_corpus,
+    open_page,
+    stash_queries,
+)
 
 TIMEOUT = 90
 PAGE = "pages/sweep.py"
@@ -141,3 +149,24 @@ def test_mu_in_the_address_sets_the_sweeps_slider(hash_model):
     # same); the page's own next run reads the address
     at.run()
     assert "μ = 0.5;" in caption(at, "grid at k")
+
+
+def test_on_the_sample_corpus_the_best_cell_is_broken_down_by_file(hash_model):
+    app = open_corpus(PAGE, TIMEOUT)
+    frame = by_file(app)
+    assert_corpus_files(frame, kestrel_queries())
+    assert {"window1 recall", "window1 chunks", "scar recall", "scar chunks"} <= set(frame)
+    assert app.radio(key="sweep_by_file_at").value == "best"
+    best = frame.copy()
+    app.radio(key="sweep_by_file_at").set_value("sliders").run()
+    assert not app.exception, app.exception
+    sliders = by_file(app)
+    assert list(sliders["window1 chunks"]) == list(best["window1 chunks"])
+    assert caption(app, "Window ±1 and SCAR at λ").startswith(
+        f"Window ±1 and SCAR at λ = {app.slider(key='lam').value:.2f}"
+    )
+
+
+def test_one_document_has_no_breakdown_by_file(at):
+    assert by_file(at) is None
+    assert not [r for r in at.radio if r.key == "sweep_by_file_at"]

@@ -9,7 +9,14 @@ from streamlit.testing.v1 import AppTest
 from scar_viz.chunking.config import ChunkingConfig, chunk_document
 from scar_viz.documents import samples
 from scar_viz.evaluation.queries import label_queries, parse_queries, type_counts
-from tests.pages.helpers import alerts, open_page
+from tests.pages.helpers import (
+    alerts,
+    assert_corpus_files,
+    by_file,
+    kestrel_queries,
+    open_corpus,
+    open_page,
+)
 
 TIMEOUT = 120
 PAGE = "pages/transfer.py"
@@ -78,3 +85,27 @@ def test_the_second_chunker_runs_only_once_picked(hash_model):
     assert at.selectbox(key="ev_chunker2").value is None
     assert not [d for d in at.dataframe if "chunks in document" in d.value.columns]
     assert any("Pick a second chunker" in i.value for i in at.info)
+
+
+def test_on_the_sample_corpus_both_tabs_break_down_by_file(hash_model):
+    app = open_corpus(PAGE, TIMEOUT)
+    assert by_file(app) is None  # nothing to set side by side yet
+    app.text_input(key="m2").set_value("hash:64").run()
+    assert not app.exception, app.exception
+    frame = by_file(app)
+    assert_corpus_files(frame, kestrel_queries())
+    assert {"recall · 1", "recall · 2", "chunks · 1", "chunks · 2"} <= set(frame)
+    assert {"topk", "scar"} <= set(frame["policy"])
+    app.selectbox(key="ev_chunker2").set_value("section").run()
+    assert not app.exception, app.exception
+    frames = [df.value for df in app.dataframe if "file" in df.value.columns]
+    assert len(frames) == 2
+    assert {"recall · recursive 600/60", "chunks · section 600/60"} <= set(frames[1])
+    assert_corpus_files(frames[1], kestrel_queries())
+
+
+def test_one_document_has_no_breakdown_by_file(at):
+    at.text_input(key="m2").set_value("hash:64").run()
+    at.selectbox(key="ev_chunker2").set_value("section").run()
+    assert not at.exception, at.exception
+    assert by_file(at) is None

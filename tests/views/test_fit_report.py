@@ -6,14 +6,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from scar_viz.documents import samples
+from scar_viz.embeddings import make_embedder
 from scar_viz.evaluation import candidates_for
 from scar_viz.evaluation.best_point import window_baseline
-from scar_viz.evaluation.queries import split_alternate
+from scar_viz.evaluation.queries import label_queries, parse_queries, split_alternate
+from scar_viz.pipeline import embed_query, prepare_document
 from scar_viz.views.fit_report import (
     curve_options,
     fit_report,
     half_rows,
     halves,
+    held_out_file_rows,
     picked_p,
     scar_front,
 )
@@ -92,3 +96,32 @@ def test_curve_options_follow_the_curve(sample_setup):
     options = curve_options(curve)
     assert len(options) == len(curve.ps)
     assert options[0] == (curve.ps[0], curve.recall[0], curve.mean_chunks[0])
+
+
+def test_held_out_rows_by_file_on_a_corpus_only(sample_setup):
+    prep, labelled, vecs = sample_setup
+    one = fit_report(prep, labelled, vecs, k=3, on="tune")
+    assert (
+        held_out_file_rows(one, scar_front(prep, one.shown.queries, one.shown.vecs, 3), 0.1) == []
+    )
+    corpus = samples.load_sample("kestrel")
+    embedder = make_embedder("hash")
+    cprep = prepare_document(corpus, embedder)
+    gold = label_queries(
+        parse_queries(samples.sample_queries_text("kestrel"), corpus), corpus, cprep.chunks
+    )
+    cvecs = np.stack([embed_query(embedder, g.query.query) for g in gold])
+    report = fit_report(cprep, gold, cvecs, k=3, on="tune")
+    shown = report.shown
+    front = scar_front(cprep, shown.queries, shown.vecs, 3)
+    rows = held_out_file_rows(report, front, 0.1)
+    assert sum(r["queries"] for r in rows) == len(shown.queries) < len(gold)
+    assert {"window1 recall", "window1 chunks", "learned recall", "learned chunks"} <= set(rows[0])
+    # weighted by each file's queries, the rows give back the held-out half's figures
+    curve = report.curves[shown.name]
+    i = curve.nearest(0.1)
+    weighted = sum(r["queries"] * r["learned chunks"] for r in rows) / len(shown.queries)
+    assert weighted == pytest.approx(curve.mean_chunks[i])
+    window = dict((p[0], p[1:]) for p in front.points)["window ±1"]
+    weighted = sum(r["queries"] * r["window1 recall"] for r in rows) / len(shown.queries)
+    assert weighted == pytest.approx(window[1])
