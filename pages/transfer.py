@@ -62,7 +62,10 @@ lab, policies = lab_page(
 prep, params = lab.prep, lab.params
 ev = run_evaluation(prep, lab.embedder, lab.active, lab.vecs, policies, params, "main")
 
-tab_model, tab_chunker = st.tabs(["Second model", "Two chunkers"])
+# keyed: a widget changed inside a tab reruns the page on the same tab, never the first one
+tab_model, tab_chunker = st.tabs(
+    ["Second model", "Two chunkers"], key=keys.TRANSFER_TABS, on_change="rerun"
+)
 
 with tab_model:
     second = second_model(lab)

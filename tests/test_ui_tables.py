@@ -70,3 +70,13 @@ def test_an_empty_subset_shows_a_dash_in_the_grid_not_zero():
     assert frame["recall"].isna().iloc[1]  # the caller's frame is left alone
     full = pd.DataFrame({"recall": [0.5, 0.25]})
     assert dash_missing(full, {"recall": fmt})[0] is full
+
+
+def test_by_file_columns_are_formatted_by_their_metric_not_their_label():
+    from ui.by_file import NUM0, NUM2, NUM3, _format
+
+    assert _format("recall · tokens 600/60 tokens") is NUM3  # a recall, under the tokens chunker
+    assert _format("chunks · tokens 600/60 tokens") is NUM2
+    assert _format("topk recall") is NUM3 and _format("scar chunks") is NUM2
+    assert _format("context tokens") is NUM0
+    assert _format("file") is None and _format("queries") is None
