@@ -9,8 +9,11 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from scripts.live_app import settle, wait_for_app_run
 
-DOCUMENT_UPLOADER = "[data-testid='stFileUploaderDropzoneInput'][accept*='.txt']"
-"""The sidebar's document uploader (the session-file uploader takes .json only)."""
+DOCUMENT_UPLOADER = (
+    "[data-testid='stSidebar'] [data-testid='stFileUploaderDropzoneInput'][accept*='.txt']"
+)
+"""The sidebar's document uploader (the session-file uploader takes .json only; the Evaluation
+lab's query-set uploader, on the page, takes .txt too)."""
 
 
 def fresh_page(chromium, url: str):

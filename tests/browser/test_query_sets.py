@@ -12,7 +12,9 @@ from scar_viz.evaluation.queries import label_queries, parse_queries
 from scripts.live_app import wait_for_app_run
 from tests.browser.actions import download_text, go
 
-QUERY_UPLOADER = "[data-testid='stFileUploaderDropzoneInput'][accept*='.jsonl']"
+QUERY_UPLOADER = "Labelled queries (JSON Lines"
+"""The label of the page's query-set uploader (the sidebar's document uploader, drawn first
+once a document is uploaded, takes .jsonl files too)."""
 
 
 def query_files() -> tuple[str, str]:
@@ -38,7 +40,8 @@ def expected_gold(data: str) -> dict[str, list[int]]:
 
 
 def upload_queries(page, name: str, data: str) -> None:
-    page.locator(QUERY_UPLOADER).first.set_input_files(
+    box = page.get_by_test_id("stFileUploader").filter(has_text=QUERY_UPLOADER)
+    box.locator("input[type='file']").set_input_files(
         files=[{"name": name, "mimeType": "application/jsonl", "buffer": data.encode()}]
     )
     page.get_by_test_id("stFileUploader").filter(has_text=name).first.wait_for(timeout=10_000)
