@@ -100,7 +100,8 @@ def upload_once(b, data: bytes, n_files: int) -> tuple[float, float, int]:
         sidebar.get_by_text(re.compile(r"embedded now: \d+ chunks in")).first.wait_for(
             timeout=900_000
         )
-        wait_for_app_run(page, timeout_ms=900_000)
+        # upload() has waited for the run to end: another wait here would wait for a run
+        # that never comes (10 s, the wait's start timeout) and count it
         settle(page)
         seconds = time.perf_counter() - t0
         text = sidebar.inner_text()

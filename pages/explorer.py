@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from scar_viz.charts import decision_plane
-from scar_viz.charts.overview import overview_chart, split_overview
+from scar_viz.charts.overview import overview_spec, split_spec
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.policies.context import context_html
 from scar_viz.scoring.explain import edge_notes, explain_decision
@@ -104,8 +104,8 @@ def overview(setup: Setup, sims, sel, focus: int | None, big: bool) -> None:
     the hits list. In a corpus: the table and small multiples first, then the focused file."""
     data, first, path = overview_source(corpus_data(setup, sims, sel), sims, sel, focus, big)
     size = (240, 18) if big else (190, 12)
-    whole = overview_chart(data, focus, size[0], size[1], first=first, file=path)
-    figs = split_overview(whole)
+    whole = overview_spec(data, focus, size[0], size[1], first=first, file=path)
+    figs = split_spec(whole)
     for fig, key, bar in zip(
         figs, (keys.OVERVIEW_MARKS, keys.OVERVIEW), (True, False), strict=True
     ):

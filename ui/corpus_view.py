@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from scar_viz.charts.corpus import MAX_ROWS, corpus_chart
+from scar_viz.charts.corpus import MAX_ROWS, corpus_spec
 from scar_viz.evaluation.queries import GoldQuery, label_queries, query_set_key
 from scar_viz.views.corpus import CorpusView, corpus_view
 from scar_viz.views.focus import Overview, overview_data
@@ -137,8 +137,8 @@ def corpus_section(view: CorpusView, focus: int | None, big: bool) -> None:
         selection_mode="single-row",
         height=(min(len(frame), TABLE_ROWS) + 1) * 35 + 3,
     )
-    fig = corpus_chart(view, focus, max_rows=MAX_ROWS, font_size=16 if big else 11)
-    hidden = fig.layout.meta["hidden"]
+    fig = corpus_spec(view, focus, max_rows=MAX_ROWS, font_size=16 if big else 11)
+    hidden = fig["layout"]["meta"]["hidden"]
     pickable_chart(
         fig,
         keys.CORPUS_CHART,

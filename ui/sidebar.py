@@ -364,9 +364,12 @@ def sidebar(document: bool = True) -> SidebarChoice:
     return SidebarChoice(picked, config, spec, base_url, name)
 
 
-def document_summary(prepared: PreparedDoc) -> str:
+def document_summary(prepared: PreparedDoc, name: str | None = None) -> str:
     """The document's size: "name: C characters, T sections, S chunks", or for a corpus
-    "corpus: N files, C characters, S chunks" (the files' characters, not the joins)."""
+    "corpus: N files, C characters, S chunks" (the files' characters, not the joins).
+
+    ``name``: the name the user opened it under (a prepared document is shared by content, so
+    its own name is that of whoever opened the same text first)."""
     doc = prepared.document
     if doc.is_corpus:
         chars = sum(p.end - p.start for p in doc.parts)
@@ -374,7 +377,7 @@ def document_summary(prepared: PreparedDoc) -> str:
             f"corpus: {len(doc.parts)} files, {chars:,} characters, {len(prepared.chunks)} chunks"
         )
     return (
-        f"{doc.name}: {len(doc.text):,} characters, {len(doc.sections)} sections, "
+        f"{name or doc.name}: {len(doc.text):,} characters, {len(doc.sections)} sections, "
         f"{len(prepared.chunks)} chunks"
     )
 
@@ -406,7 +409,7 @@ def sidebar_setup() -> Setup | None:
     if prepared is None:
         return None
     alert(
-        f"{document_summary(prepared)} · {prepared.embedder_label} · embedded now: "
+        f"{document_summary(prepared, picked[1].name)} · {prepared.embedder_label} · embedded now: "
         f"{st.session_state.get(keys.ENCODED_NOW, 0)} chunks in "
         f"{st.session_state.get(keys.ENCODED_SECONDS, 0.0):.1f} s (the rest from the cache)",
         "caption",

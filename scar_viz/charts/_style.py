@@ -38,6 +38,24 @@ def fast_figure(traces: list[dict], layout: dict) -> go.Figure:
     return go.Figure(data=traces, layout=layout, _validate=False)
 
 
+FigureSpec = dict
+"""A figure as the plain dict plotly.js draws (``{"data": [...], "layout": {...}}``)."""
+
+
+def figure_spec(traces: list[dict], layout: dict) -> FigureSpec:
+    """The plain figure dict of ``traces`` and ``layout``, for a page that redraws a chart on
+    every slider release: Streamlit draws such a dict as it is. Measured on a 25-file corpus
+    (837 chunks): building the small multiples as a ``go.Figure`` took 20 ms and Streamlit's
+    ``to_dict`` of it (a deep copy, then every array to base64) another 25 ms; the dict costs
+    1.5 ms and its JSON 0.5 ms. The ``*_chart`` builders return :func:`as_figure` of it."""
+    return {"data": traces, "layout": layout}
+
+
+def as_figure(spec: FigureSpec) -> go.Figure:
+    """``spec`` as a plotly figure (built without validation, as :func:`fast_figure`)."""
+    return fast_figure(spec["data"], spec["layout"])
+
+
 def point_trace(
     x: float, y: float, symbol: str, size: float, colour: str, edge: tuple[float, str], **kw
 ) -> go.Scatter:

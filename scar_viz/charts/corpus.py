@@ -22,7 +22,7 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from scar_viz.charts._style import SIM_SCALE, fast_figure
+from scar_viz.charts._style import SIM_SCALE, FigureSpec, as_figure, figure_spec
 from scar_viz.charts.marks import text_width
 from scar_viz.charts.overview_marks import MIN_WIDTH, mark_traces
 from scar_viz.views.corpus import CorpusView
@@ -84,7 +84,21 @@ def corpus_chart(
     gap_px: int = 6,
     min_width: float = MIN_WIDTH,
 ) -> go.Figure:
-    """One row per file (see the module docstring).
+    """:func:`corpus_spec` as a plotly figure."""
+    return as_figure(corpus_spec(view, focus, max_rows, font_size, strip_px, gap_px, min_width))
+
+
+def corpus_spec(
+    view: CorpusView,
+    focus: int | None = None,
+    max_rows: int = MAX_ROWS,
+    font_size: int = 11,
+    strip_px: int = 14,
+    gap_px: int = 6,
+    min_width: float = MIN_WIDTH,
+) -> FigureSpec:
+    """One row per file (see the module docstring), as the plain figure dict the Explorer
+    redraws on every release (:func:`~scar_viz.charts._style.figure_spec`).
 
     Args:
         view: :func:`scar_viz.views.corpus.corpus_view` for this question and gate setting.
@@ -203,7 +217,7 @@ def corpus_chart(
         },
         "shapes": shapes,
     }
-    return fast_figure(traces, layout)
+    return figure_spec(traces, layout)
 
 
 def _label_px(labels: list[str], font_size: int) -> int:

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from scar_viz.charts._style import SIM_SCALE, fast_figure
+from scar_viz.charts._style import SIM_SCALE, FigureSpec, as_figure, figure_spec
 from scar_viz.charts.overview_marks import MIN_WIDTH, mark_traces
 from scar_viz.views.focus import Overview
 
@@ -56,6 +56,22 @@ def overview_chart(
     first: int = 0,
     file: str | None = None,
 ) -> go.Figure:
+    """:func:`overview_spec` as a plotly figure."""
+    return as_figure(
+        overview_spec(overview, focus, height, font_size, max_points, min_width, first, file)
+    )
+
+
+def overview_spec(
+    overview: Overview,
+    focus: int | None = None,
+    height: int = 190,
+    font_size: int = 12,
+    max_points: int = MAX_POINTS,
+    min_width: float = MIN_WIDTH,
+    first: int = 0,
+    file: str | None = None,
+) -> FigureSpec:
     """The whole document: cos(q, c) per chunk, retrieved ▼ (with rank), admitted ▲, rejected ✕.
 
     Args:
@@ -167,7 +183,7 @@ def overview_chart(
         },
         "shapes": shapes,
     }
-    return fast_figure(traces, layout)
+    return figure_spec(traces, layout)
 
 
 def _axis_title(n: int, first: int, file: str | None) -> str:
@@ -201,7 +217,16 @@ up (the colour bar sits in the right margin, which grows with larger type)."""
 
 
 def split_overview(whole: go.Figure) -> tuple[go.Figure, go.Figure]:
-    """:func:`overview_chart`'s figure as two aligned figures: (marks, base).
+    """:func:`split_spec` of :func:`overview_chart`'s figure, as plotly figures."""
+    spec = figure_spec(
+        [trace.to_plotly_json() for trace in whole.data], whole.layout.to_plotly_json()
+    )
+    marks, base = split_spec(spec)
+    return as_figure(marks), as_figure(base)
+
+
+def split_spec(whole: FigureSpec) -> tuple[FigureSpec, FigureSpec]:
+    """:func:`overview_spec`'s figure as two aligned figures: (marks, base).
 
     ``marks`` holds the retrieved, admitted and rejected marks and the rank labels (four small
     traces: all that changes when λ or τ move; its plot area is exactly as tall as the marks'
@@ -210,7 +235,7 @@ def split_overview(whole: go.Figure) -> tuple[go.Figure, go.Figure]:
     release then re-sends identical ``base`` data (Streamlit's message cache skips it and
     the browser does not redraw it) and a tiny ``marks`` figure.
     """
-    layout = whole.layout.to_plotly_json()
+    layout = whole["layout"]
     font_size, meta = layout["font"]["size"], layout["meta"]
     shared = {k: layout[k] for k in ("font", "hovermode", "clickmode", "dragmode", "plot_bgcolor")}
     x_axis = {k: layout["xaxis"][k] for k in ("range", "showgrid", "zeroline")}
@@ -220,10 +245,8 @@ def split_overview(whole: go.Figure) -> tuple[go.Figure, go.Figure]:
     def own_axis(name: str) -> dict:
         return {k: v for k, v in layout[name].items() if k != "domain"}
 
-    mark_traces = [trace.to_plotly_json() for trace in whole.data[2:]]
-    for trace in mark_traces:
-        trace["yaxis"] = "y"
-    marks = fast_figure(
+    mark_traces = [{**trace, "yaxis": "y"} for trace in whole["data"][2:]]
+    marks = figure_spec(
         mark_traces,
         {
             **shared,
@@ -235,11 +258,11 @@ def split_overview(whole: go.Figure) -> tuple[go.Figure, go.Figure]:
             "yaxis": own_axis("yaxis2"),
         },
     )
-    base_traces = [trace.to_plotly_json() for trace in whole.data[:2]]
+    base_traces = [dict(trace) for trace in whole["data"][:2]]
     base_traces[1]["marker"] = {**base_traces[1]["marker"], "color": "rgba(0,0,0,0)"}
     colour_bar = {"x": 1.01, "xanchor": "left", "len": 1.0, "y": 0.5}
     base_traces[0]["colorbar"] = {**base_traces[0]["colorbar"], **colour_bar}
-    base = fast_figure(
+    base = figure_spec(
         base_traces,
         {
             **shared,

@@ -209,3 +209,21 @@ def test_the_sample_corpus_is_picked_and_kept_in_the_address(hash_model):
     fresh.run()
     assert not fresh.exception, fresh.exception
     assert fresh.selectbox(key="doc").value == "kestrel"
+
+
+def test_the_same_text_under_another_name_is_summed_up_under_that_name(hash_model):
+    # the prepared document is shared by content: the sample's text uploaded as mine.md must
+    # still be called mine.md, not the name it had when the sample opened it first
+    sample = samples.load_sample()
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    assert any(line.startswith(f"{sample.name}:") for line in alerts(at.sidebar, "caption"))
+    at.session_state["uploaded"] = (
+        text_key(sample.text),
+        document_from_text("mine.md", sample.text),
+    )
+    at.selectbox(key="doc").set_value("upload").run()
+    assert not at.exception, at.exception
+    captions = alerts(at.sidebar, "caption")
+    assert any(line.startswith("mine.md:") for line in captions), captions
+    assert not any(line.startswith(f"{sample.name}:") for line in captions), captions
