@@ -2,6 +2,7 @@
 chunks and vectors held in memory, and a re-index after one file of 1,000 changes.
 
     .venv/bin/python benchmarks/store_scale.py [--sizes 100000 300000 1000000] [--queries 500]
+    .venv/bin/python benchmarks/store_scale.py --repeat 6 --sizes 300000 --queries 300
 
 How the stores are built: chunking and embedding a million chunks through ``index`` would
 take most of an hour on the 2-core machine, so the rows are written directly. A corpus of
@@ -291,6 +292,38 @@ def _run(phase: str, work: Path, size: int) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+REPEAT_RESULTS = ROOT / "benchmarks" / "results" / "store_repeat.json"
+
+
+def repeat(size: int, n_queries: int, rounds: int) -> None:
+    """Store and memory evaluations alternated ``rounds`` times each at ``size`` chunks (store
+    first on even rounds), every one in a fresh process: whether the store path's evaluation
+    is slower, or single runs on a shared machine only looked so."""
+    import statistics
+
+    runs: dict[str, list[float]] = {"store": [], "memory": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        phase_build(work, [size], n_queries)
+        for r in range(rounds):
+            for phase in ("store", "memory") if r % 2 == 0 else ("memory", "store"):
+                runs[phase].append(round(_run(phase, work, size)["eval_seconds"], 2))
+                print(phase, runs[phase][-1], flush=True)
+    out = {
+        "what": f"eval of {n_queries} queries (topk window1 scar) over {size:,} chunks, from "
+        "the store and in memory, alternated, each run in a fresh process",
+        "machine": f"{platform.machine()}, {platform.python_version()}, 2 cores",
+        "eval_seconds": runs,
+        "median_store": statistics.median(runs["store"]),
+        "median_memory": statistics.median(runs["memory"]),
+        "ratio_of_medians": round(
+            statistics.median(runs["store"]) / statistics.median(runs["memory"]), 2
+        ),
+    }
+    REPEAT_RESULTS.write_text(json.dumps(out, indent=2) + "\n")
+    print(json.dumps(out))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[100_000, 300_000, 1_000_000])
@@ -300,9 +333,19 @@ def main() -> None:
     ap.add_argument("--work", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--size", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--out", default=str(RESULTS))
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=0,
+        help="only compare: N alternating store and memory evaluations at the first size "
+        "(results to store_repeat.json)",
+    )
     args = ap.parse_args()
     if args.phase:
         print(json.dumps(PHASES[args.phase](Path(args.work), args.size)))
+        return
+    if args.repeat:
+        repeat(args.sizes[0], args.queries, args.repeat)
         return
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
