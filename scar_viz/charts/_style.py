@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
+from typing import ParamSpec
 
 import plotly.graph_objects as go
 from plotly.colors import sequential
@@ -38,6 +40,8 @@ def fast_figure(traces: list[dict], layout: dict) -> go.Figure:
     return go.Figure(data=traces, layout=layout, _validate=False)
 
 
+P = ParamSpec("P")
+
 FigureSpec = dict
 """A figure as the plain dict plotly.js draws (``{"data": [...], "layout": {...}}``)."""
 
@@ -54,6 +58,18 @@ def figure_spec(traces: list[dict], layout: dict) -> FigureSpec:
 def as_figure(spec: FigureSpec) -> go.Figure:
     """``spec`` as a plotly figure (built without validation, as :func:`fast_figure`)."""
     return fast_figure(spec["data"], spec["layout"])
+
+
+def figure_builder(build_spec: Callable[P, FigureSpec]) -> Callable[P, go.Figure]:
+    """The builder that returns ``build_spec``'s figure as a plotly figure, with the same
+    arguments (``corpus_chart = figure_builder(corpus_spec)``)."""
+
+    def build(*args: P.args, **kwargs: P.kwargs) -> go.Figure:
+        return as_figure(build_spec(*args, **kwargs))
+
+    build.__doc__ = f":func:`{build_spec.__name__}` as a plotly figure."
+    build.__name__ = build_spec.__name__.replace("_spec", "_chart")
+    return build
 
 
 def point_trace(

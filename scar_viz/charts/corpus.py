@@ -20,9 +20,8 @@ from __future__ import annotations
 import html
 
 import numpy as np
-import plotly.graph_objects as go
 
-from scar_viz.charts._style import SIM_SCALE, FigureSpec, as_figure, figure_spec
+from scar_viz.charts._style import SIM_SCALE, FigureSpec, figure_builder, figure_spec
 from scar_viz.charts.marks import text_width
 from scar_viz.charts.overview_marks import MIN_WIDTH, mark_traces
 from scar_viz.views.corpus import CorpusView
@@ -73,19 +72,6 @@ def _clickable(sims: np.ndarray, cap: int) -> np.ndarray:
     return edges[:-1] + np.array(
         [int(np.argmax(sims[a:b])) for a, b in zip(edges[:-1], edges[1:], strict=True)]
     )
-
-
-def corpus_chart(
-    view: CorpusView,
-    focus: int | None = None,
-    max_rows: int = MAX_ROWS,
-    font_size: int = 11,
-    strip_px: int = 14,
-    gap_px: int = 6,
-    min_width: float = MIN_WIDTH,
-) -> go.Figure:
-    """:func:`corpus_spec` as a plotly figure."""
-    return as_figure(corpus_spec(view, focus, max_rows, font_size, strip_px, gap_px, min_width))
 
 
 def corpus_spec(
@@ -218,6 +204,9 @@ def corpus_spec(
         "shapes": shapes,
     }
     return figure_spec(traces, layout)
+
+
+corpus_chart = figure_builder(corpus_spec)
 
 
 def _label_px(labels: list[str], font_size: int) -> int:

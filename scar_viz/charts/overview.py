@@ -27,7 +27,7 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from scar_viz.charts._style import SIM_SCALE, FigureSpec, as_figure, figure_spec
+from scar_viz.charts._style import SIM_SCALE, FigureSpec, as_figure, figure_builder, figure_spec
 from scar_viz.charts.overview_marks import MIN_WIDTH, mark_traces
 from scar_viz.views.focus import Overview
 
@@ -43,22 +43,6 @@ def _click_layer(sims: np.ndarray, max_points: int) -> np.ndarray:
     edges = np.linspace(0, n, max_points + 1).astype(int)
     return np.array(
         [a + int(np.argmax(sims[a:b])) for a, b in zip(edges[:-1], edges[1:], strict=True)]
-    )
-
-
-def overview_chart(
-    overview: Overview,
-    focus: int | None = None,
-    height: int = 190,
-    font_size: int = 12,
-    max_points: int = MAX_POINTS,
-    min_width: float = MIN_WIDTH,
-    first: int = 0,
-    file: str | None = None,
-) -> go.Figure:
-    """:func:`overview_spec` as a plotly figure."""
-    return as_figure(
-        overview_spec(overview, focus, height, font_size, max_points, min_width, first, file)
     )
 
 
@@ -184,6 +168,9 @@ def overview_spec(
         "shapes": shapes,
     }
     return figure_spec(traces, layout)
+
+
+overview_chart = figure_builder(overview_spec)
 
 
 def _axis_title(n: int, first: int, file: str | None) -> str:
