@@ -50,7 +50,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from perf import EMPTY_APP, FrameClock  # noqa: E402  (benchmarks/ is the script's folder)
+from frames import EMPTY_APP, FrameClock  # noqa: E402  (benchmarks/ is the script's folder)
 
 from scripts.live_app import LiveApp, browser, settle, wait_for_app_run  # noqa: E402
 from tests.browser.actions import ask, document_caption, upload  # noqa: E402

@@ -37,13 +37,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # frames.py, explorer_rerun.py
+
+from frames import EMPTY_APP  # noqa: E402
 
 from scripts.live_app import LiveApp, browser, settle, wait_for_app_run  # noqa: E402
 from tests.browser.actions import DOCUMENT_UPLOADER  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora" / "rfc9293.txt"
 RESULTS = ROOT / "benchmarks" / "results" / "perf.json"
-EMPTY_APP = "import streamlit as st\n\nst.title('Empty')\nst.slider('x', 0, 100, 50, key='x')\n"
 
 
 def save_results(parts: dict[str, dict], path: Path = RESULTS) -> dict:
@@ -94,32 +96,6 @@ def cold_start(b, script: Path | None, title: str, env: dict[str, str]) -> tuple
     page.close()
     app.stop()
     return elapsed, loaded
-
-
-class FrameClock:
-    """Times of the websocket frames a page sends and receives (Streamlit's BackMsg/ForwardMsg)."""
-
-    def __init__(self, page) -> None:
-        self.sent: list[float] = []
-        self.received: list[float] = []
-        page.on("websocket", self._attach)
-
-    def _attach(self, ws) -> None:
-        ws.on("framesent", lambda _: self.sent.append(time.perf_counter()))
-        ws.on("framereceived", lambda _: self.received.append(time.perf_counter()))
-
-    def rerun_seconds(self, page, act, quiet: float = 0.6, limit: float = 60.0) -> float:
-        """From the first frame ``act`` makes the page send to the last frame of the answer."""
-        self.sent.clear()
-        self.received.clear()
-        act()
-        deadline = time.perf_counter() + limit
-        while time.perf_counter() < deadline:
-            page.wait_for_timeout(50)
-            last = self.received[-1] if self.received else 0.0
-            if self.sent and last and time.perf_counter() - last > quiet:
-                return last - self.sent[0]
-        raise TimeoutError("no answer to the slider move")
 
 
 RERUN_QUESTION = "What happens when a segment arrives with the RST bit set?"
