@@ -22,6 +22,7 @@ from ui import keys
 from ui.alerts import alert
 from ui.cache import cached
 from ui.loading import get_embedder, load_model
+from ui.state import URL
 
 STORE_CHOICE = "index"
 """The Document select's id for opening an index."""
@@ -107,6 +108,7 @@ def store_picker(area) -> str | None:
     area.text_input(
         "Index folder (under the index root)",
         key=keys.STORE_PATH,
+        bind=URL,  # a link or a session file reopens the same index on this server
         placeholder=here[0] if here else "kb.lance",
         help="A store made by 'python -m scar_viz index CORPUS --store FOLDER', relative to "
         "the folder the operator named. "

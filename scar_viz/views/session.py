@@ -50,6 +50,7 @@ SETTING_KEYS: tuple[str, ...] = (
     "mu",
     "llm_model",
     "llm_url",
+    "store_path",
 )
 """Settings a session file may hold: the sidebar's and the gate's (never a key or secret)."""
 

@@ -130,3 +130,21 @@ def test_without_the_extras_the_option_says_what_to_install(root, monkeypatch):
     assert not at.exception, at.exception
     assert store_open.INSTALL_NOTE in alerts(at.sidebar, "caption")
     assert "pip install -r requirements-scale.txt" in store_open.INSTALL_NOTE
+
+
+def test_a_link_with_the_index_folder_reopens_it(root):
+    paths = _index(root / "kb")
+    # a fresh session opened at an address naming the folder: the same index, nothing typed
+    again = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    again.query_params["doc"] = store_open.STORE_CHOICE
+    again.query_params["store_path"] = "kb"
+    again.run()
+    assert not again.exception, again.exception
+    assert f"corpus: {len(paths)} files" in " ".join(alerts(again.sidebar, "caption"))
+    # and an address naming a folder outside the root is refused as typing it is
+    away = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    away.query_params["doc"] = store_open.STORE_CHOICE
+    away.query_params["store_path"] = "../elsewhere"
+    away.run()
+    assert not away.exception, away.exception
+    assert REFUSED in alerts(away.sidebar, "error")

@@ -29,6 +29,13 @@ def test_builtin_document_is_not_embedded():
     assert restored.document is None and restored.settings == {"doc": "harbor"}
 
 
+def test_an_opened_index_travels_as_its_folder_only():
+    # the folder under the server's index root, never the index's contents
+    restored = loads(dumps({"doc": "index", "store_path": "kb", "q": "why?"}, None, False))
+    assert restored.settings == {"doc": "index", "store_path": "kb", "q": "why?"}
+    assert restored.document is None
+
+
 def test_secrets_and_unknown_keys_are_never_written():
     text = dumps(
         {"api_key_input": "sk-SECRET", "OPENAI_API_KEY": "sk-SECRET", "lam": 0.5},
