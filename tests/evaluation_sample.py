@@ -18,3 +18,20 @@ def hash_sample(dim: int = 256):
     labelled = label_queries(qset, doc.text, prep.chunks)
     vecs = embed_cached(emb, [q.query.query for q in labelled], None).vectors
     return prep, labelled, vecs, emb, qset
+
+
+def labelled_sample(key: str = "kestrel", model: str = "hash"):
+    """A built-in sample (a document or the sample corpus) prepared with ``model``, its own
+    queries labelled on its chunks, and their unit vectors: (prepared, gold, vectors, embedder)."""
+    import numpy as np
+
+    from scar_viz.embeddings import make_embedder
+    from scar_viz.pipeline import embed_query
+
+    document = samples.load_sample(key)
+    embedder = make_embedder(model)
+    prep = prepare_document(document, embedder)
+    qset = parse_queries(samples.sample_queries_text(key), document)
+    gold = label_queries(qset, document, prep.chunks)
+    vecs = np.stack([embed_query(embedder, g.query.query) for g in gold])
+    return prep, gold, vecs, embedder

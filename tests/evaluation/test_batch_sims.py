@@ -6,12 +6,9 @@ import json
 
 import numpy as np
 
-from scar_viz.documents import samples
-from scar_viz.embeddings import make_embedder
 from scar_viz.evaluation import run
-from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.evaluation.report import evaluation_json
-from scar_viz.pipeline import embed_query, prepare_document
+from tests.evaluation_sample import labelled_sample
 
 
 def test_small_products_are_per_query_and_large_ones_agree_to_rounding():
@@ -33,12 +30,7 @@ def test_small_products_are_per_query_and_large_ones_agree_to_rounding():
 
 
 def test_a_corpus_evaluation_by_blocks_equals_the_per_query_one(monkeypatch):
-    corpus = samples.load_sample("kestrel")
-    embedder = make_embedder("hash")
-    prep = prepare_document(corpus, embedder)
-    qset = parse_queries(samples.sample_queries_text("kestrel"), corpus)
-    gold = label_queries(qset, corpus, prep.chunks)
-    vecs = np.stack([embed_query(embedder, g.query.query) for g in gold])
+    prep, gold, vecs, _ = labelled_sample("kestrel")
     policies = ["topk", "window1", "scar", "rse"]
     per_query = evaluation_json(run.evaluate(prep, gold, vecs, policies))
     monkeypatch.setattr(run, "BATCH_CELLS", 1)

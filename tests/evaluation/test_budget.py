@@ -8,8 +8,6 @@ import pytest
 
 from scar_viz.charts.budget import budget_chart
 from scar_viz.charts.pareto import pareto_chart
-from scar_viz.documents import samples
-from scar_viz.embeddings import make_embedder
 from scar_viz.evaluation import available_policies, evaluate
 from scar_viz.evaluation.budget import (
     BudgetPoint,
@@ -18,15 +16,13 @@ from scar_viz.evaluation.budget import (
     token_front,
 )
 from scar_viz.evaluation.by_file import file_rows
-from scar_viz.evaluation.queries import label_queries, parse_queries
-from scar_viz.pipeline import embed_query, prepare_document
 from scar_viz.policies import ALTERNATIVES
 from scar_viz.policies.rerank import (
     RERANK_HINT,
     reranker_status,
 )
 from scar_viz.scoring.params import GateParams
-from tests.evaluation_sample import hash_sample
+from tests.evaluation_sample import hash_sample, labelled_sample
 from tests.fakes import tiny_cross_encoder
 
 
@@ -135,12 +131,7 @@ def test_rerank_is_listed_only_when_a_cross_encoder_loads(tmp_path):
 
 
 def test_on_a_corpus_each_k_keeps_its_rows_by_file():
-    corpus = samples.load_sample("kestrel")
-    embedder = make_embedder("hash")
-    prep = prepare_document(corpus, embedder)
-    qset = parse_queries(samples.sample_queries_text("kestrel"), corpus)
-    gold = label_queries(qset, corpus, prep.chunks)
-    vecs = np.stack([embed_query(embedder, g.query.query) for g in gold])
+    prep, gold, vecs, _ = labelled_sample("kestrel")
     result = equal_budget(prep, gold, vecs, ["topk", "window1", "scar"], (2, 5))
     assert sorted(result.by_file) == [2, 5]
     for k in (2, 5):

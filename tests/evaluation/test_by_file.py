@@ -24,6 +24,7 @@ from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.evaluation.run import candidates_for, evaluate
 from scar_viz.pipeline import embed_query, prepare_document
 from scar_viz.scoring.params import GateParams
+from tests.evaluation_sample import labelled_sample
 
 
 def test_query_file():
@@ -33,12 +34,7 @@ def test_query_file():
 
 @pytest.fixture(scope="module")
 def corpus_eval():
-    corpus = samples.load_sample("kestrel")
-    embedder = make_embedder("hash")
-    prep = prepare_document(corpus, embedder)
-    qset = parse_queries(samples.sample_queries_text("kestrel"), corpus)
-    gold = label_queries(qset, corpus, prep.chunks)
-    vecs = np.stack([embed_query(embedder, g.query.query) for g in gold])
+    prep, gold, vecs, _ = labelled_sample("kestrel")
     return evaluate(prep, gold, vecs, ["topk", "window1", "scar"])
 
 

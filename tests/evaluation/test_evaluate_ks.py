@@ -4,29 +4,22 @@ sentence scores, QASC's windows, RSE's segments) must change nothing."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from scar_viz.documents import samples
-from scar_viz.embeddings import make_embedder
-from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.evaluation.run import evaluate, evaluate_ks, resolve_policy
-from scar_viz.pipeline import embed_function, embed_query, prepare_document
+from scar_viz.pipeline import embed_function
 from scar_viz.policies import ALTERNATIVES, uses_k
 from scar_viz.retrieval import Retriever
 from scar_viz.scoring.params import GateParams
+from tests.evaluation_sample import labelled_sample
 
 EVERY = ("topk", "window1", "window2", "scar", "parent", "qasc", *ALTERNATIVES)
 KS = (1, 2, 4, 7)
 
 
 def _setup(sample: str):
-    doc = samples.load_sample(sample)
-    embedder = make_embedder("hash")
-    prep = prepare_document(doc, embedder)
-    qset = parse_queries(samples.sample_queries_text(sample), doc)
-    gold = label_queries(qset, doc, prep.chunks)
-    vecs = np.stack([embed_query(embedder, g.query.query) for g in gold])
+    prep, gold, vecs, embedder = labelled_sample(sample)
     return prep, gold, vecs, embed_function(embedder)
 
 
