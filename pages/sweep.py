@@ -12,7 +12,6 @@ from scar_viz.embeddings import text_key
 from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation.best_point import window_baseline
 from scar_viz.evaluation.budget import evaluation_points
-from scar_viz.evaluation.by_file import file_groups, sweep_file_rows
 from scar_viz.evaluation.queries import decode_queries, label_queries, split_alternate
 from scar_viz.evaluation.report import tune_rows
 from scar_viz.evaluation.tune import (
@@ -30,7 +29,7 @@ from scar_viz.evaluation.tune import (
 )
 from ui import keys, state
 from ui.alerts import alert
-from ui.by_file import by_file_table
+from ui.by_file import sweep_by_file
 from ui.evaluation_lab import NUM2, NUM3, lab_page, run_evaluation, run_sweep
 from ui.loading import prepare
 from ui.queryset import issues_block, query_vectors
@@ -156,27 +155,7 @@ with tab_grid:
         "Every policy picked above is a diamond (span policies in chunk equivalents). Click a "
         "grid or frontier point in the chart to move the sliders there."
     )
-    if file_groups(lab.labelled):  # a corpus: each file's queries
-        cells = {"sliders": (params.lam, params.tau)}
-        if "best" in marks.marks:
-            cells = {"best": marks.marks["best"], **cells}
-        at = st.radio(
-            "SCAR by file at",
-            list(cells),
-            key=keys.SWEEP_BY_FILE_AT,
-            horizontal=True,
-            format_func=lambda c: (
-                f"the {'best mark' if c == 'best' else c}: λ = "
-                f"{cells[c][0]:.2f}, τ = {cells[c][1]:.2f}"
-            ),
-        )
-        lam, tau = cells[at or next(iter(cells))]
-        by_file_table(
-            sweep_file_rows(lab.labelled, cands, lam, tau, params.mu),
-            keys.SWEEP_BY_FILE,
-            f"Window ±1 and SCAR at λ = {lam:.2f}, τ = {tau:.2f} (k = {params.k}, r = "
-            f"{params.radius}{at_mu}) on each file's queries, from the sweep's candidates.",
-        )
+    sweep_by_file(lab.labelled, cands, marks, params)
 
 with tab_sets:
     mode = st.radio(
