@@ -85,6 +85,13 @@ class BaseEmbedder:
                 self._model = self._load(progress)
             return self._model
 
+    def lengths(self, texts: Sequence[str]) -> list[int]:
+        """What each text costs to encode, for grouping texts of like cost into one batch
+        (a batch is padded to its longest member). Characters here, as
+        ``SentenceTransformer.encode`` orders its input; an adapter that can count its model's
+        tokens counts those."""
+        return [len(t) for t in texts]
+
     def _load(self, progress: LoadProgress | None) -> object:
         raise NotImplementedError
 

@@ -92,9 +92,10 @@ def embed_cached(
     todo = list(dict.fromkeys(k for k in keys if k not in found))
     text_of = dict(zip(keys, texts, strict=True))
     n_cached = len(texts) - sum(1 for k in keys if k not in found)
-    # longest first, as SentenceTransformer.encode orders one call: batches of similar length
-    # pad least, so encoding in steps costs no more than one bare encode of everything
-    todo.sort(key=lambda k: -len(text_of[k]))
+    # longest first, by what each text costs the model (tokens where the embedder can count
+    # them, else characters, as SentenceTransformer.encode orders one call): a batch is padded
+    # to its longest member, so batches of like length pad least
+    todo = _costliest_first(embedder, todo, text_of)
     if todo:
         step = max(32, len(todo) // 20)
         for lo, hi in batches(len(todo), step):
@@ -120,3 +121,13 @@ def embed_cached(
     return EmbedResult(
         normalize(vectors, np.float32), len(todo), n_cached, time.perf_counter() - t0
     )
+
+
+def _costliest_first(embedder: Embedder, todo: list[str], text_of: dict[str, str]) -> list[str]:
+    """``todo`` (text digests) ordered by the embedder's :meth:`lengths` of their texts, longest
+    first, ties in their given order; by characters for an embedder without ``lengths``."""
+    texts = [text_of[k] for k in todo]
+    measure = getattr(embedder, "lengths", None)
+    sizes = measure(texts) if callable(measure) and texts else [len(t) for t in texts]
+    order = sorted(range(len(todo)), key=lambda i: -sizes[i])
+    return [todo[i] for i in order]

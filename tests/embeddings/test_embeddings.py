@@ -182,6 +182,38 @@ def test_sentence_transformers_local_folder(tmp_path):
     assert make_embedder(str(folder)).model_id == e.model_id
 
 
+def test_texts_are_encoded_costliest_first_by_the_models_tokens(tmp_path):
+    """Batches group texts of like token count (a batch is padded to its longest member): a
+    short string of many tokens goes before a long one of few, and every vector still lands on
+    its own text's row."""
+    folder = tiny_bert(tmp_path / "tiny")
+    e = make_embedder(f"st:{folder}")
+    few_tokens = "ferry " * 8  # 48 characters, 8 word tokens
+    many_tokens = "1 2 3 4 5 6 7 8 9 0 " * 2  # 40 characters, 20 tokens
+    texts = ["tide", few_tokens, many_tokens]
+    tokens = e.lengths(texts)
+    assert tokens[2] > tokens[1] > tokens[0]  # by tokens, not by characters
+    assert len(few_tokens) > len(many_tokens)
+    order: list[str] = []
+    real = e.embed
+
+    def spy(batch, progress=None):
+        order.extend(batch)
+        return real(batch, progress)
+
+    e.embed = spy
+    got = embed_cached(e, texts, None).vectors
+    assert order == [many_tokens, few_tokens, "tide"]
+    want = np.stack([real([t])[0] for t in texts])
+    assert np.allclose(got, want, atol=1e-5)
+
+
+def test_an_embedder_without_token_counts_is_ordered_by_characters():
+    e = CountingEmbedder()
+    embed_cached(e, ["ab", "abcd", "a", "abc"], None)
+    assert e.seen == ["abcd", "abc", "ab", "a"]
+
+
 def test_sentence_transformers_missing_model_is_a_clear_error(tmp_path):
     with pytest.raises(EmbeddingError, match="Could not load"):
         make_embedder(f"st:{tmp_path / 'missing'}").embed(["x"])
