@@ -38,7 +38,7 @@ from ui.loading import query_vector, usual_cosine_for
 from ui.presenter import presenting
 from ui.share import chart_config, download, pickable_chart
 from ui.sidebar import Setup, sidebar_setup
-from ui.tables import show_table
+from ui.tables import grid_table, show_table
 
 NUMBER_COLUMNS = ("cos(q,n)", "b(c,n)", "lex(q,n)", "μ·lex(q,n)", "S", "bar τ·cos(q,c)", "margin")
 NUMBER_COLUMNS += ("score", "probability")
@@ -145,7 +145,7 @@ def plane(sel, lam: float, big: bool) -> None:
 
 def summary_and_why(sel, summary) -> None:
     st.subheader("Summary")
-    show_table(pd.DataFrame(summary.rows()), hide_index=True, key=keys.SUMMARY_TABLE)
+    show_table(grid_table(summary.rows()), hide_index=True, key=keys.SUMMARY_TABLE)
     st.caption(summary.sentence())
     if not sel.decisions or summary.policy != "SCAR":
         return
@@ -164,18 +164,19 @@ def decisions(sel) -> None:
     if not sel.decisions:
         st.caption("No candidates: radius 0 or a one-chunk document.")
         return
-    frame = pd.DataFrame([d.as_row() for d in sel.decisions])
+    rows = [d.as_row() for d in sel.decisions]
+    table = grid_table(rows)
     show_table(
-        frame,
+        table,
         hide_index=True,
         key=keys.DECISION_TABLE,
         column_config={
-            c: st.column_config.NumberColumn(format="%.3f") for c in NUMBER_COLUMNS if c in frame
+            c: st.column_config.NumberColumn(format="%.3f") for c in NUMBER_COLUMNS if c in rows[0]
         },
     )
     download(
         "Download decisions (CSV)",
-        lambda: frame.to_csv(index=False),
+        lambda: pd.DataFrame(rows).to_csv(index=False),
         "scar-decisions.csv",
         key=keys.DL_DECISIONS,
     )

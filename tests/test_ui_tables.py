@@ -6,10 +6,12 @@ import math
 import re
 
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
+from scar_viz.fmt import EMPTY_CELL
 from ui.presenter import MIN_PX
-from ui.tables import dash_missing, table_html
+from ui.tables import as_frame, dash_missing, grid_table, table_html
 
 
 def _cells(markup: str, tag: str = "td") -> list[str]:
@@ -80,3 +82,25 @@ def test_by_file_columns_are_formatted_by_their_metric_not_their_label():
     assert _format("topk recall") is NUM3 and _format("scar chunks") is NUM2
     assert _format("context tokens") is NUM0
     assert _format("file") is None and _format("queries") is None
+
+
+def test_grid_table_is_arrow_with_every_rows_columns_or_pandas_when_arrow_cannot_type_one():
+    table = grid_table([{"chunk": 3, "cos": 0.5}, {"chunk": 4, "cos": 0.25, "blocked by": "c"}])
+    assert isinstance(table, pa.Table)
+    assert table.column_names == ["chunk", "cos", "blocked by"]
+    assert table.column("blocked by").to_pylist() == [None, "c"]
+    assert as_frame(table)["cos"].tolist() == [0.5, 0.25]
+    columns = grid_table({"file": ["a.md", "b.md"], "chunks": [2, 7]})
+    assert isinstance(columns, pa.Table) and columns.num_rows == 2
+    mixed = grid_table([{"value": 1.5}, {"value": "—"}])  # numbers and text in one column
+    assert isinstance(mixed, pd.DataFrame) and mixed["value"].tolist() == [1.5, "—"]
+
+
+def test_an_arrow_table_with_a_missing_formatted_number_gets_dashes_too():
+    config = {"recall": st.column_config.NumberColumn(format="%.3f")}
+    table = grid_table([{"policy": "scar", "recall": 0.5}, {"policy": "topk", "recall": None}])
+    data, shown = dash_missing(table, config)
+    assert isinstance(data, pd.DataFrame)
+    assert data["recall"].tolist() == ["0.500", EMPTY_CELL]
+    whole = grid_table([{"policy": "scar", "recall": 0.5}])
+    assert dash_missing(whole, config)[0] is whole  # nothing missing: sent as it is

@@ -15,7 +15,6 @@ import html
 from collections.abc import Callable, Sequence
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from scar_viz.charts.corpus import MAX_ROWS, corpus_spec
@@ -28,6 +27,7 @@ from ui.gate_panel import remember_overview_click
 from ui.queryset import known_sets
 from ui.share import pickable_chart
 from ui.sidebar import Setup
+from ui.tables import grid_table
 
 COLUMNS = {
     "file": st.column_config.TextColumn("file", help="The file's path in the corpus"),
@@ -126,16 +126,16 @@ def corpus_section(view: CorpusView, focus: int | None, big: bool) -> None:
         f"{view.with_hits:,} of them. Retrieval ranks every chunk of the corpus; no neighbour "
         "is admitted past its file's edge. Click a file or a mark to open it below."
     )
-    frame = pd.DataFrame(view.columns())
+    columns = view.columns()
     best = view.best_chunk[view.order].tolist()
     st.dataframe(
-        frame,
+        grid_table(columns),
         hide_index=True,
         key=keys.CORPUS_TABLE,
-        column_config={c: COLUMNS[c] for c in frame.columns},
+        column_config={c: COLUMNS[c] for c in columns},
         on_select=_focus_row(keys.CORPUS_TABLE, best),
         selection_mode="single-row",
-        height=(min(len(frame), TABLE_ROWS) + 1) * 35 + 3,
+        height=(min(view.n_files, TABLE_ROWS) + 1) * 35 + 3,
     )
     fig = corpus_spec(view, focus, max_rows=MAX_ROWS, font_size=16 if big else 11)
     hidden = fig["layout"]["meta"]["hidden"]

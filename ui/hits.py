@@ -8,6 +8,7 @@ overview's outline and the gate panel's focus rows follow on that same run.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -20,7 +21,7 @@ from scar_viz.views.hits import Hit
 from ui import keys
 from ui.cache import cached
 from ui.presenter import presenting
-from ui.tables import show_table
+from ui.tables import as_frame, grid_table, show_table
 
 COLUMNS = {
     "rank": st.column_config.NumberColumn("rank", width="small"),
@@ -88,6 +89,18 @@ def retrieval_scores(
     return lexical, rank, words
 
 
+@functools.lru_cache(maxsize=32)
+def hits_table(found: tuple[Hit, ...]) -> object:
+    """The hits as the grid's table (:func:`ui.tables.grid_table`), once per hits: they change
+    with the question, k and the retriever, not with λ and τ, whose every release redraws the
+    list. A document without headings has no section column."""
+    rows = [h.as_row() for h in found]
+    names = [c for c in COLUMNS if not rows or c in rows[0]]
+    if rows and all(row["section"] == FRONT_MATTER for row in rows):
+        names.remove("section")
+    return grid_table([{c: row[c] for c in names} for row in rows])
+
+
 def hits_list(found: Sequence[Hit]) -> None:
     """The retrieved chunks, best first, in an expander under the overview (closed at first:
     the overview and the gate panel come first on screen)."""
@@ -95,13 +108,12 @@ def hits_list(found: Sequence[Hit]) -> None:
         "Hits: every retrieved chunk, best first (click a row to focus it)",
         key=keys.HITS_OPEN,
     ):
-        rows = [h.as_row() for h in found]
-        frame = pd.DataFrame(rows, columns=[c for c in COLUMNS if not rows or c in rows[0]])
-        if frame["section"].eq(FRONT_MATTER).all():
-            frame = frame.drop(columns="section")  # a document without headings
+        table = hits_table(tuple(found))
+        names = list(table.columns) if isinstance(table, pd.DataFrame) else table.column_names
+        config = {c: COLUMNS[c] for c in names}
         chunks = [h.chunk for h in found]
         if presenting():  # the grid draws ~14 px text on a canvas: a large table and buttons
-            show_table(frame, hide_index=True, column_config={c: COLUMNS[c] for c in frame.columns})
+            show_table(as_frame(table), hide_index=True, column_config=config)
             st.pills(
                 "Focus a hit",
                 chunks,
@@ -111,11 +123,11 @@ def hits_list(found: Sequence[Hit]) -> None:
             )
             return
         st.dataframe(
-            frame,
+            table,
             hide_index=True,
             width="content",
             key=keys.HITS_TABLE,
-            column_config={c: COLUMNS[c] for c in frame.columns},
+            column_config=config,
             on_select=_remember_row(keys.HITS_TABLE, keys.FOCUS, chunks),
             selection_mode="single-row",
             row_height=ROW_PX,
