@@ -62,7 +62,7 @@ def add_common_options(p: argparse.ArgumentParser) -> None:
 def add_model_options(
     p: argparse.ArgumentParser,
     prepend_help: str = "contextual prepending: embed each chunk with its section path first",
-    cache_help: str = "embedding cache file (default ~/.cache/...)",
+    cache_help: str = "embedding cache file, or a folder to keep it in (default ~/.cache/...)",
 ) -> None:
     """``--model``, ``--base-url``, ``--prepend``, ``--cache`` and ``--no-cache``: what embeds
     the chunks and where the vectors are kept (every command that embeds, ``index`` too)."""

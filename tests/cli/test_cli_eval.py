@@ -147,3 +147,21 @@ def test_text_output_counts_three_types(sample_files, capsys):
     )
     assert f"{counts['fragmented']} fragmented, {counts['atomic']} atomic, 1 scattered" in text
     assert any(line.split()[1:2] == ["scattered"] for line in text.splitlines() if line.strip())
+
+
+def test_a_cache_folder_holds_the_file_and_a_file_that_is_no_cache_is_one_error_line(
+    sample_files, capsys, tmp_path
+):
+    doc, queries = sample_files
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    argv = ["eval", str(doc), str(queries), "--model", "hash", "--boot", "100"]
+    assert main([*argv, "--cache", str(folder)]) == 0
+    assert (folder / "embeddings.sqlite").is_file()
+    capsys.readouterr()
+    not_a_cache = tmp_path / "notes.txt"
+    not_a_cache.write_text("these are notes, not a database\n" * 40, encoding="utf-8")
+    assert main([*argv, "--cache", str(not_a_cache)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: The cache file") and "cannot be opened" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
