@@ -17,7 +17,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz.embeddings import Embedder, EmbeddingCache, Progress, embed_cached, make_embedder
-from scar_viz.embeddings.vectors import normalize
 from scar_viz.endpoints import EMBEDDING_KEY_NAMES, server_key
 from scar_viz.store import extras
 from scar_viz.store.meta import StoreError
@@ -96,7 +95,9 @@ class _RayEmbed:
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         texts = [str(t) for t in batch["text"]]
-        vectors = normalize(np.asarray(self.embedder.embed(texts), np.float32), np.float32)
+        # the local engine's own path (no cache): the same costliest-first batches, so both
+        # engines pad alike and return the same vectors
+        vectors = embed_cached(self.embedder, texts, None).vectors
         return {"id": np.asarray(batch["id"]), "vector": vectors}
 
 
