@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import logging
+import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -36,6 +38,8 @@ class SentenceTransformerEmbedder(BaseEmbedder):
         model_id: str | None = None,
     ) -> None:
         super().__init__()
+        self._counter: object | None = None  # lengths' own tokenizer (see there)
+        self._count_lock = threading.Lock()
         self.name_or_path = name_or_path
         self.batch_size = batch_size
         self.model_id = model_id or f"st:{name_or_path}"
@@ -75,9 +79,14 @@ class SentenceTransformerEmbedder(BaseEmbedder):
             return super().lengths(texts)
         limit = getattr(model, "max_seq_length", None)
         try:
-            ids = tokenizer(
-                list(texts), add_special_tokens=True, truncation=bool(limit), max_length=limit
-            )["input_ids"]
+            # a copy of its own, under a lock: a fast tokenizer's call changes its padding and
+            # truncation state, which two sessions encoding at once must not share
+            with self._count_lock:
+                if self._counter is None:
+                    self._counter = copy.deepcopy(tokenizer)
+                ids = self._counter(
+                    list(texts), add_special_tokens=True, truncation=bool(limit), max_length=limit
+                )["input_ids"]
         except Exception:  # a tokenizer with another call signature: characters will do
             return super().lengths(texts)
         return [len(i) for i in ids]

@@ -208,6 +208,27 @@ def test_texts_are_encoded_costliest_first_by_the_models_tokens(tmp_path):
     assert np.allclose(got, want, atol=1e-5)
 
 
+def test_sessions_encoding_at_once_share_one_model_without_errors(tmp_path):
+    """Counting tokens must not disturb the model's own tokenizer while another thread encodes
+    (a fast tokenizer's call changes its padding and truncation state)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    folder = tiny_bert(tmp_path / "tiny")
+    e = make_embedder(f"st:{folder}")
+    texts = [f"ferry {i} " * (1 + i % 9) for i in range(40)]
+    want = embed_cached(e, texts, None).vectors
+
+    def encode(offset: int) -> np.ndarray:
+        turned = texts[offset:] + texts[:offset]
+        got = embed_cached(e, turned, None).vectors
+        return np.roll(got, offset, axis=0)
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(encode, [i % 40 for i in range(48)]))
+    for got in results:
+        assert np.allclose(got, want, atol=1e-5)
+
+
 def test_an_embedder_without_token_counts_is_ordered_by_characters():
     e = CountingEmbedder()
     embed_cached(e, ["ab", "abcd", "a", "abc"], None)
