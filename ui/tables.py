@@ -14,6 +14,7 @@ import math
 from collections.abc import Mapping, Sequence
 from numbers import Number
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import streamlit as st
@@ -48,7 +49,10 @@ def grid_table(data: Sequence[Mapping[str, object]] | Mapping[str, Sequence]) ->
     Columns are the union of the rows' keys, in first-seen order. A pandas frame when Arrow
     cannot type a column (numbers and text mixed), as the grid would then convert it."""
     if isinstance(data, Mapping):
-        columns = {name: list(values) for name, values in data.items()}
+        columns = {  # arrays go to Arrow as they are (no Python object per value)
+            name: values if isinstance(values, np.ndarray) else list(values)
+            for name, values in data.items()
+        }
     else:
         names = dict.fromkeys(name for row in data for name in row)
         columns = {name: [row.get(name) for row in data] for name in names}
