@@ -104,3 +104,10 @@ def test_an_arrow_table_with_a_missing_formatted_number_gets_dashes_too():
     assert data["recall"].tolist() == ["0.500", EMPTY_CELL]
     whole = grid_table([{"policy": "scar", "recall": 0.5}])
     assert dash_missing(whole, config)[0] is whole  # nothing missing: sent as it is
+
+
+def test_a_localized_number_column_is_thousands_separated_in_the_large_table():
+    config = {"characters": st.column_config.NumberColumn("characters", format="localized")}
+    html_table = table_html(pd.DataFrame({"characters": [3113, 1_250_000]}), config)
+    assert '<td class="sv-num">3,113</td>' in html_table
+    assert "1,250,000" in html_table

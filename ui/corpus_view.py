@@ -27,7 +27,7 @@ from ui.gate_panel import remember_overview_click
 from ui.queryset import known_sets
 from ui.share import pickable_chart
 from ui.sidebar import Setup
-from ui.tables import grid_table
+from ui.tables import grid_table, show_table
 
 COLUMNS = {
     "file": st.column_config.TextColumn("file", help="The file's path in the corpus"),
@@ -49,6 +49,8 @@ COLUMNS = {
 }
 TABLE_ROWS = 8
 """Rows the table shows before it scrolls."""
+PICK_FILES = 12
+"""Presenter mode's file buttons: the table's first files (those holding hits come first)."""
 
 
 def _gold(setup: Setup) -> tuple[GoldQuery, ...] | None:
@@ -73,6 +75,18 @@ def _focus_row(table_key: str, best: Sequence[int]) -> Callable[[], None]:
         rows = (held.get("selection") or {}).get("rows") or []
         if rows and 0 <= rows[0] < len(best) and best[rows[0]] >= 0:
             st.session_state[keys.FOCUS] = int(best[rows[0]])
+
+    return remember
+
+
+def _open_pick(best: Sequence[int]) -> Callable[[], None]:
+    """An ``on_change`` callback of presenter mode's file buttons: the picked file's best
+    chunk becomes the focus."""
+
+    def remember() -> None:
+        row = st.session_state.get(keys.CORPUS_PICK)
+        if row is not None and 0 <= row < len(best) and best[row] >= 0:
+            st.session_state[keys.FOCUS] = int(best[row])
 
     return remember
 
@@ -128,15 +142,27 @@ def corpus_section(view: CorpusView, focus: int | None, big: bool) -> None:
     )
     columns = view.columns()
     best = view.best_chunk[view.order].tolist()
-    st.dataframe(
-        grid_table(columns),
-        hide_index=True,
-        key=keys.CORPUS_TABLE,
-        column_config={c: COLUMNS[c] for c in columns},
-        on_select=_focus_row(keys.CORPUS_TABLE, best),
-        selection_mode="single-row",
-        height=(min(view.n_files, TABLE_ROWS) + 1) * 35 + 3,
-    )
+    config = {c: COLUMNS[c] for c in columns}
+    if big:  # the grid draws ~14 px text on a canvas: a large table, a button per file
+        show_table(grid_table(columns), hide_index=True, column_config=config)
+        shown = [i for i in range(min(len(best), PICK_FILES)) if best[i] >= 0]
+        st.pills(
+            "Open a file",
+            shown,
+            format_func=lambda i: view.paths[int(view.order[i])],
+            key=keys.CORPUS_PICK,
+            on_change=_open_pick(best),
+        )
+    else:
+        st.dataframe(
+            grid_table(columns),
+            hide_index=True,
+            key=keys.CORPUS_TABLE,
+            column_config=config,
+            on_select=_focus_row(keys.CORPUS_TABLE, best),
+            selection_mode="single-row",
+            height=(min(view.n_files, TABLE_ROWS) + 1) * 35 + 3,
+        )
     fig = corpus_spec(view, focus, max_rows=MAX_ROWS, font_size=16 if big else 11)
     hidden = fig["layout"]["meta"]["hidden"]
     pickable_chart(

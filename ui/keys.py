@@ -87,6 +87,8 @@ HITS_PICK = "hits_pick"
 """Presenter mode's focus buttons under the hits table."""
 CORPUS_TABLE = "corpus_table"
 """The corpus view's table of files (a click on a row focuses that file's best chunk)."""
+CORPUS_PICK = "corpus_pick"
+"""Presenter mode's buttons under the corpus table (one per file shown: its best chunk)."""
 CORPUS_CHART = "corpus_chart"
 """The corpus view's small multiples (a click on a cell or a mark focuses that chunk)."""
 

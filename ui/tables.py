@@ -22,6 +22,8 @@ import streamlit as st
 from scar_viz.fmt import EMPTY_CELL
 from ui.presenter import MIN_PX, presenting
 
+LOCALIZED = "localized"
+"""``NumberColumn(format="localized")``: the number with its thousands separated."""
 MAX_ROWS = 300
 """Rows an HTML table shows at most (the grid scrolls; the page would grow without bound)."""
 MAX_HEIGHT_PX = 720
@@ -173,6 +175,8 @@ def _setting(config: object, name: str) -> object:
 def _format_of(config: object) -> str | None:
     type_config = _setting(config, "type_config")
     fmt = type_config.get("format") if isinstance(type_config, Mapping) else None
+    if fmt == LOCALIZED:
+        return fmt
     return fmt if isinstance(fmt, str) and "%" in fmt else None
 
 
@@ -182,6 +186,11 @@ def _cell_text(value: object, fmt: str | None) -> str:
     prints it)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return EMPTY_CELL
+    if fmt == LOCALIZED and isinstance(value, Number) and not isinstance(value, bool):
+        # the grid's "localized": thousands separated, as en-US shows them (a whole number
+        # held as a float, in a column with a missing value, shown as the integer it is)
+        whole = isinstance(value, float) and value.is_integer()
+        return f"{value:,.0f}" if whole else f"{value:,}"
     if fmt and isinstance(value, Number) and not isinstance(value, bool):
         try:
             return fmt % value

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 import pytest
@@ -256,6 +257,27 @@ def test_presenter_mode_draws_tables_as_large_escaped_html(hash_model):
     pick.set_value(second).run()
     assert not at.exception, at.exception
     assert at.session_state[keys.FOCUS] == second  # the button focuses its chunk
+
+
+def test_presenter_mode_draws_the_corpus_table_large_with_a_button_per_file(hash_model):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["present"] = "true"
+    at.query_params["doc"] = "kestrel"
+    at.run()
+    assert not at.exception, at.exception
+    assert len(at.dataframe) == 0  # no canvas grid, whose text stays at 14 px
+    tables = [h.proto.body for h in at.get("html") if "<th>fragmented</th>" in h.proto.body]
+    assert len(tables) == 1
+    corpus = samples.load_sample("kestrel")
+    assert all(html.escape(p.path) in tables[0] for p in corpus.parts)
+    pick = next(b for b in at.get("button_group") if b.key == keys.CORPUS_PICK)
+    last = pick.options[-1]  # a file the table lists last: fewest hits
+    pick.set_value(len(pick.options) - 1).run()
+    assert not at.exception, at.exception
+    first = next(i for i, p in enumerate(corpus.parts) if p.path == last)
+    doc_of = chunk_doc_of(corpus, chunk_document(corpus, ChunkingConfig()))
+    assert doc_of[at.session_state[keys.FOCUS]] == first  # the button opens that file
+    assert last in " ".join(h.proto.body for h in at.get("html") if "sv-open-file" in h.proto.body)
 
 
 def test_an_off_topic_question_gets_the_low_cosine_notice(at):
