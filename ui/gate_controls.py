@@ -164,9 +164,9 @@ def live_panel(
     """The live gate panel for one question (its payload memoised per question, k, r and
     focus; ``lex`` (N,) the question's lex(q, ·), so the panel decides at the page's μ too;
     ``rank`` (N,) the retriever's scores its top-k follows, None for dense)."""
-    payload = cached(
-        ("gate-payload", *doc_key, query, params.k, params.radius, focus),
-        lambda: gate_payload(
+
+    def build() -> tuple[dict, str]:
+        payload = gate_payload(
             prep.chunks,
             sims,
             prep.unit,
@@ -175,9 +175,13 @@ def live_panel(
             doc_of=prep.doc_of,
             rank=rank,
             lex=lex,
-        ),
+        )
+        return payload, payload_id(payload)
+
+    payload, digest = cached(
+        ("gate-payload", *doc_key, query, params.k, params.radius, focus), build
     )
-    lam, tau, seq = panel_setting(params, f"{payload_id(payload)}-{big}")
+    lam, tau, seq = panel_setting(params, f"{digest}-{big}")
     gate_panel(
         payload,
         lam=lam,
@@ -187,6 +191,7 @@ def live_panel(
         key=keys.GATE_PANEL,
         big=big,
         on_release=release_to_sliders,
+        digest=digest,
     )
 
 

@@ -53,28 +53,16 @@ _component = st.components.v2.component(
 )
 
 
-_IDS: dict[int, tuple[dict, str]] = {}
-""":func:`payload_id`'s digests by the payload object's identity (the object is held, so its
-``id`` is not reused while it is here)."""
-
-
 def payload_id(payload: dict) -> str:
     """A digest of everything in ``payload`` but the initial λ and τ.
 
     The browser rebuilds the panel only when this changes; a new λ or τ from Python (after a
-    release, or the page's own sliders) just moves the ranges. A payload is memoised per
-    question and never changed once built, so its digest is computed once per payload object
-    (every λ release asked for it twice: about 1 ms each on RFC 9293).
+    release, or the page's own sliders) just moves the ranges. A page that memoises its
+    payload memoises this with it and passes it to :func:`gate_panel` (hashing the payload
+    costs about 1 ms on RFC 9293, on every λ release).
     """
-    held = _IDS.get(id(payload))
-    if held is not None and held[0] is payload:
-        return held[1]
     rest = {key: value for key, value in payload.items() if key not in ("lam", "tau")}
-    digest = hashlib.sha256(json.dumps(rest, sort_keys=True).encode()).hexdigest()[:16]
-    if len(_IDS) >= 64:
-        _IDS.clear()
-    _IDS[id(payload)] = (payload, digest)
-    return digest
+    return hashlib.sha256(json.dumps(rest, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _ignore() -> None:
@@ -91,6 +79,7 @@ def gate_panel(
     on_release: Callable[[], None] | None = None,
     seq: int | None = None,
     mu: float = 0.0,
+    digest: str | None = None,
 ) -> tuple[float, float] | None:
     """Mount the panel; returns (λ, τ) on the rerun a release caused, else None.
 
@@ -111,6 +100,7 @@ def gate_panel(
             cache keeps identical large messages); see ``ui.gate_controls.panel_setting``.
         mu: the page's μ (no range in the panel): with μ > 0 the panel adds μ·lex(q,n) from
             the payload's ``lex`` (:func:`scar_viz.views.focus.gate_payload` given ``lex``).
+        digest: ``payload_id(payload)`` when the page has it memoised; computed otherwise.
 
     Raises:
         ValueError: for μ > 0 with a payload that carries no ``lex``.
@@ -121,7 +111,7 @@ def gate_panel(
         key=key,
         data={
             "payload": payload,
-            "id": payload_id(payload),
+            "id": digest or payload_id(payload),
             "lam": float(payload["lam"] if lam is None else lam),
             "tau": float(payload["tau"] if tau is None else tau),
             "big": bool(big),
