@@ -24,6 +24,7 @@ from scar_viz.views.focus import Overview, overview_data
 from ui import keys
 from ui.cache import cached
 from ui.gate_panel import remember_overview_click
+from ui.hits import remember_pick
 from ui.queryset import known_sets
 from ui.share import pickable_chart
 from ui.sidebar import Setup
@@ -75,18 +76,6 @@ def _focus_row(table_key: str, best: Sequence[int]) -> Callable[[], None]:
         rows = (held.get("selection") or {}).get("rows") or []
         if rows and 0 <= rows[0] < len(best) and best[rows[0]] >= 0:
             st.session_state[keys.FOCUS] = int(best[rows[0]])
-
-    return remember
-
-
-def _open_pick(best: Sequence[int]) -> Callable[[], None]:
-    """An ``on_change`` callback of presenter mode's file buttons: the picked file's best
-    chunk becomes the focus."""
-
-    def remember() -> None:
-        row = st.session_state.get(keys.CORPUS_PICK)
-        if row is not None and 0 <= row < len(best) and best[row] >= 0:
-            st.session_state[keys.FOCUS] = int(best[row])
 
     return remember
 
@@ -145,13 +134,13 @@ def corpus_section(view: CorpusView, focus: int | None, big: bool) -> None:
     config = {c: COLUMNS[c] for c in columns}
     if big:  # the grid draws ~14 px text on a canvas: a large table, a button per file
         show_table(grid_table(columns), hide_index=True, column_config=config)
-        shown = [i for i in range(min(len(best), PICK_FILES)) if best[i] >= 0]
+        chunks = [c for c in best[:PICK_FILES] if c >= 0]  # each file by its best chunk
         st.pills(
             "Open a file",
-            shown,
-            format_func=lambda i: view.paths[int(view.order[i])],
+            chunks,
+            format_func=lambda c: view.paths[view.file_of(c)],
             key=keys.CORPUS_PICK,
-            on_change=_open_pick(best),
+            on_change=remember_pick(keys.CORPUS_PICK, keys.FOCUS),
         )
     else:
         st.dataframe(

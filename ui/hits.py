@@ -58,8 +58,9 @@ def _remember_row(table_key: str, focus_key: str, chunks: Sequence[int]) -> Call
     return remember
 
 
-def _remember_pick(pick_key: str, focus_key: str) -> Callable[[], None]:
-    """An ``on_change`` callback: the picked hit's chunk becomes the focus."""
+def remember_pick(pick_key: str, focus_key: str) -> Callable[[], None]:
+    """An ``on_change`` callback of buttons whose values are chunks (presenter mode's hits,
+    the corpus' files by their best chunk): the picked chunk becomes the focus."""
 
     def remember() -> None:
         chunk = st.session_state.get(pick_key)
@@ -119,7 +120,7 @@ def hits_list(found: Sequence[Hit]) -> None:
                 chunks,
                 format_func=lambda c: f"chunk {c}",
                 key=keys.HITS_PICK,
-                on_change=_remember_pick(keys.HITS_PICK, keys.FOCUS),
+                on_change=remember_pick(keys.HITS_PICK, keys.FOCUS),
             )
             return
         st.dataframe(
