@@ -427,12 +427,17 @@ def _setup(name: str, prepared, embedder) -> Setup:
     return Setup(name, prepared.document, prepared, embedder, current_gate(), key, retriever)
 
 
-def _index_setup(spec: str, base_url: str, slot) -> Setup | None:
-    """The Setup of the index the picker opened: its chunks and vectors as stored."""
+def opened_index(spec: str, base_url: str, slot) -> tuple[PreparedDoc, Embedder] | None:
+    """The index the picker opened, read (its chunks and vectors as stored), with its line in
+    the sidebar; None when none is open or it cannot be (the message in ``slot``)."""
     path = st.session_state.get(keys.STORE_OPENED)
     opened = open_index(path, spec, base_url, slot) if path else None
-    if opened is None:
-        return None
-    prepared, embedder = opened
-    alert(index_caption(prepared, document_summary(prepared)), "caption", st.sidebar)
-    return _setup(STORE_CHOICE, prepared, embedder)
+    if opened is not None:
+        alert(index_caption(opened[0], document_summary(opened[0])), "caption", st.sidebar)
+    return opened
+
+
+def _index_setup(spec: str, base_url: str, slot) -> Setup | None:
+    """The Setup of the index the picker opened."""
+    opened = opened_index(spec, base_url, slot)
+    return None if opened is None else _setup(STORE_CHOICE, *opened)

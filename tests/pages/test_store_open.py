@@ -52,9 +52,12 @@ def embedded(monkeypatch) -> list[str]:
     return texts
 
 
-def _open(path: str) -> AppTest:
+def _open(path: str, page: str | None = None) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.run()
+    if page:
+        at.switch_page(page)
+        at.run()
     at.selectbox(key="doc").set_value(store_open.STORE_CHOICE).run()
     assert not at.exception, at.exception
     at.text_input(key="store_path").set_value(path).run()
@@ -78,6 +81,23 @@ def test_an_index_under_the_root_shows_its_corpus_without_embedding(root, embedd
     # questions only (this one and the starters drawn from the headings), never a chunk
     assert n_chunks > 20 and "Which unit runs the nightly backup?" in embedded
     assert len(embedded) < 10 and all(t.endswith("?") for t in embedded)
+
+
+def test_the_chunking_lab_shows_an_opened_index_with_its_own_chunking_as_a(root):
+    from scar_viz.store import open_store, store_meta
+
+    _index(root / "kb")
+    meta = store_meta(str(root / "kb"))
+    stored = open_store(str(root / "kb"), meta.model, meta.config, meta.prepend)
+    at = _open("kb", "pages/chunking.py")
+    assert at.title[0].value == "Chunking lab"
+    assert any("index's own chunking (recursive 400/40)" in t for t in alerts(at, "info")), alerts(at)
+    a_chunks = next(m.value for m in at.metric if m.label == "A chunks")
+    assert int(a_chunks.replace(",", "")) == len(stored.chunks)
+    # B (sentences by default) differs from the index's cut
+    assert next(m.value for m in at.metric if m.label == "B chunks") != a_chunks
+    html = "".join(h.proto.body for h in at.get("html"))
+    assert 'class="sv-b"' in html  # the passage view drew the boundaries
 
 
 @pytest.mark.parametrize("typed", ["../outside", "OUTSIDE", "kb/../../outside"])
