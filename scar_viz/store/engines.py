@@ -12,6 +12,7 @@ import logging
 import os
 import warnings
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -101,50 +102,55 @@ class _RayEmbed:
         return {"id": np.asarray(batch["id"]), "vector": vectors}
 
 
+@contextmanager
+def ray_session(options: EngineOptions) -> Iterator[None]:
+    """Ray for one run: the running Ray, else the cluster at ``options.ray_address``, else a
+    local Ray (:data:`LOCAL_RAY_CPUS` CPUs, no dashboard), shut down at the end if started here.
+
+    Raises:
+        StoreError: Ray cannot be started or reached.
+    """
+    ray = extras.ray()
+    if ray.is_initialized():
+        yield
+        return
+    quiet = {"log_to_driver": False, "logging_level": logging.WARNING}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # lancedb: forked workers
+            if options.ray_address:
+                ray.init(address=options.ray_address, **quiet)
+            else:
+                cpus = min(LOCAL_RAY_CPUS, os.cpu_count() or 1)
+                ray.init(num_cpus=cpus, include_dashboard=False, **quiet)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise StoreError(f"Cannot start or reach Ray: {exc}") from exc
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
 def embed_ray(
     spec: EmbedderSpec,
     texts: Sequence[str],
     options: EngineOptions,
     progress: Progress | None = None,
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Embed ``texts`` with Ray Data: ``map_batches`` over :class:`_RayEmbed` actors.
-
-    Joins the running Ray (or ``options.ray_address``); otherwise starts a local one and shuts
-    it down at the end.
-    """
+    """Embed ``texts`` with Ray Data: ``map_batches`` over :class:`_RayEmbed` actors, in a
+    :func:`ray_session`."""
     ray = extras.ray()
-    import pyarrow as pa
-
-    started = False
-    if not ray.is_initialized():
-        quiet = {"log_to_driver": False, "logging_level": logging.WARNING}
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)  # lancedb: forked workers
-                if options.ray_address:
-                    ray.init(address=options.ray_address, **quiet)
-                else:
-                    cpus = min(LOCAL_RAY_CPUS, os.cpu_count() or 1)
-                    ray.init(num_cpus=cpus, include_dashboard=False, **quiet)
-        except (ConnectionError, RuntimeError, ValueError) as exc:
-            raise StoreError(f"Cannot start or reach Ray: {exc}") from exc
-        started = True
-    try:
+    with ray_session(options):
         ctx = ray.data.DataContext.get_current()
         ctx.enable_progress_bars = False
         ctx.print_on_execution_start = False
         n = len(texts)
         step = max(options.batch_size, -(-n // (4 * options.concurrency)))
-        blocks = [
-            pa.table(
-                {
-                    "id": pa.array(range(lo, min(n, lo + step)), pa.int64()),
-                    "text": pa.array(texts[lo : lo + step], pa.large_string()),
-                }
-            )
-            for lo in range(0, n, step)
-        ]
-        ds = ray.data.from_arrow(blocks).map_batches(
+        # from_items builds the blocks and their metadata in this process; from_arrow runs a
+        # remote task per block for its metadata, 2-3.5 s of worker start-up in every run
+        # (docs/scale.md)
+        items = [{"id": i, "text": t} for i, t in enumerate(texts)]
+        ds = ray.data.from_items(items, override_num_blocks=-(-n // step)).map_batches(
             _RayEmbed,
             fn_constructor_kwargs={"spec": spec},
             batch_size=options.batch_size,
@@ -159,6 +165,3 @@ def embed_ray(
             done += len(ids)
             if progress:
                 progress(done, n)
-    finally:
-        if started:
-            ray.shutdown()

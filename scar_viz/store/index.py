@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,7 +23,13 @@ from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder, EmbeddingCache, Progress
 from scar_viz.pipeline import embed_function
 from scar_viz.store import tables
-from scar_viz.store.engines import EmbedderSpec, EngineOptions, embed_local, embed_ray
+from scar_viz.store.engines import (
+    EmbedderSpec,
+    EngineOptions,
+    embed_local,
+    embed_ray,
+    ray_session,
+)
 from scar_viz.store.meta import StoreError, StoreMeta, check_setting
 from scar_viz.store.reading import section_paths
 
@@ -99,8 +106,16 @@ def index_corpus(
     rewrite = {d.name for d in todo} | set(removed)
     _drop(db, rewrite)
     embed = embed_function(model, cache) if config.needs_embed else None
-    rows = _chunk_rows(joined, todo, config, embed, prepend)
-    total = _write_chunks(db, rows, model, embedder, options, cache, progress)
+    if options.engine == "ray" and todo:
+        # Ray starts (seconds, when not running yet) while the files are chunked beside it
+        with ThreadPoolExecutor(1) as pool:
+            cut = pool.submit(_chunk_rows, joined, todo, config, embed, prepend)
+            with ray_session(options):
+                rows = cut.result()
+                total = _write_chunks(db, rows, model, embedder, options, cache, progress)
+    else:
+        rows = _chunk_rows(joined, todo, config, embed, prepend)
+        total = _write_chunks(db, rows, model, embedder, options, cache, progress)
     if todo:
         _add(db, tables.DOCUMENTS, tables.documents_table(todo))
     names = tables.table_names(db)
