@@ -8,6 +8,7 @@ import streamlit as st
 from scar_viz.charts import budget_chart
 from scar_viz.evaluation import available_policies
 from scar_viz.evaluation.budget import BUDGET_KS, budget_csv, budget_rows, equal_budget
+from scar_viz.fmt import mu_note
 from scar_viz.pipeline import embed_function
 from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
 from scar_viz.scoring.params import PRESETS, GateParams
@@ -50,8 +51,7 @@ preset = c2.selectbox(
     "SCAR's λ and τ",
     [CURRENT, *PRESETS],
     format_func=lambda n: (
-        f"the sliders (λ = {current.lam:g}, τ = {current.tau:g}"
-        + (f", μ = {current.mu:g})" if current.mu else ")")
+        f"the sliders (λ = {current.lam:g}, τ = {current.tau:g}" + mu_note(current.mu) + ")"
         if n == CURRENT
         else f"preset {n} (λ = {PRESETS[n]['lam']}, τ = {PRESETS[n]['tau']})"
     ),

@@ -22,6 +22,7 @@ from scar_viz.evaluation.report import (
     summary_rows,
 )
 from scar_viz.evaluation.significance import smallest_p
+from scar_viz.fmt import mu_note
 from ui import keys
 from ui.by_file import by_file_table
 from ui.cache import cached
@@ -49,7 +50,7 @@ verdict_block(lab)
 ev = run_evaluation(lab.prep, lab.embedder, lab.active, lab.vecs, policies, lab.params, "main")
 names = ran(ev)
 if sentence := chunk_sentence(ev):
-    words = f", μ = {lab.params.mu:g}" if lab.params.mu else ""
+    words = mu_note(lab.params.mu)
     st.markdown(f"**At the sliders (k = {lab.params.k}{words}):** {sentence}")
 
 tab_metrics, tab_query, tab_sig = st.tabs(["Metrics", "Per query", "Significance"])

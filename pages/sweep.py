@@ -27,6 +27,7 @@ from scar_viz.evaluation.tune import (
     tune_check,
     words_line,
 )
+from scar_viz.fmt import mu_note
 from ui import keys, state
 from ui.alerts import alert
 from ui.by_file import sweep_by_file
@@ -119,7 +120,7 @@ with tab_grid:
             key=keys.heatmap(field),
             config=chart_config("sweep-1"),
         )
-    at_mu = f", μ = {params.mu:g}" if params.mu else ""
+    at_mu = mu_note(params.mu)
     st.caption(
         f"{len(grid.lams)}×{len(grid.bars)} grid at k = {params.k}, r = {params.radius}{at_mu}; "
         f"★ the sliders, ○ presets A, B and the {best_caption(grid, marks, floor is not None)}."

@@ -14,6 +14,7 @@ from scar_viz.evaluation.by_file import paired_file_rows
 from scar_viz.evaluation.queries import label_queries
 from scar_viz.evaluation.report import bar_rows, chunker_rows, transfer_rows
 from scar_viz.evaluation.transfer import MAX_SIMILARITIES, model_labels
+from scar_viz.fmt import mu_note
 from scar_viz.scoring.sweep import THETAS
 from ui import keys
 from ui.alerts import attempt
@@ -76,7 +77,8 @@ with tab_model:
         st.caption(
             f"Model 1: {prep.embedder_label}. Model 2: {prep2.embedder_label}. Same k = "
             f"{params.k}, λ = {params.lam:.2f}, τ = {params.tau:.2f}, r = {params.radius}"
-            + (f", μ = {params.mu:g}." if params.mu else ".")
+            + mu_note(params.mu)
+            + "."
         )
         side = pd.DataFrame(transfer_rows(ev, ev2))
         show_table(

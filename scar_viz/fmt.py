@@ -45,6 +45,11 @@ def join_words(items: Iterable[object], conjunction: str = "and") -> str:
     return f"{', '.join(words[:-1])} {conjunction} {words[-1]}"
 
 
+def mu_note(mu: float, lead: str = ", ") -> str:
+    """The lexical weight for a caption: ``", μ = 0.3"``; nothing at μ = 0, the paper's gate."""
+    return f"{lead}μ = {mu:g}" if mu else ""
+
+
 def chunk_list(ids: Iterable[int]) -> str:
     """``"chunk 15"`` or ``"chunks 15, 17 and 18"`` (sorted); "no chunk" when empty."""
     ordered = sorted(int(i) for i in ids)

@@ -8,7 +8,7 @@ import pytest
 
 from scar_viz.chunking.registry import CHUNKERS, chunker_name
 from scar_viz.documents import samples
-from scar_viz.fmt import EMPTY_CELL, cell, change, chunk_list, join_words, percent
+from scar_viz.fmt import EMPTY_CELL, cell, change, chunk_list, join_words, mu_note, percent
 
 
 @pytest.mark.parametrize(
@@ -76,3 +76,9 @@ def test_human_names_for_ids():
     assert chunker_name("recursive") == "Recursive (langchain)"
     assert all(chunker_name(key) != key for key in CHUNKERS)
     assert chunker_name("unknown") == "unknown"
+
+
+def test_mu_note_names_a_lexical_weight_and_nothing_at_the_papers_gate():
+    assert mu_note(0.3) == ", μ = 0.3"
+    assert mu_note(0.25, " at ") == " at μ = 0.25"
+    assert mu_note(0.0) == "" and mu_note(0) == ""

@@ -10,6 +10,7 @@ import streamlit as st
 
 from scar_viz.evaluation.by_file import file_groups, sweep_file_rows
 from scar_viz.evaluation.queries import GoldQuery
+from scar_viz.fmt import mu_note
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.sweep import Candidates
 from ui import keys
@@ -69,7 +70,7 @@ def sweep_by_file(
         ),
     )
     lam, tau = cells[at or next(iter(cells))]
-    at_mu = f", μ = {params.mu:g}" if params.mu else ""
+    at_mu = mu_note(params.mu)
     by_file_table(
         sweep_file_rows(labelled, cands, lam, tau, params.mu),
         keys.SWEEP_BY_FILE,

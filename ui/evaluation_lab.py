@@ -19,6 +19,7 @@ from scar_viz.embeddings import Embedder
 from scar_viz.evaluation import Evaluation, available_policies, candidates_for, default_policies
 from scar_viz.evaluation import evaluate as run_core
 from scar_viz.evaluation.queries import GoldQuery
+from scar_viz.fmt import mu_note
 from scar_viz.pipeline import PreparedDoc, embed_function
 from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
 from scar_viz.scoring.params import GateParams
@@ -198,6 +199,6 @@ def run_sweep(
         )
         return cands, sweep(cands, LAMS, TAUS, progress=update, mu=mu)
 
-    at_mu = f" at μ = {mu:g}" if mu else ""
+    at_mu = mu_note(mu, " at ")
     text = f"Sweeping {len(LAMS)}×{len(TAUS)} (λ, τ){at_mu} …"
     return cached(key, lambda: with_progress(text, compute))
