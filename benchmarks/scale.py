@@ -158,7 +158,7 @@ def main() -> int:
     results = {
         "measured": time.strftime("%Y-%m-%d"),
         "machine": machine,
-        "chunking": f"fixed {CONFIG.size}/{CONFIG.overlap}",
+        "chunking": CONFIG.label,
         "concurrency": args.concurrency,
         "batch_size": args.batch_size,
         "rounds": args.rounds,
