@@ -41,7 +41,7 @@ prep, embedder, active, vecs = lab.prep, lab.embedder, lab.active, lab.vecs
 st.subheader("Policies")
 status = reranker_status(DEFAULT_RERANKER)
 offered = available_policies(DEFAULT_RERANKER)
-c1, c2 = st.columns([3, 1])
+c1, c2 = st.columns([2.4, 1.6])  # room for "the sliders (λ = …, τ = …, μ = …)"
 policies = c1.multiselect("Policies", offered, default=list(offered), key=keys.BUD_POLS)
 if not sentence_toggle(keys.BUD_SENTENCES):
     policies = [n for n in policies if n not in SENTENCE_POLICIES]
