@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -102,6 +103,34 @@ class _RayEmbed:
         return {"id": np.asarray(batch["id"]), "vector": vectors}
 
 
+REACH_SECONDS = 5.0
+"""How long a cluster's address may take to answer before ``index`` says it cannot reach it."""
+
+
+def check_reachable(address: str, seconds: float = REACH_SECONDS) -> None:
+    """Fail fast on a cluster address nothing answers at: Ray itself retries an unreachable
+    ``host:port`` for many minutes (20 connection attempts, each waiting on its own timeout).
+    ``auto`` (the cluster this node belongs to) is left to Ray, which answers at once.
+
+    Raises:
+        StoreError: an address that is not ``auto``, ``host:port`` or ``ray://host:port``, or
+            that refuses or does not answer a connection within ``seconds``.
+    """
+    if address == "auto":
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise StoreError(f"--ray-address '{address}' is not auto, HOST:PORT or ray://HOST:PORT.")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=seconds).close()
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        raise StoreError(
+            f"Cannot reach Ray at {address} ({reason}): is a cluster started there "
+            "(ray start --head)?"
+        ) from exc
+
+
 @contextmanager
 def ray_session(options: EngineOptions) -> Iterator[None]:
     """Ray for one run: the running Ray, else the cluster at ``options.ray_address``, else a
@@ -114,6 +143,8 @@ def ray_session(options: EngineOptions) -> Iterator[None]:
     if ray.is_initialized():
         yield
         return
+    if options.ray_address:
+        check_reachable(options.ray_address)
     quiet = {"log_to_driver": False, "logging_level": logging.WARNING}
     try:
         with warnings.catch_warnings():

@@ -97,6 +97,33 @@ def test_without_the_extras_index_says_what_to_install(
     assert "pip install -r requirements-scale.txt" in err and err.count("\n") == 1
 
 
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:  # bound, never listening: a connection is refused
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.timeout(120)  # Ray alone retries such an address for many minutes
+@pytest.mark.parametrize(
+    ("address", "said"),
+    [
+        ("127.0.0.1:{port}", "Cannot reach Ray at 127.0.0.1:{port} (Connection refused)"),
+        ("ray://127.0.0.1:{port}", "Cannot reach Ray at ray://127.0.0.1:{port}"),
+        ("head-node", "--ray-address 'head-node' is not auto, HOST:PORT or ray://HOST:PORT."),
+    ],
+)
+def test_a_cluster_address_nothing_answers_at_is_one_line_at_once(address, said, tmp_path, capsys):
+    pytest.importorskip("ray", reason="the scale extras are not installed")
+    pytest.importorskip("lancedb", reason="the scale extras are not installed")
+    port = _closed_port()
+    argv = ["index", str(DOC), "--store", str(tmp_path / "s"), "--model", "hash"]
+    assert main([*argv, "--engine", "ray", "--ray-address", address.format(port=port)]) == 1
+    err = capsys.readouterr().err
+    assert said.format(port=port) in err and err.count("\n") == 1
+
+
 CHECK = "import sys; print(sorted(m for m in ('ray', 'lancedb') if m in sys.modules))"
 
 
