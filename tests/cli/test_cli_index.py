@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from scar_viz.cli.main import main
+from scripts.live_app import free_port
 from tests.conftest import ROOT
 
 SAMPLE = ROOT / "scar_viz" / "documents" / "samples"
@@ -97,14 +98,6 @@ def test_without_the_extras_index_says_what_to_install(
     assert "pip install -r requirements-scale.txt" in err and err.count("\n") == 1
 
 
-def _closed_port() -> int:
-    import socket
-
-    with socket.socket() as s:  # bound, never listening: a connection is refused
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.timeout(120)  # Ray alone retries such an address for many minutes
 @pytest.mark.parametrize(
     ("address", "said"),
@@ -117,7 +110,7 @@ def _closed_port() -> int:
 def test_a_cluster_address_nothing_answers_at_is_one_line_at_once(address, said, tmp_path, capsys):
     pytest.importorskip("ray", reason="the scale extras are not installed")
     pytest.importorskip("lancedb", reason="the scale extras are not installed")
-    port = _closed_port()
+    port = free_port()  # nothing listens there: a connection is refused
     argv = ["index", str(DOC), "--store", str(tmp_path / "s"), "--model", "hash"]
     assert main([*argv, "--engine", "ray", "--ray-address", address.format(port=port)]) == 1
     err = capsys.readouterr().err
