@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -106,16 +107,13 @@ def index_corpus(
     rewrite = {d.name for d in todo} | set(removed)
     _drop(db, rewrite)
     embed = embed_function(model, cache) if config.needs_embed else None
-    if options.engine == "ray" and todo:
-        # Ray starts (seconds, when not running yet) while the files are chunked beside it
-        with ThreadPoolExecutor(1) as pool:
-            cut = pool.submit(_chunk_rows, joined, todo, config, embed, prepend)
-            with ray_session(options):
-                rows = cut.result()
-                total = _write_chunks(db, rows, model, embedder, options, cache, progress)
-    else:
-        rows = _chunk_rows(joined, todo, config, embed, prepend)
-        total = _write_chunks(db, rows, model, embedder, options, cache, progress)
+    # on Ray, Ray starts (seconds, when not running yet) while the files are chunked beside it
+    session = ray_session(options) if options.engine == "ray" and todo else nullcontext()
+    with ThreadPoolExecutor(1) as pool:
+        cut = pool.submit(_chunk_rows, joined, todo, config, embed, prepend)
+        with session:
+            rows = cut.result()
+            total = _write_chunks(db, rows, model, embedder, options, cache, progress)
     if todo:
         _add(db, tables.DOCUMENTS, tables.documents_table(todo))
     names = tables.table_names(db)
