@@ -26,13 +26,12 @@ from scar_viz.pipeline import embed_function
 from scar_viz.views import chunking_lab as lab
 from ui import keys, state
 from ui.alerts import alert, or_stop
-from ui.cache import disk_cache, document_key
-from ui.loading import get_embedder, load_model
+from ui.cache import disk_cache
+from ui.loading import load_model
 from ui.presenter import presenting
 from ui.share import chart_config
-from ui.sidebar import opened_index, sidebar
+from ui.sidebar import lab_source
 from ui.state import URL, default, set_widget
-from ui.store_open import STORE_CHOICE
 from ui.tables import show_table
 
 
@@ -72,25 +71,10 @@ st.caption(
 )
 
 slot = st.empty()  # model-loading spinner and its errors
-picked, config, spec, base_url, doc_choice = sidebar()
-stored: list[tuple[int, int]] | None = None  # an opened index: A is the index's own chunking
-if doc_choice == STORE_CHOICE:
-    opened = opened_index(spec, base_url, slot)
-    if opened is None:
-        st.stop()
-    prepared, embedder = opened
-    doc_key, doc, config = document_key(prepared.document), prepared.document, prepared.config
-    stored = [(c.start, c.end) for c in prepared.chunks]
-    alert(
-        f"A is the index's own chunking ({config.label}), where its files were cut; B and the "
-        "statistics below re-cut the same files here, one by one.",
-        "info",
-    )
-else:
-    if picked is None or config is None:
-        st.stop()
-    doc_key, doc = picked
-    embedder = or_stop(lambda: get_embedder(spec, base_url))
+source = lab_source(slot)
+if source is None:
+    st.stop()
+doc_key, doc, config, embedder, doc_choice, stored = source
 
 names = list(CHUNKERS)
 c1, c2, c3 = st.columns([1.2, 1.2, 1.6])
@@ -130,11 +114,11 @@ if needs_model and not load_model(embedder, slot):
     st.stop()
 with st.spinner("Chunking (the semantic chunker embeds every sentence once) …"):
     spans_a, spans_b = or_stop(
-        lambda: tuple(
+        lambda: (
             stored
-            if c is config and stored is not None
-            else _spans(doc_key, doc, c, embedder.model_id, embedder)
-            for c in (config, config_b)
+            if stored is not None
+            else _spans(doc_key, doc, config, embedder.model_id, embedder),
+            _spans(doc_key, doc, config_b, embedder.model_id, embedder),
         ),
         "Chunking failed:",
     )

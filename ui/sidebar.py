@@ -24,8 +24,8 @@ from scar_viz.pipeline import PreparedDoc
 from scar_viz.retrieval import DEFAULT_K_RRF, DEFAULT_RETRIEVER, DENSE, Retriever
 from scar_viz.scoring.params import GateParams
 from ui import keys
-from ui.alerts import alert
-from ui.cache import prepared_key, sample_document
+from ui.alerts import alert, or_stop
+from ui.cache import document_key, prepared_key, sample_document
 from ui.gate_controls import current_gate
 from ui.loading import (
     SHOWN_SKIPPED,
@@ -435,6 +435,44 @@ def opened_index(spec: str, base_url: str, slot) -> tuple[PreparedDoc, Embedder]
     if opened is not None:
         alert(index_caption(opened[0], document_summary(opened[0])), "caption", st.sidebar)
     return opened
+
+
+class LabSource(NamedTuple):
+    """What the Chunking lab cuts: the document's content key, the document, chunking A, the
+    embedder (for semantic chunking), the Document select's choice, and for an opened index
+    the spans its files were cut into (chunking A as stored; None otherwise)."""
+
+    key: str
+    document: Document
+    config: ChunkingConfig
+    embedder: Embedder
+    name: str | None
+    stored: list[tuple[int, int]] | None
+
+
+def lab_source(slot) -> LabSource | None:
+    """The whole sidebar, then the Chunking lab's document: the one picked at the sidebar's
+    chunking, or an opened index at its own (said on the page). None (the reason shown) when
+    there is none yet."""
+    picked, config, spec, base_url, name = sidebar()
+    if name != STORE_CHOICE:
+        if picked is None or config is None:
+            return None
+        embedder = or_stop(lambda: get_embedder(spec, base_url))
+        return LabSource(picked[0], picked[1], config, embedder, name, None)
+    opened = opened_index(spec, base_url, slot)
+    if opened is None:
+        return None
+    prepared, embedder = opened
+    config = prepared.config
+    alert(
+        f"A is the index's own chunking ({config.label}), where its files were cut; B and the "
+        "statistics below re-cut the same files here, one by one.",
+        "info",
+    )
+    stored = [(c.start, c.end) for c in prepared.chunks]
+    doc = prepared.document
+    return LabSource(document_key(doc), doc, config, embedder, name, stored)
 
 
 def _index_setup(spec: str, base_url: str, slot) -> Setup | None:
