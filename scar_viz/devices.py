@@ -176,10 +176,9 @@ def _resolve_device(torch, asked: str) -> str:
         return f"cuda:{torch.cuda.current_device()}"
     number, count = int(asked.partition(":")[2]), torch.cuda.device_count()
     if number >= count:
-        raise DeviceError(
-            f"Device '{asked}' is not available: this machine has {count} CUDA "
-            f"device{'s' if count != 1 else ''} (cuda:0 … cuda:{count - 1})."
-        )
+        there = "1 CUDA device (cuda:0)" if count == 1 else f"{count} CUDA devices (cuda:0 … "
+        there += "" if count == 1 else f"cuda:{count - 1})"
+        raise DeviceError(f"Device '{asked}' is not available: this machine has {there}.")
     return f"cuda:{number}"
 
 

@@ -70,10 +70,14 @@ def test_a_device_this_machine_lacks_is_one_clear_error(machine, choice, cuda_bu
     assert "\n" not in str(info.value)
 
 
-def test_a_gpu_number_past_the_last_names_the_ones_there(machine):
-    machine(cuda=2)
-    with pytest.raises(DeviceError, match=r"has 2 CUDA devices \(cuda:0 … cuda:1\)"):
+@pytest.mark.parametrize(
+    "count,there", [(1, "1 CUDA device (cuda:0)"), (2, "2 CUDA devices (cuda:0 … cuda:1)")]
+)
+def test_a_gpu_number_past_the_last_names_the_ones_there(machine, count, there):
+    machine(cuda=count)
+    with pytest.raises(DeviceError) as info:
         DeviceChoice("cuda:2").resolve()
+    assert str(info.value) == f"Device 'cuda:2' is not available: this machine has {there}."
 
 
 @pytest.mark.parametrize(

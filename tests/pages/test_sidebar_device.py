@@ -1,6 +1,6 @@
 """AppTest of where the sidebar's model runs: its line names the device and precision of a
 transformer (``on cpu, fp32``), and a device the server lacks (``SCAR_VIZ_DEVICE``) is one
-message in the sidebar, the document kept, never a traceback. torch's checks are faked."""
+message on the page, the document kept, never a traceback. torch's checks are faked."""
 
 from __future__ import annotations
 
