@@ -43,9 +43,7 @@ def test_the_model_line_says_where_the_model_runs(monkeypatch, tiny_folder):
     assert f"sentence-transformers: {tiny_folder} on cpu, fp32 · embedded now" in lines[0]
 
 
-def test_a_device_the_server_lacks_is_one_message_and_the_document_stays(
-    monkeypatch, tiny_folder
-):
+def test_a_device_the_server_lacks_is_one_message_and_the_document_stays(monkeypatch, tiny_folder):
     fake_machine(monkeypatch, cuda=0, cuda_build=False)
     monkeypatch.setenv(devices.DEVICE_ENV, "cuda:1")
     at = on_tiny_model(tiny_folder)
