@@ -18,6 +18,7 @@ import streamlit as st
 
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.config import ChunkingConfig, chunk_document
+from scar_viz.devices import DeviceChoice
 from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder, EmbeddingCache, make_embedder, text_key
@@ -33,10 +34,12 @@ def disk_cache() -> EmbeddingCache:
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def embedder(spec: str, base_url: str, key_fingerprint: str, _api_key: str) -> Embedder:
-    """The embedder for ``spec``: one per (spec, endpoint, key digest) and process. The key
-    itself is never part of the cache key, only a digest of it."""
-    return make_embedder(spec, base_url=base_url or None, api_key=_api_key or None)
+def embedder(
+    spec: str, base_url: str, key_fingerprint: str, _api_key: str, device: DeviceChoice
+) -> Embedder:
+    """The embedder for ``spec``: one per (spec, endpoint, key digest, device choice) and
+    process. The key itself is never part of the cache key, only a digest of it."""
+    return make_embedder(spec, base_url=base_url or None, api_key=_api_key or None, device=device)
 
 
 def document_key(doc: Document) -> str:

@@ -8,6 +8,7 @@ from pathlib import PurePosixPath
 import numpy as np
 import streamlit as st
 
+from scar_viz import devices
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents.collect import (
     MAX_FILES,
@@ -41,7 +42,8 @@ SHOWN_SKIPPED = 50
 
 
 def get_embedder(spec: str, base_url: str = "") -> Embedder:
-    """The (process-wide) embedder for ``spec``; an endpoint (``openai:`` spec) gets the key
+    """The (process-wide) embedder for ``spec``, placed by the server's device choice
+    (``SCAR_VIZ_DEVICE``, ``SCAR_VIZ_PRECISION``); an endpoint (``openai:`` spec) gets the key
     the operator's rules give it: the visitor's own, the server's where allowed, or none.
 
     Raises:
@@ -54,7 +56,7 @@ def get_embedder(spec: str, base_url: str = "") -> Embedder:
             raise EndpointError(choice.problem)
         key = choice.key.key
     fingerprint = text_key(key)[:12] if key else ""
-    return cache.embedder(spec, base_url, fingerprint, key)
+    return cache.embedder(spec, base_url, fingerprint, key, devices.current())
 
 
 def load_model(embedder: Embedder, slot) -> bool:

@@ -15,6 +15,7 @@ import streamlit as st
 from scar_viz.chunking.base import DEFAULT_CHUNK_SIZE, DEFAULT_OVERLAP, DEFAULT_PERCENTILE
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.chunking.registry import CHUNKERS
+from scar_viz.devices import model_line
 from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.documents.samples import UPLOAD
@@ -409,7 +410,8 @@ def sidebar_setup() -> Setup | None:
     if prepared is None:
         return None
     alert(
-        f"{document_summary(prepared, picked[1].name)} · {prepared.embedder_label} · embedded now: "
+        f"{document_summary(prepared, picked[1].name)} · "
+        f"{model_line(prepared.embedder_label, embedder)} · embedded now: "
         f"{st.session_state.get(keys.ENCODED_NOW, 0)} chunks in "
         f"{st.session_state.get(keys.ENCODED_SECONDS, 0.0):.1f} s (the rest from the cache)",
         "caption",
@@ -433,7 +435,9 @@ def opened_index(spec: str, base_url: str, slot) -> tuple[PreparedDoc, Embedder]
     path = st.session_state.get(keys.STORE_OPENED)
     opened = open_index(path, spec, base_url, slot) if path else None
     if opened is not None:
-        alert(index_caption(opened[0], document_summary(opened[0])), "caption", st.sidebar)
+        prepared, embedder = opened
+        line = index_caption(prepared, document_summary(prepared), embedder)
+        alert(line, "caption", st.sidebar)
     return opened
 
 

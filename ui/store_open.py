@@ -16,6 +16,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from scar_viz.devices import model_line
 from scar_viz.embeddings import Embedder, EmbeddingError
 from scar_viz.pipeline import PreparedDoc
 from ui import keys
@@ -164,11 +165,13 @@ def open_index(path: str, spec: str, base_url: str, slot) -> tuple[PreparedDoc, 
     return prepared, embedder
 
 
-def index_caption(prepared: PreparedDoc, summary: str) -> str:
-    """The sidebar's line for an opened index: its size, model and own chunking."""
+def index_caption(prepared: PreparedDoc, summary: str, embedder: Embedder | None = None) -> str:
+    """The sidebar's line for an opened index: its size, model (where the questions are
+    embedded, with ``embedder``) and own chunking."""
     config = prepared.config.label + (" · prepended" if prepared.prepend else "")
+    model = model_line(prepared.embedder_label, embedder)
     return (
-        f"{summary} · {prepared.embedder_label} · from the index, nothing embedded (read in "
+        f"{summary} · {model} · from the index, nothing embedded (read in "
         f"{st.session_state.get(keys.ENCODED_SECONDS, 0.0):.1f} s). Chunking: the index's "
         f"own, {config}; the Chunking settings above do not apply to it."
     )

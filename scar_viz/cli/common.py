@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from scar_viz.chunking.config import ChunkingConfig
+from scar_viz.devices import DEVICE_ENV, DEVICE_HELP, PRECISION_ENV, PRECISION_HELP, DeviceChoice
 from scar_viz.documents.collect import collect_path, describe_skipped
 from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import Document
@@ -65,7 +66,8 @@ def add_model_options(
     cache_help: str = "embedding cache file, or a folder to keep it in (default ~/.cache/...)",
 ) -> None:
     """``--model``, ``--base-url``, ``--prepend``, ``--cache`` and ``--no-cache``: what embeds
-    the chunks and where the vectors are kept (every command that embeds, ``index`` too)."""
+    the chunks and where the vectors are kept (every command that embeds, ``index`` too); and
+    :func:`add_device_options`."""
     p.add_argument(
         "--model",
         default="default",
@@ -75,6 +77,40 @@ def add_model_options(
     p.add_argument("--prepend", action="store_true", help=prepend_help)
     p.add_argument("--cache", default=None, help=cache_help)
     p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    add_device_options(p)
+
+
+def add_device_options(p: argparse.ArgumentParser) -> None:
+    """``--device`` and ``--precision``: where every model the command loads runs (embedder,
+    cross-encoder, the static model's distillation; :mod:`scar_viz.devices`)."""
+    p.add_argument(
+        "--device",
+        default=None,
+        help=f"where models run: {DEVICE_HELP} (default ${DEVICE_ENV}, else auto)",
+    )
+    p.add_argument(
+        "--precision",
+        default=None,
+        help=f"{PRECISION_HELP} (default ${PRECISION_ENV}, else auto)",
+    )
+
+
+def device_choice(args: argparse.Namespace) -> DeviceChoice | None:
+    """The device choice of ``--device`` and ``--precision`` over the environment's, checked
+    for spelling; None for a command without these options.
+
+    Raises:
+        DeviceError: a malformed device or precision (one line).
+    """
+    if not hasattr(args, "device"):
+        return None
+    env = DeviceChoice.from_env()
+    choice = DeviceChoice(
+        (args.device or env.device).strip().lower(),
+        (args.precision or env.precision).strip().lower(),
+    )
+    choice.validate()
+    return choice
 
 
 def number_option(

@@ -18,6 +18,7 @@ from scar_viz.documents.reading import Document
 from scar_viz.embeddings import EmbeddingCache, make_embedder
 from scar_viz.endpoints import EMBEDDING_KEY_NAMES, server_key
 from scar_viz.errors import SettingsError
+from scar_viz.store.engines import INDEX_BATCH_CPU, INDEX_BATCH_GPU
 
 PROGRESS_SECONDS = 2.0
 """Least time between two progress lines."""
@@ -34,9 +35,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--ray-address", default=None, help="the Ray cluster (default: start a local one)"
     )
-    p.add_argument("--batch-size", type=int, default=256, help="texts per model call (256)")
+    p.add_argument(
+        "--batch-size",
+        type=int,
+        default=None,
+        help=f"texts per engine batch (default {INDEX_BATCH_CPU} on the CPU, {INDEX_BATCH_GPU} "
+        "on a GPU)",
+    )
     p.add_argument("--concurrency", type=int, default=1, help="Ray actors, one model each (1)")
-    p.add_argument("--num-gpus", type=float, default=0.0, help="GPUs per Ray actor (0)")
+    p.add_argument(
+        "--num-gpus",
+        type=float,
+        default=0.0,
+        help="GPUs per Ray actor (0); each actor's model runs on its GPU",
+    )
     p.add_argument("--name", default="corpus", help="the corpus' name (default corpus)")
     add_chunking_options(p)
     add_model_options(

@@ -26,6 +26,7 @@ from scar_viz.cli.common import (
     EXIT_FAILED,
     add_chunking_options,
     add_common_options,
+    add_device_options,
     add_query_set_arguments,
     add_report_options,
     chunking_config,
@@ -121,6 +122,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="default",
         help="embedding model for the semantic chunker only (default | hash | st:NAME | ...)",
     )
+    add_device_options(mq)  # where --embed-model runs
     add_store_option(mq)
     mq.set_defaults(func=cmd_make_queries)
 

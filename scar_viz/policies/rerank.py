@@ -1,7 +1,8 @@
 """Cross-encoder reranking: widen the candidates by cosine, rerank them pointwise, keep k.
 
 The reranker is a sentence-transformers ``CrossEncoder`` loaded on first use, from a local
-folder or from the local Hugging Face cache only (this app never downloads at run time).
+folder or from the local Hugging Face cache only (this app never downloads at run time), on
+the device and in the precision of the choice in force (:mod:`scar_viz.devices`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from scar_viz import devices
+from scar_viz.devices import DeviceChoice, DeviceError
 from scar_viz.errors import SettingsError, UserError
 from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, policy_entry
 from scar_viz.scoring.scar import top_k
@@ -89,27 +92,32 @@ def reranker_status(name: str = DEFAULT_RERANKER, load: bool = False) -> Reranke
 
 
 @lru_cache(maxsize=2)
-def _load(name: str):
+def _load(name: str, device: str, dtype: str):
     from sentence_transformers import CrossEncoder
 
     local = Path(name).expanduser()
-    if local.is_dir():
-        return CrossEncoder(str(local), device="cpu", local_files_only=True)
-    return CrossEncoder(name, device="cpu", local_files_only=True)
+    source = str(local) if local.is_dir() else name
+    return CrossEncoder(source, device=device, local_files_only=True, model_kwargs={"dtype": dtype})
 
 
-def load_reranker(name: str = DEFAULT_RERANKER):
-    """The ``CrossEncoder`` ``name`` (hub name in the local cache, or a folder), loaded once.
+def load_reranker(name: str = DEFAULT_RERANKER, device: DeviceChoice | None = None):
+    """The ``CrossEncoder`` ``name`` (hub name in the local cache, or a folder), loaded once
+    per device and precision, where ``device`` (default: the choice in force) puts it.
 
     Raises:
-        RerankerError: when it cannot be loaded offline, with what to do about it.
+        RerankerError: when it cannot be loaded offline, or the device is not available, with
+            what to do about it.
     """
     name = (name or "").strip()
     if not name:
         raise RerankerError("Give a cross-encoder name or a local folder path.")
+    try:
+        placement = (device or devices.current()).resolve()
+    except DeviceError as exc:
+        raise RerankerError(str(exc)) from exc
     with _LOCK:
         try:
-            return _load(name)
+            return _load(name, placement.device, placement.dtype)
         except ImportError as exc:
             raise RerankerError("sentence-transformers is not installed.") from exc
         except Exception as exc:  # hub, OSError, config and weight errors all land here

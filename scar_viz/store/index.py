@@ -40,7 +40,9 @@ FLUSH_ROWS = 20_000
 
 @dataclass(frozen=True)
 class IndexReport:
-    """What one run did: files added, changed, removed and kept; chunks embedded and stored."""
+    """What one run did: files added, changed, removed and kept; chunks embedded and stored;
+    where the model embedded them (``devices``: ``cuda:0, fp16`` as each engine's model or
+    Ray actor named it; empty when nothing was embedded or the model has no device)."""
 
     added: int
     changed: int
@@ -49,13 +51,15 @@ class IndexReport:
     chunks_embedded: int
     chunks_total: int
     seconds: float
+    devices: tuple[str, ...] = ()
 
     @property
     def line(self) -> str:
+        where = f" on {'; '.join(self.devices)}" if self.devices else ""
         return (
             f"{self.added} added, {self.changed} changed, {self.removed} removed, "
             f"{self.unchanged} unchanged files; embedded {self.chunks_embedded} of "
-            f"{self.chunks_total} chunks in {self.seconds:.1f} s"
+            f"{self.chunks_total} chunks in {self.seconds:.1f} s{where}"
         )
 
 
@@ -91,6 +95,8 @@ def index_corpus(
     options.validate()
     if options.engine == "ray" and not isinstance(embedder, EmbedderSpec):
         raise StoreError("The ray engine builds the model on each worker: give its spec.")
+    if isinstance(embedder, EmbedderSpec):
+        options.check_device(embedder.device)
     model = embedder.build() if isinstance(embedder, EmbedderSpec) else embedder
     joined = join_documents(documents, name)
     files = [part_document(joined, i) for i in range(len(joined.parts))] or [joined]
@@ -113,7 +119,7 @@ def index_corpus(
         cut = pool.submit(_chunk_rows, joined, todo, config, embed, prepend)
         with session:
             rows = cut.result()
-            total = _write_chunks(db, rows, model, embedder, options, cache, progress)
+            total, where = _write_chunks(db, rows, model, embedder, options, cache, progress)
     if todo:
         _add(db, tables.DOCUMENTS, tables.documents_table(todo))
     names = tables.table_names(db)
@@ -122,9 +128,8 @@ def index_corpus(
     n_chunks = db.open_table(tables.CHUNKS).count_rows() if tables.CHUNKS in names else 0
     kept = len(files) - len(todo)
     added = sum(1 for d in todo if d.name not in stored)
-    return IndexReport(
-        added, len(todo) - added, len(removed), kept, total, n_chunks, time.perf_counter() - t0
-    )
+    changed, seconds = len(todo) - added, time.perf_counter() - t0
+    return IndexReport(added, changed, len(removed), kept, total, n_chunks, seconds, where)
 
 
 @dataclass(frozen=True)
@@ -170,18 +175,25 @@ def _chunk_rows(
     return rows
 
 
-def _write_chunks(db, rows: _Rows, model, embedder, options, cache, progress) -> int:
+def _write_chunks(
+    db, rows: _Rows, model, embedder, options, cache, progress
+) -> tuple[int, tuple[str, ...]]:
+    """(chunks written, where they were embedded)."""
     n = len(rows.text)
     if not n:
-        return 0
+        return 0, ()
     if options.engine == "ray":
         pieces = embed_ray(embedder, rows.embed_text, options, progress)
     else:
-        pieces = embed_local(model, rows.embed_text, options.batch_size, cache, progress)
+        placement = getattr(model, "placement", None)
+        batch_size = options.batch_for(placement is not None and placement.gpu)
+        pieces = embed_local(model, rows.embed_text, batch_size, cache, progress)
     pending_ids: list[np.ndarray] = []
     pending_vecs: list[np.ndarray] = []
     held = 0
-    for ids, vectors in pieces:
+    where: set[str] = set()
+    for ids, vectors, device in pieces:
+        where.update(d for d in device.split("; ") if d)
         pending_ids.append(ids)
         pending_vecs.append(vectors)
         held += len(ids)
@@ -190,7 +202,7 @@ def _write_chunks(db, rows: _Rows, model, embedder, options, cache, progress) ->
             pending_ids, pending_vecs, held = [], [], 0
     if held:
         _flush(db, rows, pending_ids, pending_vecs)
-    return n
+    return n, tuple(sorted(where))
 
 
 def _flush(db, rows: _Rows, ids_list: list[np.ndarray], vecs_list: list[np.ndarray]) -> None:

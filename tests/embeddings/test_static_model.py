@@ -309,7 +309,7 @@ def test_incomplete_folder_is_replaced(tiny_bert, tmp_path):
 
 
 def test_failed_distillation_leaves_nothing_behind(tiny_bert, tmp_path, monkeypatch):
-    def broken(base, out, settings, progress):
+    def broken(base, out, settings, progress, device=None):
         Path(out).mkdir(parents=True)
         (Path(out) / "model.safetensors").write_bytes(b"partial")
         raise EmbeddingError("boom")
