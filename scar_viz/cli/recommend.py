@@ -121,11 +121,11 @@ def print_verdict(v: Verdict, document: str, n_chunks: int, model: str) -> None:
         f"{v.budget_tokens:,.0f} tokens"
     )
     print(v.sentence())
-    head = f"{'':<20} {'retriever':<9} {'expansion':<44} {'k':>2} {'recall':>6} {'Δ vs ref':>8}"
+    head = f"{'role':<20} {'retriever':<9} {'expansion':<44} {'k':>2} {'recall':>6} {'Δ vs ref':>8}"
     print(f"{head} {'95 % CI':>17} {'chunks':>6} {'tokens':>7}")
     for r in verdict_rows(v):
         print(
-            f"{r['']:<20} {r['retriever']:<9} {r['expansion']:<44} {r['k']:>2} "
+            f"{r['role']:<20} {r['retriever']:<9} {r['expansion']:<44} {r['k']:>2} "
             f"{r['recall']:>6.3f} {r['Δ recall vs reference']:>+8.3f} {r['95 % CI']:>17} "
             f"{r['chunks']:>6.2f} {r['tokens']:>7.0f}"
         )

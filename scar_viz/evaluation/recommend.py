@@ -472,7 +472,7 @@ def verdict_rows(v: Verdict, limit: int = 8) -> list[dict[str, object]]:
         c = s.candidate
         rows.append(
             {
-                "": marks.get(i, ""),
+                "role": marks.get(i, ""),
                 "retriever": c.retriever,
                 "expansion": c.name,
                 "k": c.k,

@@ -11,21 +11,25 @@ import pytest
 
 from scar_viz.errors import SettingsError
 from scar_viz.evaluation import evaluate
-from scar_viz.evaluation.crossval import Candidate, CrossValidation, cross_validate
+from scar_viz.evaluation.crossval import cross_validate
 from scar_viz.evaluation.folds import assign_folds
 from scar_viz.evaluation.learned import fit_gate_on
 from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.evaluation.recommend import (
     BAR_OFF,
     PENALTY_OFF,
-    Verdict,
     decide,
     recommend,
     verdict_rows,
 )
 from scar_viz.retrieval import Retriever
 from scar_viz.scoring.params import GateParams
-from tests.evaluation.verdict_corpora import everyone_finds_it, rare_identifiers
+from tests.evaluation.verdict_corpora import (
+    everyone_finds_it,
+    made_up,
+    made_up_verdict,
+    rare_identifiers,
+)
 from tests.evaluation_sample import hash_sample
 
 CANDIDATE_KEYS = {
@@ -197,44 +201,6 @@ def test_labels_only_an_in_sample_fit_could_learn_do_not_raise_out_of_fold_recal
     assert after.fold_settings[0] == before.fold_settings[0]  # fold 0 trains on the rest only
 
 
-def _made_up(recalls, tokens, options) -> tuple[Candidate, ...]:
-    out = []
-    for (retriever, expansion, k), r, t in zip(options, recalls, tokens, strict=True):
-        scar = expansion == "scar"
-        out.append(
-            Candidate(
-                retriever,
-                expansion,
-                k,
-                0.0 if scar else None,
-                0.0 if scar else None,
-                0.0 if scar else None,
-                None,
-                None,
-                np.asarray(r, float),
-                np.ones(len(r)),
-                np.full(len(r), float(t)),
-            )
-        )
-    return tuple(out)
-
-
-def _verdict(cands, budget, ref=0):
-    from scar_viz.evaluation.bootstrap import paired_bootstrap
-    from scar_viz.evaluation.folds import Folds
-    from scar_viz.evaluation.recommend import Scored
-
-    n = len(cands[0].recall)
-    folds = Folds(np.zeros((3, n), dtype=np.int64), 5, 5)
-    cv = CrossValidation(cands, ref, folds, tuple(f"q{i}" for i in range(n)))
-    best, runner = decide(cands, budget)
-    versus = (
-        None if runner is None else paired_bootstrap(cands[best].recall, cands[runner].recall, 2000)
-    )
-    scored = tuple(Scored(c, 0.0, 0.0, 0.0) for c in cands)
-    return Verdict(cv, scored, best, runner, budget, True, versus)
-
-
 def test_the_decision_rule_on_made_up_candidates():
     rng = np.random.default_rng(0)
     n = 200
@@ -246,14 +212,14 @@ def test_the_decision_rule_on_made_up_candidates():
         ("hybrid", "scar", 5),
         ("bm25", "topk", 9),
     ]
-    cands = _made_up([base, better, better, better], [1000, 900, 950, 2000], opts)
+    cands = made_up([base, better, better, better], [1000, 900, 950, 2000], opts)
     best, runner = decide(cands, 1000)
     assert (best, runner) == (1, 0)  # k = 5 is the same option; top-k at 2,000 is over budget
-    v = _verdict(cands, 1000)
+    v = made_up_verdict(cands, 1000)
     assert v.decided and v.sentence().startswith("Use SCAR tuned (λ 0.00, τ 0.00) on hybrid")
     assert PENALTY_OFF in v.sentence() and BAR_OFF in v.sentence()
     assert decide(cands, 500) == (1, None)  # nothing fits: the fewest tokens
-    v = _verdict(cands, 500)
+    v = made_up_verdict(cands, 500)
     assert not v.decided and v.sentence().startswith("No candidate stays within 500 tokens")
 
 
@@ -264,7 +230,7 @@ def test_an_undecided_pair_says_how_many_queries_would_separate_them():
     b = a.copy()
     b[:3] = 1 - b[:3]
     opts = [("dense", "window1", 3), ("bm25", "topk", 4)]
-    v = _verdict(_made_up([a, b], [800, 700], opts), 1000)
+    v = made_up_verdict(made_up([a, b], [800, 700], opts), 1000)
     d = v.chosen.recall - v.rival.recall
     want = int(np.ceil(7.84 * np.var(d, ddof=1) / d.mean() ** 2))
     assert not v.decided and v.queries_needed == want
@@ -273,7 +239,7 @@ def test_an_undecided_pair_says_how_many_queries_would_separate_them():
 
 def test_rows_mark_the_verdict_runner_up_and_reference(sample_verdict):
     rows = verdict_rows(sample_verdict)
-    marks = [r[""] for r in rows]
+    marks = [r["role"] for r in rows]
     assert marks[0].startswith("verdict") and "reference" in marks
     assert ("runner-up" in marks) == (sample_verdict.runner_up is not None)
     assert all(r["tokens"] <= sample_verdict.budget_tokens + 1e-9 for r in rows)

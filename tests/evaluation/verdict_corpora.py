@@ -1,5 +1,5 @@
-"""Small made-up documents for the verdict's tests: one paragraph a chunk, queries aimed at
-chosen chunks, embedded with the hashing embedder."""
+"""Made-up inputs for the verdict's tests: small documents (one paragraph a chunk, queries aimed
+at chosen chunks, the hashing embedder), and made-up candidates with a verdict on them."""
 
 from __future__ import annotations
 
@@ -11,7 +11,11 @@ import numpy as np
 from scar_viz.chunking.base import Chunk
 from scar_viz.documents.reading import read_document
 from scar_viz.embeddings import HashEmbedder, embed_cached
+from scar_viz.evaluation.bootstrap import paired_bootstrap
+from scar_viz.evaluation.crossval import Candidate, CrossValidation
+from scar_viz.evaluation.folds import Folds
 from scar_viz.evaluation.queries import label_queries, parse_queries
+from scar_viz.evaluation.recommend import Scored, Verdict, decide
 from scar_viz.pipeline import prepare_document
 
 FILLER = [
@@ -90,3 +94,40 @@ def everyone_finds_it(n_chunks: int = 12, n_queries: int = 12):
         (f"same-{i:02d}", " ".join(f"w{i}x{j}" for j in range(10)), [i]) for i in range(n_queries)
     ]
     return paragraph_doc(paragraphs, queries)
+
+
+def made_up(recalls, tokens, options) -> tuple[Candidate, ...]:
+    """Candidates with given per-query recall, constant tokens and (retriever, expansion, k);
+    SCAR ones at λ = τ = μ = 0."""
+    out = []
+    for (retriever, expansion, k), r, t in zip(options, recalls, tokens, strict=True):
+        scar = expansion == "scar"
+        out.append(
+            Candidate(
+                retriever,
+                expansion,
+                k,
+                0.0 if scar else None,
+                0.0 if scar else None,
+                0.0 if scar else None,
+                None,
+                None,
+                np.asarray(r, float),
+                np.ones(len(r)),
+                np.full(len(r), float(t)),
+            )
+        )
+    return tuple(out)
+
+
+def made_up_verdict(cands, budget, ref=0) -> Verdict:
+    """The verdict on made-up candidates at ``budget`` (intervals left at 0)."""
+    n = len(cands[0].recall)
+    folds = Folds(np.zeros((3, n), dtype=np.int64), 5, 5)
+    cv = CrossValidation(cands, ref, folds, tuple(f"q{i}" for i in range(n)))
+    best, runner = decide(cands, budget)
+    versus = (
+        None if runner is None else paired_bootstrap(cands[best].recall, cands[runner].recall, 2000)
+    )
+    scored = tuple(Scored(c, 0.0, 0.0, 0.0) for c in cands)
+    return Verdict(cv, scored, best, runner, budget, True, versus)
