@@ -32,7 +32,7 @@ from scar_viz.errors import SettingsError, UserError
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.retrieval import DEFAULT_K_RRF, DENSE, RETRIEVERS, Retriever
 from scar_viz.scoring.learned.model import GateFileError, LearnedGate
-from scar_viz.scoring.params import DEFAULT_MU, GateParams
+from scar_viz.scoring.params import DEFAULT_MU, DEFAULT_RADIUS, GateParams
 
 
 @dataclass(frozen=True)
@@ -130,11 +130,11 @@ class ChosenSettings:
     retriever: str
     policy: str
     k: int
-    radius: int = 1
-    lam: float | None = None
-    tau: float | None = None
-    mu: float | None = None
-    p: float | None = None
+    radius: int
+    lam: float | None
+    tau: float | None
+    mu: float | None
+    p: float | None
     gate: LearnedGate | None = field(default=None, compare=False)
     k_rrf: float = DEFAULT_K_RRF
     chosen_on: Mapping[str, object] = field(default_factory=dict, compare=False)
@@ -228,7 +228,7 @@ class ChosenSettings:
             _text(data, "retriever"),
             _text(data, "policy"),
             _whole(data, "k"),
-            _whole(data, "radius", 1),
+            _whole(data, "radius", DEFAULT_RADIUS),
             _real(data, "lam"),
             _real(data, "tau"),
             _real(data, "mu"),

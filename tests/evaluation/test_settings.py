@@ -41,8 +41,8 @@ def test_settings_round_trip_bit_for_bit(tmp_path):
     from scar_viz.evaluation.settings import ChosenSettings, load_settings
     from scar_viz.scoring.learned import default_gate
 
-    scar = ChosenSettings("hybrid", "scar", 4, 1, 0.35, 1 / 3, 0.25, k_rrf=30.0)
-    learned = ChosenSettings("bm25", "learned", 6, 1, p=0.013, gate=default_gate())
+    scar = ChosenSettings("hybrid", "scar", 4, 1, 0.35, 1 / 3, 0.25, None, k_rrf=30.0)
+    learned = ChosenSettings("bm25", "learned", 6, 1, None, None, None, 0.013, default_gate())
     for s in (scar, learned):
         back = load_settings(s.save(tmp_path / f"{s.policy}.json"))
         assert back == s and back.to_dict() == s.to_dict()
@@ -71,7 +71,7 @@ def test_a_bad_settings_file_is_one_sentence(tmp_path, change, message):
 
     from scar_viz.evaluation.settings import ChosenSettings, SettingsFileError, load_settings
 
-    data = {**ChosenSettings("dense", "scar", 3, 1, 0.5, 0.1, 0.0).to_dict(), **change}
+    data = {**ChosenSettings("dense", "scar", 3, 1, 0.5, 0.1, 0.0, None).to_dict(), **change}
     path = tmp_path / "s.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(SettingsFileError, match=message) as err:
