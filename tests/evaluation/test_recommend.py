@@ -267,3 +267,28 @@ def test_narrowed_candidates_keep_the_reference(sample):
         ("bm25", "window1"),
     }
     assert (v.reference.retriever, v.reference.policy, v.reference.k) == ("bm25", "window1", 3)
+
+
+def test_on_a_corpus_no_candidate_reaches_past_a_file_edge():
+    """The sample corpus (six files): window ±1 and the presets stop at each file's edge, as
+    evaluate's policies do, query by query."""
+    from tests.evaluation_sample import labelled_sample
+
+    prep, gold, vecs, _ = labelled_sample("kestrel")
+    assert prep.doc_of is not None and len(set(prep.doc_of.tolist())) > 1
+    v = recommend(prep, gold, vecs, ks=(2, 5), retrievers=["dense", "hybrid"], n_boot=200)
+    order = sorted(range(len(gold)), key=lambda i: gold[i].id)
+    for c in v.candidates:
+        if c.tuned:
+            continue
+        params = GateParams(c.k, c.lam or 0.5, c.tau if c.tau is not None else 0.1)
+        ev = evaluate(
+            prep,
+            [gold[i] for i in order],
+            vecs[order],
+            [c.policy],
+            params,
+            retriever=Retriever(c.retriever),
+        )
+        assert ev.values(c.policy, "chunks").tolist() == c.chunks.tolist(), c.label
+        assert ev.values(c.policy, "tokens").tolist() == c.tokens.tolist(), c.label
