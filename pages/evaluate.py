@@ -43,8 +43,9 @@ lab, policies = lab_page(
     "Evaluation lab",
     "Run a labelled query set through the policies: Recall@K, mean unique chunks, chunk "
     "efficiency (recall / chunks) and context tokens; why each gold chunk was missed; a paired "
-    "bootstrap. The verdict first: tuned on half the queries, checked on the other half. The "
-    "λ×τ sweep and model transfer have their own pages in this section.",
+    "bootstrap. The verdict first: every retriever × expansion × k, cross-validated, the most "
+    "recall within a token budget. The λ×τ sweep and model transfer have their own pages in "
+    "this section.",
 )
 verdict_block(lab)
 ev = run_evaluation(lab.prep, lab.embedder, lab.active, lab.vecs, policies, lab.params, "main")

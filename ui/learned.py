@@ -53,12 +53,17 @@ def _remember_p() -> None:
 
 
 def p_slider(where=st) -> float:
-    """The learned gate's probability bar: a slider keyed ``p``, bound to the URL."""
+    """The learned gate's probability bar: a slider keyed ``p``, bound to the URL, with its
+    real default (so the address carries any other p); the p chosen last on another page
+    comes back through the session."""
+    kept = st.session_state.get(keys.P_KEPT)
+    if kept is not None:  # the p chosen last, maybe on another page's slider
+        st.session_state[keys.P] = float(kept)
     p = where.slider(
         "learned: p (admit a neighbour when its probability > p)",
         P_MIN,
         P_MAX,
-        default(keys.P, float(st.session_state.get(keys.P_KEPT, DEFAULT_P))),
+        default(keys.P, DEFAULT_P),
         step=0.001,
         format="%.3f",
         key=keys.P,

@@ -116,7 +116,7 @@ def named_select(where, label: str, names: dict[str, str], key: str, initial: st
     choice = where.selectbox(
         label,
         options,
-        index=default(key, options.index(wanted), 0),
+        index=default(key, options.index(wanted)),
         format_func=names.get,
         key=key,
         **kw,

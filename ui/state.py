@@ -74,18 +74,20 @@ def set_by_code(key: str) -> bool:
     return key in (st.session_state.get(keys.SET_BY_CODE) or set())
 
 
-def default(key: str, value: Any, held: Any = None) -> Any:
-    """A widget's default: ``value``, or ``held`` right after :func:`set_widget` set ``key``.
+def default(key: str, value: Any) -> Any:
+    """A widget's default, ``value``, always; marks a value :func:`set_widget` set as drawn.
 
-    Streamlit logs a warning when a widget is created with a default while its value was set
-    through the Session State API in the same run; the widget then gets ``held`` (``None``:
-    no default) once, and its real default again afterwards (which URL binding and history
-    navigation fall back to).
+    The widget keeps its real default even on the run right after code set its value: a bound
+    widget's address leaves out a value equal to the default, so a widget drawn once without
+    it (a slider's default then falls to its minimum) lost k = 1 or λ = 0 from the address
+    after the verdict's *Apply*. Streamlit would log that such a widget "was created with a
+    default value but also had its value set via the Session State API"; setting values from
+    callbacks is this app's way, so ``.streamlit/config.toml`` turns that warning off
+    (``global.disableWidgetStateDuplicationWarning``).
     """
     pending = st.session_state.get(keys.SET_BY_CODE)
     if pending and key in pending:
         st.session_state[keys.SET_BY_CODE] = pending - {key}
-        return held
     return value
 
 

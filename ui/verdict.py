@@ -1,120 +1,193 @@
-"""The verdict at the top of the Evaluation lab: SCAR or keep the window, at which k, λ, τ
-(:mod:`scar_viz.evaluation.recommend`), with an *Apply* button that sets the sidebar's gate
-sliders, so every page runs at the tuned setting."""
+"""The verdict at the top of the Evaluation lab: every retriever × expansion × k cross-validated
+(:mod:`scar_viz.evaluation.recommend`), drawn as recall against tokens, said in one sentence,
+with *Apply*, which sets the sidebar's retriever and every page's gate to the verdict's
+setting (the learned gate refitted on all queries), and the settings file to download."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
+from scar_viz.charts.verdict import verdict_chart
 from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation.recommend import Verdict, recommend, verdict_rows
-from scar_viz.pipeline import embed_function
-from scar_viz.scoring.params import DEFAULT_K, GateParams
+from scar_viz.evaluation.settings import ChosenSettings
+from scar_viz.retrieval import DEFAULT_K_RRF
+from scar_viz.scoring.params import DEFAULT_K
 from ui import keys
 from ui.alerts import alert, with_progress
-from ui.cache import cached, disk_cache
+from ui.cache import cached, prepared_key
 from ui.evaluation_lab import NUM0, NUM2, NUM3, Lab
-from ui.learned import active_gate, current_p, has_session_gate
-from ui.queryset import content_key
-from ui.state import URL, default, set_widget
+from ui.learned import current_p, keep_gate
+from ui.presenter import presenter_fonts
+from ui.share import chart_config, download
+from ui.state import URL, current_retriever, default, set_widget
 from ui.tables import show_table
 
-PENALTY_OFF = "λ = 0: the boundary penalty is off, so SCAR reduces to a relative bar."
+NO_GATE = "top-k and window ±1 have no gate: Apply sets the retriever and k, the gate stays."
 
 
-def apply_setting(params: GateParams) -> None:
-    """The *Apply* button's callback: the tuned k, λ, τ and r into the sidebar's sliders, and
-    μ = 0 (the verdict tunes the paper's gate)."""
-    set_widget(keys.K, int(params.k))
-    set_widget(keys.LAM, round(float(params.lam), 2))
-    set_widget(keys.TAU, round(float(params.tau), 2))
-    set_widget(keys.R, int(params.radius))
-    set_widget(keys.MU, float(params.mu))
+def apply_setting(chosen: ChosenSettings) -> None:
+    """The *Apply* button's callback: the retriever (and k_rrf), k and r into the sidebar and
+    the gate's sliders; for SCAR λ, τ, μ and the Explorer's gate SCAR; for the learned gate p,
+    the gate itself (refitted on all queries) and the Explorer's gate learned. The policy joins
+    the lab's policy list."""
+    set_widget(keys.RETRIEVER, chosen.retriever)
+    if chosen.retriever == "hybrid":
+        set_widget(keys.RRF_K, float(chosen.k_rrf))
+    set_widget(keys.K, int(chosen.k))
+    set_widget(keys.R, int(chosen.radius))
+    if chosen.policy == "scar":
+        set_widget(keys.POLICY, "SCAR")
+        set_widget(keys.LAM, round(float(chosen.lam), 2))
+        set_widget(keys.TAU, round(float(chosen.tau), 2))
+        set_widget(keys.MU, float(chosen.mu))
+    elif chosen.policy == "learned":
+        set_widget(keys.POLICY, "learned")
+        keep_gate(chosen.gate)
+        set_widget(keys.P, float(chosen.p))
+        st.session_state[keys.P_KEPT] = float(chosen.p)
+    picked = list(st.session_state.get(keys.POLICIES) or [])
+    if picked and chosen.policy not in picked:
+        set_widget(keys.POLICIES, [*picked, chosen.policy])
 
 
-def compute_verdict(lab: Lab, reference_k: int) -> Verdict:
-    """The verdict on the lab's active query set, once per content, reference k, r and gate."""
-    gate = active_gate() if has_session_gate() else None
-    knobs = {"learned": {"gate": gate, "p": current_p()}} if gate is not None else None
-    key = (
-        "verdict",
-        *content_key(lab.prep, lab.active, "main"),
-        int(reference_k),
-        lab.params.radius,
-        gate.to_json() if gate is not None else "",
-        current_p() if gate is not None else None,
+def is_applied(chosen: ChosenSettings, lab: Lab) -> bool:
+    """Whether the sidebar and the sliders hold ``chosen`` already."""
+    here = current_retriever()
+    same = (here.name, lab.params.k, lab.params.radius) == (
+        chosen.retriever,
+        chosen.k,
+        chosen.radius,
     )
+    if chosen.policy == "scar":
+        return (
+            same
+            and st.session_state.get(keys.POLICY, "SCAR") == "SCAR"
+            and (round(lab.params.lam, 2), round(lab.params.tau, 2), lab.params.mu)
+            == (round(chosen.lam, 2), round(chosen.tau, 2), chosen.mu)
+        )
+    if chosen.policy == "learned":
+        return (
+            same
+            and st.session_state.get(keys.POLICY) == "learned"
+            and abs(current_p() - chosen.p) < 1e-9
+            and st.session_state.get(keys.GATE_JSON) == chosen.gate.to_json()
+        )
+    return same
+
+
+def compute_verdict(lab: Lab, reference_k: int, budget: float | None) -> Verdict:
+    """The verdict on the lab's active query set, once per content and setting (the sidebar's
+    retriever is not one: every retriever is a candidate)."""
+    k_rrf = float(st.session_state.get(keys.RRF_K, DEFAULT_K_RRF))
+    mu = float(lab.params.mu)
+    radius = max(1, lab.params.radius)
+    key = ("verdict", *prepared_key(lab.prep), lab.active.key, reference_k, budget, radius, mu)
 
     def run() -> Verdict:
         return with_progress(
-            "Tuning k, λ, τ on half the queries, checking on the other half …",
-            lambda _update: recommend(
+            "Cross-validating every retriever × expansion × k …",
+            lambda update: recommend(
                 lab.prep,
                 lab.labelled,
                 lab.vecs,
                 reference_k=reference_k,
-                radius=max(1, lab.params.radius),
-                knobs=knobs,
-                embed=embed_function(lab.embedder, disk_cache()),
+                budget=budget,
+                radius=radius,
+                mu=mu,
+                k_rrf=k_rrf,
+                progress=update,
             ),
         )
 
-    return cached(key, run)
+    return cached((*key, k_rrf), run)
 
 
-def verdict_block(lab: Lab) -> Verdict | None:
-    """The verdict's sentence, its small table and *Apply*; None (after a message) when the
-    query set is too small."""
-    st.subheader("Verdict: SCAR or keep the window?")
-    ref_k = st.columns([1, 3])[0].number_input(
-        "Keep window ±1's recall at k =",
+def _inputs() -> tuple[int, float | None]:
+    left, right, _ = st.columns([1, 1, 2])
+    ref_k = left.number_input(
+        "Reference: window ±1 at k =",
         min_value=1,
         max_value=10,
         value=default(keys.VERDICT_REF_K, DEFAULT_K),
         step=1,
         key=keys.VERDICT_REF_K,
         bind=URL,
-        help="The tuned setting (k over 1 … 10) must keep window ±1's recall at this k "
-        "within a point on the tune half; a smaller k is picked only when it does.",
+        help="The yardstick: window ±1 at this k under dense retrieval. Every candidate's "
+        "interval is its recall difference from it; its mean tokens are the default budget.",
     )
+    budget = right.number_input(
+        "Token budget (0: the reference's)",
+        min_value=0,
+        max_value=1_000_000,
+        value=default(keys.VERDICT_BUDGET, 0),
+        step=50,
+        key=keys.VERDICT_BUDGET,
+        bind=URL,
+        help="Mean context tokens a query. The verdict is the candidate with the most recall "
+        "within it.",
+    )
+    return int(ref_k or DEFAULT_K), (float(budget) if budget else None)
+
+
+def verdict_block(lab: Lab) -> Verdict | None:
+    """The verdict's inputs, chart, sentence, table, *Apply* and settings download; None
+    (after a message) when the query set cannot give one."""
+    st.subheader("Verdict: which retriever, which expansion, for how many tokens?")
+    ref_k, budget = _inputs()
     try:
-        v = compute_verdict(lab, int(ref_k or DEFAULT_K))
+        v = compute_verdict(lab, ref_k, budget)
     except UserError as exc:
         alert(f"No verdict: {user_message(exc)}", "info")
         return None
     alert(v.sentence(), "info")
-    cols = st.columns([4, 1])
-    with cols[0]:
-        show_table(
-            pd.DataFrame(verdict_rows(v)),
-            hide_index=True,
-            key=keys.VERDICT_TABLE,
-            column_config={"recall": NUM3, "chunks": NUM2, "tokens": NUM0},
-        )
-    current = (lab.params.k, round(lab.params.lam, 2), round(lab.params.tau, 2), lab.params.mu)
-    applied = current == (v.k, round(v.lam, 2), round(v.tau, 2), 0.0)
-    cols[1].button(
-        "Apply k, λ, τ" if not applied else "Applied",
+    st.plotly_chart(
+        presenter_fonts(verdict_chart(v)),
+        key=keys.VERDICT_CHART,
+        config=chart_config("verdict"),
+    )
+    show_table(
+        pd.DataFrame(verdict_rows(v)),
+        hide_index=True,
+        key=keys.VERDICT_TABLE,
+        column_config={
+            "recall": NUM3,
+            "Δ recall vs reference": st.column_config.NumberColumn(format="%+.3f"),
+            "chunks": NUM2,
+            "tokens": NUM0,
+        },
+    )
+    chosen = v.settings()
+    applied = is_applied(chosen, lab)
+    cols = st.columns([1, 1, 2])
+    cols[0].button(
+        "Applied" if applied else "Apply the verdict",
         key=keys.VERDICT_APPLY,
         on_click=apply_setting,
-        args=(v.params,),
+        args=(chosen,),
         disabled=applied,
         type="primary",
-        help=f"Set the sliders of every page to the tuned setting: {v.setting()}.",
+        help=f"Set the retriever and every page's gate to {v.chosen.label}."
+        + ("" if chosen.policy in ("scar", "learned") else f" {NO_GATE}"),
     )
-    beat = v.beaten_by
-    budget = (
-        "on the equal-budget front of the other policies"
-        if beat is None
-        else f"beaten at equal budget by {beat.policy} at k = {beat.k}"
+    download(
+        "Download settings (JSON)",
+        chosen.to_json,
+        "scar-viz-settings.json",
+        key=keys.VERDICT_DL,
+        where=cols[1],
     )
-    learned = " The learned gate (fitted on *Fit a gate*) is beside it." if v.learned else ""
+    mu = (
+        f" Tuned SCAR may choose μ = {lab.params.mu:g} (the sliders' μ) or 0."
+        if lab.params.mu
+        else ""
+    )
     st.caption(
-        f"Tuned on {len(v.tune_ids)} queries, checked on the other {len(v.check_ids)} (the "
-        "alternating split of the λ×τ sweep's *Two query sets*); SCAR and window ±1 at "
-        f"k = {v.k}; recall change {v.recall_change.mean_diff:+.3f} (95 % CI "
-        f"{v.recall_change.ci_low:+.3f} to {v.recall_change.ci_high:+.3f}); SCAR is {budget}."
-        f"{learned}" + (f" {PENALTY_OFF}" if v.penalty_off else "")
+        f"{len(v.candidates)} candidates: dense, BM25 and hybrid retrieval × top-k, window ±1, "
+        "SCAR tuned, presets A and B, the learned gate (five or lexical features) × k = 1 … "
+        f"10, each tuned on the training folds only and read out of fold ({v.folds} folds × "
+        f"{v.repeats} repeats, folds from the query ids). Intervals: 95 % paired bootstrap of "
+        f"each candidate's recall minus the reference's.{mu} " + " ".join(v.notes)
     )
     return v

@@ -1,53 +1,88 @@
-"""``python -m scar_viz recommend DOC QUERIES.jsonl [--json]``: should SCAR replace window ±1
-on this query set, and at which k, λ, τ (:mod:`scar_viz.evaluation.recommend`).
+"""``python -m scar_viz recommend DOC QUERIES.jsonl [--json] [--save settings.json]``: which
+retriever and which expansion, at which k and setting, for how many tokens
+(:mod:`scar_viz.evaluation.recommend`, docs/method.md §9).
 
-It takes ``eval``'s options. ``--k`` is the reference: the tuned setting must keep window ±1's
-recall at that k (within a point); the tuned k itself runs over 1 … 10. ``--policies`` are the
-rivals of the equal-budget check; with ``--gate`` the learned gate runs beside SCAR.
+Every candidate — dense, BM25 and hybrid retrieval × top-k, window ±1, SCAR tuned, SCAR
+presets A and B and the learned gate × k = 1 … 10 — is cross-validated (``--folds`` K,
+``--repeats`` R, folds from the query ids); the verdict is the most recall within the token
+budget (``--budget``, default: window ±1 at ``--k`` under dense retrieval), and says when the
+runner-up cannot be told apart. ``--retriever`` and ``--policies`` narrow the candidates;
+``--mu`` > 0 lets tuned SCAR choose μ ∈ {0, μ}. ``--save`` writes the verdict's settings
+(docs/cli.md, Settings files).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 
-from scar_viz.cli import gate as cli_gate
 from scar_viz.cli import index as cli_index
-from scar_viz.cli.common import (
-    add_common_options,
-    add_query_set_arguments,
-    add_report_options,
-    load_labelled,
-)
+from scar_viz.cli.common import add_common_options, add_query_set_arguments, load_labelled
+from scar_viz.cli.common import number_option as add_number
 from scar_viz.errors import SettingsError
-from scar_viz.evaluation.recommend import recommend, verdict_rows
-from scar_viz.pipeline import embed_function
+from scar_viz.evaluation.bootstrap import DEFAULT_BOOT, DEFAULT_SEED
+from scar_viz.evaluation.folds import DEFAULT_FOLDS, DEFAULT_REPEATS
+from scar_viz.evaluation.recommend import VERDICT_POLICIES, Verdict, recommend, verdict_rows
+from scar_viz.retrieval import RETRIEVERS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``recommend`` sub-command."""
     p = sub.add_parser(
         "recommend",
-        help="tune k, λ, τ on half the queries, check on the other half: SCAR or the window?",
+        help="cross-validate retrievers × expansions × k: which to use, within which budget?",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_query_set_arguments(p, "format: docs/cli.md, Query files")
-    add_report_options(p)
-    cli_gate.add_gate_options(p)
+    add_number(p, "--folds", DEFAULT_FOLDS, "cross-validation folds K (at most Q / 5 are used)")
+    add_number(p, "--repeats", DEFAULT_REPEATS, "repeats R, each with its own fold seed")
+    p.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        help="mean context tokens a query (default: window ±1's at --k, dense retrieval)",
+    )
+    add_number(p, "--boot", DEFAULT_BOOT, "paired bootstrap resamples B")
+    add_number(p, "--seed", DEFAULT_SEED, "seed of the folds (seed … seed+R−1) and the bootstrap")
+    p.add_argument("--save", default=None, help="write the verdict's settings to this JSON file")
     add_common_options(p)
     cli_index.add_store_option(p)
-    p.set_defaults(func=cmd_recommend)
+    # recommend tunes λ and τ and tries every retriever unless told: these are unset by default
+    p.set_defaults(func=cmd_recommend, retriever=None, lam=None, tau=None)
+    for action in p._actions:
+        if action.dest == "retriever":
+            action.help = "narrow the candidates to one retriever (default: dense, bm25, hybrid)"
+        elif action.dest == "k":
+            action.help = "k of the reference, window ±1 under dense retrieval (default 3)"
+        elif action.dest in ("lam", "tau"):
+            action.help = argparse.SUPPRESS
+        elif action.dest == "mu":
+            action.help = "μ > 0: tuned SCAR also tries this lexical weight (default 0)"
+        elif action.dest == "policies":
+            action.help = (
+                "narrow the candidates to these policies (default: "
+                f"{' '.join(VERDICT_POLICIES)}; scar brings the tuned setting and presets A, B)"
+            )
 
 
 def cmd_recommend(args: argparse.Namespace) -> int:
     from scar_viz.evaluation import parse_policy_list
 
+    if args.lam is not None or args.tau is not None:
+        raise SettingsError("recommend tunes λ and τ itself; leave out --lam and --tau.")
     if args.boot < 1:
         raise SettingsError("--boot must be at least 1 (the verdict needs the interval).")
-    rivals = parse_policy_list(args.policies) if args.policies else None
-    with_gate = args.gate is not None or (rivals is not None and "learned" in rivals)
-    knobs = {"learned": cli_gate.gate_knobs(args)} if with_gate else None
+    if args.budget is not None and not args.budget > 0:
+        raise SettingsError("--budget must be more than 0 tokens.")
+    if args.radius < 1:
+        raise SettingsError("--radius must be at least 1 for the verdict.")
+    policies = VERDICT_POLICIES
+    if args.policies:
+        policies = parse_policy_list(args.policies)
+        if any(p not in VERDICT_POLICIES for p in policies):
+            raise SettingsError(f"recommend compares {', '.join(VERDICT_POLICIES)} (--policies).")
     embedder, cache, prep = cli_index.store_or_setup(args)
     _, labelled, vecs = load_labelled(args.queries, prep, embedder, cache)
     v = recommend(
@@ -55,29 +90,42 @@ def cmd_recommend(args: argparse.Namespace) -> int:
         labelled,
         vecs,
         reference_k=args.k,
-        radius=max(1, args.radius),
-        budget_policies=rivals,
-        knobs=knobs,
-        embed=embed_function(embedder, cache),
+        budget=args.budget,
+        folds=args.folds,
+        repeats=args.repeats,
+        retrievers=[args.retriever] if args.retriever else RETRIEVERS,
+        policies=policies,
+        radius=args.radius,
+        mu=args.mu,
+        k_rrf=args.rrf_k,
         n_boot=args.boot,
         seed=args.seed,
     )
+    for note in v.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if args.save:
+        v.settings().save(args.save)
+        print(f"note: settings written to {args.save}", file=sys.stderr)
     if args.json:
-        out = {"document": prep.document.name, "model": prep.embedder_id, **v.as_json()}
-        out.update(cli_gate.eval_json(args, knobs))
-        print(json.dumps(out, ensure_ascii=False, indent=2))
+        print(json.dumps(v.as_json(), ensure_ascii=False, indent=2))
         return 0
+    print_verdict(v, prep.document.name, len(prep.chunks), prep.embedder_label)
+    return 0
+
+
+def print_verdict(v: Verdict, document: str, n_chunks: int, model: str) -> None:
+    """The text report: a header, the sentence and the table of :func:`verdict_rows`."""
     print(
-        f"{prep.document.name}: {len(prep.chunks)} chunks · {prep.embedder_label} · "
-        f"tuned on {len(v.tune_ids)} queries, checked on {len(v.check_ids)}"
+        f"{document}: {n_chunks} chunks · {model} · {v.n_queries} queries, {v.folds} folds × "
+        f"{v.repeats} repeats · {len(v.candidates)} candidates · budget "
+        f"{v.budget_tokens:,.0f} tokens"
     )
     print(v.sentence())
-    print(f"{'policy':<13} {'k':>3} {'recall':>7} {'chunks':>7} {'tokens':>8}")
-    for row in verdict_rows(v):
+    head = f"{'role':<20} {'retriever':<9} {'expansion':<44} {'k':>2} {'recall':>6} {'Δ vs ref':>8}"
+    print(f"{head} {'95 % CI':>17} {'chunks':>6} {'tokens':>7}")
+    for r in verdict_rows(v):
         print(
-            f"{row['policy']:<13} {row['k']:>3} {row['recall']:>7.3f} "
-            f"{row['chunks']:>7.2f} {row['tokens']:>8.1f}"
+            f"{r['role']:<20} {r['retriever']:<9} {r['expansion']:<44} {r['k']:>2} "
+            f"{r['recall']:>6.3f} {r['Δ recall vs reference']:>+8.3f} {r['95 % CI']:>17} "
+            f"{r['chunks']:>6.2f} {r['tokens']:>7.0f}"
         )
-    if v.penalty_off:
-        print("note: λ = 0, the boundary penalty is off: SCAR reduces to a relative bar.")
-    return 0

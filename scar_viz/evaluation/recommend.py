@@ -1,324 +1,357 @@
-"""The verdict: should SCAR replace window ±1 on this query set, and at which (k, λ, τ)?
+"""The verdict: which retriever, which expansion, at which k and setting, for how many tokens
+(docs/method.md §9).
 
-The labelled queries are split in two (:func:`~scar_viz.evaluation.queries.split_alternate`);
-the setting is tuned on the tune half and judged on the check half, which it never saw.
+Every candidate (:mod:`scar_viz.evaluation.crossval`: dense, BM25 and hybrid retrieval × top-k,
+window ±1, SCAR tuned, SCAR presets A and B, the learned gate × k = 1 … 10) is cross-validated:
+K folds (default 5) stratified by query type, R repeats (default 3), every tuned thing tuned on
+the training folds alone, every figure out of fold, per query. The queries are put in id order
+first, so the order of the query file changes nothing.
 
-Tuning (the vectorised sweep, :mod:`scar_viz.scoring.sweep`), for every k of ``ks``:
+The decision rule, at a token budget B (default: the reference's mean tokens; the reference is
+window ±1 at the user's k under dense retrieval):
 
-    W(k)        = window ±1's recall on the tune half at k
-    best(k)     = the (λ, τ) of the λ×τ grid with the fewest mean chunks among those whose
-                  recall ≥ W(k) − 0.01 (:func:`~scar_viz.evaluation.best_point.frugal_best`)
+- the verdict is the candidate with the most mean recall among those whose mean tokens are
+  ≤ B (ties: fewer tokens, then the listing order); when none fits, the fewest tokens;
+- the runner-up is the best candidate within B of another option (another retriever or
+  another expansion; the same expansion at another k is not a rival: k is part of a setting);
+- ``decided`` when the 95 % paired bootstrap interval of the per-query recall difference
+  (verdict − runner-up) lies above 0; otherwise the sentence says the two cannot be told apart
+  and roughly how many more labelled queries would separate them,
+  n ≈ (1.96 + 0.84)² · s² / d̄² (d̄, s: mean and sd of the per-query differences; a guide for
+  80 % power at α = 0.05, if the observed difference held).
 
-and the setting is the best(k) with the fewest mean chunks (ties: higher recall, then the
-smaller k) among the k whose best(k) keeps the recall of window ±1 at the reference k:
-recall(best(k)) ≥ W(k_ref) − 0.01. Without that guard the fewest chunks is nearly always
-k = 1, where window ±1 itself finds little; with it, a smaller k is chosen only when it loses
-no more than a point against the window at the k the user runs.
-
-Checking: SCAR at the setting and window ±1 at the same k on the check half
-(:func:`~scar_viz.evaluation.evaluate`, so ``eval`` on the check queries gives the same
-figures), the paired bootstrap of the token and chunk saving (window − SCAR per query,
-:mod:`scar_viz.evaluation.bootstrap`) and of the recall change (SCAR − window), and the equal
-budget (:mod:`scar_viz.evaluation.budget`) of every policy at k = 1 … 10 on the check half: is
-SCAR at the setting on the front; if not, the point that beats it.
-
-The verdict (:attr:`Verdict.kind`):
-
-- ``keep the window``: on the check half SCAR loses more than a recall point to window ±1, or
-  its token saving's 95 % interval does not lie above 0, or a window beats it at equal budget;
-- ``other``: SCAR saves, but another policy (not a window) beats it at equal budget;
-- ``use SCAR``: it keeps window ±1's recall, saves tokens with an interval above 0, and is on
-  the equal-budget front.
+Each candidate also carries the 95 % paired bootstrap interval of its recall difference from
+the reference (same B resamples for all).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from scar_viz.errors import SettingsError
-from scar_viz.evaluation.best_point import DEFAULT_TOLERANCE, frugal_best, window_baseline
 from scar_viz.evaluation.bootstrap import (
     DEFAULT_BOOT,
     DEFAULT_SEED,
     PairedBootstrap,
     paired_bootstrap,
+    paired_intervals,
 )
-from scar_viz.evaluation.budget import BUDGET_KS, BudgetPoint, equal_budget
-from scar_viz.evaluation.queries import GoldQuery, split_alternate
-from scar_viz.evaluation.run import Embed, candidates_for, default_policies, evaluate
+from scar_viz.evaluation.crossval import (
+    EXPANSIONS,
+    POLICY_OF,
+    Candidate,
+    CrossValidation,
+    Progress,
+    cross_validate,
+)
+from scar_viz.evaluation.folds import DEFAULT_FOLDS, DEFAULT_REPEATS, assign_folds
+from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.evaluation.run_json import rounded
+from scar_viz.evaluation.settings import ChosenSettings
 from scar_viz.pipeline import PreparedDoc
-from scar_viz.scoring.params import DEFAULT_PARAMS, GateParams
-from scar_viz.scoring.sweep import LAMS, TAUS, sweep
+from scar_viz.retrieval import DEFAULT_K_RRF, RETRIEVERS
+from scar_viz.scoring.params import DEFAULT_K, DEFAULT_RADIUS
 
 RECOMMEND_KS = tuple(range(1, 11))
-"""The k the verdict tries: 1 … 10."""
-
-KEEP_WINDOW, USE_SCAR, OTHER = "keep the window", "use SCAR", "other"
+"""The k every candidate is tried at: 1 … 10."""
+VERDICT_POLICIES = ("topk", "window1", "scar", "learned")
+"""The policies the verdict compares (``eval``'s names); ``scar`` brings the tuned setting and
+presets A and B."""
+POWER_FACTOR = (1.96 + 0.84) ** 2
+"""(z_0.975 + z_0.8)²: queries needed ≈ this · s² / d̄² (80 % power at α = 0.05)."""
+PENALTY_OFF = "λ = 0: no boundary penalty, a relative bar only."
+BAR_OFF = "τ = 0: any neighbour scoring above 0 is admitted."
 
 
 @dataclass(frozen=True)
-class Figures:
-    """One policy on the check half: mean recall, unique chunks and context tokens."""
+class Scored:
+    """A candidate and its recall difference from the reference: the mean and the 95 %
+    paired bootstrap interval (0, 0, 0 for the reference itself)."""
 
-    recall: float
-    mean_chunks: float
-    mean_tokens: float
+    candidate: Candidate
+    diff: float
+    ci_low: float
+    ci_high: float
 
-    def as_dict(self) -> dict[str, float | None]:
+    def as_json(self) -> dict[str, object]:
+        """The ``candidates`` entry of ``recommend --json``."""
+        c = self.candidate
         return {
-            "recall": rounded(self.recall),
-            "mean_chunks": rounded(self.mean_chunks),
-            "mean_tokens": rounded(self.mean_tokens),
+            "retriever": c.retriever,
+            "policy": c.policy,
+            "k": c.k,
+            "lam": c.lam,
+            "tau": c.tau,
+            "mu": c.mu,
+            "p": c.p,
+            "recall": rounded(c.mean_recall),
+            "recall_ci": [rounded(self.ci_low), rounded(self.ci_high)],
+            "mean_chunks": rounded(c.mean_chunks),
+            "mean_tokens": rounded(c.mean_tokens),
         }
-
-
-@dataclass(frozen=True)
-class TunePoint:
-    """The tuned setting at one k on the tune half, and window ±1's figures there."""
-
-    k: int
-    lam: float
-    tau: float
-    recall: float
-    mean_chunks: float
-    window_recall: float
-    window_chunks: float
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """The tuned setting, what it does on the check half, and the verdict.
+    """The cross-validated candidates, the verdict, the runner-up and whether they differ."""
 
-    ``token_saving`` / ``chunk_saving`` bootstrap window ±1 − SCAR per query (positive: SCAR
-    sends less); ``recall_change`` SCAR − window ±1. ``beaten_by`` is the equal-budget point
-    of another policy that beats SCAR at the setting (fewer or equal tokens and higher or
-    equal recall, one strictly; the highest recall of those, then the fewest tokens), None
-    when it is on the front of the other policies (SCAR at another k with the same λ, τ is not
-    a rival: the tuning chose k).
-    """
-
-    params: GateParams
-    tune_ids: tuple[str, ...]
-    check_ids: tuple[str, ...]
-    per_k: tuple[TunePoint, ...]
-    scar: Figures
-    window1: Figures
-    learned: Figures | None
-    token_saving: PairedBootstrap
-    chunk_saving: PairedBootstrap
-    recall_change: PairedBootstrap
-    scar_point: BudgetPoint
-    beaten_by: BudgetPoint | None
-    reference_k: int
+    cv: CrossValidation
+    scored: tuple[Scored, ...]
+    best: int
+    runner_up: int | None
+    budget_tokens: float
+    budget_given: bool
+    versus: PairedBootstrap | None
+    """Verdict − runner-up, per-query recall (None without a runner-up)."""
+    k_rrf: float = DEFAULT_K_RRF
 
     @property
-    def k(self) -> int:
-        return self.params.k
+    def candidates(self) -> tuple[Candidate, ...]:
+        return self.cv.candidates
 
     @property
-    def lam(self) -> float:
-        return self.params.lam
+    def chosen(self) -> Candidate:
+        return self.cv.candidates[self.best]
 
     @property
-    def tau(self) -> float:
-        return self.params.tau
+    def rival(self) -> Candidate | None:
+        return None if self.runner_up is None else self.cv.candidates[self.runner_up]
 
     @property
-    def recall_kept(self) -> bool:
-        """SCAR's check recall is within a point of window ±1's."""
-        return self.scar.recall >= self.window1.recall - DEFAULT_TOLERANCE - 1e-12
+    def reference(self) -> Candidate:
+        return self.cv.candidates[self.cv.reference]
 
     @property
-    def saves(self) -> bool:
-        """The token saving's interval lies above 0."""
-        return self.token_saving.ci_low > 0
+    def fits(self) -> bool:
+        """Some candidate stays within the budget."""
+        return self.chosen.mean_tokens <= self.budget_tokens + 1e-9
 
     @property
-    def kind(self) -> str:
-        """``keep the window``, ``use SCAR`` or ``other`` (see the module docstring)."""
-        if not (self.recall_kept and self.saves):
-            return KEEP_WINDOW
-        if self.beaten_by is None:
-            return USE_SCAR
-        return KEEP_WINDOW if self.beaten_by.policy.startswith("window") else OTHER
+    def decided(self) -> bool:
+        """Within the budget, and the runner-up (if any) is beaten with an interval above 0."""
+        if not self.fits:
+            return False
+        return self.versus is None or self.versus.ci_low > 0
 
     @property
-    def penalty_off(self) -> bool:
-        """λ = 0: the boundary penalty is off and SCAR reduces to a relative bar."""
-        return self.lam == 0
+    def folds(self) -> int:
+        return self.cv.folds.k
 
     @property
-    def keep_window(self) -> bool:
-        return self.kind == KEEP_WINDOW
+    def repeats(self) -> int:
+        return self.cv.folds.repeats
 
-    def setting(self) -> str:
-        return f"k = {self.k}, λ = {self.lam:.2f}, τ = {self.tau:.2f}"
+    @property
+    def n_queries(self) -> int:
+        return len(self.cv.ids)
+
+    @property
+    def queries_needed(self) -> int | None:
+        """About how many labelled queries in all would separate the verdict from the
+        runner-up (module docstring); None without a runner-up or a mean difference."""
+        if self.versus is None:
+            return None
+        d = self.chosen.recall - self.rival.recall
+        mean = float(d.mean())
+        if abs(mean) < 1e-12 or len(d) < 2:
+            return None
+        return int(math.ceil(POWER_FACTOR * float(np.var(d, ddof=1)) / mean**2))
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        out = list(self.cv.notes)
+        f = self.cv.folds
+        if f.k < f.asked:
+            out.append(
+                f"{f.asked} folds need {5 * f.asked} queries; {f.k} folds were used on "
+                f"{self.n_queries}."
+            )
+        return tuple(out)
 
     def sentence(self) -> str:
-        """The verdict in one sentence."""
-        n = len(self.check_ids)
-        tok, ch = self.token_saving, self.chunk_saving
-        saved = (
-            f"{tok.mean_diff:,.0f} tokens (95 % CI {tok.ci_low:,.0f} to {tok.ci_high:,.0f}) and "
-            f"{ch.mean_diff:.2f} chunks a query"
+        """The verdict in words: what to use, against what, and whether it is sure."""
+        c, how = self.chosen, self._how()
+        if not self.fits:
+            return (
+                f"No candidate stays within {self.budget_tokens:,.0f} tokens a query; the "
+                f"cheapest is {_words(c)} at {c.mean_tokens:,.0f} tokens (recall "
+                f"{c.mean_recall:.3f}, {how})." + self._setting_words()
+            )
+        budget = self._budget_words()
+        rival = self.rival
+        if rival is None:
+            return (
+                f"Use {_words(c)}: {how}, it finds {c.mean_recall:.3f} of the gold chunks at "
+                f"{c.mean_tokens:,.0f} tokens a query, the only option within {budget}."
+                + self._setting_words()
+            )
+        v = self.versus
+        diff = (
+            f"{100 * v.mean_diff:+.1f} points (95 % CI {100 * v.ci_low:+.1f} to "
+            f"{100 * v.ci_high:+.1f})"
         )
-        recall = f"{self.scar.recall:.3f} against {self.window1.recall:.3f} for window ±1"
-        at = f"SCAR at {self.setting()}"
-        beat = self.beaten_by
-        if not self.recall_kept:
+        if self.decided:
             return (
-                f"Keep the window: on {n} unseen queries {at} loses recall ({recall}) while "
-                f"saving {saved}."
-            )
-        if not self.saves:
-            return (
-                f"Keep the window: on {n} unseen queries {at} keeps recall ({recall}) but its "
-                f"saving is not sure: {saved}."
-            )
-        if beat is not None:
-            head = (
-                f"Keep the window: window ±{beat.policy[6:]}"
-                if self.kind == KEEP_WINDOW
-                else f"Use {beat.policy}"
-            )
-            return (
-                f"{head} at k = {beat.k}: it does better at equal budget (recall "
-                f"{beat.recall:.3f} at {beat.mean_tokens:,.0f} tokens) than {at} "
-                f"({self.scar_point.recall:.3f} at {self.scar_point.mean_tokens:,.0f}), though "
-                f"SCAR saves {saved} against window ±1."
+                f"Use {_words(c)}: {how}, it finds {c.mean_recall:.3f} of the gold chunks at "
+                f"{c.mean_tokens:,.0f} tokens a query within {budget}; the runner-up, "
+                f"{_words(rival)}, finds {rival.mean_recall:.3f} at {rival.mean_tokens:,.0f} "
+                f"tokens: {diff}." + self._setting_words()
             )
         return (
-            f"Use {at}: on {n} unseen queries it keeps window ±1's recall ({recall}) and saves "
-            f"{saved}; no policy beats it at equal budget."
+            f"Cannot tell {_words(c)} from {_words(rival)}: {how}, they find "
+            f"{c.mean_recall:.3f} and {rival.mean_recall:.3f} of the gold chunks at "
+            f"{c.mean_tokens:,.0f} and {rival.mean_tokens:,.0f} tokens a query within {budget}, "
+            f"a difference of {diff}; {self._more_words()}" + self._setting_words()
         )
+
+    def _how(self) -> str:
+        return (
+            f"out of fold on {self.n_queries} queries ({self.folds} folds × {self.repeats} repeats)"
+        )
+
+    def _budget_words(self) -> str:
+        if self.budget_given:
+            return f"your budget of {self.budget_tokens:,.0f} tokens"
+        ref = self.reference
+        return (
+            f"the budget of {self.budget_tokens:,.0f} tokens (window ±1 at k = {ref.k}, "
+            f"{ref.retriever}: recall {ref.mean_recall:.3f})"
+        )
+
+    def _more_words(self) -> str:
+        d = self.chosen.recall - self.rival.recall
+        if not np.any(d):
+            return (
+                "they score the same on every query, so no number of queries would separate them."
+            )
+        n = self.queries_needed
+        if n is None:
+            return "their mean difference is 0, so more queries would not separate them."
+        more = max(0, n - self.n_queries)
+        return (
+            f"about {more:,} more labelled queries would separate them if the difference held "
+            f"(n ≈ 7.84·s²/d̄² = {n:,} in all, a guide)."
+        )
+
+    def _setting_words(self) -> str:
+        c = self.chosen
+        words = []
+        if c.policy == "scar":
+            if c.lam == 0:
+                words.append(PENALTY_OFF)
+            if c.tau == 0:
+                words.append(BAR_OFF)
+        if c.tuned and c.fold_settings:
+            words.append(_spread(c))
+        return "".join(f" {w}" for w in words)
 
     def as_json(self) -> dict[str, object]:
-        """The ``recommend --json`` shape."""
-
-        def interval(b: PairedBootstrap) -> dict[str, object]:
-            return {
-                "mean": rounded(b.mean_diff),
-                "ci_low": rounded(b.ci_low),
-                "ci_high": rounded(b.ci_high),
-                "p_value": rounded(b.p_value),
-                "n_boot": b.n_boot,
-                "seed": b.seed,
-            }
-
-        def point(p: BudgetPoint | None) -> dict[str, object] | None:
-            if p is None:
-                return None
-            return {
-                "policy": p.policy,
-                "k": p.k,
-                "recall": rounded(p.recall),
-                "mean_tokens": rounded(p.mean_tokens),
-            }
-
-        check = {"scar": self.scar.as_dict(), "window1": self.window1.as_dict()}
-        if self.learned is not None:
-            check["learned"] = self.learned.as_dict()
+        """The ``recommend --json`` contract (docs/cli.md)."""
+        c = self.chosen
         return {
-            "verdict": self.kind,
-            "sentence": self.sentence(),
-            "k": self.k,
-            "lam": self.lam,
-            "tau": self.tau,
-            "radius": self.params.radius,
-            "reference_k": self.reference_k,
-            "tune_ids": list(self.tune_ids),
-            "check_ids": list(self.check_ids),
-            "check": check,
-            "token_saving": interval(self.token_saving),
-            "chunk_saving": interval(self.chunk_saving),
-            "recall_change": interval(self.recall_change),
-            "equal_budget": {
-                "on_front": self.beaten_by is None,
-                "scar": point(self.scar_point),
-                "beaten_by": point(self.beaten_by),
+            "verdict": {
+                "retriever": c.retriever,
+                "policy": c.policy,
+                "k": c.k,
+                "lam": c.lam,
+                "tau": c.tau,
+                "mu": c.mu,
+                "p": c.p,
+                "decided": self.decided,
+                "sentence": self.sentence(),
             },
-            "tuning": [
-                {
-                    "k": t.k,
-                    "lam": t.lam,
-                    "tau": t.tau,
-                    "recall": rounded(t.recall),
-                    "mean_chunks": rounded(t.mean_chunks),
-                    "window1_recall": rounded(t.window_recall),
-                    "window1_chunks": rounded(t.window_chunks),
-                }
-                for t in self.per_k
-            ],
+            "folds": self.folds,
+            "repeats": self.repeats,
+            "budget_tokens": rounded(self.budget_tokens),
+            "candidates": [s.as_json() for s in self.scored],
         }
 
-
-def tune_per_k(
-    prep: PreparedDoc,
-    queries: Sequence[GoldQuery],
-    query_vecs: np.ndarray,
-    ks: Sequence[int] = RECOMMEND_KS,
-    radius: int = DEFAULT_PARAMS.radius,
-) -> tuple[TunePoint, ...]:
-    """best(k) for every k of ``ks`` (module docstring), on ``queries``; a k where no grid
-    setting reaches window ±1's recall is left out."""
-    out = []
-    for k in ks:
-        cands = candidates_for(prep, queries, query_vecs, int(k), radius)
-        grid = sweep(cands, LAMS, TAUS)
-        base = window_baseline(cands)
-        best = frugal_best(grid, base.recall, DEFAULT_TOLERANCE)
-        if best is None:
-            continue
-        out.append(
-            TunePoint(
-                int(k),
-                float(grid.lams[best[0]]),
-                float(grid.bars[best[1]]),
-                float(grid.recall[best]),
-                float(grid.mean_chunks[best]),
-                base.recall,
-                base.mean_chunks,
-            )
+    def settings(self, **chosen_on: object) -> ChosenSettings:
+        """The verdict's setting for ``--save`` and *Apply* (the learned gate refitted on all
+        queries); the file says what it was chosen on (document, model, chunking, prepending,
+        the queries, folds and figures), and ``chosen_on`` adds to that."""
+        c = self.chosen
+        return ChosenSettings(
+            c.retriever,
+            c.policy,
+            c.k,
+            int(self.cv.radius if c.policy in ("scar", "learned") else 1),
+            c.lam,
+            c.tau,
+            c.mu,
+            c.p,
+            c.gate,
+            self.k_rrf,
+            {
+                **self.cv.meta,
+                **chosen_on,
+                "n_queries": self.n_queries,
+                "folds": self.folds,
+                "repeats": self.repeats,
+                "budget_tokens": rounded(self.budget_tokens),
+                "recall": rounded(c.mean_recall),
+                "mean_tokens": rounded(c.mean_tokens),
+                "decided": self.decided,
+                "sentence": self.sentence(),
+            },
         )
-    return tuple(out)
 
 
-def choose(per_k: Sequence[TunePoint], reference_k: int) -> TunePoint:
-    """The setting among ``per_k``: the fewest mean chunks among those whose recall keeps
-    window ±1's at ``reference_k`` (within a point); ties: higher recall, then the smaller k.
-
-    Raises:
-        SettingsError: when ``per_k`` holds no point.
-    """
-    if not per_k:
-        raise SettingsError("No setting reaches window ±1's recall on the tune half.")
-    ref = next((t for t in per_k if t.k == reference_k), None)
-    floor = ref.window_recall - DEFAULT_TOLERANCE - 1e-12 if ref is not None else -np.inf
-    keep = [t for t in per_k if t.recall >= floor] or list(per_k)
-    return min(keep, key=lambda t: (round(t.mean_chunks, 12), -t.recall, t.k))
+def _words(c: Candidate) -> str:
+    """E.g. "SCAR tuned (λ 0.35, τ 0.12) on hybrid retrieval at k = 4"."""
+    return f"{c.name} on {c.retriever} retrieval at k = {c.k}"
 
 
-def _beaten_by(points: Sequence[BudgetPoint], ours: BudgetPoint) -> BudgetPoint | None:
-    better = [
-        p
-        for p in points
-        if p.policy != ours.policy
-        and p.mean_tokens <= ours.mean_tokens
-        and p.recall >= ours.recall
-        and (p.mean_tokens < ours.mean_tokens or p.recall > ours.recall)
-    ]
-    if not better:
-        return None
-    return min(better, key=lambda p: (-p.recall, p.mean_tokens, p.policy, p.k))
+def _spread(c: Candidate) -> str:
+    """What the training sets chose, e.g. "The training sets chose λ 0.00–0.45, τ 0.06–0.30."."""
+    picks = c.fold_settings
+    if c.policy == "scar":
+        lams = [p[0] for p in picks]
+        taus = [p[1] for p in picks]
+        part = f"λ {_span(lams)}, τ {_span(taus)}"
+        mus = [p[2] for p in picks]
+        if any(mus):
+            part += f", μ {_span(mus)}"
+    else:
+        lexical = sum(p[0] == "lexical" for p in picks)
+        part = f"p {_span([p[1] for p in picks], 3)}, lexical features in {lexical} of {len(picks)}"
+    return f"The {len(picks)} training sets chose {part}."
 
 
-def _figures(ev, name: str) -> Figures:
-    s = ev.policies[name].summaries["all"]
-    return Figures(s.recall, s.mean_chunks, s.mean_tokens)
+def _span(values: Sequence[float], digits: int = 2) -> str:
+    lo, hi = min(values), max(values)
+    return f"{lo:.{digits}f}" if lo == hi else f"{lo:.{digits}f}–{hi:.{digits}f}"
+
+
+def decide(candidates: Sequence[Candidate], budget: float) -> tuple[int, int | None]:
+    """(verdict, runner-up) indices by the module docstring's rule (runner-up None when no
+    other option fits the budget, or when nothing does)."""
+
+    def key(i: int) -> tuple[float, float, int]:
+        c = candidates[i]
+        return -round(c.mean_recall, 12), round(c.mean_tokens, 9), i
+
+    within = [i for i, c in enumerate(candidates) if c.mean_tokens <= budget + 1e-9]
+    if not within:
+        cheapest = min(
+            range(len(candidates)),
+            key=lambda i: (round(candidates[i].mean_tokens, 9), -candidates[i].mean_recall, i),
+        )
+        return cheapest, None
+    best = min(within, key=key)
+    others = [i for i in within if candidates[i].option != candidates[best].option]
+    return best, (min(others, key=key) if others else None)
+
+
+def _canonical(
+    queries: Sequence[GoldQuery], vecs: np.ndarray
+) -> tuple[tuple[GoldQuery, ...], np.ndarray]:
+    order = sorted(range(len(queries)), key=lambda i: queries[i].id)
+    return tuple(queries[i] for i in order), vecs[order]
 
 
 def recommend(
@@ -326,91 +359,128 @@ def recommend(
     queries: Sequence[GoldQuery],
     query_vecs: np.ndarray,
     *,
-    reference_k: int = DEFAULT_PARAMS.k,
-    radius: int = DEFAULT_PARAMS.radius,
+    reference_k: int = DEFAULT_K,
+    budget: float | None = None,
+    folds: int = DEFAULT_FOLDS,
+    repeats: int = DEFAULT_REPEATS,
+    retrievers: Sequence[str] = RETRIEVERS,
+    policies: Sequence[str] = VERDICT_POLICIES,
     ks: Sequence[int] = RECOMMEND_KS,
-    budget_policies: Sequence[str] | None = None,
-    knobs: dict[str, dict[str, object]] | None = None,
-    embed: Embed | None = None,
+    radius: int = DEFAULT_RADIUS,
+    mu: float = 0.0,
+    k_rrf: float = DEFAULT_K_RRF,
     n_boot: int = DEFAULT_BOOT,
     seed: int = DEFAULT_SEED,
+    progress: Progress | None = None,
 ) -> Verdict:
-    """Tune on one half of ``queries``, check on the other, and give the verdict.
+    """Cross-validate every candidate and give the verdict (module docstring).
 
     Args:
         query_vecs: (Q, d) unit query vectors in the order of ``queries``.
-        reference_k: the k whose window ±1 recall the setting must keep (module docstring).
-        budget_policies: the policies of the equal-budget check (default
-            :func:`~scar_viz.evaluation.default_policies`, and ``learned`` when ``knobs``
-            carries a learned gate).
-        knobs: per-policy knobs, e.g. ``{"learned": {"gate": gate, "p": 0.5}}``; with a
-            learned gate, the learned policy runs beside SCAR on the check half.
+        reference_k: the k of the reference, window ±1 (dense, or the only retriever given).
+        budget: mean context tokens a query (None: the reference's).
+        folds, repeats: K and R; ``seed`` … ``seed + R − 1`` assign the folds, ``seed`` draws
+            the bootstrap's ``n_boot`` resamples.
+        retrievers: the candidates' retrievers (a subset of dense, bm25, hybrid).
+        policies: the candidates' policies (a subset of :data:`VERDICT_POLICIES`).
+        mu: μ > 0 lets tuned SCAR choose μ ∈ {0, mu} on the training folds.
+        progress: ``progress(done, total)`` as the (retriever, k) steps finish.
 
     Raises:
-        SettingsError: with fewer than two queries of a type-balanced split, or mismatched
-            vectors.
+        SettingsError: too few queries (10), duplicate ids, mismatched vectors, an unknown
+            retriever or policy, a budget ≤ 0, B < 1.
     """
     vecs = np.atleast_2d(np.asarray(query_vecs, dtype=np.float64))
-    if len(queries) < 2:
-        raise SettingsError(
-            "The verdict needs at least two labelled queries (one to tune, one to check)."
-        )
     if vecs.shape[0] != len(queries):
         raise SettingsError(f"{len(queries)} queries but {vecs.shape[0]} query vectors.")
-    row = {id(q): i for i, q in enumerate(queries)}
-    tune, check = split_alternate(queries)
-    if not tune or not check:
-        raise SettingsError("The verdict needs queries in both halves of the split.")
-    v_tune = vecs[[row[id(q)] for q in tune]]
-    v_check = vecs[[row[id(q)] for q in check]]
-    per_k = tune_per_k(prep, tune, v_tune, ks, radius)
-    pick = choose(per_k, reference_k)
-    params = GateParams(k=pick.k, lam=pick.lam, tau=pick.tau, radius=radius)
-    learned = bool(knobs and knobs.get("learned", {}).get("gate") is not None)
-    names = ("window1", "scar", *(("learned",) if learned else ()))
-    ev = evaluate(prep, check, v_check, names, params, embed=embed, knobs=knobs)
-    for name in names:
-        if ev.policies[name].error:
-            raise SettingsError(f"Policy {name} could not run: {ev.policies[name].error}")
-    scar_t, win_t = ev.values("scar", "tokens"), ev.values("window1", "tokens")
-    scar_c, win_c = ev.values("scar", "chunks"), ev.values("window1", "chunks")
-    scar_r, win_r = ev.values("scar", "recall"), ev.values("window1", "recall")
-    policies = tuple(budget_policies or (*default_policies(), *names))
-    policies = tuple(dict.fromkeys((*policies, "scar")))
-    budget = equal_budget(
-        prep, check, v_check, policies, BUDGET_KS, params, embed=embed, knobs=knobs
+    if budget is not None and not budget > 0:
+        raise SettingsError("The token budget must be more than 0.")
+    if n_boot < 1:
+        raise SettingsError("The bootstrap needs at least one resample (B ≥ 1).")
+    if not mu >= 0:
+        raise SettingsError("μ must be 0 or more.")
+    unknown = [p for p in policies if p not in VERDICT_POLICIES]
+    if unknown or not policies:
+        got = ", ".join(unknown) or "none"
+        raise SettingsError(f"The verdict compares {', '.join(VERDICT_POLICIES)}; got {got}.")
+    bad = sorted(set(retrievers) - set(RETRIEVERS))
+    if bad or not retrievers:
+        raise SettingsError(
+            f"Choose retrievers among {', '.join(RETRIEVERS)}; got {bad or 'none'}."
+        )
+    retrievers = [r for r in RETRIEVERS if r in set(retrievers)]
+    queries, vecs = _canonical(queries, vecs)
+    assigned = assign_folds(queries, folds, repeats, seed)
+    reference = ("dense" if "dense" in retrievers else retrievers[0], int(reference_k))
+    expansions = [e for e in EXPANSIONS if POLICY_OF[e] in set(policies)]
+    cv = cross_validate(
+        prep,
+        queries,
+        vecs,
+        assigned,
+        reference=reference,
+        ks=ks,
+        retrievers=retrievers,
+        expansions=expansions,
+        budget=budget,
+        radius=radius,
+        mus=(0.0, float(mu)) if mu else (0.0,),
+        k_rrf=k_rrf,
+        progress=progress,
     )
-    ours = next(p for p in budget.points if p.policy == "scar" and p.k == params.k)
-    return Verdict(
-        params=params,
-        tune_ids=tuple(q.id for q in tune),
-        check_ids=tuple(q.id for q in check),
-        per_k=per_k,
-        scar=_figures(ev, "scar"),
-        window1=_figures(ev, "window1"),
-        learned=_figures(ev, "learned") if learned else None,
-        token_saving=paired_bootstrap(win_t, scar_t, n_boot, seed),
-        chunk_saving=paired_bootstrap(win_c, scar_c, n_boot, seed),
-        recall_change=paired_bootstrap(scar_r, win_r, n_boot, seed),
-        scar_point=ours,
-        beaten_by=_beaten_by(budget.points, ours),
-        reference_k=int(reference_k),
+    cands = cv.candidates
+    ref = cands[cv.reference]
+    tokens = float(budget) if budget is not None else ref.mean_tokens
+    diff, low, high = paired_intervals(
+        np.stack([c.recall for c in cands]), ref.recall, n_boot, seed
     )
+    scored = tuple(
+        Scored(c, *(0.0, 0.0, 0.0) if i == cv.reference else (diff[i], low[i], high[i]))
+        for i, c in enumerate(cands)
+    )
+    best, runner = decide(cands, tokens)
+    versus = (
+        None
+        if runner is None
+        else paired_bootstrap(cands[best].recall, cands[runner].recall, n_boot, seed)
+    )
+    return Verdict(cv, scored, best, runner, tokens, budget is not None, versus, float(k_rrf))
 
 
-def verdict_rows(v: Verdict) -> list[dict[str, object]]:
-    """The verdict's small table: SCAR at the setting, window ±1 at the same k (and the
-    learned gate), on the check half: recall and the mean chunks and tokens a query."""
-    rows = [("SCAR", v.scar), ("window ±1", v.window1)]
-    if v.learned is not None:
-        rows.append(("learned gate", v.learned))
-    return [
-        {
-            "policy": name,
-            "k": v.k,
-            "recall": f.recall,
-            "chunks": f.mean_chunks,
-            "tokens": f.mean_tokens,
-        }
-        for name, f in rows
-    ]
+def verdict_rows(v: Verdict, limit: int = 8) -> list[dict[str, object]]:
+    """The verdict's table: the candidates within the budget, most recall first (the first
+    ``limit``), with the runner-up and the reference always in; each row's mark, retriever,
+    expansion with its setting, k, recall, its difference from the reference with the 95 %
+    interval, mean chunks and tokens."""
+    order = sorted(
+        range(len(v.candidates)),
+        key=lambda i: (-round(v.candidates[i].mean_recall, 12), v.candidates[i].mean_tokens, i),
+    )
+    within = [i for i in order if v.candidates[i].mean_tokens <= v.budget_tokens + 1e-9]
+    shown = list(dict.fromkeys([v.best, *within[:limit]]))
+    for extra in (v.runner_up, v.cv.reference):
+        if extra is not None and extra not in shown:
+            shown.append(extra)
+    marks = {
+        v.cv.reference: "reference",
+        **({v.runner_up: "runner-up"} if v.runner_up is not None else {}),
+    }
+    marks[v.best] = "verdict" if v.decided else "verdict (undecided)"
+    rows = []
+    for i in shown:
+        s = v.scored[i]
+        c = s.candidate
+        rows.append(
+            {
+                "role": marks.get(i, ""),
+                "retriever": c.retriever,
+                "expansion": c.name,
+                "k": c.k,
+                "recall": c.mean_recall,
+                "Δ recall vs reference": s.diff,
+                "95 % CI": f"{s.ci_low:+.3f} to {s.ci_high:+.3f}",
+                "chunks": c.mean_chunks,
+                "tokens": c.mean_tokens,
+            }
+        )
+    return rows

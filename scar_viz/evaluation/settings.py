@@ -1,18 +1,38 @@
-"""What a run over a labelled query set ran on: one record for ``eval`` and ``answer``.
+"""Settings as records: what a run ran on, and the settings file a verdict writes.
 
-The document, its chunking, the embedder and the gate parameters travel together from the
-prepared document into an :class:`~scar_viz.evaluation.run.Evaluation`, an answer check and
-the JSON both commands write (:mod:`scar_viz.evaluation.run_json`).
+- :class:`RunSettings`: the document, its chunking, the embedder and the gate parameters travel
+  together from the prepared document into an :class:`~scar_viz.evaluation.run.Evaluation`, an
+  answer check and the JSON ``eval`` and ``answer`` write (:mod:`scar_viz.evaluation.run_json`).
+- :class:`ChosenSettings`: what to run with — retriever, policy, k, r, λ, τ, μ, p and the
+  fitted gate — as ``recommend --save`` writes it and other tools read it
+  (:func:`load_settings`). The format (JSON, ``format`` ``scar-viz/settings``, version 1)::
+
+      {"format": "scar-viz/settings", "version": 1,
+       "retriever": "dense" | "bm25" | "hybrid", "k_rrf": 60.0,
+       "policy": "topk" | "window1" | "scar" | "learned",
+       "k": 4, "radius": 1,
+       "lam": 0.5, "tau": 0.1, "mu": 0.0,     (numbers for scar, else null)
+       "p": 0.05,                             (a number for learned, else null)
+       "gate": {a learned-gate file's object} (for learned, else null),
+       "chosen_on": {"document", "model", "chunking", "prepend", ...}}
+
+  ``chosen_on`` says what the choice was made on (free-form, for a reader's warnings); every
+  other key is read strictly: a missing or malformed field is one sentence.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 
+from scar_viz.errors import SettingsError, UserError
 from scar_viz.pipeline import PreparedDoc
-from scar_viz.retrieval import DENSE, Retriever
-from scar_viz.scoring.params import GateParams
+from scar_viz.retrieval import DEFAULT_K_RRF, DENSE, RETRIEVERS, Retriever
+from scar_viz.scoring.learned.model import GateFileError, LearnedGate
+from scar_viz.scoring.params import DEFAULT_MU, DEFAULT_RADIUS, GateParams
 
 
 @dataclass(frozen=True)
@@ -91,3 +111,193 @@ class RunSettings:
         if not self.retriever.dense:
             out["retriever"] = self.retriever.as_json()
         return out
+
+
+SETTINGS_FORMAT = "scar-viz/settings"
+SETTINGS_VERSION = 1
+SETTINGS_POLICIES = ("topk", "window1", "scar", "learned")
+
+
+class SettingsFileError(UserError, ValueError):
+    """A settings file that cannot be read: one sentence for the user."""
+
+
+@dataclass(frozen=True)
+class ChosenSettings:
+    """What to run with (module docstring): ``lam``, ``tau``, ``mu`` for ``scar``; ``p`` and
+    ``gate`` for ``learned``; None where a field does not apply."""
+
+    retriever: str
+    policy: str
+    k: int
+    radius: int
+    lam: float | None
+    tau: float | None
+    mu: float | None
+    p: float | None
+    gate: LearnedGate | None = field(default=None, compare=False)
+    k_rrf: float = DEFAULT_K_RRF
+    chosen_on: Mapping[str, object] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.retriever not in RETRIEVERS:
+            raise SettingsFileError(
+                f"Unknown retriever '{self.retriever}'; use one of {', '.join(RETRIEVERS)}."
+            )
+        if self.policy not in SETTINGS_POLICIES:
+            raise SettingsFileError(
+                f"Unknown policy '{self.policy}'; use one of {', '.join(SETTINGS_POLICIES)}."
+            )
+        if self.k < 1 or self.radius < 1:
+            raise SettingsFileError("k and radius must be at least 1.")
+        needs = {"scar": ("lam", "tau", "mu"), "learned": ("p",)}.get(self.policy, ())
+        missing = [name for name in needs if getattr(self, name) is None]
+        if missing:
+            raise SettingsFileError(f"Policy {self.policy} needs {', '.join(missing)}.")
+        if self.policy == "learned" and self.gate is None:
+            raise SettingsFileError("Policy learned needs its gate.")
+        if self.p is not None and not 0 < self.p < 1:
+            raise SettingsFileError(f"p must lie strictly between 0 and 1; got {self.p:g}.")
+
+    @property
+    def params(self) -> GateParams:
+        """k, r and (for SCAR) λ, τ, μ as :class:`GateParams` (defaults where not SCAR)."""
+        d = GateParams()
+        return GateParams(
+            self.k,
+            d.lam if self.lam is None else self.lam,
+            d.tau if self.tau is None else self.tau,
+            self.radius,
+            DEFAULT_MU if self.mu is None else self.mu,
+        )
+
+    @property
+    def retriever_setting(self) -> Retriever:
+        return Retriever(self.retriever, self.k_rrf)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "format": SETTINGS_FORMAT,
+            "version": SETTINGS_VERSION,
+            "retriever": self.retriever,
+            "k_rrf": float(self.k_rrf),
+            "policy": self.policy,
+            "k": int(self.k),
+            "radius": int(self.radius),
+            "lam": self.lam,
+            "tau": self.tau,
+            "mu": self.mu,
+            "p": self.p,
+            "gate": None if self.gate is None else self.gate.to_dict(),
+            "chosen_on": dict(self.chosen_on),
+        }
+
+    def to_json(self) -> str:
+        """JSON text (floats written with ``repr``: they read back bit for bit)."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2) + "\n"
+
+    @classmethod
+    def from_dict(cls, data: object) -> ChosenSettings:
+        """Settings from :meth:`to_dict`'s shape.
+
+        Raises:
+            SettingsFileError: for anything else (one sentence).
+        """
+        if not isinstance(data, dict):
+            raise SettingsFileError("A settings file must hold a JSON object.")
+        if data.get("format") != SETTINGS_FORMAT:
+            raise SettingsFileError(
+                f"Not a scar-viz settings file (format {data.get('format')!r})."
+            )
+        if data.get("version") != SETTINGS_VERSION:
+            raise SettingsFileError(
+                f"Settings file version {data.get('version')!r}; this scar-viz reads version "
+                f"{SETTINGS_VERSION}."
+            )
+        missing = [key for key in ("retriever", "policy", "k") if key not in data]
+        if missing:
+            raise SettingsFileError(f"The settings file lacks {', '.join(missing)}.")
+        try:
+            gate = None if data.get("gate") is None else LearnedGate.from_dict(data["gate"])
+        except GateFileError as exc:
+            raise SettingsFileError(f"The settings file's gate: {exc}") from None
+        chosen_on = data.get("chosen_on") or {}
+        if not isinstance(chosen_on, dict):
+            raise SettingsFileError("The settings file's 'chosen_on' must be an object.")
+        return cls(
+            _text(data, "retriever"),
+            _text(data, "policy"),
+            _whole(data, "k"),
+            _whole(data, "radius", DEFAULT_RADIUS),
+            _real(data, "lam"),
+            _real(data, "tau"),
+            _real(data, "mu"),
+            _real(data, "p"),
+            gate,
+            _real(data, "k_rrf") if data.get("k_rrf") is not None else DEFAULT_K_RRF,
+            chosen_on,
+        )
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> ChosenSettings:
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+            raise SettingsFileError(f"The settings file is not valid JSON ({reason}).") from None
+        return cls.from_dict(data)
+
+    def save(self, path: str | Path) -> Path:
+        """Write :meth:`to_json` to ``path``.
+
+        Raises:
+            SettingsError: when the file cannot be written (one sentence).
+        """
+        path = Path(path)
+        try:
+            path.write_text(self.to_json(), encoding="utf-8")
+        except OSError as exc:
+            raise SettingsError(
+                f"Cannot write the settings to '{path}': {exc.strerror or 'unwritable'}."
+            ) from None
+        return path
+
+
+def load_settings(path: str | Path) -> ChosenSettings:
+    """Read a settings file (:meth:`ChosenSettings.save`'s).
+
+    Raises:
+        SettingsFileError: when it is missing, unreadable or not a settings file.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "unreadable"
+        raise SettingsFileError(f"Cannot read settings file '{path}': {reason}.") from None
+    try:
+        return ChosenSettings.from_json(text)
+    except SettingsFileError as exc:
+        raise SettingsFileError(f"'{path}': {exc}") from None
+
+
+def _text(data: dict, key: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str):
+        raise SettingsFileError(f"The settings file's '{key}' must be a string.")
+    return value
+
+
+def _whole(data: dict, key: str, default: int | None = None) -> int:
+    value = data.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SettingsFileError(f"The settings file's '{key}' must be a whole number.")
+    return value
+
+
+def _real(data: dict, key: str) -> float | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise SettingsFileError(f"The settings file's '{key}' must be a number or null.")
+    return float(value)

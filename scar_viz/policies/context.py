@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import numpy as np
 
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.tokens import count_tokens
@@ -27,6 +29,47 @@ class ContextCost:
 def context_cost(chunks: Sequence[Chunk], ids: Sequence[int]) -> ContextCost:
     text = context_text(chunks, ids)
     return ContextCost(len(set(ids)), len(text), count_tokens(text))
+
+
+@dataclass(frozen=True)
+class TokenCosts:
+    """What each chunk adds to the tokens of a context, so that a selection's tokens are a sum.
+
+    ``text[i]`` = tokens(c_i) and ``joint[i]`` = tokens(c_i + SEPARATOR) − tokens(c_i), the
+    separator's tokens after c_i (0 or −1 when it merges with c_i's last characters, e.g.
+    ".\\n\\n"). For a selection S with last (highest) chunk m:
+
+        tokens(context_text(S)) = Σ_{i∈S} (text[i] + joint[i]) − joint[m]
+
+    This is exact when each chunk of S after the first starts with neither whitespace nor "/"
+    (o200k_base splits text into pieces before merging; a separator's piece then ends where the
+    next chunk begins). Every built-in chunker strips whitespace at chunk edges; a chunk that
+    starts with "/" may be off by one token. ``unsafe`` marks such chunks.
+    """
+
+    text: np.ndarray
+    joint: np.ndarray
+    unsafe: np.ndarray = field(repr=False)
+
+    @property
+    def added(self) -> np.ndarray:
+        """(N,) text + joint: a chunk's tokens with the separator that follows it."""
+        return self.text + self.joint
+
+    def of(self, ids: Sequence[int]) -> int:
+        """The tokens of the context of chunk ids ``ids`` (duplicates counted once)."""
+        chosen = np.unique(np.asarray(list(ids), dtype=np.int64))
+        if not len(chosen):
+            return 0
+        return int(self.added[chosen].sum() - self.joint[chosen[-1]])
+
+
+def token_costs(chunks: Sequence[Chunk]) -> TokenCosts:
+    """:class:`TokenCosts` of ``chunks`` (two counts a chunk)."""
+    text = np.array([count_tokens(c.text) for c in chunks], dtype=np.int64)
+    joint = np.array([count_tokens(c.text + SEPARATOR) for c in chunks], dtype=np.int64) - text
+    unsafe = np.array([c.text[:1].isspace() or c.text[:1] == "/" for c in chunks], dtype=bool)
+    return TokenCosts(text, joint, unsafe)
 
 
 def saving(ours: float, theirs: float) -> float:

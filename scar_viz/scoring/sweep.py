@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,6 +31,9 @@ from scar_viz.embeddings import Progress
 from scar_viz.errors import SettingsError
 from scar_viz.scoring.params import DEFAULT_RADIUS
 from scar_viz.scoring.scar import gate, top_k
+
+if TYPE_CHECKING:  # the context's token costs live with the context (a later stage)
+    from scar_viz.policies.context import TokenCosts
 
 LAMS = np.round(np.linspace(0.0, 2.0, 41), 2)
 """Default λ grid: 0, 0.05, …, 2 (41 values)."""
@@ -45,19 +50,24 @@ class CandidateSlots:
     (the λ×τ gate here, the learned gate in :mod:`scar_viz.scoring.learned`); arrays of length
     M.
 
-    ``is_retrieved`` marks neighbours that are themselves in the top-k. ``chain`` (C, r) lists,
-    for each (query, retrieved chunk, side), its candidates by distance (−1 past the document's
-    edge). ``slot`` maps a candidate to its unique (query, neighbour) pair; slots are sorted by
-    query, ``slot_bounds`` (Q+1,) delimit each query's.
+    ``is_retrieved`` marks neighbours that are themselves in the top-k; ``distance`` is each
+    candidate's distance from its retrieved chunk. ``chain`` (C, r) lists, for each (query,
+    retrieved chunk, side), its candidates by distance (−1 past the document's edge). ``slot``
+    maps a candidate to its unique (query, neighbour) pair; slots are sorted by query, then
+    neighbour (``slot_neighbour``), and ``slot_bounds`` (Q+1,) delimit each query's.
+    ``retrieved`` (Q, min(k, N)) holds each query's top-k.
     """
 
     k: int
     radius: int
     is_retrieved: np.ndarray
+    distance: np.ndarray
     chain: np.ndarray
     slot: np.ndarray
     slot_gold: np.ndarray
+    slot_neighbour: np.ndarray
     slot_bounds: np.ndarray
+    retrieved: np.ndarray
     base_chunks: np.ndarray
     base_hits: np.ndarray
     n_gold: np.ndarray
@@ -65,6 +75,13 @@ class CandidateSlots:
     @property
     def n_queries(self) -> int:
         return len(self.n_gold)
+
+    @cached_property
+    def slot_order(self) -> tuple[np.ndarray, np.ndarray]:
+        """(order, starts): the candidates sorted by slot, and where each slot's run starts."""
+        order = np.argsort(self.slot, kind="stable")
+        _, starts = np.unique(self.slot[order], return_index=True)
+        return order, starts
 
 
 @dataclass(frozen=True)
@@ -132,10 +149,11 @@ def walk_candidates(
     if by.shape != sims.shape:
         raise SettingsError(f"Ranking scores of shape {by.shape} for similarities {sims.shape}.")
     lo_of, hi_of = bounds(doc_of, n)
-    meta, chains, keys = [], [], []
+    meta, chains, keys, tops = [], [], [], []
     base_chunks, base_hits = np.zeros(n_q), np.zeros(n_q)
     for q in range(n_q):
         retrieved = top_k(by[q], k)
+        tops.append(retrieved)
         members, gold = set(retrieved), set(golds[q])
         base_chunks[q] = len(retrieved)
         base_hits[q] = len(gold & members)
@@ -165,12 +183,15 @@ def walk_candidates(
             "k": int(k),
             "radius": int(radius),
             "is_retrieved": cols[5].astype(bool),
+            "distance": cols[4],
             "chain": np.array(chains, dtype=np.int64).reshape(-1, radius),
             "slot": np.array([index[key] for key in keys], dtype=np.int64),
             "slot_gold": np.array([key[2] for key in uniq], dtype=bool),
+            "slot_neighbour": np.array([key[1] for key in uniq], dtype=np.int64),
             "slot_bounds": np.searchsorted(
                 np.array([key[0] for key in uniq], dtype=np.int64), np.arange(n_q + 1)
             ),
+            "retrieved": np.array(tops, dtype=np.int64).reshape(n_q, min(k, n)),
             "base_chunks": base_chunks,
             "base_hits": base_hits,
         },
@@ -282,29 +303,86 @@ def contiguous(cands: CandidateSlots, passes: np.ndarray) -> np.ndarray:
     return passes & reached_m & ~cands.is_retrieved[None, :]
 
 
+def slot_admitted(cands: CandidateSlots, admitted: np.ndarray) -> np.ndarray:
+    """(T, S) booleans: slot s (a unique (query, neighbour) pair) admitted at bar t, from
+    ``admitted`` (T, M) (a neighbour admitted from two retrieved chunks counts once)."""
+    n_t = admitted.shape[0]
+    if not admitted.shape[1]:
+        return np.zeros((n_t, 0), dtype=bool)
+    order, starts = cands.slot_order
+    return np.logical_or.reduceat(admitted[:, order], starts, axis=1)
+
+
+def _per_query_sum(cands: CandidateSlots, values: np.ndarray) -> np.ndarray:
+    """(T, Q) sums of ``values`` (T, S) over each query's slots (0 for a query without any)."""
+    b = cands.slot_bounds
+    out = np.zeros((values.shape[0], len(b) - 1), dtype=values.dtype)
+    has = b[1:] > b[:-1]
+    if has.any():
+        out[:, has] = np.add.reduceat(values, b[:-1][has], axis=1)
+    return out
+
+
 def per_query(cands: CandidateSlots, admitted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(chunks, recall), each (T, Q), from ``admitted`` (T, M): chunks = |retrieved| +
     |admitted neighbours| (unique), recall = |selected ∩ gold| / |gold|."""
-    n_t = admitted.shape[0]
-    order = np.argsort(cands.slot, kind="stable")
-    slots, starts = np.unique(cands.slot[order], return_index=True)
-    if admitted.shape[1]:
-        per_slot = np.logical_or.reduceat(admitted[:, order], starts, axis=1)
-    else:
-        per_slot = np.zeros((n_t, 0), dtype=bool)
-    gold = cands.slot_gold[slots].astype(np.float64)
-    counts = np.zeros((n_t, len(slots) + 1))
-    hits = np.zeros((n_t, len(slots) + 1))
-    np.cumsum(per_slot, axis=1, out=counts[:, 1:])
-    np.cumsum(per_slot * gold[None, :], axis=1, out=hits[:, 1:])
+    chunks, recall, _ = _outcomes(cands, slot_admitted(cands, admitted), None)
+    return chunks, recall
+
+
+def query_outcomes(
+    cands: CandidateSlots, admitted: np.ndarray, costs: TokenCosts
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(chunks, recall, tokens), each (T, Q), from ``admitted`` (T, M): :func:`per_query`, and
+    the context tokens from the chunks' :class:`~scar_viz.policies.context.TokenCosts`:
+    Σ (text + joint) over the retrieved and admitted chunks, less the joint of the last (highest)
+    chunk, the separator that follows nothing."""
+    return _outcomes(cands, slot_admitted(cands, admitted), costs)
+
+
+def _outcomes(
+    cands: CandidateSlots, per_slot: np.ndarray, costs: TokenCosts | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    n_t = per_slot.shape[0]
+    parts = [per_slot, per_slot & cands.slot_gold[None, :]]
+    if costs is not None:
+        added = costs.added.astype(np.float64)
+        parts.append(per_slot * added[cands.slot_neighbour][None, :])
+    # float32 holds these sums of whole numbers exactly (a query's tokens stay far below 2**24)
+    sums = _per_query_sum(cands, np.concatenate(parts, dtype=np.float32)).astype(np.float64)
+    chunks = cands.base_chunks + sums[:n_t]
+    recall = (cands.base_hits + sums[n_t : 2 * n_t]) / cands.n_gold
+    if costs is None:
+        return chunks, recall, None
+    top = cands.retrieved
+    base = added[top].sum(axis=1) if top.shape[1] else np.zeros(cands.n_queries)
+    return chunks, recall, base + sums[2 * n_t :] - _last_joint(cands, per_slot, costs)
+
+
+def _last_joint(cands: CandidateSlots, per_slot: np.ndarray, costs: TokenCosts) -> np.ndarray:
+    """(T, Q) joint[m], m the highest chunk of each selection: the highest retrieved one, or an
+    admitted neighbour past it (at most r of them, at distance 1 … r beyond it)."""
+    n_t, n_q = per_slot.shape[0], cands.n_queries
+    joint = costs.joint.astype(np.float64)
+    if not cands.retrieved.shape[1]:
+        return np.zeros((n_t, n_q))
+    top = cands.retrieved.max(axis=1)
+    out = np.broadcast_to(joint[top], (n_t, n_q)).copy()
     b = cands.slot_bounds
-    q_chunks = cands.base_chunks + counts[:, b[1:]] - counts[:, b[:-1]]
-    q_recall = (cands.base_hits + hits[:, b[1:]] - hits[:, b[:-1]]) / cands.n_gold
-    return q_chunks, q_recall
+    owner = np.repeat(np.arange(n_q), np.diff(b))
+    beyond = cands.slot_neighbour - top[owner]
+    for d in range(1, cands.radius + 1):
+        slots = np.flatnonzero(beyond == d)
+        if not len(slots):
+            continue
+        queries = owner[slots]
+        hit = per_slot[:, slots]
+        out[:, queries] = np.where(hit, joint[top[queries] + d][None, :], out[:, queries])
+    return out
 
 
-def _admitted(
-    cands: Candidates, lam: float, bars: np.ndarray, mode: str, mu: float = 0.0
+def admitted_at(
+    cands: Candidates, lam: float, bars: np.ndarray, mode: str = "relative", mu: float = 0.0
 ) -> np.ndarray:
     """(T, M) booleans: candidate m admitted at (lam, bars[t]) (and μ)."""
     cos_qc = cands.cos_qc[None, :] if mode == "relative" else 1.0  # absolute: bar = θ
@@ -350,7 +428,7 @@ def sweep(
     q_chunks = np.empty((n_l, n_t, n_q))
     q_recall = np.empty((n_l, n_t, n_q))
     for i, lam in enumerate(lams):
-        admitted = _admitted(cands, float(lam), bars, mode, mu)
+        admitted = admitted_at(cands, float(lam), bars, mode, mu)
         q_chunks[i], q_recall[i] = per_query(cands, admitted)
         if progress:
             progress(i + 1, n_l)

@@ -1,5 +1,7 @@
 """In the browser: upload a document and its queries, read the verdict, *Apply*, and the
-Explorer's sliders hold the tuned k, λ, τ; a session file saved there and restored in a fresh
+Explorer holds the verdict's setting; *Apply* carries every field of the verdict (retriever,
+policy, k, λ, τ, μ, p) into the Evaluation lab's and the Explorer's addresses, and a copied
+address reproduces it in a fresh browser; a session file saved there and restored in a fresh
 browser brings back the query set, the fitted gate and the setting (hashing model)."""
 
 from __future__ import annotations
@@ -7,19 +9,24 @@ from __future__ import annotations
 import json
 import os
 import re
+from urllib.parse import parse_qs, urlparse
+
+import pytest
 
 from scar_viz.documents import samples
+from scar_viz.evaluation.settings import ChosenSettings
 from scar_viz.scoring.learned import DEFAULT_P
+from scar_viz.scoring.params import DEFAULT_PARAMS
 from scripts.live_app import settle, wait_for_app_run
-from tests.browser.actions import ask, download_text, go, upload
+from tests.browser.actions import ask, download_text, fresh_page, go, upload
 from tests.browser.test_query_sets import upload_queries
 from tests.browser.test_share import nudge, slider_value
 
-SETTING = re.compile(r"SCAR at k = (\d+), λ = ([0-9.]+), τ = ([0-9.]+)")
 QUERIES = "manual.queries.jsonl"
 QUESTION = "When may the master refuse to sail in strong wind?"
 P = 0.05
 """The learned gate's p set on *Fit a gate* (its default is 0.04)."""
+SENTENCE = re.compile(r"^(Use |Cannot tell |No candidate )")
 
 
 def slider_text(page, label: str) -> str:
@@ -29,7 +36,6 @@ def slider_text(page, label: str) -> str:
 SESSION_UPLOADER = "Restore a session file"
 GATE_IN_BUDGET = "learned: the gate fitted on Fit a gate"
 """Equal budget's caption when the session holds a fitted gate ("the default gate" otherwise)."""
-GATE_IN_VERDICT = "The learned gate (fitted on Fit a gate) is beside it."
 N_QUERIES = 20
 """The round trip uploads the sample's first 20 queries, so the restored set differs from the
 sample's own (24), which a fresh session shows."""
@@ -54,26 +60,59 @@ def explorer_setting(page, question: str | None = None) -> tuple[str, str, str]:
     )
 
 
-def upload_and_verdict(page, url: str, queries: str) -> tuple[str, str, str]:
+def read_verdict(page) -> tuple[str, ChosenSettings]:
+    """The verdict's sentence, once drawn, and its settings as the download gives them."""
+    verdict = page.get_by_test_id("sv-alert-info").filter(has_text=SENTENCE).first
+    verdict.wait_for(timeout=120_000)
+    settle(page)
+    text = verdict.inner_text()
+    return text, ChosenSettings.from_json(download_text(page, "Download settings (JSON)"))
+
+
+def upload_and_verdict(page, url: str, queries: str) -> tuple[str, ChosenSettings]:
     """Open the Evaluation lab, upload the sample as a document and ``queries`` (JSON Lines) as
-    a file, and read the verdict; returns its (k, λ, τ) as written in its sentence."""
+    a file, and read the verdict."""
     page.goto(url + "/evaluate")
     wait_for_app_run(page)
     upload(page, "manual.md", samples.load_sample().text.encode(), "text/markdown")
     upload_queries(page, QUERIES, queries)
-    verdict = page.get_by_test_id("sv-alert-info").filter(has_text="SCAR at k = ").first
-    verdict.wait_for(timeout=60_000)
-    text = verdict.inner_text()
-    assert text.startswith(("Keep the window", "Use "))
-    k, lam, tau = SETTING.search(text).groups()
-    settle(page)
-    return k, lam, tau
+    return read_verdict(page)
 
 
 def apply_verdict(page) -> None:
-    page.get_by_role("button", name="Apply k, λ, τ").click()
+    page.get_by_role("button", name="Apply the verdict").click()
     wait_for_app_run(page)
     page.get_by_role("button", name="Applied").wait_for(timeout=30_000)
+    settle(page)
+
+
+def address(page) -> dict[str, str]:
+    """The page's query parameters (the last value of each)."""
+    return {k: v[-1] for k, v in parse_qs(urlparse(page.url).query).items()}
+
+
+def carried(chosen: ChosenSettings, params: dict[str, str], policy_too: bool) -> None:
+    """Every field of ``chosen`` is in the address ``params``: a value that is its widget's
+    default is left out of an address, so its absence is what carrying it means."""
+    d = DEFAULT_PARAMS
+    want = {"retriever": chosen.retriever, "k": chosen.k, "r": chosen.radius}
+    if chosen.policy == "scar":
+        want |= {"lam": chosen.lam, "tau": chosen.tau, "mu": chosen.mu}
+    defaults = {"retriever": "dense", "k": d.k, "r": d.radius, "lam": d.lam, "tau": d.tau}
+    defaults |= {"mu": d.mu, "p": DEFAULT_P, "policy": "SCAR"}
+    if policy_too:
+        want["policy"] = {"scar": "SCAR", "learned": "learned"}.get(chosen.policy)
+        if chosen.policy == "learned":
+            want["p"] = chosen.p
+    for name, value in want.items():
+        if value is None:
+            continue
+        if value == defaults[name]:
+            assert name not in params, (name, params)
+        else:
+            got = params.get(name)
+            assert got is not None, (name, params)
+            assert got == str(value) or float(got) == pytest.approx(float(value)), (name, got)
 
 
 def fit_and_keep_gate(page) -> None:
@@ -108,16 +147,60 @@ def test_upload_verdict_apply_reaches_the_explorer(hash_app, chromium):
     context = chromium.new_context(viewport={"width": 1400, "height": 1800})
     page = context.new_page()
     try:
-        k, lam, tau = upload_and_verdict(page, hash_app.url, samples.sample_queries_text())
+        text, chosen = upload_and_verdict(page, hash_app.url, samples.sample_queries_text())
+        assert f"at k = {chosen.k}" in text
         if os.environ.get("SCAR_VIZ_SHOTS"):
             page.screenshot(path=os.environ["SCAR_VIZ_SHOTS"], full_page=True)
         apply_verdict(page)
         go(page, "Explorer")
         ask(page, QUESTION)  # a new document: the gate's sliders come with a question
-        assert k in slider_text(page, "k (retrieved)")
-        assert f"{float(lam):.2f}" in slider_text(page, "λ (penalty weight)")
-        assert f"{float(tau):.2f}" in slider_text(page, "τ (relative bar)")
+        assert str(chosen.k) in slider_text(page, "k (retrieved)")
+        carried(chosen, address(page), policy_too=True)
         assert "Traceback" not in page.content()
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize(("budget", "policy"), [(200, "scar"), (300, "learned")])
+def test_apply_carries_every_field_into_the_address(hash_app, chromium, budget, policy):
+    """The built-in sample at a budget where the verdict is SCAR (200 tokens) or the learned
+    gate (300): after *Apply* the Evaluation lab's address and the Explorer's hold the verdict's
+    retriever, k, r, λ, τ, μ (and policy and p on the Explorer, where those widgets are), and
+    the Explorer's address opened in a fresh browser shows the same setting. μ starts at 0.5
+    in the address, so a verdict at μ = 0 must take it out."""
+    context = chromium.new_context(viewport={"width": 1400, "height": 1800})
+    page = context.new_page()
+    try:
+        page.goto(f"{hash_app.url}/evaluate?vbudget={budget}&mu=0.5")
+        wait_for_app_run(page)
+        _, chosen = read_verdict(page)
+        assert chosen.policy == policy
+        apply_verdict(page)
+        lab = address(page)
+        assert lab["vbudget"] == str(budget)
+        carried(chosen, lab, policy_too=False)
+        go(page, "Explorer")
+        explorer = address(page)
+        carried(chosen, explorer, policy_too=True)
+        if policy == "scar":
+            lam, tau = (
+                slider_value(page, "λ (penalty weight)"),
+                slider_value(page, "τ (relative bar)"),
+            )
+            assert (float(lam), float(tau)) == (chosen.lam, chosen.tau)
+        student = fresh_page(chromium, page.url)
+        try:
+            assert address(student) == explorer
+            assert slider_value(student, "k (retrieved)") == str(chosen.k)
+            if policy == "learned":
+                p = slider_value(student, "learned: p")
+                assert float(p) == pytest.approx(chosen.p)
+            else:
+                assert slider_value(student, "λ (penalty weight)") == f"{chosen.lam:.2f}"
+        finally:
+            student.context.close()
+        assert "Traceback" not in page.content()
+        assert "set via the Session State API" not in hash_app.log()
     finally:
         context.close()
 
@@ -128,12 +211,12 @@ def test_session_file_restores_the_query_set_the_gate_and_the_setting(hash_app, 
     try:
         page = first.new_page()
         lines = samples.sample_queries_text().splitlines()[:N_QUERIES]
-        k, lam, tau = upload_and_verdict(page, hash_app.url, "\n".join(lines))
+        sentence, chosen = upload_and_verdict(page, hash_app.url, "\n".join(lines))
         apply_verdict(page)
         shows_metric(page, "Queries", str(N_QUERIES))
         fit_and_keep_gate(page)
         setting = explorer_setting(page, QUESTION)
-        assert setting == (k, f"{float(lam):.2f}", f"{float(tau):.2f}")
+        assert setting[0] == str(chosen.k)
         text = save_session(page)
         saved = json.loads(text)
         assert saved["queries"]["active"] == "upload" and saved["gate"]["json"]
@@ -145,7 +228,9 @@ def test_session_file_restores_the_query_set_the_gate_and_the_setting(hash_app, 
         restore_session(fresh, text)
         fresh.get_by_text(f"An uploaded file ({QUERIES})").wait_for(timeout=30_000)
         shows_metric(fresh, "Queries", str(N_QUERIES))  # not the sample's own 24
-        fresh.get_by_text(GATE_IN_VERDICT).wait_for(timeout=60_000)
+        fresh.get_by_test_id("sv-alert-info").filter(has_text=sentence).first.wait_for(
+            timeout=120_000
+        )  # the same verdict on the restored set
         go(fresh, "Equal budget")
         fresh.get_by_text(f"{GATE_IN_BUDGET}, p = {P:g}.").wait_for(timeout=30_000)
         assert explorer_setting(fresh) == setting  # the question comes back with the file

@@ -1,59 +1,186 @@
-"""``python -m scar_viz recommend``: the JSON shape, and ``eval`` on the check queries alone
-with the tuned k, λ, τ gives the check figures exactly."""
+"""``python -m scar_viz recommend``: the JSON contract, one verdict whatever the order of the
+query file, ``--save`` read back, ``--retriever`` narrowing the candidates, and bad options as
+one line."""
 
 from __future__ import annotations
 
 import json
+import random
+
+import pytest
 
 from scar_viz.cli.main import main
+from scar_viz.evaluation.settings import load_settings
+from scar_viz.scoring.learned import LearnedGate
+
+CANDIDATE_KEYS = [
+    "retriever",
+    "policy",
+    "k",
+    "lam",
+    "tau",
+    "mu",
+    "p",
+    "recall",
+    "recall_ci",
+    "mean_chunks",
+    "mean_tokens",
+]
+VERDICT_KEYS = ["retriever", "policy", "k", "lam", "tau", "mu", "p", "decided", "sentence"]
+
+
+def _run(capsys, *argv) -> tuple[int, str, str]:
+    code = main([*map(str, argv), "--model", "hash"])
+    out = capsys.readouterr()
+    return code, out.out, out.err
 
 
 def _json(capsys, *argv) -> dict:
-    assert main([*map(str, argv), "--model", "hash", "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
+    code, out, err = _run(capsys, *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
 
 
-def test_eval_on_the_check_ids_reproduces_the_check_figures(sample_files, tmp_path, capsys):
+def test_the_json_contract(sample_files, capsys):
     doc, queries = sample_files
-    out = _json(capsys, "recommend", doc, queries, "--boot", "300")
-    for key in ("k", "lam", "tau", "check_ids", "check", "token_saving", "equal_budget"):
-        assert key in out
-    assert out["verdict"] in ("keep the window", "use SCAR", "other")
-    assert out["token_saving"]["ci_low"] <= out["token_saving"]["ci_high"]
-    assert set(out["equal_budget"]) >= {"on_front", "beaten_by"}
-    rows = {}
-    for line in queries.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            rows[json.loads(line)["id"]] = line
-    check = tmp_path / "check.jsonl"
-    check.write_text("\n".join(rows[i] for i in out["check_ids"]) + "\n", encoding="utf-8")
-    ev = _json(
+    out = _json(capsys, "recommend", doc, queries, "--boot", "500")
+    assert list(out) == ["verdict", "folds", "repeats", "budget_tokens", "candidates"]
+    assert list(out["verdict"]) == VERDICT_KEYS
+    assert all(list(c) == CANDIDATE_KEYS for c in out["candidates"])
+    assert {c["policy"] for c in out["candidates"]} == {"topk", "window1", "scar", "learned"}
+    assert {c["retriever"] for c in out["candidates"]} == {"dense", "bm25", "hybrid"}
+    assert {c["k"] for c in out["candidates"]} == set(range(1, 11))
+    a = [
+        c for c in out["candidates"] if c["policy"] == "scar" and (c["lam"], c["tau"]) == (0.5, 0.1)
+    ]
+    assert len(a) >= 30  # preset A at every retriever and k
+    ref = next(
+        c
+        for c in out["candidates"]
+        if (c["retriever"], c["policy"], c["k"]) == ("dense", "window1", 3)
+    )
+    assert out["budget_tokens"] == ref["mean_tokens"] and ref["recall_ci"] == [0.0, 0.0]
+    v = out["verdict"]
+    assert any(
+        (c["retriever"], c["policy"], c["k"], c["lam"], c["tau"], c["p"])
+        == (v["retriever"], v["policy"], v["k"], v["lam"], v["tau"], v["p"])
+        for c in out["candidates"]
+    )
+
+
+def test_three_orders_of_the_query_file_give_one_verdict(sample_files, tmp_path, capsys):
+    doc, queries = sample_files
+    lines = [line for line in queries.read_text(encoding="utf-8").splitlines() if line.strip()]
+    outputs = []
+    for seed in (0, 1, 2):
+        shuffled = lines[:]
+        random.Random(seed).shuffle(shuffled)
+        path = tmp_path / f"order{seed}.jsonl"
+        path.write_text("\n".join(shuffled) + "\n", encoding="utf-8")
+        code, out, err = _run(capsys, "recommend", doc, path, "--boot", "500", "--json")
+        assert code == 0, err
+        outputs.append(out)
+    assert lines != sorted(lines)
+    assert outputs[0] == outputs[1] == outputs[2]
+
+
+def test_save_writes_settings_that_read_back(sample_files, tmp_path, capsys):
+    doc, queries = sample_files
+    path = tmp_path / "settings.json"
+    out = _json(capsys, "recommend", doc, queries, "--policies", "learned", "--save", path)
+    saved = load_settings(path)
+    v = out["verdict"]
+    assert (saved.retriever, saved.policy, saved.k, saved.p) == (
+        v["retriever"],
+        "learned",
+        v["k"],
+        v["p"],
+    )
+    assert saved.lam is saved.tau is saved.mu is None
+    assert saved.gate is not None and saved.gate.fitted_on["n_queries"] == 24
+    assert saved.chosen_on["model"] == "hash:256" and saved.chosen_on["sentence"] == v["sentence"]
+    gate_file = tmp_path / "gate.json"
+    gate_file.write_text(json.dumps(json.loads(path.read_text())["gate"]), encoding="utf-8")
+    assert LearnedGate.load(gate_file) == saved.gate  # a gate file other tools read as is
+    again = load_settings(path)
+    assert again == saved and again.gate.weights == saved.gate.weights  # bit for bit
+    # the saved gate runs in eval on the queries it was fitted on
+    code, text, err = _run(
         capsys,
         "eval",
         doc,
-        check,
+        queries,
         "--policies",
-        "window1,scar",
+        "learned",
+        "--gate",
+        gate_file,
+        "--p",
+        saved.p,
         "--k",
-        out["k"],
-        "--lam",
-        out["lam"],
-        "--tau",
-        out["tau"],
+        saved.k,
+        "--retriever",
+        saved.retriever,
         "--boot",
         "0",
     )
-    assert ev["n_queries"] == len(out["check_ids"])
-    for name in ("scar", "window1"):
-        got = ev["policies"][name]["all"]
-        want = out["check"][name]
-        assert {m: got[m] for m in ("recall", "mean_chunks", "mean_tokens")} == want
+    assert code == 0, err
 
 
-def test_text_output_and_a_bad_option(sample_files, capsys):
+def test_save_of_a_scar_verdict(sample_files, tmp_path, capsys):
     doc, queries = sample_files
-    assert main(["recommend", str(doc), str(queries), "--model", "hash", "--boot", "200"]) == 0
-    text = capsys.readouterr().out
-    assert "window ±1" in text and ("Keep the window" in text or "Use " in text)
-    assert main(["recommend", str(doc), str(queries), "--model", "hash", "--boot", "0"]) == 1
-    assert "--boot" in capsys.readouterr().err
+    path = tmp_path / "scar.json"
+    out = _json(capsys, "recommend", doc, queries, "--policies", "scar", "--save", path)
+    saved = load_settings(path)
+    v = out["verdict"]
+    assert saved.policy == "scar" and (saved.lam, saved.tau, saved.mu) == (
+        v["lam"],
+        v["tau"],
+        v["mu"],
+    )
+    assert saved.gate is None and saved.p is None
+    assert saved.params.lam == v["lam"] and saved.retriever_setting.name == v["retriever"]
+
+
+def test_retriever_narrows_the_candidates(sample_files, capsys):
+    doc, queries = sample_files
+    out = _json(
+        capsys, "recommend", doc, queries, "--retriever", "hybrid", "--policies", "topk,window1"
+    )
+    assert {c["retriever"] for c in out["candidates"]} == {"hybrid"}
+    assert out["verdict"]["retriever"] == "hybrid"
+
+
+def test_text_output(sample_files, capsys):
+    doc, queries = sample_files
+    code, out, err = _run(capsys, "recommend", doc, queries, "--boot", "300")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert "24 queries, 4 folds × 3 repeats" in lines[0]
+    assert lines[1].startswith(("Use ", "Cannot tell ", "No candidate"))
+    assert "reference" in out and "window ±1" in out
+    assert "note: 5 folds need 25 queries; 4 folds were used on 24." in err
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (("--boot", "0"), "--boot"),
+        (("--lam", "0.3"), "tunes λ and τ itself"),
+        (("--budget", "0"), "--budget"),
+        (("--policies", "rse"), "recommend compares"),
+        (("--save", "/nonexistent-dir/settings.json"), "Cannot write the settings"),
+    ],
+)
+def test_bad_options_are_one_line(sample_files, capsys, extra, message):
+    doc, queries = sample_files
+    code, out, err = _run(capsys, "recommend", doc, queries, *extra)
+    assert code == 1 and message in err and len(err.strip().splitlines()) <= 2
+    assert "Traceback" not in err
+
+
+def test_too_few_queries_is_one_line(sample_files, tmp_path, capsys):
+    doc, queries = sample_files
+    few = tmp_path / "few.jsonl"
+    few.write_text("\n".join(queries.read_text(encoding="utf-8").splitlines()[:6]) + "\n")
+    code, out, err = _run(capsys, "recommend", doc, few)
+    assert code == 1 and "at least 10 labelled queries" in err

@@ -75,3 +75,19 @@ def test_swapping_sides_mirrors_the_result(values, seed):
     assert fwd.mean_diff == pytest.approx(-back.mean_diff, abs=1e-9)
     assert fwd.p_value == pytest.approx(back.p_value)
     assert 0 < fwd.p_value <= 1
+
+
+def test_many_rows_at_once_agree_with_paired_bootstrap_row_by_row():
+    from scar_viz.evaluation.bootstrap import paired_intervals
+
+    rng = np.random.default_rng(5)
+    values, reference = rng.random((30, 41)), rng.random(41)
+    mean, low, high = paired_intervals(values, reference, 3000, seed=9)
+    for i in (0, 7, 29):
+        one = paired_bootstrap(values[i], reference, 3000, seed=9)
+        assert mean[i] == pytest.approx(one.mean_diff, abs=1e-12)
+        assert low[i] == pytest.approx(one.ci_low, abs=1e-12)
+        assert high[i] == pytest.approx(one.ci_high, abs=1e-12)
+    assert paired_intervals(values, reference, 3000, seed=10)[1][0] != low[0]  # the seed counts
+    with pytest.raises(ValueError, match="same queries"):
+        paired_intervals(values, reference[:-1])

@@ -1,140 +1,294 @@
-"""The verdict: tune on one half, check on the other; a document where SCAR pays and one where
-the window should stay."""
+"""The cross-validated verdict: the retriever it picks where only words find the evidence, an
+undecided verdict where every candidate ties, untuned candidates equal to ``evaluate``, no
+leakage from a held-out fold, the decision rule and its sentence, and the JSON contract."""
 
 from __future__ import annotations
+
+import random
 
 import numpy as np
 import pytest
 
-from scar_viz.chunking.base import Chunk
-from scar_viz.documents.reading import read_document
-from scar_viz.embeddings import HashEmbedder, embed_cached
 from scar_viz.errors import SettingsError
 from scar_viz.evaluation import evaluate
-from scar_viz.evaluation.queries import label_queries, parse_queries, split_alternate
+from scar_viz.evaluation.crossval import cross_validate
+from scar_viz.evaluation.folds import assign_folds
+from scar_viz.evaluation.learned import fit_gate_on
+from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.evaluation.recommend import (
-    KEEP_WINDOW,
-    USE_SCAR,
-    TunePoint,
-    choose,
+    BAR_OFF,
+    PENALTY_OFF,
+    decide,
     recommend,
     verdict_rows,
 )
+from scar_viz.retrieval import Retriever
+from scar_viz.scoring.params import GateParams
+from tests.evaluation.verdict_corpora import (
+    everyone_finds_it,
+    made_up,
+    made_up_verdict,
+    rare_identifiers,
+)
+from tests.evaluation_sample import hash_sample
 
-POLICIES = ("topk", "window1", "window2", "scar")
-
-
-def _words(topic: int, part: int, n: int = 12) -> list[str]:
-    return [f"t{topic}p{part}w{j}" for j in range(n)]
-
-
-def synthetic(span: int, n_topics: int = 16):
-    """A document of topics, each ``span`` consecutive chunks (one paragraph a chunk, its own
-    words); one query a topic whose evidence covers the topic's chunks. With span 2 a retrieved
-    chunk's one useful neighbour is on one side (SCAR admits it, the window also takes the
-    foreign one); with span 3 both neighbours are needed (the window takes exactly them)."""
-    paragraphs, owners = [], []
-    for t in range(n_topics):
-        for part in range(span):
-            paragraphs.append(" ".join(_words(t, part)) + ".")
-            owners.append(t)
-    text = "\n\n".join(paragraphs)
-    doc = read_document("synthetic.txt", text.encode())
-    chunks, pos = [], 0
-    for i, para in enumerate(paragraphs):
-        start = doc.text.index(para, pos)
-        chunks.append(Chunk(i, start, start + len(para), para))
-        pos = start + len(para)
-    emb = HashEmbedder(1024)
-    from scar_viz.pipeline import prepare_document
-
-    prep = prepare_document(doc, emb, chunks=chunks)
-    lines = []
-    for t in range(n_topics):
-        first = chunks[owners.index(t)]
-        last = chunks[owners.index(t) + span - 1]
-        # the query names the middle part most, so the middle (or first) chunk is retrieved
-        mid = span // 2 if span == 3 else 0
-        words = [w for p in range(span) for w in _words(t, p)[: (8 if p == mid else 5)]]
-        lines.append(
-            {
-                "id": f"q{t:02d}",
-                "query": " ".join(words),
-                "evidence": [
-                    {
-                        "text": doc.text[first.end - 20 : last.start + 20],
-                        "start": first.end - 20,
-                        "end": last.start + 20,
-                    }
-                ],
-            }
-        )
-    import json
-
-    qset = parse_queries("\n".join(json.dumps(x) for x in lines), doc.text)
-    assert not qset.errors
-    labelled = label_queries(qset, doc.text, prep.chunks)
-    vecs = embed_cached(emb, [q.query.query for q in labelled], None).vectors
-    return prep, labelled, vecs
+CANDIDATE_KEYS = {
+    "retriever",
+    "policy",
+    "k",
+    "lam",
+    "tau",
+    "mu",
+    "p",
+    "recall",
+    "recall_ci",
+    "mean_chunks",
+    "mean_tokens",
+}
+VERDICT_KEYS = {"retriever", "policy", "k", "lam", "tau", "mu", "p", "decided", "sentence"}
 
 
-def test_scar_wins_where_one_neighbour_holds_the_rest():
-    prep, labelled, vecs = synthetic(span=2)
-    v = recommend(prep, labelled, vecs, budget_policies=POLICIES, n_boot=500)
-    assert v.kind == USE_SCAR, v.sentence()
-    assert v.scar.recall == pytest.approx(v.window1.recall)
-    assert v.token_saving.ci_low > 0 and v.chunk_saving.mean_diff > 0
-    assert v.beaten_by is None
+@pytest.fixture(scope="module")
+def sample():
+    return hash_sample()[:3]
+
+
+@pytest.fixture(scope="module")
+def sample_verdict(sample):
+    prep, labelled, vecs = sample
+    return recommend(prep, labelled, vecs, n_boot=1000)
+
+
+def test_queries_that_name_rare_identifiers_pick_a_lexical_retriever():
+    prep, labelled, vecs = rare_identifiers()
+    v = recommend(prep, labelled, vecs, n_boot=1000)
+    assert v.chosen.retriever in ("bm25", "hybrid"), v.sentence()
+    dense = max(c.mean_recall for c in v.candidates if c.retriever == "dense")
+    assert v.chosen.mean_recall > dense + 0.3  # the words find what the vectors do not
+    assert v.reference.retriever == "dense" and v.reference.mean_recall < 0.5
+    ci = v.scored[v.best]
+    assert ci.ci_low > 0  # clearly above the dense reference
+
+
+def test_when_every_candidate_ties_the_verdict_is_undecided():
+    prep, labelled, vecs = everyone_finds_it()
+    v = recommend(prep, labelled, vecs, n_boot=500)
+    assert all(c.mean_recall == 1.0 for c in v.candidates if c.k >= 1)
+    assert v.decided is False and v.as_json()["verdict"]["decided"] is False
     s = v.sentence()
-    assert s.startswith("Use SCAR at k = ") and "\n" not in s and s.count(". ") == 0
-    tune, check = split_alternate(labelled)
-    assert v.check_ids == tuple(q.id for q in check)
-    assert v.tune_ids == tuple(q.id for q in tune)
-    assert not set(v.check_ids) & set(v.tune_ids)
-    rows = verdict_rows(v)
-    assert [r["policy"] for r in rows] == ["SCAR", "window ±1"]
+    assert s.startswith("Cannot tell ") and "no number of queries would separate them" in s
+    assert v.rival is not None and v.rival.option != v.chosen.option
+    assert v.chosen.mean_tokens == min(c.mean_tokens for c in v.candidates)
 
 
-def test_window_kept_where_both_neighbours_are_needed():
-    prep, labelled, vecs = synthetic(span=3)
-    v = recommend(prep, labelled, vecs, budget_policies=POLICIES, n_boot=500)
-    assert v.kind == KEEP_WINDOW
-    assert v.keep_window
-    assert v.sentence().startswith("Keep the window")
-    assert not v.saves  # admitting both neighbours is what the window does: nothing saved
+def test_untuned_candidates_are_evaluate_on_every_query(sample, sample_verdict):
+    """top-k, window ±1 and the presets have nothing to tune: their out-of-fold figures are
+    evaluate's on all the queries, query by query (recall, chunks and tokens)."""
+    prep, labelled, vecs = sample
+    order = sorted(range(len(labelled)), key=lambda i: labelled[i].id)
+    queries, qvecs = [labelled[i] for i in order], vecs[order]
+    assert list(sample_verdict.cv.ids) == [q.id for q in queries]
+    checked = 0
+    for c in sample_verdict.candidates:
+        if c.tuned or c.k not in (1, 4, 9):
+            continue
+        params = GateParams(c.k, c.lam or 0.5, c.tau if c.tau is not None else 0.1)
+        ev = evaluate(prep, queries, qvecs, [c.policy], params, retriever=Retriever(c.retriever))
+        for metric, values in (("recall", c.recall), ("chunks", c.chunks), ("tokens", c.tokens)):
+            assert ev.values(c.policy, metric).tolist() == values.tolist(), (c.label, metric)
+        checked += 1
+    assert checked == 3 * 3 * 4  # retrievers × k × (top-k, window, A, B)
 
 
-def test_check_figures_are_evaluate_on_the_check_half():
-    prep, labelled, vecs = synthetic(span=2)
-    v = recommend(prep, labelled, vecs, budget_policies=POLICIES, n_boot=200)
-    rows = [i for i, q in enumerate(labelled) if q.id in set(v.check_ids)]
-    ev = evaluate(prep, [labelled[i] for i in rows], vecs[rows], ["window1", "scar"], v.params)
-    s = ev.policies["scar"].summaries["all"]
-    assert (s.recall, s.mean_chunks, s.mean_tokens) == (
-        v.scar.recall,
-        v.scar.mean_chunks,
-        v.scar.mean_tokens,
+def test_the_json_contract(sample_verdict):
+    out = sample_verdict.as_json()
+    assert set(out) == {"verdict", "folds", "repeats", "budget_tokens", "candidates"}
+    assert set(out["verdict"]) == VERDICT_KEYS
+    assert (out["folds"], out["repeats"]) == (4, 3)  # 24 queries: 5 folds need 25
+    ref = sample_verdict.reference
+    assert out["budget_tokens"] == pytest.approx(ref.mean_tokens, abs=1e-6)
+    assert len(out["candidates"]) == 3 * 10 * 6
+    policies = set()
+    for row in out["candidates"]:
+        assert set(row) == CANDIDATE_KEYS
+        policies.add(row["policy"])
+        low, high = row["recall_ci"]
+        assert low <= high
+        if row["policy"] == "scar":
+            assert None not in (row["lam"], row["tau"], row["mu"]) and row["p"] is None
+        elif row["policy"] == "learned":
+            assert row["p"] is not None and row["lam"] is row["tau"] is row["mu"] is None
+        else:
+            assert row["lam"] is row["tau"] is row["mu"] is row["p"] is None
+    assert policies == {"topk", "window1", "scar", "learned"}
+    presets = {(r["lam"], r["tau"]) for r in out["candidates"] if r["policy"] == "scar"}
+    assert {(0.5, 0.1), (0.1, 0.8)} <= presets
+    ref_row = next(
+        r
+        for r in out["candidates"]
+        if (r["retriever"], r["policy"], r["k"]) == ("dense", "window1", 3)
     )
-    out = v.as_json()
-    assert set(out["check"]) == {"scar", "window1"}
-    assert set(out["check"]["scar"]) == {"recall", "mean_chunks", "mean_tokens"}
-    assert out["equal_budget"]["on_front"] is True
+    assert ref_row["recall_ci"] == [0.0, 0.0]
+    assert isinstance(out["verdict"]["decided"], bool)
+    chosen = sample_verdict.chosen
+    assert out["verdict"]["policy"] == chosen.policy and out["verdict"]["k"] == chosen.k
 
 
-def test_choose_keeps_the_reference_recall():
-    per_k = (
-        TunePoint(1, 0.0, 0.5, 0.40, 1.5, 0.40, 3.0),  # cheapest but far below the reference
-        TunePoint(2, 0.1, 0.3, 0.795, 3.0, 0.80, 5.0),  # within a point of k 3's window
-        TunePoint(3, 0.1, 0.3, 0.80, 3.5, 0.80, 7.0),
+def test_the_order_of_the_queries_changes_nothing(sample, sample_verdict):
+    prep, labelled, vecs = sample
+    for seed in (1, 2):
+        order = list(range(len(labelled)))
+        random.Random(seed).shuffle(order)
+        again = recommend(prep, [labelled[i] for i in order], vecs[order], n_boot=1000)
+        assert again.as_json() == sample_verdict.as_json()
+
+
+def _learned_only(prep, queries, vecs, folds):
+    cv = cross_validate(
+        prep,
+        queries,
+        vecs,
+        folds,
+        reference=("dense", 3),
+        ks=(3,),
+        retrievers=("dense",),
+        expansions=("learned",),
     )
-    assert choose(per_k, reference_k=3).k == 2
-    assert choose(per_k, reference_k=1).k == 1
-    with pytest.raises(SettingsError):
-        choose((), 3)
+    return next(c for c in cv.candidates if c.policy == "learned")
 
 
-def test_too_few_queries_is_a_clear_error():
-    prep, labelled, vecs = synthetic(span=2, n_topics=2)
-    with pytest.raises(SettingsError, match="at least two"):
-        recommend(prep, labelled[:1], vecs[:1])
-    assert np.isfinite(vecs).all()
+def test_a_held_out_query_is_read_with_a_gate_fitted_without_it(sample):
+    """Leakage: each held-out query's learned-gate figures are those of a gate fitted (with
+    scikit-learn) on the other folds alone, at the p and features those folds chose."""
+    prep, labelled, vecs = sample
+    folds = assign_folds(labelled, 4, 1, seed=3)
+    learned = _learned_only(prep, labelled, vecs, folds)
+    assert len(learned.fold_settings) == 4
+    for f, (features, p) in enumerate(learned.fold_settings):
+        train = [i for i in range(len(labelled)) if folds.fold[0, i] != f]
+        held = [i for i in range(len(labelled)) if folds.fold[0, i] == f]
+        gate = fit_gate_on(prep, [labelled[i] for i in train], vecs[train], 3, features=features)
+        ev = evaluate(
+            prep,
+            [labelled[i] for i in held],
+            vecs[held],
+            ["learned"],
+            GateParams(k=3),
+            knobs={"learned": {"gate": gate, "p": p}},
+        )
+        assert ev.values("learned", "recall").tolist() == learned.recall[held].tolist()
+        assert ev.values("learned", "tokens").tolist() == learned.tokens[held].tolist()
+
+
+def test_labels_only_an_in_sample_fit_could_learn_do_not_raise_out_of_fold_recall(sample):
+    """Leakage: give one fold's queries labels nothing else predicts (a far-away chunk each).
+    What the gate selects for them is unchanged (chunks, tokens), so their recall can only be
+    what those selections find; a gate fitted or a p tuned with them would move."""
+    prep, labelled, vecs = sample
+    folds = assign_folds(labelled, 4, 1, seed=3)
+    held = [i for i in range(len(labelled)) if folds.fold[0, i] == 0]
+    n = len(prep.chunks)
+    moved = list(labelled)
+    for i in held:
+        q = labelled[i]
+        far = (q.gold[0] + n // 2) % n
+        moved[i] = GoldQuery(q.query, (far,), ((far, far),), q.type)  # same type, same fold
+    before = _learned_only(prep, labelled, vecs, folds)
+    after = _learned_only(prep, moved, vecs, folds)
+    assert after.chunks[held].tolist() == before.chunks[held].tolist()
+    assert after.tokens[held].tolist() == before.tokens[held].tolist()
+    assert after.recall[held].mean() <= before.recall[held].mean()
+    assert after.fold_settings[0] == before.fold_settings[0]  # fold 0 trains on the rest only
+
+
+def test_the_decision_rule_on_made_up_candidates():
+    rng = np.random.default_rng(0)
+    n = 200
+    base = (rng.random(n) < 0.6).astype(float)
+    better = np.maximum(base, (rng.random(n) < 0.5).astype(float))  # finds more, clearly
+    opts = [
+        ("dense", "window1", 3),
+        ("hybrid", "scar", 4),
+        ("hybrid", "scar", 5),
+        ("bm25", "topk", 9),
+    ]
+    cands = made_up([base, better, better, better], [1000, 900, 950, 2000], opts)
+    best, runner = decide(cands, 1000)
+    assert (best, runner) == (1, 0)  # k = 5 is the same option; top-k at 2,000 is over budget
+    v = made_up_verdict(cands, 1000)
+    assert v.decided and v.sentence().startswith("Use SCAR tuned (λ 0.00, τ 0.00) on hybrid")
+    assert PENALTY_OFF in v.sentence() and BAR_OFF in v.sentence()
+    assert decide(cands, 500) == (1, None)  # nothing fits: the fewest tokens
+    v = made_up_verdict(cands, 500)
+    assert not v.decided and v.sentence().startswith("No candidate stays within 500 tokens")
+
+
+def test_an_undecided_pair_says_how_many_queries_would_separate_them():
+    rng = np.random.default_rng(1)
+    n = 40
+    a = (rng.random(n) < 0.6).astype(float)
+    b = a.copy()
+    b[:3] = 1 - b[:3]
+    opts = [("dense", "window1", 3), ("bm25", "topk", 4)]
+    v = made_up_verdict(made_up([a, b], [800, 700], opts), 1000)
+    d = v.chosen.recall - v.rival.recall
+    want = int(np.ceil(7.84 * np.var(d, ddof=1) / d.mean() ** 2))
+    assert not v.decided and v.queries_needed == want
+    assert f"about {want - n:,} more labelled queries" in v.sentence()
+
+
+def test_rows_mark_the_verdict_runner_up_and_reference(sample_verdict):
+    rows = verdict_rows(sample_verdict)
+    marks = [r["role"] for r in rows]
+    assert marks[0].startswith("verdict") and "reference" in marks
+    assert ("runner-up" in marks) == (sample_verdict.runner_up is not None)
+    assert all(r["tokens"] <= sample_verdict.budget_tokens + 1e-9 for r in rows)
+
+
+def test_bad_requests_are_one_sentence(sample):
+    prep, labelled, vecs = sample
+    with pytest.raises(SettingsError, match="at least 10 labelled queries"):
+        recommend(prep, labelled[:8], vecs[:8])
+    with pytest.raises(SettingsError, match="budget"):
+        recommend(prep, labelled, vecs, budget=0)
+    with pytest.raises(SettingsError, match="compares topk, window1, scar, learned"):
+        recommend(prep, labelled, vecs, policies=["rse"])
+    with pytest.raises(SettingsError, match="retrievers"):
+        recommend(prep, labelled, vecs, retrievers=["sparse"])
+
+
+def test_narrowed_candidates_keep_the_reference(sample):
+    prep, labelled, vecs = sample
+    v = recommend(
+        prep, labelled, vecs, retrievers=["bm25"], policies=["topk"], ks=(2, 3), n_boot=200
+    )
+    assert {(c.retriever, c.policy) for c in v.candidates} == {
+        ("bm25", "topk"),
+        ("bm25", "window1"),
+    }
+    assert (v.reference.retriever, v.reference.policy, v.reference.k) == ("bm25", "window1", 3)
+
+
+def test_on_a_corpus_no_candidate_reaches_past_a_file_edge():
+    """The sample corpus (six files): window ±1 and the presets stop at each file's edge, as
+    evaluate's policies do, query by query."""
+    from tests.evaluation_sample import labelled_sample
+
+    prep, gold, vecs, _ = labelled_sample("kestrel")
+    assert prep.doc_of is not None and len(set(prep.doc_of.tolist())) > 1
+    v = recommend(prep, gold, vecs, ks=(2, 5), retrievers=["dense", "hybrid"], n_boot=200)
+    order = sorted(range(len(gold)), key=lambda i: gold[i].id)
+    for c in v.candidates:
+        if c.tuned:
+            continue
+        params = GateParams(c.k, c.lam or 0.5, c.tau if c.tau is not None else 0.1)
+        ev = evaluate(
+            prep,
+            [gold[i] for i in order],
+            vecs[order],
+            [c.policy],
+            params,
+            retriever=Retriever(c.retriever),
+        )
+        assert ev.values(c.policy, "chunks").tolist() == c.chunks.tolist(), c.label
+        assert ev.values(c.policy, "tokens").tolist() == c.tokens.tolist(), c.label

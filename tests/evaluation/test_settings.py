@@ -32,3 +32,53 @@ def test_as_json_keeps_the_order_asked_and_takes_extras(settings):
     assert settings.as_json(("params",), prepend=True)["params"]["prepend"] is False
     with pytest.raises(KeyError):
         settings.as_json(("judge_model",))
+
+
+# --- the settings file a verdict writes -----------------------------------------------------
+
+
+def test_settings_round_trip_bit_for_bit(tmp_path):
+    from scar_viz.evaluation.settings import ChosenSettings, load_settings
+    from scar_viz.scoring.learned import default_gate
+
+    scar = ChosenSettings("hybrid", "scar", 4, 1, 0.35, 1 / 3, 0.25, None, k_rrf=30.0)
+    learned = ChosenSettings("bm25", "learned", 6, 1, None, None, None, 0.013, default_gate())
+    for s in (scar, learned):
+        back = load_settings(s.save(tmp_path / f"{s.policy}.json"))
+        assert back == s and back.to_dict() == s.to_dict()
+    assert load_settings(tmp_path / "scar.json").tau == 1 / 3  # floats read back exactly
+    assert load_settings(tmp_path / "learned.json").gate.weights == default_gate().weights
+    assert scar.params == GateParams(4, 0.35, 1 / 3, 1, 0.25)
+    assert scar.retriever_setting.label == "hybrid (k_rrf = 30)"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"format": "other"}, "Not a scar-viz settings file"),
+        ({"version": 2}, "version 2"),
+        ({"policy": "rse"}, "Unknown policy 'rse'"),
+        ({"retriever": "sparse"}, "Unknown retriever 'sparse'"),
+        ({"lam": None}, "needs lam"),
+        ({"k": "4"}, "'k' must be a whole number"),
+        ({"tau": "x"}, "'tau' must be a number"),
+        ({"policy": "learned", "p": 0.05}, "needs its gate"),
+        ({"gate": {"weights": []}}, "gate"),
+    ],
+)
+def test_a_bad_settings_file_is_one_sentence(tmp_path, change, message):
+    import json
+
+    from scar_viz.evaluation.settings import ChosenSettings, SettingsFileError, load_settings
+
+    data = {**ChosenSettings("dense", "scar", 3, 1, 0.5, 0.1, 0.0, None).to_dict(), **change}
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(SettingsFileError, match=message) as err:
+        load_settings(path)
+    assert "\n" not in str(err.value)
+    path.write_text("{not json", encoding="utf-8")
+    with pytest.raises(SettingsFileError, match="not valid JSON"):
+        load_settings(path)
+    with pytest.raises(SettingsFileError, match="Cannot read"):
+        load_settings(tmp_path / "missing.json")

@@ -4,9 +4,20 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+import pytest
+
 from scar_viz.chunking.base import Chunk
+from scar_viz.chunking.config import ChunkingConfig, chunk_document
 from scar_viz.chunking.tokens import count_tokens
-from scar_viz.policies.context import context_cost, context_html, context_text, saving
+from scar_viz.documents import samples
+from scar_viz.policies.context import (
+    context_cost,
+    context_html,
+    context_text,
+    saving,
+    token_costs,
+)
 
 TEXT = "".join(f"[part {i:02d}] " + "words here and there. " * 2 for i in range(8))
 
@@ -76,3 +87,35 @@ def test_document_text_and_section_labels_are_escaped():
     out = context_html(chunks, retrieved=[0], admitted=[1])
     assert "<script>" not in out and "<img" not in out and "<b>Part" not in out
     assert "&lt;script&gt;" in out and "&lt;b&gt;Part&lt;/b&gt;" in out
+
+
+# --- token costs: a context's tokens as a sum over its chunks -------------------------------
+
+
+def _chunked(kind: str, size: int = 600):
+    return chunk_document(samples.load_sample(), ChunkingConfig(kind, size, size // 10))
+
+
+@pytest.mark.parametrize("kind", ["recursive", "fixed", "sentence", "section", "tokens"])
+def test_token_costs_sum_to_the_counted_context(kind):
+    chunks = _chunked(kind)
+    costs = token_costs(chunks)
+    assert not costs.unsafe.any()  # the built-in chunkers strip chunk edges
+    rng = np.random.default_rng(len(kind))
+    for _ in range(200):
+        ids = rng.choice(len(chunks), size=int(rng.integers(1, 9)), replace=False).tolist()
+        assert costs.of(ids) == count_tokens(context_text(chunks, ids))
+    assert costs.of([]) == 0 and costs.of([3, 3]) == count_tokens(chunks[3].text)
+
+
+def test_a_separator_that_merges_with_the_chunk_end_is_counted_once():
+    parts = [
+        Chunk(0, 0, 11, "First part."),
+        Chunk(1, 13, 24, "Second part"),
+        Chunk(2, 26, 31, "Third"),
+    ]
+    costs = token_costs(parts)
+    # ".\n\n" is one token in o200k_base: the separator after a full stop adds nothing
+    assert costs.joint[0] == 0 and costs.joint[1] == 1
+    assert costs.of([0, 1, 2]) == count_tokens(context_text(parts, [0, 1, 2]))
+    assert costs.of([2, 0]) == count_tokens(context_text(parts, [0, 2]))

@@ -188,3 +188,35 @@ def test_in_a_corpus_the_sweep_agrees_with_select_from_sims_and_never_crosses(ra
                 joined = select_from_sims(sims[q], unit, params)
                 crossed += any(doc_of[d.chunk] != doc_of[d.neighbour] for d in joined.decisions)
     assert crossed  # without the edges the same data does cross files: the test can fail
+
+
+@pytest.mark.parametrize(
+    ("key", "radius"), [("harbor", 1), ("harbor", 2), ("kestrel", 1), ("kestrel", 3)]
+)
+def test_query_outcomes_count_the_tokens_of_each_selection(key, radius):
+    """Per query and grid point, the tokens the sweep sums chunk by chunk are the tokens of the
+    assembled context of scar_select's selection (a corpus keeps every file's edge)."""
+    from scar_viz.chunking.tokens import count_tokens
+    from scar_viz.policies.context import context_text, token_costs
+    from scar_viz.scoring.scar import select_from_sims
+    from scar_viz.scoring.sweep import admitted_at, query_outcomes
+    from tests.evaluation_sample import labelled_sample
+
+    prep, gold, vecs, _ = labelled_sample(key)
+    sims = np.stack([prep.unit @ v for v in vecs])
+    costs = token_costs(prep.chunks)
+    taus = np.array([0.0, 0.4, 0.9, 1.5])
+    for k in (1, 3, 6):
+        cands = build_candidates(sims, prep.unit, [g.gold for g in gold], k, radius, prep.doc_of)
+        for lam in (0.0, 0.5, 1.5):
+            chunks, recall, tokens = query_outcomes(cands, admitted_at(cands, lam, taus), costs)
+            for t, tau in enumerate(taus):
+                params = GateParams(k=k, lam=lam, tau=float(tau), radius=radius)
+                for q in range(len(gold)):
+                    sel = select_from_sims(sims[q], prep.unit, params, prep.doc_of)
+                    assert chunks[t, q] == len(sel.selected)
+                    text = context_text(prep.chunks, sel.selected)
+                    assert tokens[t, q] == count_tokens(text), (k, lam, tau, q)
+        none = query_outcomes(cands, np.zeros((1, len(cands.slot)), dtype=bool), costs)[2][0]
+        tops = [top_k(s, k) for s in sims]
+        assert none.tolist() == [count_tokens(context_text(prep.chunks, t)) for t in tops]

@@ -90,6 +90,24 @@ def candidate_features(
     )
 
 
+def _walk_features(sims: np.ndarray, unit: np.ndarray, walk) -> np.ndarray:
+    """(M, 9) :func:`candidate_features` of every candidate of ``walk``, as arrays (the same
+    numbers: cos(c,n) is the same dot product, taken once per (c, n) pair)."""
+    out = np.full((len(walk.query), len(ALL_FEATURES)), np.nan)
+    keys = list(zip(walk.chunk.tolist(), walk.neighbour.tolist(), strict=True))
+    pairs: dict[tuple[int, int], float] = {}
+    for c, j in keys:
+        if (c, j) not in pairs:
+            pairs[(c, j)] = float(unit[c] @ unit[j])
+    out[:, 0] = sims[walk.query, walk.neighbour]
+    out[:, 1] = sims[walk.query, walk.chunk]
+    out[:, 2] = [pairs[cj] for cj in keys]
+    out[:, 3] = walk.rank
+    out[:, 4] = walk.neighbour > walk.chunk
+    out[:, 5] = walk.distance
+    return out
+
+
 @dataclass(frozen=True)
 class CandidateTable(CandidateSlots):
     """:class:`~scar_viz.scoring.sweep.CandidateSlots` with each candidate's ``features`` (M, 9)
@@ -141,12 +159,7 @@ def build_table(
     walk = walk_candidates(
         sims, unit, golds, k, radius, "The candidates need k ≥ 1 and r ≥ 1.", doc_of, rank
     )
-    cols = (walk.query, walk.chunk, walk.rank, walk.neighbour, walk.distance)
-    rows = [
-        candidate_features(sims[q], unit, c, rank, j, d)
-        for q, c, rank, j, d in zip(*(col.tolist() for col in cols), strict=True)
-    ]
-    features = np.array(rows, dtype=np.float64).reshape(-1, len(ALL_FEATURES))
+    features = _walk_features(sims, unit, walk)
     if lexical is not None:
         if len(lexical) != sims.shape[0]:
             raise SettingsError(f"{sims.shape[0]} queries but {len(lexical)} lexical records.")

@@ -1,5 +1,6 @@
 """Fitting a learned gate: scikit-learn's fit against a Newton reference, recovery of a known
-rule, the candidates it is fitted on, and the shipped default gate's reproduction."""
+rule, the candidates it is fitted on, the shipped default gate's reproduction, and many folds'
+fits at once against scikit-learn's."""
 
 from __future__ import annotations
 
@@ -14,11 +15,13 @@ from scar_viz.scoring.learned import (
     FitError,
     LearnedGate,
     build_table,
+    candidate_features,
     default_gate,
     fit_arrays,
     fit_gate,
 )
-from scar_viz.scoring.learned.fit import fit_logistic
+from scar_viz.scoring.learned.fit import fit_folds, fit_logistic
+from scar_viz.scoring.scar import top_k
 from tests.scoring.learned.synthetic import drifting_doc, random_queries
 
 
@@ -169,3 +172,51 @@ def test_the_shipped_default_gate_is_reproduced_by_its_script(tmp_path):
     assert fresh.weights == pytest.approx(shipped.weights, abs=WEIGHT_TOLERANCE)
     assert fresh.intercept == pytest.approx(shipped.intercept, abs=WEIGHT_TOLERANCE)
     assert fresh.fitted_on["n_candidates"] == shipped.fitted_on["n_candidates"]
+
+
+# --- many folds at once ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("seed", "m", "l2"), [(7, 600, 1.0), (8, 2500, 1.0), (9, 300, 0.1)])
+def test_fold_fits_agree_with_fit_arrays_fold_by_fold(seed, m, l2):
+    """Each fold's gate (standardised on its rows, Newton on the same objective, prior
+    correction) equals scikit-learn's fit_arrays on those rows within the stated tolerance,
+    and scores rows as LearnedGate.scores does."""
+    rng = np.random.default_rng(seed)
+    z, y = candidate_like(seed, m)
+    x = z * rng.uniform(0.05, 3.0, z.shape[1]) + rng.normal(size=z.shape[1])  # raw scales
+    folds = np.stack([rng.random(m) < share for share in (0.5, 0.7, 0.8, 0.8, 1.0)])
+    fits = fit_folds(x, y, folds, l2)
+    assert fits.ok.all()
+    rows9 = np.c_[x, np.zeros((m, 4))]
+    scores = fits.scores(rows9, BASE_FEATURES)
+    for f, rows in enumerate(folds):
+        ref = fit_arrays(x[rows], y[rows], BASE_FEATURES, l2=l2)
+        got = fits.gate(f, BASE_FEATURES, {})
+        for name in ("weights", "mean", "std"):
+            assert np.max(np.abs(np.subtract(getattr(got, name), getattr(ref, name)))) <= (
+                WEIGHT_TOLERANCE
+            ), name
+        assert abs(got.intercept - ref.intercept) <= WEIGHT_TOLERANCE
+        assert scores[f].tolist() == got.scores(rows9).tolist()
+
+
+def test_a_fold_with_one_class_is_marked_not_fitted():
+    z, y = candidate_like(10, 200)
+    only_negatives = y == 0
+    fits = fit_folds(z, y, np.stack([np.ones(200, bool), only_negatives]))
+    assert fits.ok.tolist() == [True, False]
+    assert not np.any(fits.weights[1]) and fits.intercept[1] == 0.0
+
+
+def test_build_table_rows_are_candidate_features():
+    """The table's feature rows, built as arrays, are candidate_features row by row."""
+    rng = np.random.default_rng(3)
+    unit = drifting_doc(rng)
+    sims, golds = random_queries(rng, unit, 12)
+    table = build_table(sims, unit, golds, k=3, radius=2)
+    for m in range(len(table.query)):
+        q, c, j = int(table.query[m]), int(table.chunk[m]), int(table.neighbour[m])
+        rank = top_k(sims[q], 3).index(c)
+        want = candidate_features(sims[q], unit, c, rank, j, abs(j - c))
+        np.testing.assert_array_equal(table.features[m], want)

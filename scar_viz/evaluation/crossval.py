@@ -1,0 +1,484 @@
+"""Every candidate of the verdict, cross-validated: one out-of-fold result per query
+(docs/method.md §9).
+
+A candidate is a retriever × an expansion × a k (1 … 10):
+
+- ``topk`` (no expansion), ``window1`` (window ±1), SCAR at presets A and B: nothing to tune;
+- ``scar``: SCAR with (λ, τ) — and μ when the user enables it — tuned over the sweep's grid;
+- ``learned``: the learned gate, fitted on the training queries with the five features and
+  with the lexical ones, the feature set and p tuned over :data:`VERDICT_PS`.
+
+For every fold of every repeat (:mod:`scar_viz.evaluation.folds`) what is tuned is tuned on
+the other folds' queries alone, by the verdict's own rule at the budget: the most mean recall
+among the settings whose mean tokens stay within it (ties: fewer tokens, then the first in grid
+order; when none fits, the fewest tokens). The budget on a training set is the user's, or the
+reference's mean tokens on those queries. Each held-out query is then read at its fold's
+setting; its figures are the mean over the repeats. The setting a candidate reports (and
+*Apply* sets, ``--save`` writes) is the same rule applied on all the queries, the gate refitted
+on all of them.
+
+Nothing is evaluated query by query: for each (retriever, k) the candidates are listed once
+(:func:`~scar_viz.scoring.learned.features.build_table`), every grid point's per-query recall,
+chunks and tokens come from the sweep's machinery (:func:`~scar_viz.scoring.sweep.
+query_outcomes`), the gates of all folds are fitted at once
+(:func:`~scar_viz.scoring.learned.fit.fit_folds`), and the folds' choices are array reductions.
+Tokens are o200k_base tokens of the assembled context, summed chunk by chunk
+(:class:`~scar_viz.policies.context.TokenCosts`): the counts ``eval`` gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields, replace
+
+import numpy as np
+
+from scar_viz.errors import SettingsError
+from scar_viz.evaluation.folds import Folds
+from scar_viz.evaluation.learned import query_lex
+from scar_viz.evaluation.queries import GoldQuery
+from scar_viz.evaluation.run import batch_sims
+from scar_viz.pipeline import PreparedDoc
+from scar_viz.policies.context import TokenCosts, token_costs
+from scar_viz.retrieval import DEFAULT_K_RRF, RETRIEVERS, Retriever
+from scar_viz.scoring.learned.features import ALL_FEATURES, CandidateTable, build_table
+from scar_viz.scoring.learned.features import gate_features as feature_names
+from scar_viz.scoring.learned.fit import DEFAULT_L2, fit_folds
+from scar_viz.scoring.learned.model import LearnedGate, threshold_logit
+from scar_viz.scoring.learned.p_curve import DEFAULT_PS
+from scar_viz.scoring.params import DEFAULT_RADIUS, PRESETS
+from scar_viz.scoring.sweep import (
+    LAMS,
+    TAUS,
+    Candidates,
+    CandidateSlots,
+    admitted_at,
+    contiguous,
+    query_outcomes,
+)
+
+EXPANSIONS = ("topk", "window1", "scar", "preset A", "preset B", "learned")
+"""The expansions, in the order candidates are listed."""
+POLICY_OF = {
+    "topk": "topk",
+    "window1": "window1",
+    "scar": "scar",
+    "preset A": "scar",
+    "preset B": "scar",
+    "learned": "learned",
+}
+"""Each expansion's policy name, as in ``eval``."""
+LABELS = {
+    "topk": "top-k",
+    "window1": "window ±1",
+    "scar": "SCAR tuned",
+    "preset A": "SCAR preset A",
+    "preset B": "SCAR preset B",
+    "learned": "learned gate",
+}
+TUNED = ("scar", "learned")
+FEATURE_SETS = ("base", "lexical")
+VERDICT_PS = tuple(sorted({round(float(p), 3) for p in DEFAULT_PS if round(float(p), 3) >= 0.001}))
+"""The learned gate's p grid: :data:`~scar_viz.scoring.learned.p_curve.DEFAULT_PS` on the
+p slider's 0.001 steps, so the p *Apply* sets is the p that was tuned."""
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One candidate's out-of-fold figures and the setting it reports.
+
+    ``recall``, ``chunks`` and ``tokens`` are (Q,) per-query means over the repeats, each query
+    read where it was held out. ``lam``/``tau``/``mu`` (SCAR), ``p``/``features`` (learned)
+    are None where they do not apply; for a tuned candidate they are the setting tuned on all
+    queries, and ``fold_settings`` lists what each training set chose. ``gate`` is the learned
+    gate fitted on all queries.
+    """
+
+    retriever: str
+    expansion: str
+    k: int
+    lam: float | None
+    tau: float | None
+    mu: float | None
+    p: float | None
+    features: str | None
+    recall: np.ndarray = field(repr=False)
+    chunks: np.ndarray = field(repr=False)
+    tokens: np.ndarray = field(repr=False)
+    fold_settings: tuple[tuple[object, ...], ...] = field(default=(), repr=False)
+    gate: LearnedGate | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def policy(self) -> str:
+        """``topk``, ``window1``, ``scar`` or ``learned`` (``eval``'s names)."""
+        return POLICY_OF[self.expansion]
+
+    @property
+    def tuned(self) -> bool:
+        return self.expansion in TUNED
+
+    @property
+    def option(self) -> tuple[str, str]:
+        """(retriever, expansion): what the user picks besides k."""
+        return self.retriever, self.expansion
+
+    @property
+    def mean_recall(self) -> float:
+        return float(self.recall.mean())
+
+    @property
+    def mean_chunks(self) -> float:
+        return float(self.chunks.mean())
+
+    @property
+    def mean_tokens(self) -> float:
+        return float(self.tokens.mean())
+
+    @property
+    def label(self) -> str:
+        """E.g. "SCAR tuned (λ 0.35, τ 0.12), hybrid, k = 4"."""
+        return f"{self.name}, {self.retriever}, k = {self.k}"
+
+    @property
+    def name(self) -> str:
+        """The expansion with its setting, e.g. "SCAR tuned (λ 0.35, τ 0.12)"."""
+        base = LABELS[self.expansion]
+        if self.policy == "scar":
+            mu = f", μ {self.mu:g}" if self.mu else ""
+            return f"{base} (λ {self.lam:.2f}, τ {self.tau:.2f}{mu})"
+        if self.policy == "learned":
+            words = "lexical features" if self.features == "lexical" else "five features"
+            return f"{base} ({words}, p {self.p:g})"
+        return base
+
+
+@dataclass(frozen=True)
+class CrossValidation:
+    """Every candidate (in :data:`EXPANSIONS` order within each retriever and k), which one is
+    the reference, the folds, the queries' ids (in the order figures are given), the radius
+    of SCAR and the learned gate, notes on candidates that could not run, and what they ran
+    on."""
+
+    candidates: tuple[Candidate, ...]
+    reference: int
+    folds: Folds
+    ids: tuple[str, ...]
+    radius: int = DEFAULT_RADIUS
+    notes: tuple[str, ...] = ()
+    meta: dict[str, object] = field(default_factory=dict, compare=False)
+    """The document, model, chunking and prepending the candidates ran on."""
+
+
+def _chooser(recall: np.ndarray, tokens: np.ndarray, budget: np.ndarray) -> np.ndarray:
+    """(F,) index of the chosen setting for each row of ``recall``/``tokens`` (F, G): the most
+    recall within ``budget`` (F,), ties fewer tokens then the lower index; the fewest tokens
+    (ties more recall) where nothing fits."""
+    out = np.empty(recall.shape[0], dtype=np.int64)
+    order = np.arange(recall.shape[1])
+    for f in range(recall.shape[0]):
+        r, t = np.round(recall[f], 12), np.round(tokens[f], 9)
+        fits = t <= budget[f] + 1e-9
+        if fits.any():
+            best = np.lexsort((order, t, -np.where(fits, r, -np.inf)))
+        else:
+            best = np.lexsort((order, -r, t))
+        out[f] = int(best[0])
+    return out
+
+
+def _as_candidates(table: CandidateTable) -> Candidates:
+    slots = {f.name: getattr(table, f.name) for f in fields(CandidateSlots)}
+    x = table.features
+    lex = x[:, ALL_FEATURES.index("lex_qn")]
+    return Candidates(
+        **slots,
+        cos_qn=x[:, 0],
+        cos_qc=x[:, 1],
+        penalty=1.0 - x[:, 2],
+        lex_qn=None if np.isnan(lex).any() else lex,
+    )
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """What every (retriever, k) step shares."""
+
+    prep: PreparedDoc
+    sims: np.ndarray
+    golds: list[tuple[int, ...]]
+    lexical: list | None
+    costs: TokenCosts
+    training: np.ndarray  # (F+1, Q): the training folds, then all queries
+    held: np.ndarray  # (R, Q): each query's held-out row of ``training``
+    budget: np.ndarray  # (F+1,)
+    radius: int
+    mus: tuple[float, ...]
+    l2: float
+
+
+def _train_means(values: np.ndarray, training: np.ndarray) -> np.ndarray:
+    """(F+1, G) means of ``values`` (G, Q) over each row's training queries."""
+    w = training / training.sum(axis=1, keepdims=True)
+    return w @ values.T
+
+
+def _held_out(values: np.ndarray, pick: np.ndarray, held: np.ndarray) -> np.ndarray:
+    """(Q,): each query's value (``values`` (G, Q)) at its held-out fold's pick, averaged over
+    the repeats."""
+    q = np.arange(values.shape[1])
+    return values[pick[held], q[None, :]].mean(axis=0)
+
+
+def _fixed(
+    s: _Setup, retriever: str, expansion: str, k: int, cands: Candidates, admitted: np.ndarray
+) -> Candidate:
+    chunks, recall, tokens = query_outcomes(cands, admitted, s.costs)
+    lam = tau = mu = None
+    if expansion.startswith("preset"):
+        preset = PRESETS[expansion[-1]]
+        lam, tau, mu = float(preset["lam"]), float(preset["tau"]), 0.0
+    return Candidate(
+        retriever, expansion, k, lam, tau, mu, None, None, recall[0], chunks[0], tokens[0]
+    )
+
+
+def _scar_tuned(s: _Setup, retriever: str, k: int, cands: Candidates) -> Candidate:
+    grid = [(mu, lam) for mu in s.mus for lam in LAMS]
+    shape = (len(grid) * len(TAUS), cands.n_queries)
+    recall, chunks, tokens = np.empty(shape), np.empty(shape), np.empty(shape)
+    for i, (mu, lam) in enumerate(grid):
+        rows = slice(i * len(TAUS), (i + 1) * len(TAUS))
+        admitted = admitted_at(cands, float(lam), TAUS, "relative", float(mu))
+        chunks[rows], recall[rows], tokens[rows] = query_outcomes(cands, admitted, s.costs)
+    pick = _chooser(_train_means(recall, s.training), _train_means(tokens, s.training), s.budget)
+
+    def setting(g: int) -> tuple[float, float, float]:
+        mu, lam = grid[g // len(TAUS)]
+        return float(lam), float(TAUS[g % len(TAUS)]), float(mu)
+
+    lam, tau, mu = setting(int(pick[-1]))
+    return Candidate(
+        retriever,
+        "scar",
+        k,
+        lam,
+        tau,
+        mu,
+        None,
+        None,
+        _held_out(recall, pick, s.held),
+        _held_out(chunks, pick, s.held),
+        _held_out(tokens, pick, s.held),
+        tuple(setting(int(g)) for g in pick[:-1]),
+    )
+
+
+def _learned(
+    s: _Setup, retriever: str, k: int, table: CandidateTable, meta: dict[str, object]
+) -> Candidate | None:
+    """The learned gate at (retriever, k), or None when a training set has no gold neighbour
+    (or no other one) among its candidates."""
+    bars = np.array([threshold_logit(p) for p in VERDICT_PS])
+    n_rows, n_p = s.training.shape[0], len(bars)
+    fit_rows = table.training_rows(s.radius)[None, :] & s.training[:, table.query]
+    per_set = []
+    for features in FEATURE_SETS:
+        names = feature_names(features, s.radius)
+        x = table.features[:, [ALL_FEATURES.index(f) for f in names]]
+        fits = fit_folds(x, table.gold, fit_rows, s.l2)
+        if not fits.ok.all():
+            return None
+        scores = fits.scores(table.features, names)  # (F+1, M)
+        admitted = contiguous(table, (scores[:, None, :] > bars[None, :, None]).reshape(-1, len(x)))
+        per_set.append((names, fits, query_outcomes(table, admitted, s.costs)))
+    # (F+1, sets·P, Q): each row's own gates
+    chunks, recall, tokens = (
+        np.concatenate([out[i].reshape(n_rows, n_p, -1) for _, _, out in per_set], axis=1)
+        for i in range(3)
+    )
+    w = s.training / s.training.sum(axis=1, keepdims=True)
+    pick = _chooser(
+        np.einsum("fgq,fq->fg", recall, w), np.einsum("fgq,fq->fg", tokens, w), s.budget
+    )
+    q = np.arange(recall.shape[2])
+
+    def held(values: np.ndarray) -> np.ndarray:
+        return values[s.held, pick[s.held], q[None, :]].mean(axis=0)
+
+    def setting(g: int) -> tuple[str, float]:
+        return FEATURE_SETS[g // n_p], VERDICT_PS[g % n_p]
+
+    features, p = setting(int(pick[-1]))
+    names, fits, _ = per_set[FEATURE_SETS.index(features)]
+    fitted_on = {**meta, "k": k, "radius": s.radius, "n_queries": len(s.golds)}
+    if features != "base":
+        fitted_on["features"] = features
+    return Candidate(
+        retriever,
+        "learned",
+        k,
+        None,
+        None,
+        None,
+        p,
+        features,
+        held(recall),
+        held(chunks),
+        held(tokens),
+        tuple(setting(int(g)) for g in pick[:-1]),
+        fits.gate(n_rows - 1, names, fitted_on),
+    )
+
+
+def _step(
+    s: _Setup,
+    retriever: Retriever,
+    rank: np.ndarray | None,
+    k: int,
+    expansions: Sequence[str],
+    meta: dict[str, object],
+) -> tuple[list[Candidate], bool]:
+    """The candidates at (retriever, k); the flag says the learned gate was left out."""
+    table = build_table(s.sims, s.prep.unit, s.golds, k, s.radius, s.prep.doc_of, s.lexical, rank)
+    cands = _as_candidates(table)
+    name, out, dropped = retriever.name, [], False
+    m = len(table.query)
+    for expansion in expansions:
+        if expansion == "topk":
+            out.append(_fixed(s, name, expansion, k, cands, np.zeros((1, m), dtype=bool)))
+        elif expansion == "window1":
+            window = (table.distance == 1) & ~table.is_retrieved
+            out.append(_fixed(s, name, expansion, k, cands, window[None, :]))
+        elif expansion.startswith("preset"):
+            preset = PRESETS[expansion[-1]]
+            admitted = admitted_at(cands, preset["lam"], np.array([preset["tau"]]))
+            out.append(_fixed(s, name, expansion, k, cands, admitted))
+        elif expansion == "scar":
+            out.append(_scar_tuned(s, name, k, cands))
+        elif expansion == "learned":
+            learned = _learned(s, name, k, table, meta)
+            if learned is None:
+                dropped = True
+            else:
+                out.append(learned)
+    return out, dropped
+
+
+def cross_validate(
+    prep: PreparedDoc,
+    queries: Sequence[GoldQuery],
+    query_vecs: np.ndarray,
+    folds: Folds,
+    *,
+    reference: tuple[str, int],
+    ks: Sequence[int],
+    retrievers: Sequence[str] = RETRIEVERS,
+    expansions: Sequence[str] = EXPANSIONS,
+    budget: float | None = None,
+    radius: int = DEFAULT_RADIUS,
+    mus: Sequence[float] = (0.0,),
+    k_rrf: float = DEFAULT_K_RRF,
+    l2: float = DEFAULT_L2,
+    progress: Progress | None = None,
+) -> CrossValidation:
+    """Every candidate's out-of-fold figures on ``queries`` (module docstring).
+
+    Args:
+        query_vecs: (Q, d) unit query vectors in the order of ``queries``.
+        folds: the folds of ``queries`` (:func:`~scar_viz.evaluation.folds.assign_folds`).
+        reference: (retriever, k) of the reference, window ±1: always a candidate.
+        ks: the k of every candidate.
+        retrievers, expansions: the candidates' retrievers and expansions.
+        budget: the token budget tuning aims at (None: the reference's mean tokens on each
+            training set).
+        radius: r of SCAR and the learned gate (window ±1 stays ±1).
+        mus: the μ values tuned SCAR chooses from ((0,): the paper's gate).
+        progress: ``progress(done, total)`` after each (retriever, k).
+
+    Raises:
+        SettingsError: for mismatched vectors, an unknown retriever or expansion, k < 1.
+    """
+    vecs = np.atleast_2d(np.asarray(query_vecs, dtype=np.float64))
+    n = len(queries)
+    if vecs.shape != (n, prep.unit.shape[1]):
+        raise SettingsError(f"{n} queries but query vectors of shape {vecs.shape}.")
+    if folds.n_queries != n:
+        raise SettingsError(f"Folds for {folds.n_queries} queries, but {n} queries.")
+    unknown = [e for e in expansions if e not in EXPANSIONS]
+    if unknown or not expansions:
+        raise SettingsError(f"Unknown expansion(s) {unknown}; use {', '.join(EXPANSIONS)}.")
+    ks = tuple(sorted({int(k) for k in ks}))
+    ref_retriever, ref_k = reference[0], int(reference[1])
+    if not ks or ks[0] < 1 or ref_k < 1:
+        raise SettingsError("Every k must be at least 1.")
+    order = [r for r in RETRIEVERS if r in set(retrievers) | {ref_retriever}]
+    for r in (*retrievers, ref_retriever):
+        Retriever(r, k_rrf)  # names an unknown retriever in one sentence
+    block = batch_sims(prep.unit, vecs)
+    sims = np.stack([block(qi) for qi in range(n)]) if n else np.zeros((0, len(prep.chunks)))
+    questions = [q.query.query for q in queries]
+    needs_lex = "learned" in expansions or any(mus)
+    setup = _Setup(
+        prep,
+        sims,
+        [tuple(q.gold) for q in queries],
+        query_lex(prep, questions) if needs_lex else None,
+        token_costs(prep.chunks),
+        np.vstack([folds.training(), np.ones((1, n), dtype=bool)]),
+        folds.held_row(),
+        np.zeros(0),
+        max(1, int(radius)),
+        tuple(float(m) for m in dict.fromkeys((0.0, *mus))),
+        float(l2),
+    )
+    ranks = {
+        r: None if r == "dense" else prep.ranking(Retriever(r, k_rrf), sims, questions)
+        for r in order
+    }
+    ref_table = build_table(
+        sims, prep.unit, setup.golds, ref_k, 1, prep.doc_of, None, ranks[ref_retriever]
+    )
+    window = (ref_table.distance == 1) & ~ref_table.is_retrieved
+    _, _, ref_tokens = query_outcomes(ref_table, window[None, :], setup.costs)
+    budgets = (
+        np.full(setup.training.shape[0], float(budget))
+        if budget is not None
+        else _train_means(ref_tokens, setup.training)[:, 0]
+    )
+    setup = replace(setup, budget=budgets)
+    meta = {
+        "document": prep.document.name,
+        "model": prep.embedder_id,
+        "chunking": prep.config.label,
+        "prepend": bool(prep.prepend),
+    }
+    steps = [(r, k) for r in order for k in sorted({*ks, *([ref_k] if r == ref_retriever else [])})]
+    out: list[Candidate] = []
+    left_out: list[str] = []
+    for i, (name, k) in enumerate(steps):
+        wanted = [
+            e
+            for e in EXPANSIONS
+            if (name in retrievers and k in ks and e in expansions)
+            or (name == ref_retriever and k == ref_k and e == "window1")
+        ]
+        got, dropped = _step(setup, Retriever(name, k_rrf), ranks[name], k, wanted, meta)
+        out.extend(got)
+        if dropped:
+            left_out.append(f"{name} at k = {k}")
+        if progress:
+            progress(i + 1, len(steps))
+    ref = next(
+        i for i, c in enumerate(out) if c.option == (ref_retriever, "window1") and c.k == ref_k
+    )
+    notes = ()
+    if left_out:
+        notes = (
+            "The learned gate was left out for "
+            + ", ".join(left_out)
+            + ": a training set had no gold neighbour among its candidates (or only gold ones).",
+        )
+    ids = tuple(q.id for q in queries)
+    return CrossValidation(tuple(out), ref, folds, ids, setup.radius, notes, meta)
