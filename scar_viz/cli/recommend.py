@@ -49,7 +49,9 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     with_gate = args.gate is not None or (rivals is not None and "learned" in rivals)
     knobs = {"learned": cli_gate.gate_knobs(args)} if with_gate else None
     embedder, cache, prep = cli_index.store_or_setup(args)
-    _, labelled, vecs = load_labelled(args.queries, prep, embedder, cache)
+    _, labelled, vecs = load_labelled(
+        args.queries, prep, embedder, cache, max_queries=args.max_queries
+    )
     v = recommend(
         prep,
         labelled,
