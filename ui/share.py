@@ -16,6 +16,7 @@ from scar_viz.documents.samples import UPLOAD
 from scar_viz.evaluation.queries import QuerySet
 from scar_viz.views.session import SETTING_KEYS, SavedWork, dumps, loads
 from ui import keys
+from ui.alerts import alert
 from ui.cache import document_key
 from ui.state import URL, set_widget
 
@@ -30,6 +31,7 @@ def _restore() -> None:
         st.session_state[keys.SESSION_ERROR] = str(exc)
         return
     st.session_state[keys.SESSION_ERROR] = ""
+    st.session_state[keys.SESSION_NOTE] = saved.reset_note
     if saved.document is not None:
         st.session_state[keys.UPLOADED] = (document_key(saved.document), saved.document)
         st.session_state[keys.UPLOAD_SKIPPED] = ((), ())
@@ -105,6 +107,8 @@ def share_panel(document: Document | None) -> None:
         )
         if st.session_state.get(keys.SESSION_ERROR):
             st.error(st.session_state[keys.SESSION_ERROR])
+        if st.session_state.get(keys.SESSION_NOTE):
+            alert(st.session_state[keys.SESSION_NOTE], "warning")
 
 
 def chart_config(name: str) -> dict:

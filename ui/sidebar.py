@@ -25,7 +25,7 @@ from scar_viz.retrieval import DEFAULT_K_RRF, DEFAULT_RETRIEVER, DENSE, Retrieve
 from scar_viz.scoring.params import GateParams
 from ui import keys
 from ui.alerts import alert, or_stop
-from ui.cache import document_key, prepared_key, sample_document
+from ui.cache import cache_problems, document_key, prepared_key, sample_document
 from ui.gate_controls import current_gate
 from ui.loading import (
     SHOWN_SKIPPED,
@@ -48,6 +48,7 @@ from ui.state import (
     default,
     default_model,
     endpoint_choice,
+    limits,
     llm_settings,
     model_spec,
 )
@@ -202,8 +203,7 @@ def sidebar_chunking() -> ChunkingConfig | None:
     c1, c2 = st.sidebar.columns(2)
     size = c1.number_input(
         "Chunk size",
-        50,
-        8000,
+        *limits(keys.SIZE),
         default(keys.SIZE, DEFAULT_CHUNK_SIZE),
         step=50,
         key=keys.SIZE,
@@ -211,8 +211,7 @@ def sidebar_chunking() -> ChunkingConfig | None:
     )
     overlap = c2.number_input(
         "Overlap",
-        0,
-        4000,
+        *limits(keys.OVERLAP),
         default(keys.OVERLAP, DEFAULT_OVERLAP),
         step=10,
         key=keys.OVERLAP,
@@ -277,8 +276,7 @@ def sidebar_retriever() -> None:
     if choice == "hybrid":
         box.number_input(
             "RRF constant k_rrf",
-            0.0,
-            1000.0,
+            *limits(keys.RRF_K),
             default(keys.RRF_K, DEFAULT_K_RRF),
             1.0,
             key=keys.RRF_K,
@@ -382,8 +380,22 @@ def document_summary(prepared: PreparedDoc, name: str | None = None) -> str:
     )
 
 
+def cache_note() -> None:
+    """One line in the sidebar for each disk cache that is off (its file broke): the app
+    works on without it (:mod:`scar_viz.sqlite_cache`)."""
+    for problem in cache_problems():
+        alert(problem, "caption", st.sidebar)
+
+
 def sidebar_setup() -> Setup | None:
-    """The whole sidebar, then chunk and embed. None (with a message shown) when not ready."""
+    """The whole sidebar, then chunk and embed (and a line for a disk cache that is off).
+    None (with a message shown) when not ready."""
+    setup = _sidebar_setup()
+    cache_note()
+    return setup
+
+
+def _sidebar_setup() -> Setup | None:
     slot = st.empty()  # spinner, progress bar and errors of this step, always at this place
     picked, config, spec, base_url, name = sidebar()
     if name == STORE_CHOICE:
@@ -455,6 +467,7 @@ def lab_source(slot) -> LabSource | None:
     chunking, or an opened index at its own (said on the page). None (the reason shown) when
     there is none yet."""
     picked, config, spec, base_url, name = sidebar()
+    cache_note()
     if name != STORE_CHOICE:
         if picked is None or config is None:
             return None

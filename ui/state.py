@@ -25,7 +25,9 @@ from scar_viz.endpoints import (
 )
 from scar_viz.llm.client import ChatModel
 from scar_viz.retrieval import DEFAULT_K_RRF, DEFAULT_RETRIEVER, DENSE, RETRIEVERS, Retriever
+from scar_viz.views.ranges import RANGES, Range
 from ui import keys
+from ui.cache import llm_cache
 
 URL = "query-params"
 """``bind=URL`` on a widget keeps its value in the address, so a copied link restores it."""
@@ -205,50 +207,38 @@ def chat_model(settings: LLMSettings, name: str = "") -> ChatModel:
         name or settings.model,
         base_url=settings.base_url or None,
         api_key=settings.endpoint.key.key or None,
+        cache=llm_cache(),
     )
 
 
-ADDRESS_RANGES: dict[str, tuple[str, type, float, float]] = {
-    keys.K: ("k", int, 1, 20),
-    keys.R: ("r", int, 1, 3),
-    keys.LAM: ("λ", float, 0.0, 2.0),
-    keys.TAU: ("τ", float, 0.0, 1.5),
-    keys.MU: ("μ", float, 0.0, 2.0),
-    keys.P: ("p", float, 0.001, 0.95),
+ADDRESS_RANGES: dict[str, Range] = {
+    key: RANGES[key]
+    for key in (keys.K, keys.R, keys.LAM, keys.TAU, keys.MU, keys.P, keys.SIZE, keys.OVERLAP)
+    + (keys.RRF_K,)
 }
-"""The gate's URL parameters: (name shown, type, lowest, highest). Their sliders take these
-limits (:func:`limits`), so the address check and the sliders cannot disagree."""
+"""The numeric URL parameters and their ranges (:data:`scar_viz.views.ranges.RANGES`, which
+session files are held to as well); their widgets take these limits (:func:`limits`), so the
+address check and the widgets cannot disagree."""
 
 
 def limits(key: str) -> tuple[float, float]:
-    """(lowest, highest) of the gate slider ``key``, typed as the slider is (int or float)."""
-    _, kind, lo, hi = ADDRESS_RANGES[key]
-    return kind(lo), kind(hi)
-
-
-def _out_of_range(raw: str, kind: type, lo: float, hi: float) -> bool:
-    try:
-        value = float(raw)
-    except ValueError:
-        return True
-    if kind is int and value != int(value):
-        return True
-    return not lo <= value <= hi
+    """(lowest, highest) of the numeric widget ``key``, typed as the widget is (int or float)."""
+    return ADDRESS_RANGES[key].bounds
 
 
 def check_address() -> str:
-    """Drop the gate's URL parameters that are not a number in their slider's range (before
-    any slider reads them) and say which, once: "" when every value was fine.
+    """Drop the numeric URL parameters that are not a number in their widget's range (before
+    any widget reads them) and say which, once: "" when every value was fine.
 
     A slider given ``?lam=5`` or ``?lam=abc`` would otherwise fall back on its default without
     a word; this names each one and its range, and the page shows it as one notice.
     """
     reset = []
-    for key, (name, kind, lo, hi) in ADDRESS_RANGES.items():
+    for key, bound in ADDRESS_RANGES.items():
         raw = st.query_params.get(key)
-        if raw is None or not _out_of_range(str(raw), kind, lo, hi):
+        if raw is None or bound.holds(str(raw)):
             continue
-        reset.append(f"{name} = {str(raw)[:20]} (allowed {lo:g} … {hi:g})")
+        reset.append(bound.describe(raw))
         del st.query_params[key]
     if not reset:
         return ""
