@@ -20,7 +20,9 @@ from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.config import ChunkingConfig, chunk_document
 from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
+from scar_viz.documents.sentence_cache import SentenceSpanCache
 from scar_viz.embeddings import Embedder, EmbeddingCache, make_embedder, text_key
+from scar_viz.llm.cache import LLMCache
 from scar_viz.pipeline import PreparedDoc, embed_query
 
 T = TypeVar("T")
@@ -28,8 +30,28 @@ T = TypeVar("T")
 
 @st.cache_resource(show_spinner=False)
 def disk_cache() -> EmbeddingCache:
-    """The on-disk embedding cache (one per process; keyed by model id and text digest)."""
-    return EmbeddingCache()
+    """The on-disk embedding cache (one per process; keyed by model id and text digest). A file
+    that cannot be opened, or breaks later, turns it off for the process
+    (:mod:`scar_viz.sqlite_cache`): every document still loads, embedded afresh."""
+    return EmbeddingCache(degrade=True)
+
+
+@st.cache_resource(show_spinner=False)
+def span_cache() -> SentenceSpanCache:
+    """The on-disk sentence span cache (one per process; off when its file breaks)."""
+    return SentenceSpanCache(degrade=True)
+
+
+@st.cache_resource(show_spinner=False)
+def llm_cache() -> LLMCache:
+    """The on-disk cache of chat replies (one per process; off when its file breaks)."""
+    return LLMCache(degrade=True)
+
+
+def cache_problems() -> list[str]:
+    """One line for each of the app's disk caches that is off ("the cache at NAME is
+    unreadable: working without it"); empty while they all work."""
+    return [c.problem for c in (disk_cache(), span_cache(), llm_cache()) if c.problem]
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
