@@ -4,7 +4,9 @@ from pathlib import Path
 
 import streamlit as st
 
+from scar_viz.cancel import Cancelled
 from ui.alerts import alert
+from ui.cancel import end_stopped_run
 from ui.heap import freeze_long_lived
 from ui.state import check_address, hold_model_downloads
 
@@ -67,5 +69,7 @@ pages = {
 }
 try:
     st.navigation(pages).run()
+except Cancelled:  # heavy work stopped: the session ended, or a newer run superseded this one
+    end_stopped_run()
 finally:  # a page may end its run with st.stop() or st.rerun()
     freeze_long_lived()

@@ -32,6 +32,7 @@ from scar_viz.pipeline import PreparedDoc, prepare_document
 from scar_viz.views.language import UsualCosine, usual_cosine
 from ui import cache, keys
 from ui.alerts import alert, or_stop
+from ui.cancel import stop_check
 from ui.state import endpoint_choice
 
 UPLOAD_TYPES = sorted({s.lstrip(".") for s in (*SUPPORTED_SUFFIXES, *TEXT_SUFFIXES, ".zip")})
@@ -184,7 +185,14 @@ def prepare(
 
         try:
             prepared = prepare_document(
-                document, embedder, config, prepend, cache.disk_cache(), progress, chunks=pieces
+                document,
+                embedder,
+                config,
+                prepend,
+                cache.disk_cache(),
+                progress,
+                chunks=pieces,
+                should_stop=stop_check(),
             )
         finally:
             bar.empty()

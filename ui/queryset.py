@@ -50,6 +50,7 @@ from scar_viz.pipeline import PreparedDoc
 from ui import keys
 from ui.alerts import alert, attempt
 from ui.cache import disk_cache, document_key, prepared_key
+from ui.cancel import stop_check
 from ui.share import download
 from ui.state import current_retriever
 from ui.tables import show_table
@@ -296,7 +297,7 @@ def type_metrics(labelled: tuple[GoldQuery, ...], config_label: str) -> None:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _query_vecs(model_id: str, texts: tuple[str, ...], _embedder) -> np.ndarray:
-    return embed_cached(_embedder, list(texts), disk_cache()).vectors
+    return embed_cached(_embedder, list(texts), disk_cache(), should_stop=stop_check()).vectors
 
 
 def query_vectors(embedder, labelled) -> np.ndarray | None:

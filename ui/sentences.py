@@ -19,6 +19,7 @@ from scar_viz.documents.sentences import DEFAULT_MAX_CHARS
 from scar_viz.embeddings import Embedder, embed_cached
 from ui.alerts import attempt, with_progress
 from ui.cache import cached, disk_cache, document_key, span_cache
+from ui.cancel import stop_check
 
 SENTENCE_POLICIES = ("qasc", "qasc-hybrid", "sentence-window")
 """The policies that need every sentence of the document embedded."""
@@ -59,7 +60,11 @@ def prepare_sentences(doc: Document, embedder: Embedder) -> bool:
                 f"Sentence vectors for {len(spans):,} sentences (once per model)",
                 lambda update: attempt(
                     lambda: embed_cached(
-                        embedder, [doc.text[s:e] for s, e in spans], disk_cache(), update
+                        embedder,
+                        [doc.text[s:e] for s, e in spans],
+                        disk_cache(),
+                        update,
+                        stop_check(),
                     ),
                     "Embedding the sentences failed:",
                     kind="warning",

@@ -28,6 +28,7 @@ from scar_viz.retrieval import DEFAULT_K_RRF, DEFAULT_RETRIEVER, DENSE, RETRIEVE
 from scar_viz.views.ranges import RANGES, Range
 from ui import keys
 from ui.cache import llm_cache
+from ui.cancel import stop_check
 
 URL = "query-params"
 """``bind=URL`` on a widget keeps its value in the address, so a copied link restores it."""
@@ -196,7 +197,8 @@ def llm_settings() -> LLMSettings:
 
 
 def chat_model(settings: LLMSettings, name: str = "") -> ChatModel:
-    """A client for one action (the key is never kept in the session).
+    """A client for one action (the key is never kept in the session); its calls stop when
+    this run does (:func:`ui.cancel.stop_check`).
 
     Raises:
         EndpointError: this server may not send requests to the settings' base URL.
@@ -208,6 +210,7 @@ def chat_model(settings: LLMSettings, name: str = "") -> ChatModel:
         base_url=settings.base_url or None,
         api_key=settings.endpoint.key.key or None,
         cache=llm_cache(),
+        should_stop=stop_check(),
     )
 
 

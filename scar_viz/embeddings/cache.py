@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from scar_viz.cancel import ShouldStop, check
 from scar_viz.embeddings.base import Embedder, EmbeddingError, Progress, batches
 from scar_viz.embeddings.vectors import normalize
 from scar_viz.sqlite_cache import SqliteCache
@@ -88,11 +89,14 @@ def embed_cached(
     texts: Sequence[str],
     cache: EmbeddingCache | None,
     progress: Progress | None = None,
+    should_stop: ShouldStop | None = None,
 ) -> EmbedResult:
-    """Embed ``texts``, encoding only those not yet in ``cache`` for this model.
+    """Embed ``texts``, encoding only those not yet in ``cache`` for this model;
+    ``should_stop`` is asked before each batch (:mod:`scar_viz.cancel`).
 
     Raises:
         EmbeddingError: from the embedder; vectors already encoded in this call are kept.
+        Cancelled: ``should_stop`` said so (the batches encoded so far are in the cache).
     """
     t0 = time.perf_counter()
     keys = [text_key(t) for t in texts]
@@ -107,6 +111,7 @@ def embed_cached(
     if todo:
         step = max(32, len(todo) // 20)
         for lo, hi in batches(len(todo), step):
+            check(should_stop)
             part = todo[lo:hi]
             vecs = embedder.embed([text_of[k] for k in part])
             if vecs.shape[0] != len(part):
