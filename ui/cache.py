@@ -11,6 +11,7 @@ content-keyed box first and computes outside any cached function, drawing as it 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 import numpy as np
@@ -21,9 +22,10 @@ from scar_viz.chunking.config import ChunkingConfig, chunk_document
 from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.documents.sentence_cache import SentenceSpanCache
-from scar_viz.embeddings import Embedder, EmbeddingCache, make_embedder, text_key
+from scar_viz.embeddings import Embedder, EmbeddingCache, text_key
 from scar_viz.llm.cache import LLMCache
 from scar_viz.pipeline import PreparedDoc, embed_query
+from ui.models import app_embedder
 
 T = TypeVar("T")
 
@@ -55,10 +57,14 @@ def cache_problems() -> list[str]:
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def embedder(spec: str, base_url: str, key_fingerprint: str, _api_key: str) -> Embedder:
-    """The embedder for ``spec``: one per (spec, endpoint, key digest) and process. The key
-    itself is never part of the cache key, only a digest of it."""
-    return make_embedder(spec, base_url=base_url or None, api_key=_api_key or None)
+def embedder(
+    spec: str, base_url: str, key_fingerprint: str, _api_key: str, root: str = ""
+) -> Embedder:
+    """The embedder for ``spec``: one per (spec, endpoint, key digest, models root) and
+    process; a model named by a visitor only from the models ``root``
+    (:func:`ui.models.app_embedder`). The key itself is never part of the cache key, only a
+    digest of it."""
+    return app_embedder(spec, base_url, _api_key, Path(root) if root else None)
 
 
 def document_key(doc: Document) -> str:

@@ -33,6 +33,7 @@ from scar_viz.views.language import UsualCosine, usual_cosine
 from ui import cache, keys
 from ui.alerts import alert, or_stop
 from ui.cancel import stop_check
+from ui.models import models_root
 from ui.state import endpoint_choice
 
 UPLOAD_TYPES = sorted({s.lstrip(".") for s in (*SUPPORTED_SUFFIXES, *TEXT_SUFFIXES, ".zip")})
@@ -43,10 +44,12 @@ SHOWN_SKIPPED = 50
 
 def get_embedder(spec: str, base_url: str = "") -> Embedder:
     """The (process-wide) embedder for ``spec``; an endpoint (``openai:`` spec) gets the key
-    the operator's rules give it: the visitor's own, the server's where allowed, or none.
+    the operator's rules give it: the visitor's own, the server's where allowed, or none; a
+    model a visitor names loads only from the models root or the local hub cache.
 
     Raises:
         EndpointError: this server may not send requests to ``base_url``.
+        ModelRefused: the named model is not one this server loads.
     """
     key = ""
     if spec.startswith("openai:"):
@@ -55,7 +58,8 @@ def get_embedder(spec: str, base_url: str = "") -> Embedder:
             raise EndpointError(choice.problem)
         key = choice.key.key
     fingerprint = text_key(key)[:12] if key else ""
-    return cache.embedder(spec, base_url, fingerprint, key)
+    root = models_root()
+    return cache.embedder(spec, base_url, fingerprint, key, str(root) if root else "")
 
 
 def load_model(embedder: Embedder, slot) -> bool:

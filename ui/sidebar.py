@@ -36,6 +36,7 @@ from ui.loading import (
     read_upload,
     upload_limits,
 )
+from ui.models import models_help
 from ui.presenter import presenter_toggle
 from ui.share import share_panel
 from ui.state import (
@@ -296,10 +297,11 @@ def sidebar_model() -> tuple[str, str]:
         extra.caption(static_model_summary())
     elif choice == "sentence-transformers":
         extra.text_input(
-            "Model name or local path",
+            "Model name or folder",
             key=keys.ST_MODEL,
             bind=URL,
-            placeholder="/path/to/model or BAAI/bge-small-en-v1.5",
+            placeholder="a folder under the models root, or BAAI/bge-small-en-v1.5",
+            help=models_help(),
         )
     elif choice == "openai":
         endpoint_inputs(

@@ -124,25 +124,6 @@ def _secrets() -> dict[str, object]:
         return {}
 
 
-OFFLINE_ENV = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
-
-
-def hold_model_downloads() -> bool:
-    """When the operator holds visitors to the allowed endpoints, a model a visitor names
-    (a sentence-transformers model, a cross-encoder) is loaded from this machine only: the
-    Hugging Face hub is switched offline for this process, so the server cannot be made to
-    download from an address off the list. Called by ``app.py`` before any model library is
-    imported. True when it did so."""
-    try:
-        held = policy_from(os.environ, _secrets()).only_allowed
-    except EndpointError:  # a malformed list: hold visitors as the operator meant to
-        held = True
-    if held:
-        for name in OFFLINE_ENV:
-            os.environ[name] = "1"
-    return held
-
-
 def endpoint_choice(
     base_url: str, key_field: str, key_names: tuple[str, ...] = EMBEDDING_KEY_NAMES
 ) -> EndpointChoice:

@@ -36,8 +36,12 @@ class SentenceTransformerEmbedder(BaseEmbedder):
         label: str | None = None,
         batch_size: int = 32,
         model_id: str | None = None,
+        failure: str | None = None,
     ) -> None:
+        """``failure``: the message when loading fails (default: one that names
+        ``name_or_path`` and says the machine is offline)."""
         super().__init__()
+        self.failure = failure
         self._counter: object | None = None  # lengths' own tokenizer (see there)
         self._count_lock = threading.Lock()
         self.name_or_path = name_or_path
@@ -59,7 +63,8 @@ class SentenceTransformerEmbedder(BaseEmbedder):
             model = SentenceTransformer(self.name_or_path, device="cpu")
         except Exception as exc:  # many loader errors (OSError, HF hub, ValueError)
             raise EmbeddingError(
-                f"Could not load the sentence-transformers model '{self.name_or_path}'"
+                self.failure
+                or f"Could not load the sentence-transformers model '{self.name_or_path}'"
                 f" ({type(exc).__name__}). Give a local folder path, or a hub name that"
                 " is already in the local Hugging Face cache (this machine is offline)."
             ) from exc
