@@ -33,6 +33,7 @@ from scar_viz.views.language import UsualCosine, usual_cosine
 from ui import cache, keys
 from ui.alerts import alert, or_stop
 from ui.cancel import stop_check
+from ui.consent import EMBEDDINGS, ProposalPending, Slot, proposal
 from ui.models import models_root
 from ui.state import endpoint_choice
 
@@ -42,17 +43,23 @@ SHOWN_SKIPPED = 50
 """Skipped files listed one by one; past this many, the per-reason summary stands for them."""
 
 
-def get_embedder(spec: str, base_url: str = "") -> Embedder:
+def get_embedder(spec: str, base_url: str = "", slot: Slot = EMBEDDINGS) -> Embedder:
     """The (process-wide) embedder for ``spec``; an endpoint (``openai:`` spec) gets the key
     the operator's rules give it: the visitor's own, the server's where allowed, or none; a
-    model a visitor names loads only from the models root or the local hub cache.
+    model a visitor names loads only from the models root or the local hub cache; an endpoint
+    is used only once this visitor typed or confirmed it (``ui.consent``).
 
     Raises:
         EndpointError: this server may not send requests to ``base_url``.
+        ProposalPending: the endpoint (``slot``'s fields) is a link's or a session file's
+            proposal this visitor has not confirmed: nothing is sent.
         ModelRefused: the named model is not one this server loads.
     """
     key = ""
     if spec.startswith("openai:"):
+        waiting = proposal(slot)
+        if waiting is not None:
+            raise ProposalPending(waiting.waiting)
         choice = endpoint_choice(base_url, keys.API_KEY_INPUT)
         if choice.problem:
             raise EndpointError(choice.problem)

@@ -18,6 +18,7 @@ from scar_viz.views.session import SETTING_KEYS, SavedWork, dumps, loads
 from ui import keys
 from ui.alerts import alert
 from ui.cache import document_key
+from ui.consent import came_from_file
 from ui.state import URL, set_widget
 
 
@@ -36,6 +37,7 @@ def _restore() -> None:
         st.session_state[keys.UPLOADED] = (document_key(saved.document), saved.document)
         st.session_state[keys.UPLOAD_SKIPPED] = ((), ())
     _restore_work(saved.work)
+    came_from_file(list(saved.settings))  # an endpoint it names is its proposal, not a choice
     for key, value in saved.settings.items():
         if key == "doc" and value == UPLOAD and saved.document is None:
             continue  # an upload that the file does not carry: keep the current document

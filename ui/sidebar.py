@@ -26,6 +26,7 @@ from scar_viz.scoring.params import GateParams
 from ui import keys
 from ui.alerts import alert, or_stop
 from ui.cache import cache_problems, document_key, prepared_key, sample_document
+from ui.consent import CHAT, EMBEDDINGS, ProposalPending, proposal, proposal_box, typed
 from ui.gate_controls import current_gate
 from ui.loading import (
     SHOWN_SKIPPED,
@@ -290,7 +291,15 @@ def sidebar_retriever() -> None:
 def sidebar_model() -> tuple[str, str]:
     """The embedding model's widgets; returns (spec, base_url)."""
     st.sidebar.subheader("Embedding model")
-    choice = named_select(st.sidebar, "Model", MODEL_NAMES, keys.MODEL, default_model())
+    choice = named_select(
+        st.sidebar,
+        "Model",
+        MODEL_NAMES,
+        keys.MODEL,
+        default_model(),
+        on_change=typed,
+        args=(keys.MODEL,),
+    )
     extra = st.sidebar.container()  # always present, so later widgets keep their places
     extra.caption(MODEL_OPTIONS[choice])
     if choice == "static":
@@ -310,7 +319,8 @@ def sidebar_model() -> tuple[str, str]:
             (keys.OPENAI_MODEL, keys.BASE_URL, keys.API_KEY_INPUT),
             OPENAI_EMBEDDING_MODEL,
         )
-        alert(endpoint_choice(model_spec()[1], keys.API_KEY_INPUT).note, "caption", extra)
+        if proposal_box(EMBEDDINGS, extra) is None:
+            alert(endpoint_choice(model_spec()[1], keys.API_KEY_INPUT).note, "caption", extra)
     return model_spec()
 
 
@@ -318,15 +328,26 @@ def endpoint_inputs(
     box, labels: tuple[str, str, str], widget_keys: tuple[str, str, str], default_model: str
 ) -> None:
     """An OpenAI-compatible endpoint's model, base URL and API key inputs in ``box``, with
-    these ``labels`` and ``widget_keys``; model and URL travel in the address, the key never."""
+    these ``labels`` and ``widget_keys``; model and URL travel in the address, the key never.
+    What the visitor types in model and URL is theirs (``ui.consent.typed``); what a link put
+    there is a proposal until they confirm it."""
     model_label, url_label, key_label = labels
     model_key, url_key, key_key = widget_keys
-    box.text_input(model_label, default(model_key, default_model), key=model_key, bind=URL)
+    box.text_input(
+        model_label,
+        default(model_key, default_model),
+        key=model_key,
+        bind=URL,
+        on_change=typed,
+        args=(model_key,),
+    )
     box.text_input(
         f"{url_label} (blank = OpenAI)",
         key=url_key,
         bind=URL,
         placeholder="http://localhost:11434/v1",
+        on_change=typed,
+        args=(url_key,),
     )
     box.text_input(f"{key_label} (yours, optional)", type="password", key=key_key)
 
@@ -334,13 +355,15 @@ def endpoint_inputs(
 def sidebar_llm() -> None:
     """The chat model for answers and query generation; read with ``ui.state.llm_settings``.
     Model and base URL travel in the address; the key never does."""
-    with st.sidebar.expander("LLM (answers and query generation)", expanded=False):
+    waiting = proposal(CHAT) is not None  # open, so the visitor sees the question
+    with st.sidebar.expander("LLM (answers and query generation)", expanded=waiting):
         endpoint_inputs(
             st,
             ("Chat model", "Chat base URL", "Chat API key"),
             (keys.LLM_MODEL, keys.LLM_URL, keys.LLM_KEY_INPUT),
             LLM_DEFAULT_MODEL,
         )
+        proposal_box(CHAT)
         alert(
             f"Any OpenAI-compatible chat endpoint. {llm_settings().endpoint.note} A key you "
             "type stays in this session only.",
@@ -406,6 +429,10 @@ def _sidebar_setup() -> Setup | None:
         return None
     try:
         embedder = get_embedder(spec, base_url)
+    except ProposalPending as exc:
+        with slot.container():
+            alert(str(exc), "info")
+        return None
     except (ValueError, EmbeddingError) as exc:
         with slot.container():
             alert(str(exc))

@@ -101,18 +101,26 @@ def default_model() -> str:
 @dataclass(frozen=True)
 class EndpointChoice:
     """Where a visitor's request goes and which key it carries (the key itself is never
-    shown): ``problem`` is one sentence when this server may not send requests there."""
+    shown): ``problem`` is one sentence when this server may not send requests there;
+    ``pending`` one when the endpoint is a link's or a session file's proposal that this
+    visitor has not confirmed (``ui.consent``): nothing is sent then."""
 
     base_url: str
     key: KeyChoice
     problem: str = ""
+    pending: str = ""
 
     @property
     def note(self) -> str:
         """What the sidebar says about it: the endpoint and "the server's key" / "your key" /
-        "no key", or the problem."""
+        "no key", or the problem, or that nothing is sent before the visitor answers."""
         if self.problem:
             return "This endpoint is not allowed on this server."
+        if self.pending:
+            return (
+                f"Nothing is sent to {public_url(self.base_url or None)} until you answer "
+                "the question above."
+            )
         return f"Requests to {public_url(self.base_url or None)} carry {self.key.words}."
 
 
@@ -171,10 +179,17 @@ class LLMSettings:
 
 
 def llm_settings() -> LLMSettings:
-    """The sidebar's chat model and endpoint; a blank base URL means OpenAI's."""
+    """The sidebar's chat model and endpoint; a blank base URL means OpenAI's. An endpoint a
+    link or a session file proposed is ``pending`` until the visitor confirms it."""
+    from ui.consent import CHAT, proposal  # consent builds on this module's helpers
+
     model = (st.session_state.get(keys.LLM_MODEL) or "").strip() or LLM_DEFAULT_MODEL
     base_url = (st.session_state.get(keys.LLM_URL) or "").strip()
-    return LLMSettings(model, endpoint_choice(base_url, keys.LLM_KEY_INPUT, LLM_KEY_NAMES))
+    choice = endpoint_choice(base_url, keys.LLM_KEY_INPUT, LLM_KEY_NAMES)
+    waiting = proposal(CHAT)
+    if waiting is not None and not choice.problem:
+        choice = EndpointChoice(choice.base_url, choice.key, pending=waiting.waiting)
+    return LLMSettings(model, choice)
 
 
 def chat_model(settings: LLMSettings, name: str = "") -> ChatModel:
@@ -182,10 +197,11 @@ def chat_model(settings: LLMSettings, name: str = "") -> ChatModel:
     this run does (:func:`ui.cancel.stop_check`).
 
     Raises:
-        EndpointError: this server may not send requests to the settings' base URL.
+        EndpointError: this server may not send requests to the settings' base URL, or the
+            visitor has not confirmed the endpoint a link or a session file proposed.
     """
-    if settings.endpoint.problem:
-        raise EndpointError(settings.endpoint.problem)
+    if settings.endpoint.problem or settings.endpoint.pending:
+        raise EndpointError(settings.endpoint.problem or settings.endpoint.pending)
     return ChatModel(
         name or settings.model,
         base_url=settings.base_url or None,
