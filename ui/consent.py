@@ -22,7 +22,13 @@ import streamlit as st
 from scar_viz.endpoints import OPENAI_BASE_URL, EndpointError, public_url
 from ui import keys
 from ui.alerts import alert
-from ui.state import LLM_DEFAULT_MODEL, OPENAI_EMBEDDING_MODEL, default_model, set_widget
+from ui.state import (
+    LLM_DEFAULT_MODEL,
+    OPENAI_EMBEDDING_MODEL,
+    default_model,
+    endpoint_choice,
+    set_widget,
+)
 
 
 class ProposalPending(EndpointError):
@@ -110,7 +116,11 @@ class Proposal:
 
 
 def _value(field: str) -> str:
+    """The field's value; before its widget is first drawn in a session, the address's (so
+    the sidebar can open on a proposal in the very run a link starts)."""
     value = st.session_state.get(field)
+    if value is None:
+        value = st.query_params.get(field)
     return "" if value is None else str(value).strip()
 
 
@@ -158,9 +168,9 @@ def _host(url: str) -> str:
 
 def proposal(slot: Slot) -> Proposal | None:
     """The standing proposal of ``slot``, or None when its endpoint is the visitor's own (or
-    the app's default, or sends nothing now)."""
-    if not slot.active():
-        return None
+    the app's default, or sends nothing now, or is one the operator does not allow)."""
+    if not slot.active() or endpoint_choice(_value(slot.url), keys.API_KEY_INPUT).problem:
+        return None  # sends nothing now, or the operator refuses it (that is what is said)
     waiting = _unconfirmed(slot)
     if not waiting:
         return None
