@@ -28,8 +28,8 @@ def _restore() -> None:
         return
     try:
         saved = loads(upload.getvalue())
-    except ValueError as exc:
-        st.session_state[keys.SESSION_ERROR] = str(exc)
+    except ValueError as exc:  # one sentence, after the file's name (the uploader's: escaped)
+        st.session_state[keys.SESSION_ERROR] = f"'{upload.name}': {exc}"
         return
     st.session_state[keys.SESSION_ERROR] = ""
     st.session_state[keys.SESSION_NOTE] = saved.reset_note
@@ -108,7 +108,7 @@ def share_panel(document: Document | None) -> None:
             "Restore a session file", type=["json"], key=keys.SESSION_FILE, on_change=_restore
         )
         if st.session_state.get(keys.SESSION_ERROR):
-            st.error(st.session_state[keys.SESSION_ERROR])
+            alert(st.session_state[keys.SESSION_ERROR])
         if st.session_state.get(keys.SESSION_NOTE):
             alert(st.session_state[keys.SESSION_NOTE], "warning")
 

@@ -58,8 +58,10 @@ def test_a_session_file_bomb_is_one_message_and_nothing_is_lost(hash_model):
     at.query_params["k"] = "5"
     at.run()
     restore(at, BOMB)
-    errors = [e.value for e in at.sidebar.error]
-    assert errors == ["This session file cannot be read: it is nested deeper than 64 levels."]
+    errors = alerts(at.sidebar, "error")
+    assert errors == [
+        "'s.json': This session file cannot be read: it is nested deeper than 64 levels."
+    ]
     assert at.slider(key="k").value == 5  # what the visitor had is kept
     assert "Traceback" not in messages(at) and "RecursionError" not in messages(at)
 
