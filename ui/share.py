@@ -30,6 +30,7 @@ def _restore() -> None:
         saved = loads(upload.getvalue())
     except ValueError as exc:  # one sentence, after the file's name (the uploader's: escaped)
         st.session_state[keys.SESSION_ERROR] = f"'{upload.name}': {exc}"
+        st.session_state[keys.SESSION_NOTE] = ""  # a note of an earlier file no longer holds
         return
     st.session_state[keys.SESSION_ERROR] = ""
     st.session_state[keys.SESSION_NOTE] = saved.reset_note

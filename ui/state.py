@@ -38,7 +38,8 @@ MODEL_OPTIONS: dict[str, str] = {
     "default": "all-MiniLM-L6-v2 (embedded, offline, default)",
     "static": "Fast static model (model2vec, distilled locally from the default)",
     "hash": "Hashing bag-of-words (lexical, instant, no model)",
-    "sentence-transformers": "Other sentence-transformers model (name or local path)",
+    "sentence-transformers": "Other sentence-transformers model (a cached hub name, or a folder "
+    "under the models root)",
     "openai": "OpenAI-compatible embeddings endpoint",
 }
 MODEL_NAMES: dict[str, str] = {
