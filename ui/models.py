@@ -5,6 +5,7 @@ before anything loads, and every refusal or failed load is the same one message.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -75,18 +76,34 @@ def app_embedder(spec: str, base_url: str, api_key: str, root: Path | None) -> E
     static = spec.startswith("static:")
     typed = spec.removeprefix("static:" if static else "st:").strip()
     folder, under_root = resolve_model(typed, root)
+    name = _shown_id(typed, folder, root) if under_root else typed
     if static:
         try:
-            return StaticEmbedder(folder)
+            embedder = StaticEmbedder(folder)
         except ModelSpecError:
             raise ModelRefused(refusal(typed)) from None
+        # its id names the folder by the root, never by the server's path (the id is shown)
+        embedder.model_id = embedder.model_id.replace(str(embedder.path), name)
+        return embedder
     return SentenceTransformerEmbedder(
         str(folder),
         label=f"sentence-transformers: {typed}",
-        # a folder by where it is (what the command line names it by); a hub model by name
-        model_id=f"st:{folder}" if under_root else f"st:{typed}",
+        model_id=f"st:{name}",
         failure=refusal(typed),
     )
+
+
+def _shown_id(typed: str, folder: Path, root: Path | None) -> str:
+    """How a model under the root is named in its id (ids are shown on some pages and key
+    the disk cache): its path below the root, and a digest of its files' names, sizes and
+    modification times, so a different model later at the same place gets another id."""
+    base = root.resolve() if root is not None else folder.parent
+    relative = folder.relative_to(base).as_posix() if folder.is_relative_to(base) else typed
+    stamp = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        info = path.stat()
+        stamp.update(f"{path.relative_to(folder)}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+    return f"models-root/{relative}#{stamp.hexdigest()[:12]}"
 
 
 def app_reranker(typed: str) -> tuple[RerankerStatus, str]:

@@ -87,3 +87,15 @@ def test_the_transfer_pages_second_model_is_held_to_the_root(hash_model, places)
         at.text_input(key="m2").set_value(f"st:{typed}").run()
         assert not at.exception, at.exception
         assert refusal(typed) in alerts(at)
+
+
+def test_a_model_under_the_root_is_named_without_the_servers_path(hash_model, places):
+    root, _ = places
+    at = open_page("pages/transfer.py", TIMEOUT)
+    at.text_input(key="m2").set_value("st:tiny").run()
+    assert not at.exception, at.exception
+    shown = " ".join(df.value.to_string() for df in at.dataframe)
+    shown += " ".join(c.value for c in at.caption)
+    assert "sentence-transformers: tiny" in shown  # model 2's label, as typed
+    assert "st:models-root/tiny#" in shown  # its id (the bar table's rows), below the root
+    assert str(root) not in shown and str(root.resolve()) not in shown
