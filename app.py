@@ -4,14 +4,15 @@ from pathlib import Path
 
 import streamlit as st
 
+from scar_viz.cancel import Cancelled
 from ui.alerts import alert
+from ui.cancel import end_stopped_run
 from ui.heap import freeze_long_lived
-from ui.state import check_address, hold_model_downloads
+from ui.state import check_address
 
 # a local file: a material icon name makes the browser fetch the favicon from a font CDN
 FAVICON = Path(__file__).with_name("static") / "favicon.png"
 st.set_page_config(page_title="scar-viz", page_icon=str(FAVICON), layout="wide")
-hold_model_downloads()  # before any page imports a model library
 if notice := check_address():  # before any slider reads the address
     alert(notice, "warning")
 
@@ -67,5 +68,7 @@ pages = {
 }
 try:
     st.navigation(pages).run()
+except Cancelled:  # heavy work stopped: the session ended, or a newer run superseded this one
+    end_stopped_run()
 finally:  # a page may end its run with st.stop() or st.rerun()
     freeze_long_lived()

@@ -17,6 +17,7 @@ from ui import keys, state
 from ui.alerts import alert, attempt, with_progress
 from ui.answer_views import check_view, generated_view
 from ui.cache import disk_cache, document_key
+from ui.consent import typed
 from ui.gate_controls import gate_sliders
 from ui.queryset import (
     content_key,
@@ -54,9 +55,11 @@ if setup is None:
 prep, embedder = setup.prepared, setup.embedder
 llm = llm_settings()
 model, base_url = llm.model, llm.base_url
-configured = llm.configured and not llm.endpoint.problem
+configured = llm.configured and not llm.endpoint.problem and not llm.endpoint.pending
 if llm.endpoint.problem:
     alert(llm.endpoint.problem)
+elif llm.endpoint.pending:  # a link's endpoint: the question is in the sidebar, opened
+    alert(llm.endpoint.pending, "info")
 elif configured:
     alert(
         f"Chat model: {model} at {public_url(base_url or None)}; requests carry "
@@ -127,7 +130,12 @@ policies = a1.multiselect(
     "Policies", list(available_policies()), POLICIES, key=keys.ANS_POLICIES, bind=URL
 )
 judge_name = a2.text_input(
-    "Judge model (blank = the chat model)", key=keys.ANS_JUDGE, bind=URL, placeholder=model
+    "Judge model (blank = the chat model)",
+    key=keys.ANS_JUDGE,
+    bind=URL,
+    placeholder=model,
+    on_change=typed,
+    args=(keys.ANS_JUDGE,),
 ).strip()
 n_questions = a3.number_input(
     "N (relevancy)",

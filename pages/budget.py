@@ -17,6 +17,7 @@ from ui import keys
 from ui.alerts import alert, or_stop, with_progress
 from ui.by_file import by_file_table
 from ui.cache import cached, disk_cache
+from ui.cancel import stop_check
 from ui.evaluation_lab import Labelled, labelled_setup
 from ui.gate_controls import current_gate
 from ui.learned import active_gate, current_p, has_session_gate
@@ -97,6 +98,7 @@ def compute(lab: Labelled, policies: list[str], params, knobs, update):
         knobs=knobs,
         progress=update,
         retriever=current_retriever(),
+        should_stop=stop_check(),
     )
 
 

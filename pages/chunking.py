@@ -21,7 +21,7 @@ from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder
 from scar_viz.errors import UserError
-from scar_viz.evaluation.queries import evidence_units, parse_queries
+from scar_viz.evaluation.queries import parse_queries
 from scar_viz.pipeline import embed_function
 from scar_viz.views import chunking_lab as lab
 from ui import keys, state
@@ -29,6 +29,7 @@ from ui.alerts import alert, or_stop
 from ui.cache import disk_cache
 from ui.loading import load_model
 from ui.presenter import presenting
+from ui.queryset import evidence_spans
 from ui.share import chart_config
 from ui.sidebar import lab_source
 from ui.state import URL, default, set_widget
@@ -98,7 +99,7 @@ upload = c3.file_uploader(
 )
 if upload is not None:
     queries_text = upload.getvalue().decode("utf-8-sig", errors="replace")
-evidence, issues = evidence_units(queries_text, doc) if queries_text else ([], [])
+evidence, issues = evidence_spans(queries_text, doc)
 kinds = lab.unit_kinds(bool(evidence))
 kind = c2.radio("Units", kinds, format_func=UNIT_LABELS.get, key=keys.UNITS, horizontal=False)
 if issues:

@@ -13,7 +13,6 @@ from scar_viz.chunking.qasc import QascParams
 from scar_viz.chunking.tokens import TOKENIZER_NAME
 from scar_viz.pipeline import query_inputs
 from scar_viz.policies import PolicyResult, run_all
-from scar_viz.policies.rerank import reranker_status
 from scar_viz.scoring.learned import setting_notes
 from scar_viz.views.compare import (
     COVERS,
@@ -36,6 +35,7 @@ from ui.gate_controls import gate_sliders, query_box
 from ui.knobs import knob_controls
 from ui.learned import active_gate, has_session_gate, p_slider
 from ui.loading import query_vector
+from ui.models import app_reranker
 from ui.presenter import presenter_fonts
 from ui.queryset import known_sets, label_error, label_from_widget
 from ui.sentences import SENTENCE_POLICIES, prepare_sentences, sentence_toggle
@@ -72,7 +72,7 @@ with st.expander("Policy knobs", expanded=False):
 knobs = replace(chosen, qasc=qasc, gate=active_gate(), p=p)
 
 with st.spinner("Loading the cross-encoder (once) …"):
-    status = reranker_status(knobs.reranker, load=True)
+    status, reranker_path = app_reranker(knobs.reranker)
 if not status.available:
     st.caption(f"Rerank is left out: {status.message} {status.hint}")
 
@@ -83,7 +83,7 @@ inputs = or_stop(
     )
 )
 
-settings = policy_settings(knobs, status.available)
+settings = policy_settings(knobs, status.available, reranker_path)
 if with_sentences:
     prepare_sentences(doc, embedder)
 else:

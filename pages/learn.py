@@ -38,6 +38,7 @@ from scar_viz.teaching.rounds import (
     score_rounds,
 )
 from ui import keys, state
+from ui.alerts import or_stop
 from ui.cache import cached, prepared_key, sample_document
 from ui.loading import get_embedder, load_model, prepare
 from ui.presenter import presenting
@@ -69,7 +70,7 @@ slot = st.empty()
 choice = sidebar(document=False)
 spec, base_url = choice.spec, choice.base_url
 doc_key, document = sample_document(samples.DEFAULT_SAMPLE)
-embedder = get_embedder(spec, base_url)
+embedder = or_stop(lambda: get_embedder(spec, base_url))
 if not load_model(embedder, slot):
     st.stop()
 prep = prepare(doc_key, document, ChunkingConfig(), embedder, False, slot)

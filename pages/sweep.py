@@ -12,7 +12,7 @@ from scar_viz.embeddings import text_key
 from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation.best_point import window_baseline
 from scar_viz.evaluation.budget import evaluation_points
-from scar_viz.evaluation.queries import decode_queries, label_queries, split_alternate
+from scar_viz.evaluation.queries import label_queries, split_alternate
 from scar_viz.evaluation.report import tune_rows
 from scar_viz.evaluation.tune import (
     OBJECTIVE_LABELS,
@@ -33,7 +33,7 @@ from ui.alerts import alert
 from ui.by_file import sweep_by_file
 from ui.evaluation_lab import NUM2, NUM3, lab_page, run_evaluation, run_sweep
 from ui.loading import prepare
-from ui.queryset import issues_block, query_vectors
+from ui.queryset import issues_block, query_vectors, read_query_set
 from ui.share import chart_config, pickable_chart
 from ui.state import URL, set_widget
 from ui.tables import show_table
@@ -198,7 +198,7 @@ with tab_sets:
             check_prep = prepare(chk_doc[0], chk_doc[1], prep.config, lab.embedder, prep.prepend)
         if chk_data and check_prep is not None:
             try:
-                qset2 = decode_queries(chk_data[1], check_prep.document, chk_data[0])
+                qset2 = read_query_set(chk_data[1], check_prep.document, chk_data[0])
                 issues_block(qset2)
                 check_set = label_queries(qset2, check_prep.document, check_prep.chunks)
                 check_name = qset2.name

@@ -20,6 +20,7 @@ from ui import keys
 from ui.alerts import attempt
 from ui.by_file import by_file_table
 from ui.cache import document_key
+from ui.consent import SECOND_MODEL, proposal_box, typed
 from ui.evaluation_lab import NUM0, NUM2, NUM3, lab_page, run_evaluation
 from ui.loading import get_embedder, load_model, prepare
 from ui.queryset import query_vectors
@@ -35,16 +36,26 @@ def second_model(lab):
         "Second model",
         key=keys.MODEL_2,
         bind=URL,
-        placeholder="hash:64 · static · st:/path/to/model · openai:MODEL",
+        placeholder="hash:64 · static · st:FOLDER-or-HUB-NAME · openai:MODEL",
+        on_change=typed,
+        args=(keys.MODEL_2,),
     )
-    url = c2.text_input("Base URL for openai:… (blank = OpenAI)", key=keys.MODEL_2_URL, bind=URL)
+    url = c2.text_input(
+        "Base URL for openai:… (blank = OpenAI)",
+        key=keys.MODEL_2_URL,
+        bind=URL,
+        on_change=typed,
+        args=(keys.MODEL_2_URL,),
+    )
     if not (spec or "").strip():
         st.info(
             "Name a second embedding model to evaluate the same λ, τ on both, compare their "
             "similarity scales, and see why SCAR's bar is relative."
         )
         return None
-    embedder = attempt(lambda: get_embedder(spec.strip(), (url or "").strip()))
+    if proposal_box(SECOND_MODEL, place="page") is not None:
+        return None  # a link's endpoint: nothing is sent before the visitor answers
+    embedder = attempt(lambda: get_embedder(spec.strip(), (url or "").strip(), SECOND_MODEL))
     if embedder is None:
         return None
     if not load_model(embedder, st.empty()):

@@ -11,6 +11,7 @@ from functools import cached_property
 
 import numpy as np
 
+from scar_viz.cancel import ShouldStop
 from scar_viz.chunking.base import Chunk, Embed
 from scar_viz.chunking.config import ChunkingConfig, chunk_doc_of, chunk_document, embedding_texts
 from scar_viz.documents.reading import Document
@@ -95,12 +96,19 @@ def prepare_document(
     cache: EmbeddingCache | None = None,
     progress: Progress | None = None,
     chunks: list[Chunk] | None = None,
+    should_stop: ShouldStop | None = None,
 ) -> PreparedDoc:
-    """Chunk ``document`` (unless ``chunks`` are given) and embed the chunks through ``cache``."""
+    """Chunk ``document`` (unless ``chunks`` are given) and embed the chunks through ``cache``,
+    asking ``should_stop`` between batches.
+
+    Raises:
+        Cancelled: ``should_stop`` said so.
+    """
     config = config or ChunkingConfig()
     if chunks is None:
         chunks = chunk_document(document, config, embed_function(embedder, cache))
-    result = embed_cached(embedder, embedding_texts(chunks, prepend), cache, progress)
+    texts = embedding_texts(chunks, prepend)
+    result = embed_cached(embedder, texts, cache, progress, should_stop)
     unit = normalize(result.vectors) if len(chunks) else np.zeros((0, 1))
     return PreparedDoc(
         document,

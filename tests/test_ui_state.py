@@ -1,34 +1,37 @@
-"""ui.state outside a page: the process-wide hold on model downloads in a shared deployment."""
+"""The app switches the model hubs off for its process, whatever the operator's environment
+says and however it was started: importing ``ui`` (every page and ``app.py`` do) sets them."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
-import pytest
+from tests.conftest import ROOT
 
-from ui.state import OFFLINE_ENV, hold_model_downloads
-
-
-@pytest.fixture
-def clean_env(monkeypatch):
-    for name in (*OFFLINE_ENV, "SCAR_VIZ_ONLY_ALLOWED_BASE_URLS", "SCAR_VIZ_ALLOWED_BASE_URLS"):
-        monkeypatch.delenv(name, raising=False)
-    return monkeypatch
+CHECK = (
+    "import os, ui, huggingface_hub.constants as c; "
+    "print(c.HF_HUB_OFFLINE, [os.environ[n] for n in ui.OFFLINE_ENV])"
+)
 
 
-def test_held_visitors_cannot_make_the_server_download_a_model(clean_env):
-    clean_env.setenv("SCAR_VIZ_ONLY_ALLOWED_BASE_URLS", "1")
-    clean_env.setenv("HF_HUB_OFFLINE", "0")  # even an operator's leftover setting is overridden
-    assert hold_model_downloads()
-    assert all(os.environ[name] == "1" for name in OFFLINE_ENV)
+def test_importing_ui_switches_the_hubs_off_even_over_the_operators_setting():
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_OFFLINE")}
+    env["HF_HUB_OFFLINE"] = "0"  # an operator's leftover setting is overridden
+    out = subprocess.run(
+        [sys.executable, "-c", CHECK], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert out == "True ['1', '1', '1']"
 
 
-def test_a_malformed_allow_list_holds_too(clean_env):
-    clean_env.setenv("SCAR_VIZ_ALLOWED_BASE_URLS", "localhost:8000")
-    assert hold_model_downloads()
-    assert os.environ["HF_HUB_OFFLINE"] == "1"
-
-
-def test_one_person_on_their_own_machine_is_not_held(clean_env):
-    assert not hold_model_downloads()
-    assert not any(name in os.environ for name in OFFLINE_ENV)
+def test_without_ui_the_hub_would_be_online():  # the check above can fail
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_OFFLINE")}
+    out = subprocess.run(
+        [sys.executable, "-c", "import huggingface_hub.constants as c; print(c.HF_HUB_OFFLINE)"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert out == "False"

@@ -11,6 +11,7 @@ content-keyed box first and computes outside any cached function, drawing as it 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 import numpy as np
@@ -21,25 +22,55 @@ from scar_viz.chunking.config import ChunkingConfig, chunk_document
 from scar_viz.devices import DeviceChoice
 from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
-from scar_viz.embeddings import Embedder, EmbeddingCache, make_embedder, text_key
+from scar_viz.documents.sentence_cache import SentenceSpanCache
+from scar_viz.embeddings import Embedder, EmbeddingCache, text_key
+from scar_viz.llm.cache import LLMCache
 from scar_viz.pipeline import PreparedDoc, embed_query
+from ui.models import app_embedder
 
 T = TypeVar("T")
 
 
 @st.cache_resource(show_spinner=False)
 def disk_cache() -> EmbeddingCache:
-    """The on-disk embedding cache (one per process; keyed by model id and text digest)."""
-    return EmbeddingCache()
+    """The on-disk embedding cache (one per process; keyed by model id and text digest). A file
+    that cannot be opened, or breaks later, turns it off for the process
+    (:mod:`scar_viz.sqlite_cache`): every document still loads, embedded afresh."""
+    return EmbeddingCache(degrade=True)
+
+
+@st.cache_resource(show_spinner=False)
+def span_cache() -> SentenceSpanCache:
+    """The on-disk sentence span cache (one per process; off when its file breaks)."""
+    return SentenceSpanCache(degrade=True)
+
+
+@st.cache_resource(show_spinner=False)
+def llm_cache() -> LLMCache:
+    """The on-disk cache of chat replies (one per process; off when its file breaks)."""
+    return LLMCache(degrade=True)
+
+
+def cache_problems() -> list[str]:
+    """One line for each of the app's disk caches that is off ("the cache at NAME is
+    unreadable: working without it"); empty while they all work."""
+    return [c.problem for c in (disk_cache(), span_cache(), llm_cache()) if c.problem]
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def embedder(
-    spec: str, base_url: str, key_fingerprint: str, _api_key: str, device: DeviceChoice
+    spec: str,
+    base_url: str,
+    key_fingerprint: str,
+    _api_key: str,
+    device: DeviceChoice,
+    root: str = "",
 ) -> Embedder:
-    """The embedder for ``spec``: one per (spec, endpoint, key digest, device choice) and
-    process. The key itself is never part of the cache key, only a digest of it."""
-    return make_embedder(spec, base_url=base_url or None, api_key=_api_key or None, device=device)
+    """The embedder for ``spec``: one per (spec, endpoint, key digest, device choice, models
+    root) and process; a model named by a visitor only from the models ``root``
+    (:func:`ui.models.app_embedder`). The key itself is never part of the cache key, only a
+    digest of it."""
+    return app_embedder(spec, base_url, _api_key, Path(root) if root else None, device)
 
 
 def document_key(doc: Document) -> str:

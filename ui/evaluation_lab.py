@@ -27,6 +27,7 @@ from scar_viz.scoring.sweep import LAMS, TAUS, Candidates, SweepResult, sweep
 from ui import keys
 from ui.alerts import with_progress
 from ui.cache import cached, disk_cache
+from ui.cancel import stop_check
 from ui.gate_controls import gate_sliders
 from ui.queryset import (
     ActiveQueries,
@@ -168,6 +169,7 @@ def run_evaluation(
                 embed=embed_function(embedder, disk_cache()),
                 progress=update,
                 retriever=current_retriever(),
+                should_stop=stop_check(),
             ),
         )
 

@@ -161,8 +161,11 @@ def answer_box(
     """ "Answer with an LLM": each context's answer side by side, escaped, with its cost."""
     with st.expander("Answer with an LLM", icon=":material/forum:"):
         llm = llm_settings()
-        if llm.endpoint.problem:
-            alert(llm.endpoint.problem)
+        if llm.endpoint.problem or llm.endpoint.pending:
+            alert(
+                llm.endpoint.problem or llm.endpoint.pending,
+                "error" if llm.endpoint.problem else "info",
+            )
             return
         alert(
             f"{llm.model} at {llm.base_url or 'OpenAI'} (the sidebar's LLM settings; requests "

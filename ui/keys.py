@@ -50,6 +50,10 @@ LLM_MODEL = "llm_model"
 LLM_URL = "llm_url"
 LLM_KEY_INPUT = "llm_key_input"
 """The chat endpoint's API key field: never bound, never saved."""
+OWN_ENDPOINTS = "_own_endpoints"
+"""{endpoint field: the values this visitor typed or confirmed} (``ui.consent``)."""
+ENDPOINT_ORIGIN = "_endpoint_origin"
+"""{endpoint field: "session file"} for the fields a restored session file set."""
 ENCODED_NOW = "encoded_now"
 ENCODED_SECONDS = "encoded_seconds"
 PRESENT = "present"
@@ -57,6 +61,8 @@ PRESENT_KEPT = "_present_kept"
 """Presenter mode as the user or the address last set it (put back after a page switch)."""
 SESSION_FILE = "session_file"
 SESSION_ERROR = "session_error"
+SESSION_NOTE = "_session_note"
+"""What the last restored session file could not set (values out of range), or ""."""
 SAVE_SESSION = "save_session"
 IMG_FMT = "img_fmt"
 SET_BY_CODE = "_set_by_code"
@@ -272,6 +278,12 @@ L_ANSWERS = "l_answers"
 def last_choice(key: str) -> str:
     """This session's last choice in the select ``key`` (``ui.sidebar.named_select``)."""
     return f"_last_{key}"
+
+
+def endpoint_answer(slot: str, place: str, answer: str) -> str:
+    """A proposal's *Use it* / *Don't use it* button (``ui.consent``): its endpoint, where the
+    box is drawn (the sidebar, a page) and the answer."""
+    return f"endpoint_{slot}_{place}_{answer}"
 
 
 def preset(name: str) -> str:

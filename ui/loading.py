@@ -33,6 +33,9 @@ from scar_viz.pipeline import PreparedDoc, prepare_document
 from scar_viz.views.language import UsualCosine, usual_cosine
 from ui import cache, keys
 from ui.alerts import alert, or_stop
+from ui.cancel import stop_check
+from ui.consent import EMBEDDINGS, ProposalPending, Slot, proposal
+from ui.models import models_root
 from ui.state import endpoint_choice
 
 UPLOAD_TYPES = sorted({s.lstrip(".") for s in (*SUPPORTED_SUFFIXES, *TEXT_SUFFIXES, ".zip")})
@@ -41,22 +44,33 @@ SHOWN_SKIPPED = 50
 """Skipped files listed one by one; past this many, the per-reason summary stands for them."""
 
 
-def get_embedder(spec: str, base_url: str = "") -> Embedder:
+def get_embedder(spec: str, base_url: str = "", slot: Slot = EMBEDDINGS) -> Embedder:
     """The (process-wide) embedder for ``spec``, placed by the server's device choice
     (``SCAR_VIZ_DEVICE``, ``SCAR_VIZ_PRECISION``); an endpoint (``openai:`` spec) gets the key
-    the operator's rules give it: the visitor's own, the server's where allowed, or none.
+    the operator's rules give it: the visitor's own, the server's where allowed, or none; a
+    model a visitor names loads only from the models root or the local hub cache; an endpoint
+    is used only once this visitor typed or confirmed it (``ui.consent``).
 
     Raises:
         EndpointError: this server may not send requests to ``base_url``.
+        ProposalPending: the endpoint (``slot``'s fields) is a link's or a session file's
+            proposal this visitor has not confirmed: nothing is sent.
+        ModelRefused: the named model is not one this server loads.
     """
     key = ""
     if spec.startswith("openai:"):
+        waiting = proposal(slot)
+        if waiting is not None:
+            raise ProposalPending(waiting.waiting)
         choice = endpoint_choice(base_url, keys.API_KEY_INPUT)
         if choice.problem:
             raise EndpointError(choice.problem)
         key = choice.key.key
     fingerprint = text_key(key)[:12] if key else ""
-    return cache.embedder(spec, base_url, fingerprint, key, devices.current())
+    root = models_root()
+    return cache.embedder(
+        spec, base_url, fingerprint, key, devices.current(), str(root) if root else ""
+    )
 
 
 def load_model(embedder: Embedder, slot) -> bool:
@@ -186,7 +200,14 @@ def prepare(
 
         try:
             prepared = prepare_document(
-                document, embedder, config, prepend, cache.disk_cache(), progress, chunks=pieces
+                document,
+                embedder,
+                config,
+                prepend,
+                cache.disk_cache(),
+                progress,
+                chunks=pieces,
+                should_stop=stop_check(),
             )
         finally:
             bar.empty()

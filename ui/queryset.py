@@ -39,6 +39,7 @@ from scar_viz.evaluation.queries import (
     GoldQuery,
     QuerySet,
     decode_queries,
+    evidence_units,
     label_queries,
     parse_queries,
     query_set_key,
@@ -49,9 +50,13 @@ from scar_viz.pipeline import PreparedDoc
 from ui import keys
 from ui.alerts import alert, attempt
 from ui.cache import disk_cache, document_key, prepared_key
+from ui.cancel import stop_check
 from ui.share import download
 from ui.state import current_retriever
 from ui.tables import show_table
+
+APP_LIMIT = " in the app"
+"""Said after the limit on queries a file (:data:`scar_viz.evaluation.queries.MAX_QUERIES`)."""
 
 SOURCES = {
     "sample": "The sample's own query file",
@@ -96,7 +101,7 @@ def stash_query_set(doc: Doc, source: str, name: str, jsonl: Stored) -> None:
 def session_set(doc: Doc) -> QuerySet:
     """The questions labelled in this session on this document (possibly none)."""
     name, data = _store(doc).get("session", (SESSION_SET, ""))
-    return _parse(data, doc, name) if data else QuerySet(name, (), ())
+    return read_query_set(data, doc, name) if data else QuerySet(name, (), ())
 
 
 def add_session_query(prep: PreparedDoc, question: str, evidence) -> str:
@@ -175,13 +180,28 @@ def _available(doc_choice: str | None, doc_text: Doc) -> dict[str, tuple[str, St
     return {s: found[s] for s in SOURCES if s in found}
 
 
-def _parse(data: Stored, doc_text: Doc, name: str) -> QuerySet:
-    """A stored set: kept queries as they are, an upload's bytes decoded, text parsed."""
+def read_query_set(data: Stored, doc_text: Doc, name: str) -> QuerySet:
+    """A stored set: kept queries as they are, an upload's bytes decoded, text parsed (at
+    most :data:`~scar_viz.evaluation.queries.MAX_QUERIES` queries).
+
+    Raises:
+        SettingsError: the bytes are not UTF-8, or hold too many queries.
+    """
     if isinstance(data, QuerySet):
         return data
     if isinstance(data, bytes):
-        return decode_queries(data, doc_text, name)
-    return parse_queries(data, doc_text, name)
+        return decode_queries(data, doc_text, name, limit_hint=APP_LIMIT)
+    return parse_queries(data, doc_text, name, limit_hint=APP_LIMIT)
+
+
+def evidence_spans(text: str, doc: Doc) -> tuple[list[tuple[int, int]], list[str]]:
+    """The distinct evidence spans of a query set's JSON Lines ``text`` and its line errors
+    (:func:`~scar_viz.evaluation.queries.evidence_units`); none, with the message shown,
+    when the set cannot be read (over the limit of queries a file)."""
+    if not text:
+        return [], []
+    found = attempt(lambda: evidence_units(text, doc, APP_LIMIT))
+    return found or ([], [])
 
 
 def issues_block(qset: QuerySet) -> None:
@@ -242,7 +262,7 @@ def query_set_picker(prep: PreparedDoc, doc_choice: str | None) -> ActiveQueries
     )
     st.session_state[keys.QS_PICK] = source
     name, data = sources[source]
-    qset = attempt(lambda: _parse(data, text, name))
+    qset = attempt(lambda: read_query_set(data, text, name))
     if qset is None:
         return None
     issues_block(qset)
@@ -277,7 +297,7 @@ def type_metrics(labelled: tuple[GoldQuery, ...], config_label: str) -> None:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _query_vecs(model_id: str, texts: tuple[str, ...], _embedder) -> np.ndarray:
-    return embed_cached(_embedder, list(texts), disk_cache()).vectors
+    return embed_cached(_embedder, list(texts), disk_cache(), should_stop=stop_check()).vectors
 
 
 def query_vectors(embedder, labelled) -> np.ndarray | None:
@@ -308,7 +328,7 @@ def known_sets(doc_choice: str | None, doc_text: Doc) -> list[QuerySet]:
     for source in order:
         name, data = sources[source]
         try:
-            out.append(_parse(data, doc_text, name))
+            out.append(read_query_set(data, doc_text, name))
         except UserError:
             continue
     return out

@@ -14,21 +14,16 @@ from collections.abc import Sequence
 import streamlit as st
 
 from scar_viz.documents.reading import Document
-from scar_viz.documents.sentence_cache import SentenceSpanCache, cached_sentence_spans
+from scar_viz.documents.sentence_cache import cached_sentence_spans
 from scar_viz.documents.sentences import DEFAULT_MAX_CHARS
 from scar_viz.embeddings import Embedder, embed_cached
 from ui.alerts import attempt, with_progress
-from ui.cache import cached, disk_cache, document_key
+from ui.cache import cached, disk_cache, document_key, span_cache
+from ui.cancel import stop_check
 
 SENTENCE_POLICIES = ("qasc", "qasc-hybrid", "sentence-window")
 """The policies that need every sentence of the document embedded."""
 SPLITTER = "pysbd"
-
-
-@st.cache_resource(show_spinner=False)
-def span_cache() -> SentenceSpanCache:
-    """The on-disk sentence span cache (one per process)."""
-    return SentenceSpanCache()
 
 
 def sentence_toggle(key: str) -> bool:
@@ -65,7 +60,11 @@ def prepare_sentences(doc: Document, embedder: Embedder) -> bool:
                 f"Sentence vectors for {len(spans):,} sentences (once per model)",
                 lambda update: attempt(
                     lambda: embed_cached(
-                        embedder, [doc.text[s:e] for s, e in spans], disk_cache(), update
+                        embedder,
+                        [doc.text[s:e] for s, e in spans],
+                        disk_cache(),
+                        update,
+                        stop_check(),
                     ),
                     "Embedding the sentences failed:",
                     kind="warning",

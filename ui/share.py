@@ -16,7 +16,9 @@ from scar_viz.documents.samples import UPLOAD
 from scar_viz.evaluation.queries import QuerySet
 from scar_viz.views.session import SETTING_KEYS, SavedWork, dumps, loads
 from ui import keys
+from ui.alerts import alert
 from ui.cache import document_key
+from ui.consent import came_from_file
 from ui.state import URL, set_widget
 
 
@@ -26,14 +28,17 @@ def _restore() -> None:
         return
     try:
         saved = loads(upload.getvalue())
-    except ValueError as exc:
-        st.session_state[keys.SESSION_ERROR] = str(exc)
+    except ValueError as exc:  # one sentence, after the file's name (the uploader's: escaped)
+        st.session_state[keys.SESSION_ERROR] = f"'{upload.name}': {exc}"
+        st.session_state[keys.SESSION_NOTE] = ""  # a note of an earlier file no longer holds
         return
     st.session_state[keys.SESSION_ERROR] = ""
+    st.session_state[keys.SESSION_NOTE] = saved.reset_note
     if saved.document is not None:
         st.session_state[keys.UPLOADED] = (document_key(saved.document), saved.document)
         st.session_state[keys.UPLOAD_SKIPPED] = ((), ())
     _restore_work(saved.work)
+    came_from_file(list(saved.settings))  # an endpoint it names is its proposal, not a choice
     for key, value in saved.settings.items():
         if key == "doc" and value == UPLOAD and saved.document is None:
             continue  # an upload that the file does not carry: keep the current document
@@ -104,7 +109,9 @@ def share_panel(document: Document | None) -> None:
             "Restore a session file", type=["json"], key=keys.SESSION_FILE, on_change=_restore
         )
         if st.session_state.get(keys.SESSION_ERROR):
-            st.error(st.session_state[keys.SESSION_ERROR])
+            alert(st.session_state[keys.SESSION_ERROR])
+        if st.session_state.get(keys.SESSION_NOTE):
+            alert(st.session_state[keys.SESSION_NOTE], "warning")
 
 
 def chart_config(name: str) -> dict:

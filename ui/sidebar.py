@@ -26,7 +26,8 @@ from scar_viz.retrieval import DEFAULT_K_RRF, DEFAULT_RETRIEVER, DENSE, Retrieve
 from scar_viz.scoring.params import GateParams
 from ui import keys
 from ui.alerts import alert, or_stop
-from ui.cache import document_key, prepared_key, sample_document
+from ui.cache import cache_problems, document_key, prepared_key, sample_document
+from ui.consent import CHAT, EMBEDDINGS, ProposalPending, proposal, proposal_box, typed
 from ui.gate_controls import current_gate
 from ui.loading import (
     SHOWN_SKIPPED,
@@ -37,6 +38,7 @@ from ui.loading import (
     read_upload,
     upload_limits,
 )
+from ui.models import models_help
 from ui.presenter import presenter_toggle
 from ui.share import share_panel
 from ui.state import (
@@ -49,6 +51,7 @@ from ui.state import (
     default,
     default_model,
     endpoint_choice,
+    limits,
     llm_settings,
     model_spec,
 )
@@ -203,8 +206,7 @@ def sidebar_chunking() -> ChunkingConfig | None:
     c1, c2 = st.sidebar.columns(2)
     size = c1.number_input(
         "Chunk size",
-        50,
-        8000,
+        *limits(keys.SIZE),
         default(keys.SIZE, DEFAULT_CHUNK_SIZE),
         step=50,
         key=keys.SIZE,
@@ -212,8 +214,7 @@ def sidebar_chunking() -> ChunkingConfig | None:
     )
     overlap = c2.number_input(
         "Overlap",
-        0,
-        4000,
+        *limits(keys.OVERLAP),
         default(keys.OVERLAP, DEFAULT_OVERLAP),
         step=10,
         key=keys.OVERLAP,
@@ -278,8 +279,7 @@ def sidebar_retriever() -> None:
     if choice == "hybrid":
         box.number_input(
             "RRF constant k_rrf",
-            0.0,
-            1000.0,
+            *limits(keys.RRF_K),
             default(keys.RRF_K, DEFAULT_K_RRF),
             1.0,
             key=keys.RRF_K,
@@ -292,17 +292,26 @@ def sidebar_retriever() -> None:
 def sidebar_model() -> tuple[str, str]:
     """The embedding model's widgets; returns (spec, base_url)."""
     st.sidebar.subheader("Embedding model")
-    choice = named_select(st.sidebar, "Model", MODEL_NAMES, keys.MODEL, default_model())
+    choice = named_select(
+        st.sidebar,
+        "Model",
+        MODEL_NAMES,
+        keys.MODEL,
+        default_model(),
+        on_change=typed,
+        args=(keys.MODEL,),
+    )
     extra = st.sidebar.container()  # always present, so later widgets keep their places
     extra.caption(MODEL_OPTIONS[choice])
     if choice == "static":
         extra.caption(static_model_summary())
     elif choice == "sentence-transformers":
         extra.text_input(
-            "Model name or local path",
+            "Model name or folder",
             key=keys.ST_MODEL,
             bind=URL,
-            placeholder="/path/to/model or BAAI/bge-small-en-v1.5",
+            placeholder="a folder under the models root, or BAAI/bge-small-en-v1.5",
+            help=models_help(),
         )
     elif choice == "openai":
         endpoint_inputs(
@@ -311,7 +320,8 @@ def sidebar_model() -> tuple[str, str]:
             (keys.OPENAI_MODEL, keys.BASE_URL, keys.API_KEY_INPUT),
             OPENAI_EMBEDDING_MODEL,
         )
-        alert(endpoint_choice(model_spec()[1], keys.API_KEY_INPUT).note, "caption", extra)
+        if proposal_box(EMBEDDINGS, extra) is None:
+            alert(endpoint_choice(model_spec()[1], keys.API_KEY_INPUT).note, "caption", extra)
     return model_spec()
 
 
@@ -319,15 +329,26 @@ def endpoint_inputs(
     box, labels: tuple[str, str, str], widget_keys: tuple[str, str, str], default_model: str
 ) -> None:
     """An OpenAI-compatible endpoint's model, base URL and API key inputs in ``box``, with
-    these ``labels`` and ``widget_keys``; model and URL travel in the address, the key never."""
+    these ``labels`` and ``widget_keys``; model and URL travel in the address, the key never.
+    What the visitor types in model and URL is theirs (``ui.consent.typed``); what a link put
+    there is a proposal until they confirm it."""
     model_label, url_label, key_label = labels
     model_key, url_key, key_key = widget_keys
-    box.text_input(model_label, default(model_key, default_model), key=model_key, bind=URL)
+    box.text_input(
+        model_label,
+        default(model_key, default_model),
+        key=model_key,
+        bind=URL,
+        on_change=typed,
+        args=(model_key,),
+    )
     box.text_input(
         f"{url_label} (blank = OpenAI)",
         key=url_key,
         bind=URL,
         placeholder="http://localhost:11434/v1",
+        on_change=typed,
+        args=(url_key,),
     )
     box.text_input(f"{key_label} (yours, optional)", type="password", key=key_key)
 
@@ -335,13 +356,15 @@ def endpoint_inputs(
 def sidebar_llm() -> None:
     """The chat model for answers and query generation; read with ``ui.state.llm_settings``.
     Model and base URL travel in the address; the key never does."""
-    with st.sidebar.expander("LLM (answers and query generation)", expanded=False):
+    waiting = proposal(CHAT) is not None  # open, so the visitor sees the question
+    with st.sidebar.expander("LLM (answers and query generation)", expanded=waiting):
         endpoint_inputs(
             st,
             ("Chat model", "Chat base URL", "Chat API key"),
             (keys.LLM_MODEL, keys.LLM_URL, keys.LLM_KEY_INPUT),
             LLM_DEFAULT_MODEL,
         )
+        proposal_box(CHAT)
         alert(
             f"Any OpenAI-compatible chat endpoint. {llm_settings().endpoint.note} A key you "
             "type stays in this session only.",
@@ -383,8 +406,22 @@ def document_summary(prepared: PreparedDoc, name: str | None = None) -> str:
     )
 
 
+def cache_note() -> None:
+    """One line in the sidebar for each disk cache that is off (its file broke): the app
+    works on without it (:mod:`scar_viz.sqlite_cache`)."""
+    for problem in cache_problems():
+        alert(problem, "caption", st.sidebar)
+
+
 def sidebar_setup() -> Setup | None:
-    """The whole sidebar, then chunk and embed. None (with a message shown) when not ready."""
+    """The whole sidebar, then chunk and embed (and a line for a disk cache that is off).
+    None (with a message shown) when not ready."""
+    setup = _sidebar_setup()
+    cache_note()
+    return setup
+
+
+def _sidebar_setup() -> Setup | None:
     slot = st.empty()  # spinner, progress bar and errors of this step, always at this place
     picked, config, spec, base_url, name = sidebar()
     if name == STORE_CHOICE:
@@ -393,6 +430,10 @@ def sidebar_setup() -> Setup | None:
         return None
     try:
         embedder = get_embedder(spec, base_url)
+    except ProposalPending as exc:
+        with slot.container():
+            alert(str(exc), "info")
+        return None
     except (ValueError, EmbeddingError) as exc:
         with slot.container():
             alert(str(exc))
@@ -459,6 +500,7 @@ def lab_source(slot) -> LabSource | None:
     chunking, or an opened index at its own (said on the page). None (the reason shown) when
     there is none yet."""
     picked, config, spec, base_url, name = sidebar()
+    cache_note()
     if name != STORE_CHOICE:
         if picked is None or config is None:
             return None

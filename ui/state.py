@@ -25,7 +25,10 @@ from scar_viz.endpoints import (
 )
 from scar_viz.llm.client import ChatModel
 from scar_viz.retrieval import DEFAULT_K_RRF, DEFAULT_RETRIEVER, DENSE, RETRIEVERS, Retriever
+from scar_viz.views.ranges import RANGES, Range
 from ui import keys
+from ui.cache import llm_cache
+from ui.cancel import stop_check
 
 URL = "query-params"
 """``bind=URL`` on a widget keeps its value in the address, so a copied link restores it."""
@@ -35,7 +38,8 @@ MODEL_OPTIONS: dict[str, str] = {
     "default": "all-MiniLM-L6-v2 (embedded, offline, default)",
     "static": "Fast static model (model2vec, distilled locally from the default)",
     "hash": "Hashing bag-of-words (lexical, instant, no model)",
-    "sentence-transformers": "Other sentence-transformers model (name or local path)",
+    "sentence-transformers": "Other sentence-transformers model (a cached hub name, or a folder "
+    "under the models root)",
     "openai": "OpenAI-compatible embeddings endpoint",
 }
 MODEL_NAMES: dict[str, str] = {
@@ -100,18 +104,26 @@ def default_model() -> str:
 @dataclass(frozen=True)
 class EndpointChoice:
     """Where a visitor's request goes and which key it carries (the key itself is never
-    shown): ``problem`` is one sentence when this server may not send requests there."""
+    shown): ``problem`` is one sentence when this server may not send requests there;
+    ``pending`` one when the endpoint is a link's or a session file's proposal that this
+    visitor has not confirmed (``ui.consent``): nothing is sent then."""
 
     base_url: str
     key: KeyChoice
     problem: str = ""
+    pending: str = ""
 
     @property
     def note(self) -> str:
         """What the sidebar says about it: the endpoint and "the server's key" / "your key" /
-        "no key", or the problem."""
+        "no key", or the problem, or that nothing is sent before the visitor answers."""
         if self.problem:
             return "This endpoint is not allowed on this server."
+        if self.pending:
+            return (
+                f"Nothing is sent to {public_url(self.base_url or None)} until you answer "
+                "the question above."
+            )
         return f"Requests to {public_url(self.base_url or None)} carry {self.key.words}."
 
 
@@ -121,25 +133,6 @@ def _secrets() -> dict[str, object]:
         return dict(st.secrets)
     except Exception:  # no secrets.toml, or a malformed one (Streamlit raises its own types)
         return {}
-
-
-OFFLINE_ENV = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
-
-
-def hold_model_downloads() -> bool:
-    """When the operator holds visitors to the allowed endpoints, a model a visitor names
-    (a sentence-transformers model, a cross-encoder) is loaded from this machine only: the
-    Hugging Face hub is switched offline for this process, so the server cannot be made to
-    download from an address off the list. Called by ``app.py`` before any model library is
-    imported. True when it did so."""
-    try:
-        held = policy_from(os.environ, _secrets()).only_allowed
-    except EndpointError:  # a malformed list: hold visitors as the operator meant to
-        held = True
-    if held:
-        for name in OFFLINE_ENV:
-            os.environ[name] = "1"
-    return held
 
 
 def endpoint_choice(
@@ -189,68 +182,66 @@ class LLMSettings:
 
 
 def llm_settings() -> LLMSettings:
-    """The sidebar's chat model and endpoint; a blank base URL means OpenAI's."""
+    """The sidebar's chat model and endpoint; a blank base URL means OpenAI's. An endpoint a
+    link or a session file proposed is ``pending`` until the visitor confirms it."""
+    from ui.consent import CHAT, proposal  # consent builds on this module's helpers
+
     model = (st.session_state.get(keys.LLM_MODEL) or "").strip() or LLM_DEFAULT_MODEL
     base_url = (st.session_state.get(keys.LLM_URL) or "").strip()
-    return LLMSettings(model, endpoint_choice(base_url, keys.LLM_KEY_INPUT, LLM_KEY_NAMES))
+    choice = endpoint_choice(base_url, keys.LLM_KEY_INPUT, LLM_KEY_NAMES)
+    waiting = proposal(CHAT)
+    if waiting is not None and not choice.problem:
+        choice = EndpointChoice(choice.base_url, choice.key, pending=waiting.waiting)
+    return LLMSettings(model, choice)
 
 
 def chat_model(settings: LLMSettings, name: str = "") -> ChatModel:
-    """A client for one action (the key is never kept in the session).
+    """A client for one action (the key is never kept in the session); its calls stop when
+    this run does (:func:`ui.cancel.stop_check`).
 
     Raises:
-        EndpointError: this server may not send requests to the settings' base URL.
+        EndpointError: this server may not send requests to the settings' base URL, or the
+            visitor has not confirmed the endpoint a link or a session file proposed.
     """
-    if settings.endpoint.problem:
-        raise EndpointError(settings.endpoint.problem)
+    if settings.endpoint.problem or settings.endpoint.pending:
+        raise EndpointError(settings.endpoint.problem or settings.endpoint.pending)
     return ChatModel(
         name or settings.model,
         base_url=settings.base_url or None,
         api_key=settings.endpoint.key.key or None,
+        cache=llm_cache(),
+        should_stop=stop_check(),
     )
 
 
-ADDRESS_RANGES: dict[str, tuple[str, type, float, float]] = {
-    keys.K: ("k", int, 1, 20),
-    keys.R: ("r", int, 1, 3),
-    keys.LAM: ("λ", float, 0.0, 2.0),
-    keys.TAU: ("τ", float, 0.0, 1.5),
-    keys.MU: ("μ", float, 0.0, 2.0),
-    keys.P: ("p", float, 0.001, 0.95),
+ADDRESS_RANGES: dict[str, Range] = {
+    key: RANGES[key]
+    for key in (keys.K, keys.R, keys.LAM, keys.TAU, keys.MU, keys.P, keys.SIZE, keys.OVERLAP)
+    + (keys.RRF_K,)
 }
-"""The gate's URL parameters: (name shown, type, lowest, highest). Their sliders take these
-limits (:func:`limits`), so the address check and the sliders cannot disagree."""
+"""The numeric URL parameters and their ranges (:data:`scar_viz.views.ranges.RANGES`, which
+session files are held to as well); their widgets take these limits (:func:`limits`), so the
+address check and the widgets cannot disagree."""
 
 
 def limits(key: str) -> tuple[float, float]:
-    """(lowest, highest) of the gate slider ``key``, typed as the slider is (int or float)."""
-    _, kind, lo, hi = ADDRESS_RANGES[key]
-    return kind(lo), kind(hi)
-
-
-def _out_of_range(raw: str, kind: type, lo: float, hi: float) -> bool:
-    try:
-        value = float(raw)
-    except ValueError:
-        return True
-    if kind is int and value != int(value):
-        return True
-    return not lo <= value <= hi
+    """(lowest, highest) of the numeric widget ``key``, typed as the widget is (int or float)."""
+    return ADDRESS_RANGES[key].bounds
 
 
 def check_address() -> str:
-    """Drop the gate's URL parameters that are not a number in their slider's range (before
-    any slider reads them) and say which, once: "" when every value was fine.
+    """Drop the numeric URL parameters that are not a number in their widget's range (before
+    any widget reads them) and say which, once: "" when every value was fine.
 
     A slider given ``?lam=5`` or ``?lam=abc`` would otherwise fall back on its default without
     a word; this names each one and its range, and the page shows it as one notice.
     """
     reset = []
-    for key, (name, kind, lo, hi) in ADDRESS_RANGES.items():
+    for key, bound in ADDRESS_RANGES.items():
         raw = st.query_params.get(key)
-        if raw is None or not _out_of_range(str(raw), kind, lo, hi):
+        if raw is None or bound.holds(str(raw)):
             continue
-        reset.append(f"{name} = {str(raw)[:20]} (allowed {lo:g} … {hi:g})")
+        reset.append(bound.describe(raw))
         del st.query_params[key]
     if not reset:
         return ""

@@ -82,6 +82,19 @@ def resolve_under(root: Path, typed: str) -> Path:
     return path
 
 
+def under_root(message: str, path: str) -> str:
+    """``message`` with the resolved folder ``path`` named as the visitor named it: relative
+    to the index root ("." for the root itself), never the server's absolute path."""
+    root = store_root()
+    if root is None:
+        return message
+    try:
+        shown = Path(path).relative_to(root.resolve()).as_posix() or "."
+    except ValueError:
+        shown = Path(path).name
+    return message.replace(path, shown)
+
+
 def stores_under(root: Path, limit: int = SHOWN_STORES) -> list[str]:
     """Folders under ``root`` (two levels deep) that hold a store, relative to it."""
     found = []
@@ -143,10 +156,9 @@ def open_index(path: str, spec: str, base_url: str, slot) -> tuple[PreparedDoc, 
         meta = store_meta(path)
         if meta.model != embedder.model_id:
             raise StoreError(
-                f"This index was made with {meta.label} ({meta.model}); the sidebar's model "
-                f"is {embedder.label} ({embedder.model_id}). Pick the index's model under "
-                "Embedding model: a question must be embedded by the model that embedded the "
-                "chunks."
+                f"This index was made with {meta.label}; the sidebar's model is "
+                f"{embedder.label}. Pick the index's model under Embedding model: a question "
+                "must be embedded by the model that embedded the chunks."
             )
         if not load_model(embedder, slot):
             return None
@@ -158,7 +170,7 @@ def open_index(path: str, spec: str, base_url: str, slot) -> tuple[PreparedDoc, 
         )
     except (StoreError, EmbeddingError, ValueError, OSError) as exc:
         with slot.container():
-            alert(str(exc))
+            alert(under_root(str(exc), path))
         return None
     st.session_state[keys.ENCODED_NOW] = 0
     st.session_state[keys.ENCODED_SECONDS] = time.perf_counter() - t0

@@ -29,6 +29,9 @@ from scar_viz.retrieval import DEFAULT_K_RRF, DEFAULT_RETRIEVER, RETRIEVERS, Ret
 from scar_viz.scoring.params import DEFAULT_PARAMS, GateParams
 
 EXIT_FAILED = 1
+CLI_MAX_QUERIES = 20_000
+"""Queries the command line reads from one file unless ``--max-queries`` says otherwise
+(the app reads at most :data:`~scar_viz.evaluation.queries.MAX_QUERIES`)."""
 
 DOC_HELP = (
     "a document (.txt, .md, .pdf, .html, any text file), or a corpus: a folder (walked "
@@ -131,6 +134,7 @@ def add_query_set_arguments(p: argparse.ArgumentParser, queries_note: str = "") 
     p.add_argument("doc", help=DOC_HELP)
     note = f" ({queries_note})" if queries_note else ""
     p.add_argument("queries", help=f"labelled queries, JSON Lines{note}")
+    add_max_queries_option(p)
     p.add_argument(
         "--policies",
         nargs="+",
@@ -138,6 +142,18 @@ def add_query_set_arguments(p: argparse.ArgumentParser, queries_note: str = "") 
         help="policy names, space- or comma-separated (default topk window1 "
         "window2 scar, and parent when available; also rerank, qasc, qasc-hybrid, "
         "rse, automerge, sentence-window, learned, windowN)",
+    )
+
+
+def add_max_queries_option(p: argparse.ArgumentParser) -> None:
+    """``--max-queries``: how many queries one query file may hold (a file with more is
+    refused before any is read)."""
+    p.add_argument(
+        "--max-queries",
+        type=int,
+        default=CLI_MAX_QUERIES,
+        help=f"refuse a query file of more queries than this (default {CLI_MAX_QUERIES:,}; "
+        "0: no limit)",
     )
 
 
@@ -266,14 +282,21 @@ def load_document(arg: str) -> Document:
     return join_documents(collected.documents)
 
 
-def load_query_set(path: str, prep: PreparedDoc) -> QuerySet:
+def load_query_set(path: str, prep: PreparedDoc, max_queries: int = CLI_MAX_QUERIES) -> QuerySet:
     """The query file ``path`` checked against the document: each issue is one line on stderr
     (``warning:`` for a skipped line, ``note:`` otherwise).
 
     Raises:
-        SettingsError: when the file holds no valid query.
+        SettingsError: when the file holds no valid query, or more than ``max_queries``.
     """
-    qset = load_queries(path, prep.document)
+    if max_queries < 0:
+        raise SettingsError("--max-queries must be 0 (no limit) or more.")
+    qset = load_queries(
+        path,
+        prep.document,
+        max_queries=max_queries,
+        limit_hint=" (--max-queries raises the limit)",
+    )
     for issue in qset.issues:
         print(f"{'warning' if issue.level == 'error' else 'note'}: {issue}", file=sys.stderr)
     if not qset.queries:
@@ -287,10 +310,11 @@ def load_labelled(
     embedder: Embedder,
     cache: EmbeddingCache | None,
     limit: int | None = None,
+    max_queries: int = CLI_MAX_QUERIES,
 ) -> tuple[QuerySet, tuple[GoldQuery, ...], np.ndarray]:
     """:func:`load_query_set`, its queries (the first ``limit`` when given) labelled with their
     gold chunks, and their vectors."""
-    qset = load_query_set(path, prep)
+    qset = load_query_set(path, prep, max_queries)
     queries = qset.queries[:limit] if limit else qset.queries
     labelled = label_queries(queries, prep.document, prep.chunks)
     vecs = embed_cached(embedder, [q.query.query for q in labelled], cache).vectors

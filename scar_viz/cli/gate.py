@@ -15,7 +15,13 @@ import json
 import sys
 from collections.abc import Sequence
 
-from scar_viz.cli.common import DOC_HELP, add_common_options, load_labelled, retriever_of
+from scar_viz.cli.common import (
+    DOC_HELP,
+    add_common_options,
+    add_max_queries_option,
+    load_labelled,
+    retriever_of,
+)
 from scar_viz.cli.index import add_store_option, store_or_setup
 from scar_viz.evaluation.learned import fit_gate_on, query_table
 from scar_viz.scoring.learned import (
@@ -112,6 +118,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     fit.add_argument(
         "queries", help="labelled queries, JSON Lines (format: docs/cli.md, Query files)"
     )
+    add_max_queries_option(fit)
     fit.add_argument("--out", required=True, help="where to write the gate (JSON)")
     fit.add_argument(
         "--l2", type=float, default=DEFAULT_L2, help=f"L2 penalty (default {DEFAULT_L2:g})"
@@ -141,7 +148,9 @@ def cmd_fit_gate(args: argparse.Namespace) -> int:
     threshold_logit(args.p)
     retriever = retriever_of(args)
     embedder, cache, prep = store_or_setup(args)
-    _, labelled, vecs = load_labelled(args.queries, prep, embedder, cache)
+    _, labelled, vecs = load_labelled(
+        args.queries, prep, embedder, cache, max_queries=args.max_queries
+    )
     radius = max(1, args.radius)
     gate = fit_gate_on(
         prep,

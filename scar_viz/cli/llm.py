@@ -202,7 +202,9 @@ def cmd_answer(args: argparse.Namespace) -> int:
     if args.judge_model or args.judge_base_url:
         judge = _chat(args, args.judge_model, args.judge_base_url)
     embedder, cache, prep = store_or_setup(args)
-    qset, labelled, vecs = load_labelled(args.queries, prep, embedder, cache, args.limit)
+    qset, labelled, vecs = load_labelled(
+        args.queries, prep, embedder, cache, args.limit, args.max_queries
+    )
     check = check_answers(
         prep,
         labelled,

@@ -205,7 +205,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     retriever = retriever_of(args)
     embedder, cache, prep = cli_index.store_or_setup(args)
     cli_gate.print_setting_notes((knobs or {}).get("learned", {}), prep, args.k)
-    qset, labelled, vecs = load_labelled(args.queries, prep, embedder, cache)
+    qset, labelled, vecs = load_labelled(
+        args.queries, prep, embedder, cache, max_queries=args.max_queries
+    )
     ev = evaluate(
         prep,
         labelled,

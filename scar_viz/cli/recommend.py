@@ -84,7 +84,9 @@ def cmd_recommend(args: argparse.Namespace) -> int:
         if any(p not in VERDICT_POLICIES for p in policies):
             raise SettingsError(f"recommend compares {', '.join(VERDICT_POLICIES)} (--policies).")
     embedder, cache, prep = cli_index.store_or_setup(args)
-    _, labelled, vecs = load_labelled(args.queries, prep, embedder, cache)
+    _, labelled, vecs = load_labelled(
+        args.queries, prep, embedder, cache, max_queries=args.max_queries
+    )
     v = recommend(
         prep,
         labelled,

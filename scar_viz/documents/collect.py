@@ -16,7 +16,8 @@ cannot be read is listed in ``skipped`` with a short reason, and the rest still 
 files and folders (a name starting with ``.``, and ``__MACOSX``) are listed once per hidden
 folder, never entered; symbolic links are never followed. Nothing is written to disk: a zip is
 read entry by entry in memory, each read bounded, after its declared size and compression ratio
-are checked against the limits of :mod:`scar_viz.documents.gather`.
+are checked against the limits of :mod:`scar_viz.documents.gather`, and the whole archive's
+expansion against its own ratio before any entry is read.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from scar_viz.documents.gather import (
     HIDDEN,
     LEAVES,
     LIMITS,
+    MAX_ARCHIVE_RATIO,
     MAX_ENTRIES,
     MAX_FILE_BYTES,
     MAX_FILES,
@@ -68,6 +70,7 @@ __all__ = [
     "HIDDEN",
     "LEAVES",
     "LIMITS",
+    "MAX_ARCHIVE_RATIO",
     "MAX_ENTRIES",
     "MAX_FILE_BYTES",
     "MAX_FILES",
@@ -130,7 +133,15 @@ def _open_zip(source: str | Path | bytes, what: str) -> zipfile.ZipFile:
         raise CorpusError(f"'{what}' is {NOT_ZIP} (or it is corrupt).", reason=NOT_ZIP) from exc
 
 
-def _zip_entries(zf: zipfile.ZipFile, prefix: str, gather: Gather, what: str) -> list[Entry]:
+def _zip_entries(
+    zf: zipfile.ZipFile, prefix: str, gather: Gather, what: str, archive_bytes: int
+) -> list[Entry]:
+    """The entries of an open archive of ``archive_bytes`` (hidden, unsafe and link entries
+    noted as skipped).
+
+    Raises:
+        CorpusError: too many entries, or the whole archive expands past the archive ratio.
+    """
     infos = zf.infolist()
     if len(infos) > gather.limits.entries:
         raise CorpusError(
@@ -161,6 +172,7 @@ def _zip_entries(zf: zipfile.ZipFile, prefix: str, gather: Gather, what: str) ->
         entries.append(
             Entry(prefix + name, info.file_size, _zip_reader(zf, info), info.compress_size, problem)
         )
+    gather.check_archive(entries, archive_bytes, what)
     return entries
 
 
@@ -182,7 +194,7 @@ def collect_zip(name: str, data: bytes, limits: Limits = LIMITS) -> Collected:
     """
     gather = Gather(limits)
     with _open_zip(data, name) as zf:
-        gather.take(_zip_entries(zf, "", gather, name))
+        gather.take(_zip_entries(zf, "", gather, name, len(data)))
     return gather.result(name)
 
 
@@ -217,7 +229,8 @@ def collect_files(items: Iterable[tuple[str, bytes]], limits: Limits = LIMITS) -
             elif PurePosixPath(name).suffix.lower() == ".zip":
                 try:
                     zf = zips.enter_context(_open_zip(data, name))
-                    entries += _zip_entries(zf, f"{PurePosixPath(name).stem}/", gather, name)
+                    prefix = f"{PurePosixPath(name).stem}/"
+                    entries += _zip_entries(zf, prefix, gather, name, len(data))
                 except CorpusError as exc:
                     gather.skip(name, exc.reason)
             else:
@@ -332,7 +345,7 @@ def collect_path(arg: str, limits: Limits = LIMITS) -> Collected:
         gather.take(_walk(path, gather))
     elif path.is_file() and path.suffix.lower() == ".zip":
         with _open_zip(path, path.name) as zf:
-            gather.take(_zip_entries(zf, "", gather, path.name))
+            gather.take(_zip_entries(zf, "", gather, path.name, path.stat().st_size))
     elif path.is_file():
         document = load_path(path, limits.file_bytes, any_suffix=True)
         return Collected((document,), ())

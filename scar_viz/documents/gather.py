@@ -28,6 +28,11 @@ RATIO_FLOOR_BYTES = 2**20
 """Entries up to 1 MiB may compress better than :data:`MAX_RATIO` (small repetitive files do)."""
 MAX_ENTRIES = 20_000
 """Entries of one zip archive (files and folders); an archive with more is refused whole."""
+MAX_ARCHIVE_RATIO = 20
+"""What a whole zip archive may expand to: 20 times its own size, once the files it would
+give (those that pass the per-file limits) add up to more than :data:`RATIO_FLOOR_BYTES`.
+Deflated prose and code come to 3–5:1; a 1 MB archive of 199 files of exactly 1 MiB (each
+under the per-file check) comes to 199:1, and is refused whole, before anything is read."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,7 @@ class Limits:
     ratio: int = MAX_RATIO
     ratio_floor: int = RATIO_FLOOR_BYTES
     entries: int = MAX_ENTRIES
+    archive_ratio: int = MAX_ARCHIVE_RATIO
 
 
 LIMITS = Limits()
@@ -141,16 +147,42 @@ class Gather:
                 continue
             self.documents.append(doc)
 
-    def _refusal(self, entry: Entry) -> str:
-        """Why ``entry`` may not be read, from its declared sizes alone ("" when it may)."""
+    def check_archive(self, entries: Iterable[Entry], archive_bytes: int, what: str) -> None:
+        """Refuse a whole archive of ``archive_bytes`` whose readable entries (no known problem,
+        within the per-file size and ratio limits) would expand past the archive ratio.
+
+        Raises:
+            CorpusError: the archive expands more than :attr:`Limits.archive_ratio` to one.
+        """
         lim = self.limits
-        if len(self.documents) >= lim.files:
-            return f"over the limit of {lim.files:,} files"
+        total = sum(e.size for e in entries if not e.problem and not self._file_refusal(e, lim))
+        if total <= lim.ratio_floor or total <= lim.archive_ratio * max(archive_bytes, 1):
+            return
+        ratio = total / max(archive_bytes, 1)
+        raise CorpusError(
+            f"'{what}' would expand to {total / 2**20:,.0f} MiB from "
+            f"{archive_bytes / 2**20:,.1f} MiB ({ratio:,.0f}:1); an archive may expand to at "
+            f"most {lim.archive_ratio}:1 in all. Nothing was read from it.",
+            reason=f"the archive expands over {lim.archive_ratio}:1",
+        )
+
+    @staticmethod
+    def _file_refusal(entry: Entry, lim: Limits) -> str:
+        """Why one file may not be read, from its own declared sizes ("" when it may)."""
         if entry.size > lim.file_bytes:
             return f"larger than {lim.file_bytes / 2**20:.0f} MiB"
         packed = entry.packed
         if packed is not None and lim.ratio_floor < entry.size > lim.ratio * max(packed, 1):
             return f"compression ratio over {lim.ratio}:1"
+        return ""
+
+    def _refusal(self, entry: Entry) -> str:
+        """Why ``entry`` may not be read, from its declared sizes alone ("" when it may)."""
+        lim = self.limits
+        if len(self.documents) >= lim.files:
+            return f"over the limit of {lim.files:,} files"
+        if own := self._file_refusal(entry, lim):
+            return own
         if self.total + entry.size > lim.total_bytes:
             return f"over the total of {lim.total_bytes / 2**20:.0f} MiB"
         return ""

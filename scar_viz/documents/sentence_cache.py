@@ -29,13 +29,14 @@ _SCHEMA = "CREATE TABLE IF NOT EXISTS spans (key TEXT PRIMARY KEY, data BLOB NOT
 class SentenceSpanCache(SqliteCache):
     """Sentence spans per content key in ``sentences.sqlite`` of the cache folder."""
 
-    def __init__(self, path: str | Path | None = None) -> None:
-        super().__init__(path, "sentences.sqlite", _SCHEMA)
+    def __init__(self, path: str | Path | None = None, degrade: bool = False) -> None:
+        super().__init__(path, "sentences.sqlite", _SCHEMA, degrade)
 
     def get(self, key: str) -> tuple[Span, ...] | None:
         """The spans stored under ``key``, or None."""
-        with self._connect() as db:
-            row = db.execute("SELECT data FROM spans WHERE key = ?", (key,)).fetchone()
+        row = self._run(
+            lambda db: db.execute("SELECT data FROM spans WHERE key = ?", (key,)).fetchone(), None
+        )
         if row is None:
             return None
         pairs = np.frombuffer(row[0], dtype=np.int64).reshape(-1, 2)
@@ -44,8 +45,12 @@ class SentenceSpanCache(SqliteCache):
     def put(self, key: str, spans: tuple[Span, ...]) -> None:
         """Store ``spans`` under ``key`` (replacing what was there)."""
         data = np.asarray(spans, dtype=np.int64).reshape(-1, 2).tobytes()
-        with self._connect() as db:
-            db.execute("INSERT OR REPLACE INTO spans (key, data) VALUES (?, ?)", (key, data))
+        self._run(
+            lambda db: db.execute(
+                "INSERT OR REPLACE INTO spans (key, data) VALUES (?, ?)", (key, data)
+            ),
+            None,
+        )
 
 
 def spans_key(text: str, parts: tuple[Span, ...], method: str, max_chars: int) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from scar_viz.cancel import ShouldStop, check
 from scar_viz.embeddings.base import Embedder, EmbeddingError, Progress, batches
 from scar_viz.embeddings.vectors import normalize
 from scar_viz.sqlite_cache import SqliteCache
@@ -31,18 +32,20 @@ class EmbeddingCache(SqliteCache):
     """Vectors on disk (SQLite), keyed by (the model's :func:`vectors_id`, sha256 of the exact
     text embedded)."""
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, degrade: bool = False) -> None:
         super().__init__(
             path,
             "embeddings.sqlite",
             "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, key TEXT NOT NULL, "
             "dim INTEGER NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (model, key))",
+            degrade,
         )
 
     def get_many(self, model_id: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
-        found: dict[str, np.ndarray] = {}
         unique = list(dict.fromkeys(keys))
-        with self._connect() as db:
+
+        def read(db) -> dict[str, np.ndarray]:
+            found: dict[str, np.ndarray] = {}
             for lo, hi in batches(len(unique), 500):
                 part = unique[lo:hi]
                 marks = ",".join("?" * len(part))
@@ -54,25 +57,31 @@ class EmbeddingCache(SqliteCache):
                     vec = np.frombuffer(blob, dtype=np.float32)
                     if vec.shape[0] == dim:
                         found[key] = vec
-        return found
+            return found
+
+        return self._run(read, {})
 
     def put_many(self, model_id: str, items: dict[str, np.ndarray]) -> None:
-        with self._connect() as db:
-            db.executemany(
-                "INSERT OR REPLACE INTO vectors (model, key, dim, vec) VALUES (?, ?, ?, ?)",
-                [
-                    (model_id, k, int(v.shape[0]), np.asarray(v, np.float32).tobytes())
-                    for k, v in items.items()
-                ],
-            )
+        rows = [
+            (model_id, k, int(v.shape[0]), np.asarray(v, np.float32).tobytes())
+            for k, v in items.items()
+        ]
+        self._run(
+            lambda db: db.executemany(
+                "INSERT OR REPLACE INTO vectors (model, key, dim, vec) VALUES (?, ?, ?, ?)", rows
+            ),
+            None,
+        )
 
     def count(self, model_id: str | None = None) -> int:
-        with self._connect() as db:
-            if model_id is None:
-                return db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
-            return db.execute(
+        if model_id is None:
+            return self._run(lambda db: db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0], 0)
+        return self._run(
+            lambda db: db.execute(
                 "SELECT COUNT(*) FROM vectors WHERE model = ?", [model_id]
-            ).fetchone()[0]
+            ).fetchone()[0],
+            0,
+        )
 
 
 @dataclass(frozen=True)
@@ -88,12 +97,15 @@ def embed_cached(
     texts: Sequence[str],
     cache: EmbeddingCache | None,
     progress: Progress | None = None,
+    should_stop: ShouldStop | None = None,
 ) -> EmbedResult:
     """Embed ``texts``, encoding only those not yet in ``cache`` for this model (and
-    precision: :func:`vectors_id`).
+    precision: :func:`vectors_id`); ``should_stop`` is asked before each batch
+    (:mod:`scar_viz.cancel`).
 
     Raises:
         EmbeddingError: from the embedder; vectors already encoded in this call are kept.
+        Cancelled: ``should_stop`` said so (the batches encoded so far are in the cache).
     """
     t0 = time.perf_counter()
     keys = [text_key(t) for t in texts]
@@ -109,6 +121,7 @@ def embed_cached(
     if todo:
         step = max(32, len(todo) // 20, _gpu_batch(embedder))
         for lo, hi in batches(len(todo), step):
+            check(should_stop)
             part = todo[lo:hi]
             vecs = embedder.embed([text_of[k] for k in part])
             if vecs.shape[0] != len(part):

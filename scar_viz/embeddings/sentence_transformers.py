@@ -41,8 +41,12 @@ class SentenceTransformerEmbedder(BaseEmbedder):
         batch_size: int | None = None,
         model_id: str | None = None,
         device: DeviceChoice | None = None,
+        failure: str | None = None,
     ) -> None:
+        """``failure``: the message when loading fails (default: one that names
+        ``name_or_path`` and says the machine is offline)."""
         super().__init__()
+        self.failure = failure
         self._counter: object | None = None  # lengths' own tokenizer (see there)
         self._count_lock = threading.Lock()
         self._placement: Placement | None = None
@@ -103,7 +107,8 @@ class SentenceTransformerEmbedder(BaseEmbedder):
             )
         except Exception as exc:  # many loader errors (OSError, HF hub, ValueError)
             raise EmbeddingError(
-                f"Could not load the sentence-transformers model '{self.name_or_path}'"
+                self.failure
+                or f"Could not load the sentence-transformers model '{self.name_or_path}'"
                 f" ({type(exc).__name__}). Give a local folder path, or a hub name that"
                 " is already in the local Hugging Face cache (this machine is offline)."
             ) from exc

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from scar_viz.cancel import ShouldStop
 from scar_viz.embeddings import Progress
 from scar_viz.evaluation import Embed, Evaluation, available_policies
 from scar_viz.evaluation.by_file import file_rows
@@ -108,6 +109,7 @@ def equal_budget(
     subset: str = "all",
     progress: Progress | None = None,
     retriever: Retriever = DENSE,
+    should_stop: ShouldStop | None = None,
 ) -> BudgetResult:
     """Recall and mean context tokens of every policy at every k in ``ks``.
 
@@ -119,6 +121,7 @@ def equal_budget(
         embed: embeds extra texts with the same model (the sentence policies need it).
         progress: called as progress(done, total) over all (k, query) steps.
         retriever: what every policy's top-k is ranked by (:mod:`scar_viz.retrieval`).
+        should_stop: asked before each query (:mod:`scar_viz.cancel`).
 
     Returns:
         The points and front (over ``subset``) and, on a corpus, each k's per-file rows
@@ -143,6 +146,7 @@ def equal_budget(
         knobs=knobs,
         progress=progress,
         retriever=retriever,
+        should_stop=should_stop,
     )
     result = budget_points(evaluations, subset)
     by_file = {ev.settings.params.k: rows for ev in evaluations if (rows := file_rows(ev))}

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from scar_viz.bounded_json import JsonInputError, read_json
 from scar_viz.chunking.base import Chunk
 from scar_viz.documents.reading import Document
 from scar_viz.edges import doc_of_starts
@@ -37,6 +38,13 @@ from scar_viz.evaluation.references import reference_of
 QUERY_TYPES = ("fragmented", "atomic", "scattered")
 TYPES = QUERY_TYPES
 MAX_QUERY_BYTES = 20 * 1024 * 1024
+MAX_QUERIES = 5_000
+"""Queries read from one file unless the caller says otherwise (the app's limit; the command
+line passes its own, ``--max-queries``): each query costs its policies' work on every run."""
+
+
+class QueryLimitError(SettingsError):
+    """A query file with more queries than the reader was allowed to take."""
 
 
 @dataclass(frozen=True)
@@ -160,27 +168,53 @@ def _query(
     return qid, query.strip(), tuple(evidence), declared, notes
 
 
-def parse_queries(data: str, document: Document | str, name: str = "queries") -> QuerySet:
+def _check_count(lines: list[str], name: str, max_queries: int | None, hint: str) -> None:
+    """Refuse a file of more than ``max_queries`` non-blank lines, before any is parsed."""
+    if not max_queries:
+        return
+    count = sum(1 for line in lines if line.strip())
+    if count > max_queries:
+        raise QueryLimitError(
+            f"'{name}' holds {count:,} queries; at most {max_queries:,} are read from one "
+            f"file{hint}. Split it, or keep a sample of it."
+        )
+
+
+def parse_queries(
+    data: str,
+    document: Document | str,
+    name: str = "queries",
+    *,
+    max_queries: int | None = MAX_QUERIES,
+    limit_hint: str = "",
+) -> QuerySet:
     """Validate JSON Lines ``data`` against ``document`` (a document, a corpus or a bare
     text; see :mod:`scar_viz.evaluation.evidence` for how evidence is located).
 
     Blank lines are skipped. Invalid lines become ``error`` issues (the line is left out);
     relocated spans and ignored fields become ``note`` issues. Line numbers start at 1.
-    Reference answers of the valid lines are read in the same pass.
+    Reference answers of the valid lines are read in the same pass. Each line is read by
+    :func:`~scar_viz.bounded_json.read_json` (a line nested too deep is an invalid line).
+
+    Raises:
+        QueryLimitError: the file holds more than ``max_queries`` queries (None or 0: no
+            limit); ``limit_hint`` is added to the message (how to raise the limit).
     """
+    lines = data.splitlines()
+    _check_count(lines, name, max_queries, limit_hint)
     queries: list[LabelledQuery] = []
     issues: list[QueryIssue] = []
     references: dict[str, str] = {}
     seen: dict[str, int] = {}
-    for number, line in enumerate(data.splitlines(), start=1):
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         qid = ""
         try:
             try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise _LineError(f"not valid JSON ({exc.msg} at column {exc.colno}).") from exc
+                obj = read_json(line, max_bytes=MAX_QUERY_BYTES)
+            except JsonInputError as exc:
+                raise _LineError(f"{exc.reason}.") from None
             if isinstance(obj, dict) and isinstance(obj.get("id"), str):
                 qid = obj["id"]
             qid, query, evidence, declared, notes = _query(obj, document)
@@ -197,11 +231,18 @@ def parse_queries(data: str, document: Document | str, name: str = "queries") ->
     return QuerySet(name, tuple(queries), tuple(issues), references)
 
 
-def decode_queries(data: bytes, document: Document | str, name: str = "queries") -> QuerySet:
+def decode_queries(
+    data: bytes,
+    document: Document | str,
+    name: str = "queries",
+    *,
+    max_queries: int | None = MAX_QUERIES,
+    limit_hint: str = "",
+) -> QuerySet:
     """:func:`parse_queries` on uploaded bytes (UTF-8, optional byte-order mark).
 
     Raises:
-        SettingsError: when the bytes are too large or not UTF-8.
+        SettingsError: when the bytes are too large or not UTF-8, or hold too many queries.
     """
     if len(data) > MAX_QUERY_BYTES:
         raise SettingsError(
@@ -211,21 +252,31 @@ def decode_queries(data: bytes, document: Document | str, name: str = "queries")
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise SettingsError(f"'{name}' is not UTF-8 text; save the JSON Lines as UTF-8.") from exc
-    return parse_queries(text, document, name)
+    return parse_queries(text, document, name, max_queries=max_queries, limit_hint=limit_hint)
 
 
-def load_queries(path: str | Path, document: Document | str) -> QuerySet:
+def load_queries(
+    path: str | Path,
+    document: Document | str,
+    *,
+    max_queries: int | None = MAX_QUERIES,
+    limit_hint: str = "",
+) -> QuerySet:
     """Read and validate a query file from disk (the CLI's entry).
 
     Raises:
-        SettingsError: when the file cannot be read or decoded.
+        SettingsError: when the file cannot be read or decoded, or holds too many queries.
     """
     p = Path(path)
     try:
+        if p.stat().st_size > MAX_QUERY_BYTES:  # before reading it whole
+            raise SettingsError(
+                f"'{p.name}' is over {MAX_QUERY_BYTES // 2**20} MiB; too large for a query set."
+            )
         data = p.read_bytes()
     except OSError as exc:
         raise SettingsError(f"Cannot read '{path}': {exc.strerror or exc}.") from exc
-    return decode_queries(data, document, p.name)
+    return decode_queries(data, document, p.name, max_queries=max_queries, limit_hint=limit_hint)
 
 
 def query_set_key(queries: Iterable[LabelledQuery | GoldQuery]) -> str:
@@ -371,9 +422,15 @@ def split_alternate(queries: Sequence[GoldQuery]) -> tuple[tuple[GoldQuery, ...]
     return tuple(halves[0]), tuple(halves[1])
 
 
-def evidence_units(data: str, document: Document | str) -> tuple[list[tuple[int, int]], list[str]]:
+def evidence_units(
+    data: str, document: Document | str, limit_hint: str = ""
+) -> tuple[list[tuple[int, int]], list[str]]:
     """The distinct evidence spans of JSON Lines query set ``data`` (validated against the
-    document by :func:`parse_queries`), and its error messages."""
-    query_set = parse_queries(data, document)
+    document by :func:`parse_queries`), and its error messages.
+
+    Raises:
+        QueryLimitError: the set holds more than :data:`MAX_QUERIES` queries.
+    """
+    query_set = parse_queries(data, document, limit_hint=limit_hint)
     spans = sorted({(ev.start, ev.end) for q in query_set.queries for ev in q.evidence})
     return spans, [str(issue) for issue in query_set.errors]

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from scar_viz.cancel import ShouldStop, check
 from scar_viz.embeddings import Progress
 from scar_viz.errors import SettingsError, UserError, user_message
 from scar_viz.evaluation.metrics import (
@@ -201,6 +202,7 @@ def evaluate(
     issues: Sequence[QueryIssue] = (),
     progress: Progress | None = None,
     retriever: Retriever = DENSE,
+    should_stop: ShouldStop | None = None,
 ) -> Evaluation:
     """Every policy on every query of ``queries`` (gold chunks computed on ``prep.chunks``).
 
@@ -210,9 +212,11 @@ def evaluate(
         embed: embeds extra texts with the same model (QASC needs it).
         knobs: extra knobs per registry name, e.g. ``{"qasc": {"percentile": 80}}``.
         retriever: what every policy's top-k is ranked by (:mod:`scar_viz.retrieval`).
+        should_stop: asked before each query (:mod:`scar_viz.cancel`).
 
     Raises:
         ValueError: for an unknown policy, k < 1, r < 0 or mismatched query vectors.
+        Cancelled: ``should_stop`` said so.
     """
     return evaluate_ks(
         prep,
@@ -226,6 +230,7 @@ def evaluate(
         issues=issues,
         progress=progress,
         retriever=retriever,
+        should_stop=should_stop,
     )[0]
 
 
@@ -242,6 +247,7 @@ def evaluate_ks(
     issues: Sequence[QueryIssue] = (),
     progress: Progress | None = None,
     retriever: Retriever = DENSE,
+    should_stop: ShouldStop | None = None,
 ) -> tuple[Evaluation, ...]:
     """:func:`evaluate` at each k of ``ks`` (``params`` otherwise), one Evaluation per k, each
     equal to ``evaluate`` at that k.
@@ -249,10 +255,12 @@ def evaluate_ks(
     The queries are the outer loop: each query's inputs (its similarities, its ranking) are
     built once and shared by every k, with :attr:`QueryInputs.memo`, where policies keep what
     does not depend on k (the sentence scores, QASC's windows); a policy that does not use k
-    (RSE) runs once per query. ``progress`` counts (query, k) steps.
+    (RSE) runs once per query. ``progress`` counts (query, k) steps; ``should_stop`` is asked
+    before each query.
 
     Raises:
         ValueError: for an unknown policy, a k < 1, r < 0 or mismatched query vectors.
+        Cancelled: ``should_stop`` said so.
     """
     labels = parse_policy_list(list(policies or default_policies()))
     ks = tuple(int(k) for k in ks)
@@ -272,6 +280,7 @@ def evaluate_ks(
     block = batch_sims(prep.unit, query_vecs)
     steps = len(queries) * len(ks)
     for qi, gq in enumerate(queries):
+        check(should_stop)
         shared = query_inputs(
             prep,
             gq.query.query,

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import replace
 
+from scar_viz.cancel import ShouldStop, check
 from scar_viz.endpoints import LLM_KEY_NAMES, openai_client, public_url
 from scar_viz.errors import UserError, scrub_secret
 from scar_viz.llm.cache import LLMCache
@@ -40,6 +41,8 @@ DEFAULT_BACKOFF = 1.0
 MAX_WAIT = 30.0
 """Longest single wait: a larger ``Retry-After`` is not honoured (the call fails instead)."""
 DEFAULT_CONCURRENCY = 4
+STOP_POLL = 0.25
+"""Seconds between two looks at ``should_stop`` while a batch waits on its calls."""
 KEY_ENV = LLM_KEY_NAMES
 """Where the command line reads the key: a key for the LLM alone, else OpenAI's."""
 
@@ -71,6 +74,9 @@ class ChatModel:
         cache: an :class:`LLMCache` (default: the one under ``$SCAR_VIZ_CACHE_DIR``), or
             ``False`` for none.
         max_tokens: the completion limit sent with every request (None: the server's).
+        should_stop: asked before every request and, in :meth:`complete_many`, while the
+            batch runs (:mod:`scar_viz.cancel`): when it says so, no new request is sent,
+            the pending ones are dropped and :class:`~scar_viz.cancel.Cancelled` is raised.
     """
 
     def __init__(
@@ -85,6 +91,7 @@ class ChatModel:
         concurrency: int = DEFAULT_CONCURRENCY,
         cache: LLMCache | None | bool = None,
         max_tokens: int | None = None,
+        should_stop: ShouldStop | None = None,
     ) -> None:
         model = (model or "").strip()
         if not model:
@@ -101,6 +108,7 @@ class ChatModel:
         self.backoff = float(backoff)
         self.concurrency = int(concurrency)
         self.max_tokens = max_tokens
+        self.should_stop = should_stop
         self.cache = LLMCache() if cache is None or cache is True else (cache or None)
         self.host = public_url(self.base_url)
         self.model_id = f"{self.host}|{model}"
@@ -176,6 +184,7 @@ class ChatModel:
         attempt = 0
         dropped_format = False
         while True:
+            check(self.should_stop)  # before the first request and before each retry
             use_format = json_reply and not dropped_format and self._asks_format()
             try:
                 if use_format:
@@ -305,6 +314,7 @@ class ChatModel:
         Raises:
             LLMError: the first failure; the calls still pending are cancelled, and every
                 reply already received stays in the cache, so a rerun resumes.
+            Cancelled: ``should_stop`` said so; the calls not yet sent are dropped.
         """
         total = len(batch)
         first: dict[str, int] = {}
@@ -314,22 +324,29 @@ class ChatModel:
         done = 0
         if progress:
             progress(0, total)
-        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+        pool = ThreadPoolExecutor(max_workers=self.concurrency)
+        try:
             futures = {
                 pool.submit(self.complete, batch[i], json_reply=json_reply): i for i in unique
             }
             pending = set(futures)
             while pending:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                check(self.should_stop)
+                finished, pending = wait(pending, STOP_POLL, return_when=FIRST_COMPLETED)
                 for f in finished:
                     exc = f.exception()
                     if exc is not None:
-                        pool.shutdown(wait=True, cancel_futures=True)
                         raise exc
                     out[futures[f]] = f.result()
                     done += owner.count(futures[f])
-                if progress:
+                if progress and finished:
                     progress(done, total)
+        except BaseException:
+            # whatever ends the batch early (a failure, a stop, a progress callback that
+            # raised) drops the calls not yet sent; those in flight end on their own
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
         repeats = total - len(unique)
         if repeats:
             self._add_usage(Usage(cached=repeats))

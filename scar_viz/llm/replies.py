@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
+
+from scar_viz.bounded_json import JsonInputError, read_json
 
 
 @dataclass(frozen=True)
@@ -67,27 +68,36 @@ class Reply:
 # --- JSON replies --------------------------------------------------------------------------
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
+MAX_REPLY_BYTES = 2 * 1024 * 1024
+"""A reply longer than this is not searched for JSON (no request of the package asks for one)."""
+MAX_OBJECT_STARTS = 200
+"""``{`` positions tried when the JSON object is neither the whole reply nor fenced."""
 
 
 def parse_json_object(text: str) -> dict:
     """The JSON object in a reply: the whole text, a fenced ```json block, or the first {...}.
+    Each candidate is read by :func:`~scar_viz.bounded_json.read_json` (size and nesting
+    bounded); at most :data:`MAX_OBJECT_STARTS` ``{`` positions are tried.
 
     Raises:
         ValueError: when no JSON object can be read from ``text``.
     """
+    if len(text) > MAX_REPLY_BYTES:
+        raise ValueError("the reply is too long to hold the JSON object asked for")
     candidates = [text.strip(), *(m.group(1).strip() for m in _FENCE.finditer(text))]
     for candidate in candidates:
         try:
-            value = json.loads(candidate)
-        except (json.JSONDecodeError, ValueError):
+            value = read_json(candidate, max_bytes=MAX_REPLY_BYTES)
+        except JsonInputError:
             continue
         if isinstance(value, dict):
             return value
-    decoder = json.JSONDecoder()
-    for m in re.finditer(r"\{", text):
+    for n, m in enumerate(re.finditer(r"\{", text)):
+        if n >= MAX_OBJECT_STARTS:
+            break
         try:
-            value, _ = decoder.raw_decode(text, m.start())
-        except json.JSONDecodeError:
+            value, _ = read_json(text, max_bytes=MAX_REPLY_BYTES, start=m.start())  # type: ignore[misc]
+        except JsonInputError:
             continue
         if isinstance(value, dict):
             return value

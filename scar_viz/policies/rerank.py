@@ -71,8 +71,11 @@ def _has_files(name: str) -> bool:
         return False
 
 
-def reranker_status(name: str = DEFAULT_RERANKER, load: bool = False) -> RerankerStatus:
-    """Whether the cross-encoder ``name`` (hub name or folder) can be loaded offline.
+def reranker_status(
+    name: str = DEFAULT_RERANKER, load: bool = False, path: str = ""
+) -> RerankerStatus:
+    """Whether the cross-encoder ``name`` (hub name or folder) can be loaded offline; from
+    ``path`` when given (a folder the caller resolved; messages still say ``name``).
 
     Cheap by default: it only looks for the config and weights in the folder or the local
     Hugging Face cache (no import of torch); ``load=True`` also loads it (once per process).
@@ -81,11 +84,11 @@ def reranker_status(name: str = DEFAULT_RERANKER, load: bool = False) -> Reranke
     name = (name or "").strip()
     if not name:
         return RerankerStatus(name, False, "No cross-encoder is configured.")
-    if not _has_files(name):
+    if not _has_files(path or name):
         return RerankerStatus(name, False, f"The cross-encoder '{name}' is not available offline.")
     if load:
         try:
-            load_reranker(name)
+            load_reranker(name, path)
         except RerankerError as exc:
             return RerankerStatus(name, False, " ".join(str(exc).split()))
     return RerankerStatus(name, True, f"The cross-encoder '{name}' is available.")
@@ -100,9 +103,10 @@ def _load(name: str, device: str, dtype: str):
     return CrossEncoder(source, device=device, local_files_only=True, model_kwargs={"dtype": dtype})
 
 
-def load_reranker(name: str = DEFAULT_RERANKER, device: DeviceChoice | None = None):
+def load_reranker(name: str = DEFAULT_RERANKER, path: str = "", device: DeviceChoice | None = None):
     """The ``CrossEncoder`` ``name`` (hub name in the local cache, or a folder), loaded once
-    per device and precision, where ``device`` (default: the choice in force) puts it.
+    per device and precision, where ``device`` (default: the choice in force) puts it; from
+    ``path`` when given (a folder the caller resolved; messages still say ``name``).
 
     Raises:
         RerankerError: when it cannot be loaded offline, or the device is not available, with
@@ -117,7 +121,7 @@ def load_reranker(name: str = DEFAULT_RERANKER, device: DeviceChoice | None = No
         raise RerankerError(str(exc)) from exc
     with _LOCK:
         try:
-            return _load(name, placement.device, placement.dtype)
+            return _load(path or name, placement.device, placement.dtype)
         except ImportError as exc:
             raise RerankerError("sentence-transformers is not installed.") from exc
         except Exception as exc:  # hub, OSError, config and weight errors all land here
@@ -133,10 +137,12 @@ def rerank_policy(
     n_candidates: int | None = None,
     reranker: str = DEFAULT_RERANKER,
     batch_size: int = 16,
+    reranker_path: str = "",
 ) -> PolicyResult:
     """Top ``n_candidates`` chunks by cos(q, c) (default 4k), reranked by the cross-encoder's
     score of (query, chunk text); the k best are kept. Time counts the reranker's scoring, not
-    loading the model.
+    loading the model. ``reranker_path``: the folder to load it from when the caller resolved
+    one (the notes still name ``reranker``).
 
     Raises:
         RerankerError: when the reranker cannot be loaded or fails.
@@ -146,7 +152,7 @@ def rerank_policy(
     wanted = 4 * k if n_candidates is None else int(n_candidates)
     if wanted < 1:
         raise SettingsError("The number of reranking candidates must be at least 1.")
-    model = load_reranker(reranker)
+    model = load_reranker(reranker, reranker_path)
     t0 = time.perf_counter()
     candidates = top_k(inputs.rank, max(wanted, k))
     pairs = [(inputs.query, inputs.chunks[i].text) for i in candidates]

@@ -155,13 +155,13 @@ def best_segments(
 
 
 def _rerank_relevance(
-    inputs: QueryInputs, reranker: str, n_candidates: int
+    inputs: QueryInputs, reranker: str, n_candidates: int, path: str = ""
 ) -> tuple[np.ndarray, np.ndarray]:
     import torch
 
     from scar_viz.policies.rerank import RerankerError, load_reranker
 
-    model = load_reranker(reranker)
+    model = load_reranker(reranker, path)
     cands = top_k(inputs.rank, max(1, int(n_candidates)))
     pairs = [(inputs.query, inputs.chunks[i].text) for i in cands]
     try:
@@ -188,9 +188,11 @@ def rse_policy(
     decay_rate: float | None = None,
     reranker: str = "",
     n_candidates: int | None = None,
+    reranker_path: str = "",
 ) -> PolicyResult:
     """RSE over the chunks; knobs left None come from ``preset``; a ``reranker`` (name or
-    folder) switches relevance to the cross-encoder's σ(logit). ``detail`` is an RseDetail.
+    folder) switches relevance to the cross-encoder's σ(logit), loaded from ``reranker_path``
+    when the caller resolved one. ``detail`` is an RseDetail.
 
     Raises:
         ValueError: for an unknown preset or out-of-range knobs.
@@ -210,7 +212,7 @@ def rse_policy(
     knobs = {k: (p[k] if v is None else v) for k, v in pick.items()}
     if reranker:
         relevance, ranks = _rerank_relevance(
-            inputs, reranker, n_candidates or DEFAULT_RERANK_CANDIDATES
+            inputs, reranker, n_candidates or DEFAULT_RERANK_CANDIDATES, reranker_path
         )
         source = f"σ(cross-encoder logit), {reranker}"
     else:

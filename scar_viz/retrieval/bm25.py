@@ -18,6 +18,7 @@ ranks all its files' chunks together: N, df and avgdl are over every chunk.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,6 +34,9 @@ STOPWORDS = "en"
 """bm25s's English stop-word list."""
 _CACHE_SIZE = 8
 _CACHE: OrderedDict[str, Bm25Index] = OrderedDict()
+_CACHE_LOCK = threading.Lock()
+"""Sessions share the process: every look-up and change of :data:`_CACHE` holds this lock
+(``move_to_end`` after another thread evicted the key raised ``KeyError``)."""
 
 
 def tokenize(text: str) -> list[str]:
@@ -83,12 +87,15 @@ def bm25_index(texts: Sequence[str]) -> Bm25Index:
     few are kept in memory, keyed by :func:`texts_digest`."""
     texts = [str(t) for t in texts]
     digest = texts_digest(texts)
-    hit = _CACHE.get(digest)
-    if hit is not None:
+    with _CACHE_LOCK:
+        hit = _CACHE.get(digest)
+        if hit is not None:
+            _CACHE.move_to_end(digest)
+            return hit
+    index = _build(texts, digest)  # outside the lock: two threads may build the same one
+    with _CACHE_LOCK:
+        _CACHE[digest] = index
         _CACHE.move_to_end(digest)
-        return hit
-    index = _build(texts, digest)
-    _CACHE[digest] = index
-    while len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
     return index

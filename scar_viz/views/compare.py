@@ -25,20 +25,32 @@ COVERS = "holds the evidence"
 """The cost table's evidence column."""
 
 
-def policy_settings(knobs: CompareSettings, rerank_ok: bool) -> dict[str, dict[str, object]]:
+def policy_settings(
+    knobs: CompareSettings, rerank_ok: bool, reranker_path: str = ""
+) -> dict[str, dict[str, object]]:
     """Policy name -> its knobs, in :data:`ALL_ORDER`; rerank only when ``rerank_ok`` (a
-    cross-encoder loads), and RSE uses that cross-encoder only then."""
+    cross-encoder loads), and RSE uses that cross-encoder only then; ``reranker_path`` is the
+    folder it loads from when the caller resolved the typed name to one."""
+    path = reranker_path if rerank_ok else ""
     qasc = knob_values(knobs.qasc)
     hybrid = {k: v for k, v in qasc.items() if k != "max_seeds"}
     all_settings: dict[str, dict[str, object]] = {
         "topk": {},
         "window": {"w": int(knobs.w)},
         "parent": {"level": int(knobs.level), "huge_chars": int(knobs.huge_chars)},
-        "rerank": {"n_candidates": int(knobs.n_candidates) or None, "reranker": knobs.reranker},
+        "rerank": {
+            "n_candidates": int(knobs.n_candidates) or None,
+            "reranker": knobs.reranker,
+            "reranker_path": path,
+        },
         "scar": {},
         "qasc": {**qasc, "all_windows": bool(knobs.all_windows)},
         "qasc-hybrid": {"margin": int(knobs.margin), **hybrid},
-        "rse": {"preset": knobs.rse_preset, "reranker": knobs.reranker if rerank_ok else ""},
+        "rse": {
+            "preset": knobs.rse_preset,
+            "reranker": knobs.reranker if rerank_ok else "",
+            "reranker_path": path,
+        },
         "automerge": {"ratio": float(knobs.ratio), "fill_gaps": bool(knobs.fill_gaps)},
         "sentence-window": {"w": int(knobs.sentence_w)},
         "learned": {"gate": knobs.gate, "p": float(knobs.p)},

@@ -14,10 +14,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from scar_viz.bounded_json import JsonInputError, read_json
 from scar_viz.documents.corpus import join_documents, part_document
 from scar_viz.documents.reading import Document, DocumentError, document_from_text
 from scar_viz.errors import SettingsError
 from scar_viz.scoring.learned import GateFileError, LearnedGate
+from scar_viz.views.ranges import RANGES, out_of_range
 
 FORMAT = "scar-viz-session"
 VERSION = 1
@@ -29,6 +31,9 @@ MAX_TEXT_CHARS = 20 * 1024 * 1024
 MAX_CORPUS_CHARS = 200 * 1024 * 1024
 """All the documents of a corpus together."""
 MAX_DOCUMENTS = 2_000
+MAX_FILE_BYTES = 256 * 1024 * 1024
+"""A session file's size: its corpus' characters (:data:`MAX_CORPUS_CHARS`) and room for
+escapes; the app's upload limit is far below it."""
 
 SETTING_KEYS: tuple[str, ...] = (
     "doc",
@@ -96,9 +101,25 @@ class SavedWork:
 
 @dataclass(frozen=True)
 class SavedSession:
+    """A session file read back. ``reset`` names each setting left out because its value is
+    out of range (:data:`scar_viz.views.ranges.RANGES`), with the range: "k = 1e12 (allowed
+    1 … 20)"."""
+
     settings: dict[str, object]
     document: Document | None
     work: SavedWork = field(default_factory=SavedWork)
+    reset: tuple[str, ...] = ()
+
+    @property
+    def reset_note(self) -> str:
+        """One sentence naming the settings left out, or "" when none was."""
+        if not self.reset:
+            return ""
+        return (
+            "The session file held values out of range, left as they were: "
+            + "; ".join(self.reset)
+            + "."
+        )
 
 
 def _work(data: dict) -> SavedWork:
@@ -129,7 +150,7 @@ def _work(data: dict) -> SavedWork:
         raw_p = gate.get("p")
         if raw_p is not None and (isinstance(raw_p, bool) or not isinstance(raw_p, int | float)):
             raise SettingsError("The session file's p has the wrong type.")
-        p = None if raw_p is None else float(raw_p)
+        p = None if raw_p is None or not RANGES["p"].holds(raw_p) else float(raw_p)
     return SavedWork(doc_key, sets, pick, gate_text, p)
 
 
@@ -194,9 +215,11 @@ def loads(raw: bytes | str) -> SavedSession:
         ValueError: with a sentence for the user when the file is not a valid session.
     """
     try:
-        data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise SettingsError("This is not a scar-viz session file (it is not JSON).") from exc
+        data = read_json(raw, max_bytes=MAX_FILE_BYTES)
+    except JsonInputError as exc:
+        if exc.kind == "syntax":
+            raise SettingsError("This is not a scar-viz session file (it is not JSON).") from None
+        raise SettingsError(f"This session file cannot be read: it is {exc.reason}.") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise SettingsError("This JSON file is not a scar-viz session file.")
     version = data.get("version")
@@ -216,6 +239,8 @@ def loads(raw: bytes | str) -> SavedSession:
         if not isinstance(value, types):
             raise SettingsError(f"Setting '{key}' has the wrong type in the session file.")
         settings[key] = float(value) if key in ("lam", "tau") else value
+    bad = out_of_range(settings)
+    reset = tuple(RANGES[key].describe(settings.pop(key)) for key in bad)
     document = None
     try:
         if version == CORPUS_VERSION:
@@ -224,4 +249,4 @@ def loads(raw: bytes | str) -> SavedSession:
             document = _document(data["document"])
     except DocumentError as exc:
         raise SettingsError(str(exc)) from exc
-    return SavedSession(settings, document, _work(data))
+    return SavedSession(settings, document, _work(data), reset)

@@ -103,3 +103,20 @@ def context_chunks(page) -> dict[int, str]:
         int(m.group(1)): m.group(2)
         for m in re.finditer(r"chunk (\d+) · (retrieved · rank \d+|admitted neighbour)", text)
     }
+
+
+def use_endpoint(page) -> None:
+    """Answer *Use it* to the endpoint a link or a session file proposed (``ui.consent``)."""
+    page.get_by_test_id("stSidebar").get_by_role("button", name="Use it", exact=True).first.click()
+    wait_for_app_run(page)
+
+
+def open_llm_settings(page) -> None:
+    """Open the sidebar's LLM expander unless it is open already (it opens by itself while
+    an endpoint a link proposed waits for an answer)."""
+    field = page.get_by_label("Chat API key (yours, optional)")
+    settle(page)
+    if not field.is_visible():
+        sidebar = page.get_by_test_id("stSidebar")
+        sidebar.get_by_text("LLM (answers and query generation)").click()
+        field.wait_for(state="visible")

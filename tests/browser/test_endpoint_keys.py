@@ -14,7 +14,7 @@ from urllib.parse import quote
 import pytest
 
 from scripts.live_app import settle, wait_for_app_run
-from tests.browser.actions import alerts, go
+from tests.browser.actions import alerts, go, use_endpoint
 from tests.browser.conftest import running_hash_app
 from tests.fake_llm import ChatServer
 from tests.fakes import EmbeddingsServer
@@ -78,6 +78,8 @@ def generate_and_check(page, app, chat_fake) -> list[dict]:
     wait_for_app_run(page)
     settle(page)
     assert not alerts(page)
+    assert chat_fake.calls == before  # the link's URL waits for the visitor's answer
+    use_endpoint(page)
     click(page, "Generate")
     click(page, "Use it in the Evaluation lab")
     page.get_by_text("Loaded: the Evaluation lab's pages use this set now").wait_for()
@@ -94,6 +96,8 @@ def embed_with(page, app, embed_fake) -> list[dict]:
     before = len(embed_fake.requests)
     page.goto(f"{app.url}/?model=openai&base_url={quote(embed_fake.base_url, safe='')}")
     wait_for_app_run(page)
+    assert len(embed_fake.requests) == before  # the link's endpoint waits for an answer
+    use_endpoint(page)
     page.get_by_test_id("stMetric").first.wait_for(timeout=60_000)
     sent = embed_fake.requests[before:]
     assert sent

@@ -13,7 +13,7 @@ from urllib.parse import quote
 import pytest
 
 from scripts.live_app import settle, wait_for_app_run
-from tests.browser.actions import alerts, download_text, go
+from tests.browser.actions import alerts, download_text, go, use_endpoint
 from tests.browser.conftest import running_hash_app
 
 KEY = "sk-llm-flow-SECRET-0123456789abcdef"
@@ -45,6 +45,7 @@ def test_generate_evaluate_answer_check(llm_app, llm_server, page):
     wait_for_app_run(page)
     settle(page)
     assert not alerts(page)
+    use_endpoint(page)  # the link's chat URL is a proposal until the visitor takes it
     click(page, "Generate")
     kept = metric(page, "Kept")
     assert 0 < kept <= N

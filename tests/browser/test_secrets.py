@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from scripts.live_app import wait_for_app_run
-from tests.browser.actions import alerts, download_text
+from tests.browser.actions import alerts, download_text, open_llm_settings, use_endpoint
 from tests.browser.conftest import running_hash_app
 from tests.fakes import EmbeddingsServer
 
@@ -43,13 +43,15 @@ def test_configured_key_is_used_but_never_shown(keyed_app, endpoint, page):
     endpoint.mode = "401"
     page.goto(f"{keyed_app.url}/?model=openai&base_url={quote(endpoint.base_url, safe='')}")
     wait_for_app_run(page)
+    use_endpoint(page)  # the link's endpoint: sent to only once the visitor takes it
     assert any("refused the API key (401" in a for a in alerts(page))
     assert endpoint.requests[-1]["headers"]["authorization"] == f"Bearer {CONFIGURED}"
     assert_nowhere(page, keyed_app, CONFIGURED)
 
     endpoint.mode = "ok"
-    page.reload()
+    page.reload()  # a new session: the link's endpoint is asked about again
     wait_for_app_run(page)
+    use_endpoint(page)
     expect(page.get_by_test_id("stMetric")).to_have_count(5, timeout=60_000)  # vectors in use
     page.get_by_text("Share this view").click()
     session = download_text(page, "Save session file (JSON)")
@@ -71,6 +73,7 @@ def test_typed_key_never_leaves_the_field(keyed_app, endpoint, page):
     field.fill(TYPED)
     field.press("Enter")
     wait_for_app_run(page)
+    use_endpoint(page)
     assert endpoint.requests[-1]["headers"]["authorization"] == f"Bearer {TYPED}"
     assert any("rate-limiting" in a for a in alerts(page))
     assert TYPED not in page.url and TYPED not in keyed_app.log()
@@ -82,7 +85,7 @@ def test_typed_key_never_leaves_the_field(keyed_app, endpoint, page):
 def test_typed_chat_key_never_leaves_the_field(keyed_app, page):
     page.goto(f"{keyed_app.url}/?llm_model=my-chat-model")
     wait_for_app_run(page)
-    page.get_by_text("LLM (answers and query generation)").click()
+    open_llm_settings(page)  # open already: the link's model name is a proposal
     field = page.get_by_label("Chat API key (yours, optional)")
     field.fill(TYPED)
     field.press("Enter")

@@ -94,3 +94,9 @@ def assert_corpus_files(frame, n_queries: int | None = None) -> None:
     if n_queries is not None:
         per_file = frame.drop_duplicates("file")["queries"]
         assert per_file.sum() == n_queries
+
+
+def use_endpoint(at: AppTest, slot: str = "chat", place: str = "sidebar") -> None:
+    """Answer *Use it* to the endpoint a link proposed (``ui.consent``), as a visitor does."""
+    at.button(key=f"endpoint_{slot}_{place}_use").click().run()
+    assert not at.exception, at.exception

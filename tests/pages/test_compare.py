@@ -4,6 +4,7 @@ cross-encoder, knobs, the evidence column, the learned gate's "why?", the diff."
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -60,17 +61,19 @@ def test_every_policy_but_rerank_renders_and_the_hint_says_how_to_add_one(at):
     assert any("not in SCAR" in m.value for m in at.markdown)
 
 
-def test_a_local_reranker_adds_the_rerank_policy(at, tiny_reranker):
-    at.text_input(key="rr").set_value(tiny_reranker).run()
+def test_a_local_reranker_adds_the_rerank_policy(at, tiny_reranker, monkeypatch):
+    monkeypatch.setenv("SCAR_VIZ_MODELS_ROOT", str(Path(tiny_reranker).parent))
+    at.text_input(key="rr").set_value(Path(tiny_reranker).name).run()
     assert not at.exception
     assert "rerank" in list(table(at)["policy"])
     assert not any(RERANK_HINT in c.value for c in at.caption)
     assert int(row(at, "rerank")["chunks"]) == at.slider(key="k").value
 
 
-def test_a_cross_encoder_that_does_not_load_is_left_out_with_its_reason(at, tmp_path):
+def test_a_cross_encoder_that_does_not_load_is_left_out_with_its_reason(at, tmp_path, monkeypatch):
     (tmp_path / "config.json").write_text("{}")
     (tmp_path / "model.safetensors").write_bytes(b"not weights")
+    monkeypatch.setenv("SCAR_VIZ_MODELS_ROOT", str(tmp_path.parent))
     at.text_input(key="rr").set_value(str(tmp_path)).run()
     assert not at.exception
     assert "rerank" not in list(table(at)["policy"])

@@ -13,7 +13,7 @@ from scar_viz.documents import samples
 from scar_viz.documents.reading import document_from_text
 from scar_viz.embeddings import text_key
 from scar_viz.scoring.scar import DEFAULT_K
-from tests.pages.helpers import alerts
+from tests.pages.helpers import alerts, use_endpoint
 from ui import keys
 
 APP = "../../app.py"
@@ -417,6 +417,8 @@ def llm_app(server) -> AppTest:
     app.query_params["q"] = "Who decides whether a crossing goes ahead in fog?"
     app.run()
     assert not app.exception, app.exception
+    assert server.calls == 0  # the link's endpoint is a proposal until the visitor confirms
+    use_endpoint(app)
     return app
 
 
@@ -440,6 +442,7 @@ def test_a_labelled_question_is_answered_and_scored(hash_model, llm_server):
     at.query_params["llm_url"] = llm_server.base_url
     at.query_params["llm_model"] = "fake-model"
     at.run()  # the sample's first example question: its evidence is in the sample's file
+    use_endpoint(at)
     at.button(key="llm_answer").click().run()
     assert not at.exception, at.exception
     table = table_with(at, "tokens spent")

@@ -91,7 +91,8 @@ def test_the_chunking_lab_shows_an_opened_index_with_its_own_chunking_as_a(root)
     stored = open_store(str(root / "kb"), meta.model, meta.config, meta.prepend)
     at = _open("kb", "pages/chunking.py")
     assert at.title[0].value == "Chunking lab"
-    assert any("index's own chunking (recursive 400/40)" in t for t in alerts(at, "info")), alerts(at)
+    infos = alerts(at, "info")
+    assert any("index's own chunking (recursive 400/40)" in t for t in infos), infos
     a_chunks = next(m.value for m in at.metric if m.label == "A chunks")
     assert int(a_chunks.replace(",", "")) == len(stored.chunks)
     # B (sentences by default) differs from the index's cut
@@ -121,7 +122,8 @@ def test_an_index_of_another_model_is_named(root):
     _index(root / "kb64", dim=64)
     at = _open("kb64")
     (message,) = set(alerts(at, "error"))
-    assert "made with" in message and "(hash:64)" in message and "(hash:256)" in message
+    # named by their labels (a model id may be a server path: never shown)
+    assert "made with" in message and "64-d" in message and "256-d" in message
 
 
 def test_no_index_there_is_one_message(root):
@@ -168,3 +170,10 @@ def test_a_link_with_the_index_folder_reopens_it(root):
     away.run()
     assert not away.exception, away.exception
     assert REFUSED in alerts(away.sidebar, "error")
+
+
+def test_messages_name_the_folder_as_typed_never_the_servers_path(root):
+    at = _open(".")
+    said = " ".join(alerts(at) + alerts(at.sidebar))
+    assert "'.' holds no store" in said, said
+    assert str(root) not in said and str(root.resolve()) not in said

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from scar_viz.bounded_json import JsonInputError, read_json
 from scar_viz.errors import SettingsError, UserError
 from scar_viz.scoring.learned.features import (
     ALL_FEATURES,
@@ -42,6 +43,8 @@ gold neighbours are rare."""
 FORMAT = "scar-viz/learned-gate"
 FORMAT_VERSION = 1
 DEFAULT_GATE_FILE = "default_gate.json"
+MAX_GATE_BYTES = 1024 * 1024
+"""A gate file holds a few dozen numbers and its settings; a larger one is refused unread."""
 
 
 class GateFileError(UserError, ValueError):
@@ -220,12 +223,15 @@ class LearnedGate:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> LearnedGate:
+        """The gate in ``text`` (read with :func:`~scar_viz.bounded_json.read_json`).
+
+        Raises:
+            GateFileError: not JSON, too large or nested too deep, or not a gate.
+        """
         try:
-            data = json.loads(text)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise GateFileError(
-                f"The gate file is not valid JSON ({exc.msg if hasattr(exc, 'msg') else exc})."
-            ) from None
+            data = read_json(text, max_bytes=MAX_GATE_BYTES)
+        except JsonInputError as exc:
+            raise GateFileError(f"The gate file is {exc.reason}.") from None
         return cls.from_dict(data)
 
     def save(self, path: str | Path) -> Path:
