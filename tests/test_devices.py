@@ -223,7 +223,7 @@ def test_the_cross_encoder_is_placed_by_the_same_choice(machine, monkeypatch):
     monkeypatch.setattr(sentence_transformers, "CrossEncoder", Recorder)
     rerank._load.cache_clear()
     try:
-        rerank.load_reranker("some/reranker", DeviceChoice())
+        rerank.load_reranker("some/reranker", device=DeviceChoice())
         with devices.use(DeviceChoice("cpu")):
             rerank.load_reranker("some/reranker")
     finally:
@@ -239,7 +239,7 @@ def test_a_missing_device_for_the_cross_encoder_is_a_reranker_error(machine):
 
     machine(cuda=0, cuda_build=False)
     with pytest.raises(RerankerError, match="Device 'cuda' is not available"):
-        load_reranker("some/reranker", DeviceChoice("cuda"))
+        load_reranker("some/reranker", device=DeviceChoice("cuda"))
 
 
 def test_the_static_models_distillation_runs_on_the_chosen_device(machine, monkeypatch, tmp_path):

@@ -18,8 +18,18 @@ TIMEOUT = 60
 
 
 @pytest.fixture(scope="module")
-def tiny_folder(tmp_path_factory) -> str:
-    return str(tiny_bert(tmp_path_factory.mktemp("tiny")))
+def tiny_root(tmp_path_factory):
+    """A models root holding the tiny model's folder (a visitor's model loads only from there)."""
+    root = tmp_path_factory.mktemp("models")
+    tiny_bert(root / "tiny")
+    return root
+
+
+@pytest.fixture
+def tiny_folder(tiny_root, monkeypatch) -> str:
+    """The tiny model's name as a visitor types it, under the operator's models root."""
+    monkeypatch.setenv("SCAR_VIZ_MODELS_ROOT", str(tiny_root))
+    return "tiny"
 
 
 def on_tiny_model(folder: str) -> AppTest:
