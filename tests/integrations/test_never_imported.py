@@ -1,7 +1,7 @@
 """The integrations extra is never imported by the app or the plain command line, as Ray and
 LanceDB are not: neither LlamaIndex, nor scar_viz.integrations, nor LangChain's embeddings,
 retrievers or vector stores (langchain-core itself comes with langchain-text-splitters, which
-the recursive chunker uses)."""
+the recursive chunker uses). Opening another tool's index needs none of them either."""
 
 from __future__ import annotations
 
@@ -44,6 +44,21 @@ def test_the_check_sees_the_extra_when_it_is_imported():
 def test_the_plain_cli_never_imports_the_extra():
     argv = ["eval", str(SAMPLE_DOC), str(SAMPLE_QUERIES), "--model", "hash", "--no-cache"]
     argv += ["--boot", "0", "--json"]
+    code = f"from scar_viz.cli.main import main; assert main({argv!r}) == 0"
+    assert _loaded(code, (*EXTRA, "scar_viz.integrations")) == "[]"
+
+
+def test_opening_another_tools_index_never_imports_the_extra(tmp_path):
+    require("llama_index.core")
+    from llama_index.core import VectorStoreIndex
+
+    from scar_viz.integrations.llamaindex import ScarEmbedding, split_nodes
+
+    embedding = ScarEmbedding("hash", cache=False)
+    index = VectorStoreIndex(split_nodes(SAMPLE_DOC), embed_model=embedding)
+    index.storage_context.persist(str(tmp_path / "storage"))
+    argv = ["select", "--store", str(tmp_path / "storage"), "--query", "cancelled crossing"]
+    argv += ["--model", "hash", "--no-cache", "--json"]
     code = f"from scar_viz.cli.main import main; assert main({argv!r}) == 0"
     assert _loaded(code, (*EXTRA, "scar_viz.integrations")) == "[]"
 
