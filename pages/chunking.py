@@ -173,7 +173,7 @@ st.caption(
     "cut by that chunking."
 )
 for col, s in zip(st.columns(2), summaries, strict=True):
-    col.markdown(f"**{s.title}**", help=CHUNKERS[s.config.chunker].label)
+    col.markdown(f"**{s.title}**", help=s.about)
     with col:
         st.html(passage_html(doc.text, s.spans, lo, hi, lab.cut_units(units, s.cut)))
 st.plotly_chart(

@@ -60,8 +60,9 @@ def second_model(lab):
         return None
     if not load_model(embedder, st.empty()):
         return None
-    doc = lab.prep.document
-    prep2 = prepare(document_key(doc), doc, lab.prep.config, embedder, lab.prep.prepend)
+    doc, config = lab.prep.document, lab.prep.config
+    stored = lab.prep.chunks if config.stored else None  # another tool's cut: embed it again
+    prep2 = prepare(document_key(doc), doc, config, embedder, lab.prep.prepend, chunks=stored)
     vecs2 = query_vectors(embedder, lab.labelled) if prep2 is not None else None
     return None if vecs2 is None else (prep2, embedder, vecs2)
 

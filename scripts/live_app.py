@@ -55,8 +55,12 @@ class LiveApp:
         self.log_path = Path(self.env.get("SCAR_VIZ_LOG", f"/tmp/scar-viz-{self.port}.log"))
         self.started_at = 0.0
         self.script: str | None = None  # another script to serve instead of the app
+        self.command: list[str] | None = None  # another command (e.g. an installed scar-viz app)
+        self.cwd: Path = ROOT
 
     def _command(self) -> list[str]:
+        if self.command is not None:
+            return self.command
         if self.script is None:
             return [sys.executable, "scripts/serve.py"]
         return [sys.executable, "-m", "streamlit", "run", self.script]
@@ -74,7 +78,7 @@ class LiveApp:
                 "--server.headless",
                 "true",
             ],
-            cwd=ROOT,
+            cwd=self.cwd,
             env=self.env,
             stdout=log,
             stderr=subprocess.STDOUT,

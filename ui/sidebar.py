@@ -479,6 +479,8 @@ def opened_index(spec: str, base_url: str, slot) -> tuple[PreparedDoc, Embedder]
         prepared, embedder = opened
         line = index_caption(prepared, document_summary(prepared), embedder)
         alert(line, "caption", st.sidebar)
+        if prepared.document.note:  # e.g. a file rebuilt from its chunks
+            alert(prepared.document.note, "caption", st.sidebar)
     return opened
 
 

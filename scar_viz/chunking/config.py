@@ -34,13 +34,16 @@ class ChunkingConfig:
     """How to chunk: the chunker's id, its target size and overlap, and its knobs.
 
     ``size`` and ``overlap`` are characters (tokens for the ``tokens`` chunker);
-    ``percentile`` is used by the ``semantic`` chunker only.
+    ``percentile`` is used by the ``semantic`` chunker only. ``stored`` names the tool whose
+    index the chunks were read from, cut as that tool cut them (``LlamaIndex storage``): the
+    other fields then say nothing about them, and the label says so.
     """
 
     chunker: str = "recursive"
     size: int = DEFAULT_CHUNK_SIZE
     overlap: int = DEFAULT_OVERLAP
     percentile: float = DEFAULT_PERCENTILE
+    stored: str = ""
 
     def validate(self) -> None:
         if self.chunker not in CHUNKERS:
@@ -66,6 +69,8 @@ class ChunkingConfig:
 
     @property
     def label(self) -> str:
+        if self.stored:
+            return f"as stored ({self.stored})"
         unit = " tokens" if self.chunker == "tokens" else ""
         knob = f" p{self.percentile:g}" if self.chunker == "semantic" else ""
         return f"{self.chunker} {self.size}/{self.overlap}{unit}{knob}"

@@ -39,6 +39,9 @@ from scar_viz.scoring.scar import Selection
 from scar_viz.spans import Span
 from scar_viz.views.compare_settings import CompareSettings
 
+APP = "app"
+"""The sub-command that serves the app (:mod:`scar_viz.cli.app`)."""
+
 FIRST = ("window", "rerank", "parent")
 """Policies whose options ``select --help`` lists before QASC's and the learned gate's."""
 
@@ -46,9 +49,15 @@ THEN = ("qasc", "qasc-hybrid", "rse", "automerge")
 """Policies whose options it lists after them (every option is in one of the two groups)."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m scar_viz", description=__doc__)
+def build_parser(prog: str = "python -m scar_viz") -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser(
+        APP,
+        help="serve the app (every further argument goes to streamlit run, e.g. "
+        "--server.port 8600)",
+        add_help=False,
+    )
     register_llm_commands(sub)  # make-queries, answer
     sel = sub.add_parser("select", help="select context for one query and explain each decision")
     sel.add_argument("doc", help=DOC_HELP)
@@ -246,8 +255,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+def main(argv: Sequence[str] | None = None, prog: str = "python -m scar_viz") -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == [APP]:  # its options are Streamlit's: argparse must not read them
+        return run_app(argv[1:])
+    parser = build_parser(prog)
     args = parser.parse_args(argv)
     try:
         with devices.use(device_choice(args)):  # every model this command loads
@@ -258,3 +270,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+
+
+def run_app(streamlit_args: Sequence[str]) -> int:
+    """``app``: serve the app found beside this package (:func:`scar_viz.cli.app.app_script`)."""
+    from scar_viz.cli.app import app_script, serve
+
+    try:
+        script = app_script()
+    except UserError as exc:
+        print(f"error: {user_message(exc)}", file=sys.stderr)
+        return EXIT_FAILED
+    return serve(script, streamlit_args)
+
+
+def entry() -> None:
+    """The ``scar-viz`` command (pyproject.toml's console script)."""
+    sys.exit(main(prog="scar-viz"))

@@ -45,6 +45,8 @@ class StoreMeta:
 
     def to_json(self) -> str:
         data = asdict(self)
+        if not data["config"]["stored"]:  # a store's own chunking: the format as it was
+            del data["config"]["stored"]
         data["format"] = FORMAT
         return json.dumps(data, sort_keys=True)
 
