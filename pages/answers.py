@@ -11,8 +11,8 @@ from scar_viz.evaluation import available_policies
 from scar_viz.llm.check import check_answers
 from scar_viz.llm.judge import DEFAULT_QUESTIONS
 from scar_viz.llm.querygen import DEFAULT_FRAGMENTED_SHARE, DEFAULT_N, generate_queries
-from scar_viz.llm.tables import calls_note
 from scar_viz.pipeline import embed_function
+from scar_viz.views.answers import calls_note
 from ui import keys, state
 from ui.alerts import alert, attempt, with_progress
 from ui.answer_views import check_view, generated_view
