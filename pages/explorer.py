@@ -11,9 +11,9 @@ import pandas as pd
 import streamlit as st
 
 from scar_viz.charts import decision_plane
+from scar_viz.charts.context import context_html
 from scar_viz.charts.overview import overview_spec, split_spec
 from scar_viz.pipeline import PreparedDoc
-from scar_viz.policies.context import context_html
 from scar_viz.scoring.explain import edge_notes, explain_decision
 from scar_viz.scoring.scar import Selection
 from scar_viz.views.explorer import contexts, policy_selection, query_sims, summarise
