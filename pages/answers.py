@@ -27,7 +27,7 @@ from ui.queryset import (
     stash_query_set,
     type_metrics,
 )
-from ui.sidebar import sidebar_setup
+from ui.setup import sidebar_setup
 from ui.state import URL, chat_model, current_retriever, llm_settings
 
 POLICIES = ["topk", "window1", "scar"]

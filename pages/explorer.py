@@ -36,8 +36,8 @@ from ui.gate_panel import remember_overview_click
 from ui.hits import hits_list, retrieval_scores
 from ui.loading import query_vector, usual_cosine_for
 from ui.presenter import presenting
+from ui.setup import Setup, sidebar_setup
 from ui.share import chart_config, download, pickable_chart
-from ui.sidebar import Setup, sidebar_setup
 from ui.tables import grid_table, show_table
 
 NUMBER_COLUMNS = ("cos(q,n)", "b(c,n)", "lex(q,n)", "μ·lex(q,n)", "S", "bar τ·cos(q,c)", "margin")
