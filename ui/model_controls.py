@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from scar_viz.embeddings import EMBEDDERS, OPENAI_DEFAULT_MODEL, sidebar_models
 from scar_viz.embeddings.static import static_model_summary
 from ui import keys
 from ui.alerts import alert
@@ -15,9 +16,6 @@ from ui.models import models_help
 from ui.named_select import named_select
 from ui.state import (
     LLM_DEFAULT_MODEL,
-    MODEL_NAMES,
-    MODEL_OPTIONS,
-    OPENAI_EMBEDDING_MODEL,
     URL,
     default,
     default_model,
@@ -33,14 +31,14 @@ def sidebar_model() -> tuple[str, str]:
     choice = named_select(
         st.sidebar,
         "Model",
-        MODEL_NAMES,
+        sidebar_models(),
         keys.MODEL,
         default_model(),
         on_change=typed,
         args=(keys.MODEL,),
     )
     extra = st.sidebar.container()  # always present, so later widgets keep their places
-    extra.caption(MODEL_OPTIONS[choice])
+    extra.caption(EMBEDDERS[choice].label)
     if choice == "static":
         extra.caption(static_model_summary())
     elif choice == "sentence-transformers":
@@ -56,7 +54,7 @@ def sidebar_model() -> tuple[str, str]:
             extra,
             ("Model", "Base URL", "API key"),
             (keys.OPENAI_MODEL, keys.BASE_URL, keys.API_KEY_INPUT),
-            OPENAI_EMBEDDING_MODEL,
+            OPENAI_DEFAULT_MODEL,
         )
         if proposal_box(EMBEDDINGS, extra) is None:
             alert(endpoint_choice(model_spec()[1], keys.API_KEY_INPUT).note, "caption", extra)

@@ -18,7 +18,14 @@ from scar_viz.devices import DEVICE_ENV, DEVICE_HELP, PRECISION_ENV, PRECISION_H
 from scar_viz.documents.collect import collect_path, describe_skipped
 from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import Document
-from scar_viz.embeddings import Embedder, EmbeddingCache, embed_cached, make_embedder
+from scar_viz.embeddings import (
+    DEFAULT_MODEL,
+    SPEC_HELP,
+    Embedder,
+    EmbeddingCache,
+    embed_cached,
+    make_embedder,
+)
 from scar_viz.endpoints import EMBEDDING_KEY_NAMES, server_key
 from scar_viz.errors import SettingsError
 from scar_viz.evaluation.bootstrap import DEFAULT_BOOT, DEFAULT_SEED
@@ -73,8 +80,8 @@ def add_model_options(
     :func:`add_device_options`."""
     p.add_argument(
         "--model",
-        default="default",
-        help="default | hash | static | st:NAME_OR_PATH | openai:MODEL | a folder",
+        default=DEFAULT_MODEL,
+        help=SPEC_HELP,
     )
     p.add_argument("--base-url", default=None, help="base URL of an OpenAI-compatible endpoint")
     p.add_argument("--prepend", action="store_true", help=prepend_help)

@@ -37,6 +37,7 @@ from scar_viz.cli.common import (
     retriever_of,
 )
 from scar_viz.cli.index import add_store_option, store_or_document, store_or_setup
+from scar_viz.embeddings import SPEC_HELP
 from scar_viz.endpoints import EMBEDDING_KEY_NAMES, LLM_KEY_NAMES, server_key
 from scar_viz.llm.client import (
     DEFAULT_BACKOFF,
@@ -120,7 +121,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     mq.add_argument(
         "--embed-model",
         default="default",
-        help="embedding model for the semantic chunker only (default | hash | st:NAME | ...)",
+        help=f"embedding model for the semantic chunker only ({SPEC_HELP})",
     )
     add_device_options(mq)  # where --embed-model runs
     add_store_option(mq)

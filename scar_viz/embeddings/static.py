@@ -17,7 +17,14 @@ import numpy as np
 
 from scar_viz import devices
 from scar_viz.devices import DeviceChoice
-from scar_viz.embeddings.base import BaseEmbedder, EmbeddingError, LoadProgress, ModelSpecError
+from scar_viz.embeddings.base import (
+    BaseEmbedder,
+    Embedder,
+    EmbedderKind,
+    EmbeddingError,
+    LoadProgress,
+    ModelSpecError,
+)
 from scar_viz.embeddings.distill import (
     BASE_NAME,
     DEFAULT_SETTINGS,
@@ -141,6 +148,22 @@ def static_embedder(spec: str, device: DeviceChoice | None = None) -> StaticEmbe
     if not path:
         raise ModelSpecError("Give the path of a model2vec folder after 'static:'.")
     return StaticEmbedder(path)
+
+
+def _build(spec: str, *, device: DeviceChoice | None = None, **_: object) -> Embedder:
+    return static_embedder(spec, device)
+
+
+STATIC = EmbedderKind(
+    "static",
+    "static",
+    lambda spec: spec == "static" or spec.startswith("static:"),
+    _build,
+    name="Static (model2vec)",
+    label="Fast static model (model2vec, distilled locally from the default)",
+    local_name=lambda spec: None if spec == "static" else spec.removeprefix("static:").strip(),
+)
+"""``static`` (the distilled default) or ``static:PATH`` (a model2vec folder)."""
 
 
 def measured_figures(path: str | Path | None = None) -> dict[str, object] | None:
