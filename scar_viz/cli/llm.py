@@ -40,7 +40,6 @@ from scar_viz.cli.index import add_store_option, store_or_document, store_or_set
 from scar_viz.embeddings import SPEC_HELP
 from scar_viz.endpoints import EMBEDDING_KEY_NAMES, LLM_KEY_NAMES, server_key
 from scar_viz.llm.client import (
-    DEFAULT_BACKOFF,
     DEFAULT_CONCURRENCY,
     DEFAULT_LLM_MODEL,
     DEFAULT_RETRIES,
@@ -69,9 +68,11 @@ def _llm_options(
         "http://localhost:11434/v1 (Ollama), http://localhost:8000/v1 (vLLM)",
     )
     number_option(p, "--timeout", DEFAULT_TIMEOUT, "seconds per request")
-    number_option(p, "--retries", DEFAULT_RETRIES, "retries after a 429 or 5xx answer")
     number_option(
-        p, "--backoff", DEFAULT_BACKOFF, "first wait before a retry in seconds, doubled each time"
+        p,
+        "--retries",
+        DEFAULT_RETRIES,
+        "the openai client's retries after a 429, 5xx, timeout or lost connection",
     )
     number_option(p, "--concurrency", DEFAULT_CONCURRENCY, "parallel requests")
     p.add_argument(
@@ -86,7 +87,6 @@ def _chat(args: argparse.Namespace, model: str | None = None, base_url: str | No
         api_key=server_key(LLM_KEY_NAMES),
         timeout=args.timeout,
         max_retries=args.retries,
-        backoff=args.backoff,
         concurrency=args.concurrency,
         cache=False if args.no_llm_cache else None,
     )

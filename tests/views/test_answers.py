@@ -67,7 +67,7 @@ def setting():
 
 
 def chat(server) -> ChatModel:
-    return ChatModel("fake", base_url=server.base_url, api_key="sk-x", timeout=5, backoff=0.01)
+    return ChatModel("fake", base_url=server.base_url, api_key="sk-x", timeout=5)
 
 
 def check(server, setting, text: str, n: int = 4):
