@@ -22,11 +22,12 @@ import sys
 
 from scar_viz.chunking.config import chunk_document
 from scar_viz.cli.common import (
-    DOC_HELP,
     EXIT_FAILED,
+    AddParser,
     add_chunking_options,
     add_common_options,
     add_device_options,
+    add_doc_argument,
     add_query_set_arguments,
     add_report_options,
     chunking_config,
@@ -104,13 +105,13 @@ def _progress(label: str):
     return show
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(add_parser: AddParser) -> None:
     """Add the ``make-queries`` and ``answer`` sub-commands to ``python -m scar_viz``."""
-    mq = sub.add_parser(
+    mq = add_parser(
         "make-queries",
         help="generate labelled queries for a document with a language model (JSON Lines)",
     )
-    mq.add_argument("doc", help=DOC_HELP)
+    add_doc_argument(mq)
     number_option(mq, "--n", DEFAULT_N, "queries to generate")
     number_option(
         mq, "--fragmented-share", DEFAULT_FRAGMENTED_SHARE, "share made across chunk boundaries"
@@ -127,7 +128,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_store_option(mq)
     mq.set_defaults(func=cmd_make_queries)
 
-    an = sub.add_parser(
+    an = add_parser(
         "answer", help="answer a labelled query set with each policy's context and score it"
     )
     add_query_set_arguments(an, "a reference 'answer' is optional")

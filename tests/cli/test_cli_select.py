@@ -90,9 +90,9 @@ def test_module_entry_point_runs_qasc(tmp_path):
 
 
 def _select_parser() -> argparse.ArgumentParser:
-    parser = cli.build_parser()
-    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return action.choices["select"]
+    commands: dict[str, argparse.ArgumentParser] = {}
+    cli.build_parser(commands)
+    return commands["select"]
 
 
 def test_every_compare_option_is_in_select_help(monkeypatch):
