@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -233,7 +234,7 @@ def add_cli_options(p: argparse.ArgumentParser, settings: type, policies: Sequen
     a bool field is a flag that sets the opposite of the field's default."""
     for f, option in cli_fields(settings, policies):
         if field_type(f) is bool:
-            kind: dict[str, object] = {"action": "store_false" if f.default else "store_true"}
+            kind: dict[str, Any] = {"action": "store_false" if f.default else "store_true"}
         else:
             kind = {"type": field_type(f)}
         hint = f"{option.policy}: {option.help}"

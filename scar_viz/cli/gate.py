@@ -191,10 +191,10 @@ def cmd_fit_gate(args: argparse.Namespace) -> int:
     for row in gate.describe():
         print(f"  {row['feature']:<9} w = {row['weight']:+.3f}   {row['meaning']}")
     print(f"  intercept b = {gate.intercept:+.3f}")
-    row = curve.rows()[0]
+    point = curve.rows()[0]
     print(
-        f"in sample at p = {args.p:g}: recall {row['recall']:.3f}, "
-        f"{row['mean_chunks']:.2f} chunks per query"
+        f"in sample at p = {args.p:g}: recall {point['recall']:.3f}, "
+        f"{point['mean_chunks']:.2f} chunks per query"
     )
     print(f"wrote {args.out}")
     return 0

@@ -35,6 +35,7 @@ from scar_viz.documents.corpus import local_span
 from scar_viz.errors import SettingsError, UserError, user_message
 from scar_viz.pipeline import PreparedDoc, embed_function, embed_query, query_inputs
 from scar_viz.policies import POLICIES, run_policy
+from scar_viz.scoring.learned.select import LearnedSelection
 from scar_viz.scoring.scar import Selection
 from scar_viz.spans import Span
 from scar_viz.views.compare_settings import CompareSettings
@@ -154,6 +155,7 @@ def cmd_select(args: argparse.Namespace) -> int:
         f"{result.tokens} tokens, {result.seconds * 1000:.1f} ms"
     )
     if gate_knobs:
+        assert isinstance(sel, LearnedSelection)  # the learned policy's
         cli_gate.print_decisions(sel)
     elif sel is not None:
         print(f"retrieved (rank order): {sel.retrieved}")
@@ -189,6 +191,7 @@ def _corpus_fields(
     if not document.is_corpus:
         return {}
     doc_of = prep.doc_of
+    assert doc_of is not None  # a corpus has its files' chunks
     first = {int(d): i for i, d in reversed(list(enumerate(doc_of)))}
     file_spans = []
     for span in spans:

@@ -79,7 +79,7 @@ def cmd_recommend(args: argparse.Namespace) -> int:
         raise SettingsError("--budget must be more than 0 tokens.")
     if args.radius < 1:
         raise SettingsError("--radius must be at least 1 for the verdict.")
-    policies = VERDICT_POLICIES
+    policies: tuple[str, ...] = VERDICT_POLICIES
     if args.policies:
         policies = parse_policy_list(args.policies)
         if any(p not in VERDICT_POLICIES for p in policies):

@@ -59,7 +59,7 @@ class HashEmbedder(BaseEmbedder):
 
 
 def _build(spec: str, **_: object) -> Embedder:
-    _, _, dim = spec.partition(":")
+    dim = spec.partition(":")[2]
     if dim and not dim.isdigit():
         raise ModelSpecError(f"'{spec}': the hash embedder takes a whole number of dimensions.")
     return HashEmbedder(int(dim) if dim else 256)

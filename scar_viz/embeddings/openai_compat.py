@@ -68,7 +68,7 @@ class OpenAIEmbedder(BaseEmbedder):
 
     def _encode(self, model, batch: list[str]) -> np.ndarray:
         openai, client = model
-        kwargs = {"model": self.model, "input": batch}
+        kwargs: dict[str, object] = {"model": self.model, "input": batch}
         if self.dimensions:
             kwargs["dimensions"] = self.dimensions
         try:

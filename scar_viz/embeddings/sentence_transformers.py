@@ -7,6 +7,7 @@ import logging
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -55,7 +56,7 @@ class SentenceTransformerEmbedder(BaseEmbedder):
         ``name_or_path`` and says the machine is offline)."""
         super().__init__()
         self.failure = failure
-        self._counter: object | None = None  # lengths' own tokenizer (see there)
+        self._counter: Any = None  # lengths' own tokenizer (see there)
         self._count_lock = threading.Lock()
         self._placement: Placement | None = None
         self._batch_size = batch_size

@@ -180,6 +180,8 @@ def static_model_summary(figures: dict[str, object] | None = None) -> str:
     measure them when nothing was measured."""
     f = figures if figures is not None else measured_figures()
     try:
+        if f is None:
+            raise KeyError("no figures")
         return (
             f"Measured {f['measured']} on {f['corpus']}: "
             f"{f['throughput_ratio']:,.0f}× faster to embed than the default "

@@ -22,6 +22,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -45,7 +46,7 @@ class Bm25Index:
     digest: str
     n: int
     terms: TermIndex = field(repr=False, compare=False)
-    _model: object = field(default=None, repr=False, compare=False)
+    _model: Any = field(default=None, repr=False, compare=False)
 
     def scores(self, query: str) -> np.ndarray:
         """(N,) the BM25 score of each chunk for ``query`` (0 where no query term occurs)."""

@@ -270,7 +270,7 @@ def claim_rows(
     """What the judge said for one query: each claim (supported or not) and each question it
     wrote from the answer, per policy (``index`` as for :func:`side_by_side`)."""
     index = _row_index(check) if index is None else index
-    out = []
+    out: list[dict[str, object]] = []
     for name, pa in check.policies.items():
         row = _row(index, query_id, name) if not pa.error else None
         if row is None:
