@@ -27,11 +27,11 @@ from scar_viz.views import chunking_lab as lab
 from ui import keys, state
 from ui.alerts import alert, or_stop
 from ui.cache import disk_cache
+from ui.lab_source import lab_source
 from ui.loading import load_model
 from ui.presenter import presenting
 from ui.queryset import evidence_spans
 from ui.share import chart_config
-from ui.sidebar import lab_source
 from ui.state import URL, default, set_widget
 from ui.tables import show_table
 

@@ -39,8 +39,8 @@ from ui.models import app_reranker
 from ui.presenter import presenter_fonts
 from ui.queryset import known_sets, label_error, label_from_widget
 from ui.sentences import SENTENCE_POLICIES, prepare_sentences, sentence_toggle
+from ui.setup import sidebar_setup
 from ui.share import chart_config
-from ui.sidebar import sidebar_setup
 from ui.state import URL
 from ui.tables import show_notes, show_table
 

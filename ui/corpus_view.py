@@ -26,8 +26,8 @@ from ui.cache import cached
 from ui.gate_panel import remember_overview_click
 from ui.hits import remember_pick
 from ui.queryset import known_sets
+from ui.setup import Setup
 from ui.share import pickable_chart
-from ui.sidebar import Setup
 from ui.tables import grid_table, show_table
 
 COLUMNS = {

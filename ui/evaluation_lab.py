@@ -37,7 +37,7 @@ from ui.queryset import (
     type_metrics,
 )
 from ui.sentences import SENTENCE_POLICIES, prepare_sentences, sentence_toggle
-from ui.sidebar import Setup, sidebar_setup
+from ui.setup import Setup, sidebar_setup
 from ui.state import URL, current_retriever
 
 NUM3 = st.column_config.NumberColumn(format="%.3f")

@@ -14,6 +14,7 @@ from typing import Any
 
 import streamlit as st
 
+from scar_viz.embeddings import DEFAULT_MODEL, OPENAI_DEFAULT_MODEL, sidebar_models
 from scar_viz.endpoints import (
     EMBEDDING_KEY_NAMES,
     LLM_KEY_NAMES,
@@ -34,23 +35,6 @@ URL = "query-params"
 """``bind=URL`` on a widget keeps its value in the address, so a copied link restores it."""
 
 
-MODEL_OPTIONS: dict[str, str] = {
-    "default": "all-MiniLM-L6-v2 (embedded, offline, default)",
-    "static": "Fast static model (model2vec, distilled locally from the default)",
-    "hash": "Hashing bag-of-words (lexical, instant, no model)",
-    "sentence-transformers": "Other sentence-transformers model (a cached hub name, or a folder "
-    "under the models root)",
-    "openai": "OpenAI-compatible embeddings endpoint",
-}
-MODEL_NAMES: dict[str, str] = {
-    "default": "all-MiniLM-L6-v2 (default)",
-    "static": "Static (model2vec)",
-    "hash": "Hashing (no model)",
-    "sentence-transformers": "Sentence-transformers model",
-    "openai": "OpenAI-compatible endpoint",
-}
-"""Model choice id -> the short name its select shows (:data:`MODEL_OPTIONS` describes it)."""
-OPENAI_EMBEDDING_MODEL = "text-embedding-3-large"
 LLM_DEFAULT_MODEL = "gpt-4o-mini"
 """The chat model for answers and query generation until the sidebar names another."""
 
@@ -97,8 +81,8 @@ def default(key: str, value: Any) -> Any:
 
 def default_model() -> str:
     """The model picked on first load; ``SCAR_VIZ_DEFAULT_MODEL`` overrides (used by tests)."""
-    choice = os.environ.get("SCAR_VIZ_DEFAULT_MODEL", "default")
-    return choice if choice in MODEL_OPTIONS else "default"
+    choice = os.environ.get("SCAR_VIZ_DEFAULT_MODEL", DEFAULT_MODEL)
+    return choice if choice in sidebar_models() else DEFAULT_MODEL
 
 
 @dataclass(frozen=True)
@@ -159,7 +143,7 @@ def model_spec() -> tuple[str, str]:
         name = (st.session_state.get(keys.ST_MODEL) or "").strip()
         return (f"st:{name}" if name else "default"), ""
     if choice == "openai":
-        model = (st.session_state.get(keys.OPENAI_MODEL) or "").strip() or OPENAI_EMBEDDING_MODEL
+        model = (st.session_state.get(keys.OPENAI_MODEL) or "").strip() or OPENAI_DEFAULT_MODEL
         return f"openai:{model}", (st.session_state.get(keys.BASE_URL) or "").strip()
     return choice, ""
 

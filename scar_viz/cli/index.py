@@ -14,7 +14,13 @@ import json
 import sys
 import time
 
-from scar_viz.cli.common import add_chunking_options, add_model_options, chunking_config, setup
+from scar_viz.cli.common import (
+    AddParser,
+    add_chunking_options,
+    add_model_options,
+    chunking_config,
+    setup,
+)
 from scar_viz.documents.collect import collect_path, describe_skipped
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder, EmbeddingCache, embed_cached, make_embedder
@@ -27,9 +33,9 @@ PROGRESS_SECONDS = 2.0
 """Least time between two progress lines."""
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(add_parser: AddParser) -> None:
     """Add the ``index`` sub-command."""
-    p = sub.add_parser(
+    p = add_parser(
         "index", help="chunk and embed a corpus into a store (LanceDB), in process or on Ray"
     )
     p.add_argument("corpus", help="a document, or a corpus: a folder, a quoted glob or a .zip")
@@ -62,17 +68,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def add_store_option(p: argparse.ArgumentParser) -> None:
-    """``--store``: read the corpus, chunks and vectors from a store; DOC is then left out."""
+    """``--store``: read the corpus, chunks and vectors from a store; DOC (optional,
+    :func:`~scar_viz.cli.common.add_doc_argument`) is then left out."""
     p.add_argument(
         "--store",
         default=None,
         help="read a store instead of DOC (no embedding): one made by 'index', a LlamaIndex "
         "storage folder or a LangChain InMemoryVectorStore dump (docs/integrations.md)",
     )
-    for action in p._actions:
-        if action.dest == "doc":
-            action.nargs = "?"
-            action.default = None
 
 
 def store_or_setup(args: argparse.Namespace):

@@ -16,10 +16,10 @@ from scar_viz.cli import gate as cli_gate
 from scar_viz.cli import index as cli_index
 from scar_viz.cli import recommend as cli_recommend
 from scar_viz.cli.common import (
-    DOC_HELP,
     EXIT_FAILED,
     add_cli_options,
     add_common_options,
+    add_doc_argument,
     add_knob_options,
     add_query_set_arguments,
     add_report_options,
@@ -35,6 +35,7 @@ from scar_viz.documents.corpus import local_span
 from scar_viz.errors import SettingsError, UserError, user_message
 from scar_viz.pipeline import PreparedDoc, embed_function, embed_query, query_inputs
 from scar_viz.policies import POLICIES, run_policy
+from scar_viz.scoring.learned.select import LearnedSelection
 from scar_viz.scoring.scar import Selection
 from scar_viz.spans import Span
 from scar_viz.views.compare_settings import CompareSettings
@@ -49,18 +50,31 @@ THEN = ("qasc", "qasc-hybrid", "rse", "automerge")
 """Policies whose options it lists after them (every option is in one of the two groups)."""
 
 
-def build_parser(prog: str = "python -m scar_viz") -> argparse.ArgumentParser:
+def build_parser(
+    commands: dict[str, argparse.ArgumentParser] | None = None,
+    prog: str = "python -m scar_viz",
+) -> argparse.ArgumentParser:
+    """The parser of ``python -m scar_viz`` (``prog``: the name its help shows); ``commands``,
+    when given, receives each sub-command's own parser by name (for tests and documentation of
+    the options)."""
     parser = argparse.ArgumentParser(prog=prog, description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser(
+
+    def add_parser(name: str, **kwargs: object) -> argparse.ArgumentParser:
+        command = sub.add_parser(name, **kwargs)  # type: ignore[arg-type]
+        if commands is not None:
+            commands[name] = command
+        return command
+
+    add_parser(
         APP,
         help="serve the app (every further argument goes to streamlit run, e.g. "
         "--server.port 8600)",
         add_help=False,
     )
-    register_llm_commands(sub)  # make-queries, answer
-    sel = sub.add_parser("select", help="select context for one query and explain each decision")
-    sel.add_argument("doc", help=DOC_HELP)
+    register_llm_commands(add_parser)  # make-queries, answer
+    sel = add_parser("select", help="select context for one query and explain each decision")
+    add_doc_argument(sel)
     sel.add_argument("--query", required=True, help="the question")
     sel.add_argument("--policy", default="scar", help=f"one of {', '.join(sorted(POLICIES))}")
     add_cli_options(sel, CompareSettings, FIRST)
@@ -70,16 +84,16 @@ def build_parser(prog: str = "python -m scar_viz") -> argparse.ArgumentParser:
     add_common_options(sel)
     cli_index.add_store_option(sel)
     sel.set_defaults(func=cmd_select)
-    ev = sub.add_parser("eval", help="evaluate policies on a labelled query set (JSON Lines)")
+    ev = add_parser("eval", help="evaluate policies on a labelled query set (JSON Lines)")
     add_query_set_arguments(ev, "format: docs/cli.md, Query files")
     add_report_options(ev)
     cli_gate.add_gate_options(ev)
     add_common_options(ev)
     cli_index.add_store_option(ev)
     ev.set_defaults(func=cmd_eval)
-    cli_gate.register(sub)
-    cli_index.register(sub)  # index
-    cli_recommend.register(sub)  # recommend
+    cli_gate.register(add_parser)
+    cli_index.register(add_parser)  # index
+    cli_recommend.register(add_parser)  # recommend
     return parser
 
 
@@ -152,6 +166,7 @@ def cmd_select(args: argparse.Namespace) -> int:
         f"{result.tokens} tokens, {result.seconds * 1000:.1f} ms"
     )
     if gate_knobs:
+        assert isinstance(sel, LearnedSelection)  # the learned policy's
         cli_gate.print_decisions(sel)
     elif sel is not None:
         print(f"retrieved (rank order): {sel.retrieved}")
@@ -187,6 +202,7 @@ def _corpus_fields(
     if not document.is_corpus:
         return {}
     doc_of = prep.doc_of
+    assert doc_of is not None  # a corpus has its files' chunks
     first = {int(d): i for i, d in reversed(list(enumerate(doc_of)))}
     file_spans = []
     for span in spans:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 import numpy as np
 
@@ -107,7 +108,7 @@ class Candidate:
     recall: np.ndarray = field(repr=False)
     chunks: np.ndarray = field(repr=False)
     tokens: np.ndarray = field(repr=False)
-    fold_settings: tuple[tuple[object, ...], ...] = field(default=(), repr=False)
+    fold_settings: tuple[tuple[Any, ...], ...] = field(default=(), repr=False)
     gate: LearnedGate | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -473,7 +474,7 @@ def cross_validate(
     ref = next(
         i for i, c in enumerate(out) if c.option == (ref_retriever, "window1") and c.k == ref_k
     )
-    notes = ()
+    notes: tuple[str, ...] = ()
     if left_out:
         notes = (
             "The learned gate was left out for "

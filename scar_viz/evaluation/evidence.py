@@ -179,8 +179,12 @@ def _in_text(
     span_text: str, start: int | None, end: int | None, j: int, text: str, where: str
 ) -> tuple[Evidence, str]:
     """A checked span of ``text`` and a relocation note ("" when the offsets were right)."""
-    in_range = start is not None and end is not None and 0 <= start <= end <= len(text)
-    if in_range and text[start:end] == span_text:
+    if (
+        start is not None
+        and end is not None
+        and 0 <= start <= end <= len(text)
+        and text[start:end] == span_text
+    ):
         return Evidence(span_text, start, end), ""
     found = text.find(span_text)
     if found < 0:

@@ -226,7 +226,7 @@ def parse_queries(
         seen[qid] = number
         queries.append(LabelledQuery(qid, query, evidence, declared, number))
         issues.extend(QueryIssue(number, qid, "note", n) for n in notes)
-        if reference := reference_of(obj):
+        if isinstance(obj, dict) and (reference := reference_of(obj)):
             references[qid] = reference
     return QuerySet(name, tuple(queries), tuple(issues), references)
 
@@ -379,7 +379,7 @@ def label_queries(
     for q in queries:
         runs = tuple(covering_run(text, chunks, ev.start, ev.end) for ev in q.evidence)
         gold = sorted({i for a, b in runs for i in range(a, b + 1)})
-        refs = () if doc_of is None else _refs(document, doc_of, gold)
+        refs = () if doc_of is None or isinstance(document, str) else _refs(document, doc_of, gold)
         out.append(GoldQuery(q, tuple(gold), runs, query_type(gold, doc_of), refs))
     return tuple(out)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Literal, overload
 
 import numpy as np
 
@@ -63,6 +64,14 @@ def available_policies(reranker: str | None = None) -> tuple[str, ...]:
     if "rerank" in out and not reranker_status(reranker or DEFAULT_RERANKER).available:
         out.remove("rerank")
     return tuple(out)
+
+
+@overload
+def resolve_policy(name: str, strict: Literal[True] = True) -> tuple[str, dict[str, object]]: ...
+
+
+@overload
+def resolve_policy(name: str, strict: bool) -> tuple[str, dict[str, object]] | None: ...
 
 
 def resolve_policy(name: str, strict: bool = True) -> tuple[str, dict[str, object]] | None:
@@ -274,7 +283,7 @@ def evaluate_ks(
         )
     resolved = {label: resolve_policy(label) for label in labels}
     settings = [params.with_(k=k) for k in ks]
-    outcomes = [{label: [] for label in labels} for _ in ks]
+    outcomes: list[dict[str, list[QueryOutcome]]] = [{label: [] for label in labels} for _ in ks]
     coverage = [dict.fromkeys(labels, False) for _ in ks]
     errors: list[dict[str, str]] = [{} for _ in ks]
     block = batch_sims(prep.unit, query_vecs)

@@ -28,6 +28,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.config import chunk_doc_of
 from scar_viz.documents.reading import Document
@@ -293,7 +295,8 @@ def _check(
     overlap = copy_overlap(question, [e.text for e in evidence])
     if overlap >= max_copy:
         return Drop(source, "copies its evidence", question, f"{overlap:.0%} of its bigrams")
-    answer = data.get("answer") if isinstance(data.get("answer"), str) else ""
+    raw = data.get("answer") if isinstance(data, dict) else None
+    answer = raw if isinstance(raw, str) else ""
     spans = sorted({(e.start, e.end) for e in evidence})
     unique = tuple(Evidence(text[s:e], s, e) for s, e in spans)
     return question, unique, " ".join(answer.split())
@@ -303,7 +306,10 @@ def _check(
 
 
 def _plan(
-    rng: random.Random, cuts: list[int], chunks: Sequence[Chunk], edges: Sequence[bool]
+    rng: random.Random,
+    cuts: list[int],
+    chunks: Sequence[Chunk],
+    edges: Sequence[bool] | np.ndarray,
 ) -> tuple[list, list]:
     """Shuffled candidate orders: the cuts first, then the other boundaries (evidence on
     either side of any boundary also makes a fragmented query; never a corpus' file edge,
@@ -367,7 +373,7 @@ def generate_queries(
     drops: list[Drop] = []
     seen_q: set[str] = set()
     seen_ev: set[tuple[tuple[int, int], ...]] = set()
-    got = Counter()
+    got: Counter[str] = Counter()
     requested = 0
     usage_before = model.usage
     for _ in range(MAX_ROUNDS):

@@ -7,6 +7,7 @@ import inspect
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -48,7 +49,7 @@ class QueryInputs:
     """(N,) the retriever's score per chunk (None: dense, rank by ``sims``)."""
     retriever: str = "dense"
     """The retriever's label, for notes."""
-    memo: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
+    memo: dict[object, Any] = field(default_factory=dict, repr=False, compare=False)
     """What policies keep for this query across settings that share it: an evaluation at
     several k runs each query's policies on copies of one QueryInputs (``replace(inputs,
     params=...)`` keeps this dict), and a policy stores here, keyed by its name and knobs, the

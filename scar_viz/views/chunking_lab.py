@@ -157,7 +157,7 @@ def cut_unit_options(
 
 def cut_units(units: Sequence[Span], cut: np.ndarray) -> list[Span]:
     """The units a chunking cuts."""
-    return [units[i] for i in np.flatnonzero(cut)]
+    return [units[int(i)] for i in np.flatnonzero(cut)]
 
 
 def unit_kinds(has_evidence: bool) -> list[str]:

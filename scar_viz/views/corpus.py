@@ -155,8 +155,8 @@ def file_counts(doc_of: np.ndarray | None, n_chunks: int, n_files: int) -> np.nd
 
 
 def _per_file(doc_of: np.ndarray, ids: Sequence[int], n_files: int) -> np.ndarray:
-    ids = np.asarray(ids, dtype=np.int64)
-    return np.bincount(doc_of[ids], minlength=n_files).astype(np.int64)
+    at = np.asarray(ids, dtype=np.int64)
+    return np.bincount(doc_of[at], minlength=n_files).astype(np.int64)
 
 
 def _best(

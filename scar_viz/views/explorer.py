@@ -244,7 +244,7 @@ class AnsweredContext:
     answer: str
     context_tokens: int
     spent: Usage
-    scores: Mapping[str, float | None]
+    scores: Mapping[str, float]
 
 
 def answer_question(
@@ -273,7 +273,7 @@ def answer_question(
                 row.answer,
                 row.context_tokens,
                 row.answer_usage + row.judge_usage,
-                {score: row.score(score) for score in SCORES if row.score(score) is not None},
+                {s: v for s in SCORES if (v := row.score(s)) is not None},
             )
             for name, row in check.rows.items()
         ]

@@ -185,7 +185,7 @@ def gate_payload(
         ]
         if i + 1 < n and same_file(doc_of, i, i + 1):
             adj[str(i)] = gate_penalty(gate_cosine(unit, i, i + 1))
-    extra = {} if doc_of is None else {"files": files}
+    extra: dict[str, object] = {} if doc_of is None else {"files": files}
     if lex is not None:
         lex = np.asarray(lex, dtype=np.float64)
         if lex.shape != sims.shape:

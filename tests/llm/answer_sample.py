@@ -35,7 +35,7 @@ def answer_setting():
 
 
 def chat(server, name="fake-model", **kw) -> ChatModel:
-    return ChatModel(name, base_url=server.base_url, api_key=SECRET, timeout=5, backoff=0.01, **kw)
+    return ChatModel(name, base_url=server.base_url, api_key=SECRET, timeout=5, **kw)
 
 
 def run(server, setting, **kw) -> AnswerCheck:

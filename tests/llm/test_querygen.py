@@ -29,7 +29,7 @@ def sample():
 
 
 def model(server) -> ChatModel:
-    return ChatModel("fake", base_url=server.base_url, api_key=SECRET, timeout=5, backoff=0.01)
+    return ChatModel("fake", base_url=server.base_url, api_key=SECRET, timeout=5)
 
 
 def test_cut_boundaries_cut_a_paragraph_or_sentence(sample):

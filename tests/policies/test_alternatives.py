@@ -196,7 +196,7 @@ def test_sentence_range_by_hand():
 
 
 def test_rse_with_a_cross_encoder_uses_sigmoid_scores_of_the_candidates(tmp_path):
-    from tests.fakes import tiny_cross_encoder
+    from scripts.tiny_models import tiny_cross_encoder
 
     folder = str(tiny_cross_encoder(tmp_path / "ce"))
     inputs = _line_inputs([0.0, 0.9, 1.0, 0.1, 0.8, 0.0])

@@ -16,7 +16,7 @@ from scar_viz.embeddings import HashEmbedder
 from scar_viz.policies.rerank import RerankerError, load_reranker
 from scar_viz.scoring.params import GateParams
 from scar_viz.spans import intersect_spans, subtract_spans
-from tests.fakes import tiny_cross_encoder
+from scripts.tiny_models import tiny_cross_encoder
 
 # --- a synthetic document: three sections, eight one-paragraph chunks -----------------------
 

@@ -133,7 +133,7 @@ def test_answer_rows_compare_with_the_policy():
 
 
 def test_answer_question_unscored_and_scored(llm_server, prep, sims):
-    chat = ChatModel("fake", base_url=llm_server.base_url, api_key="k", timeout=5, backoff=0.01)
+    chat = ChatModel("fake", base_url=llm_server.base_url, api_key="k", timeout=5)
     sel = policy_selection("SCAR", sims, prep.unit, GateParams(3, 0.5, 0.1, 1))
     texts = contexts(prep.chunks, sel, "SCAR")
     plain = answer_question(chat, "Who decides?", texts)
