@@ -275,7 +275,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m scar_viz") ->
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == [APP]:  # its options are Streamlit's: argparse must not read them
         return run_app(argv[1:])
-    parser = build_parser(prog)
+    parser = build_parser(prog=prog)
     args = parser.parse_args(argv)
     try:
         with devices.use(device_choice(args)):  # every model this command loads

@@ -262,10 +262,16 @@ class ScarRetriever(BaseRetriever):
         embedded by the store's embeddings."""
         store = self.vectorstore
         if isinstance(store, InMemoryVectorStore):
-            return {key: store.store[doc.id]["vector"] for key, doc in docs.items()}
+            return {key: store.store[str(doc.id)]["vector"] for key, doc in docs.items()}
+        embeddings = store.embeddings
+        if embeddings is None:
+            raise ValueError(
+                "This vector store keeps no vectors scar-viz can read and names no embeddings "
+                "to make them with."
+            )
         keys = list(docs)
         texts = [docs[key].page_content for key in keys]
-        return dict(zip(keys, store.embeddings.embed_documents(texts), strict=True))
+        return dict(zip(keys, embeddings.embed_documents(texts), strict=True))
 
     def _texts(self) -> dict[Key, str] | None:
         """Every chunk's text by key (μ > 0 weighs words by their idf over all of them); None

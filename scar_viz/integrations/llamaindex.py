@@ -218,7 +218,8 @@ class ScarPostprocessor(BaseNodePostprocessor):
     def __init__(
         self, docstore: BaseDocumentStore, embed_model: BaseEmbedding, **kwargs: Any
     ) -> None:
-        super().__init__(docstore=docstore, embed_model=embed_model, **kwargs)
+        # pydantic fields, which mypy without pydantic's plugin does not see
+        super().__init__(docstore=docstore, embed_model=embed_model, **kwargs)  # type: ignore[call-arg]
 
     @model_validator(mode="after")
     def _check(self) -> ScarPostprocessor:

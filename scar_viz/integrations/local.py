@@ -17,8 +17,9 @@ the earlier chunk, as it does on the command line.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -52,17 +53,15 @@ class Runs:
     """Fetched chunks laid out in runs: ``keys`` (M,) in layout order, their unit vectors
     (M, d), ``run_of`` (M,) the run of each (non-decreasing)."""
 
-    keys: tuple[Hashable, ...]
+    keys: tuple[Any, ...]
     unit: np.ndarray
     run_of: np.ndarray
 
-    def position(self) -> dict[Hashable, int]:
+    def position(self) -> dict[Any, int]:
         return {key: i for i, key in enumerate(self.keys)}
 
 
-def runs_of(
-    chains: Sequence[Sequence[Hashable]], vectors: Mapping[Hashable, Sequence[float]]
-) -> Runs:
+def runs_of(chains: Sequence[Sequence[Any]], vectors: Mapping[Any, Sequence[float]]) -> Runs:
     """:class:`Runs` from ``chains``, each a list of keys of consecutive chunks of one file in
     reading order (given in reading order of their first chunks), with each key's vector."""
     keys = tuple(key for chain in chains for key in chain)
@@ -86,7 +85,7 @@ def chains_of_positions(keys: Sequence[tuple[str, int]]) -> list[list[tuple[str,
 def gate_runs(
     runs: Runs,
     query_vec: np.ndarray,
-    retrieved: Sequence[Hashable],
+    retrieved: Sequence[Any],
     params: GateParams,
     lexical: QuestionLex | None = None,
 ) -> Selection:
@@ -106,9 +105,7 @@ def gate_runs(
     return select_from_sims(sims, runs.unit, params, runs.run_of, lexical, rank=rank)
 
 
-def lexical_of(
-    query: str, keys: Sequence[Hashable], texts: Mapping[Hashable, str] | None
-) -> QuestionLex:
+def lexical_of(query: str, keys: Sequence[Any], texts: Mapping[Any, str] | None) -> QuestionLex:
     """The question's lexical evidence over every chunk of the store (``texts``: the idf is
     the whole chunk set's, as on the command line), restricted to ``keys``.
 
@@ -132,13 +129,13 @@ class Picked:
     ``admitted`` (S and the bar τ·cos(q, c) of the first gate that admitted it, and that
     retrieved chunk ``by``)."""
 
-    key: Hashable
+    key: Any
     role: str
     cos_q: float
     rank: int | None = None
     score: float | None = None
     bar: float | None = None
-    by: Hashable | None = None
+    by: Any | None = None
 
     def metadata(self, by_id: str | None = None) -> dict[str, object]:
         """The decision as flat metadata: ``scar_role``, ``scar_cos_q``, and ``scar_rank``
@@ -154,7 +151,7 @@ class Picked:
 def picked(runs: Runs, selection: Selection) -> list[Picked]:
     """The selection's chunks in reading order (the runs' order), each with its decision."""
     rank = {c: r for r, c in enumerate(selection.retrieved)}
-    first: dict[int, object] = {}
+    first: dict[int, Any] = {}  # the first admitting decision of each neighbour
     for d in selection.decisions:
         if d.outcome == "admitted":
             first.setdefault(d.neighbour, d)

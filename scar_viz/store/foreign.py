@@ -182,10 +182,9 @@ class ForeignStore:
                 at += len(c.text) + len(JOINED)
             text, missing = JOINED.join(pieces), None
         else:
-            spans = [(int(c.start), int(c.end)) for c in own]
-            text = self.files.get(source)
-            if text is None:
-                text, missing = _rebuilt(source, own, self.path)
+            spans = [_offsets(c) for c in own]
+            kept = self.files.get(source)
+            text, missing = (kept, 0) if kept is not None else _rebuilt(source, own, self.path)
         for (s, e), c in zip(spans, own, strict=True):
             if text[s:e] != c.text:
                 raise StoreError(
@@ -216,17 +215,24 @@ def _note(files: int, joined: int, rebuilt: int, gapped: int, gaps: int) -> str:
     return " ".join(notes)
 
 
+def _offsets(c: StoredChunk) -> tuple[int, int]:
+    """(start, end) of a chunk whose store gave offsets (the caller checked)."""
+    assert c.start is not None and c.end is not None
+    return int(c.start), int(c.end)
+
+
 def _rebuilt(source: str, own: list[StoredChunk], path: str) -> tuple[str, int]:
     """(file text, characters no chunk covers) from chunks at their offsets."""
-    size = max(int(c.end) for c in own)
+    size = max(_offsets(c)[1] for c in own)
     buffer = [""] * size
     for c in own:
-        if int(c.end) - int(c.start) != len(c.text):
+        start, end = _offsets(c)
+        if end - start != len(c.text):
             raise StoreError(
                 f"'{path}': chunk {c.id!r} of '{source}' spans {c.start}–{c.end} but holds "
                 f"{len(c.text)} characters."
             )
-        for i, ch in enumerate(c.text, start=int(c.start)):
+        for i, ch in enumerate(c.text, start=start):
             if buffer[i] and buffer[i] != ch:
                 raise StoreError(
                     f"'{path}': two chunks of '{source}' disagree about its text at offset {i}."

@@ -79,10 +79,10 @@ def test_every_command_that_reads_doc_reads_a_store_instead():
     commands: dict[str, argparse.ArgumentParser] = {}
     build_parser(commands)
     assert set(commands) == {
-        "select", "eval", "recommend", "fit-gate", "make-queries", "answer", "index"
+        "select", "eval", "recommend", "fit-gate", "make-queries", "answer", "index", "app"
     }  # fmt: skip
     with_doc = {n for n, p in commands.items() if "[doc]" in p.format_usage()}
-    assert with_doc == set(commands) - {"index"}
+    assert with_doc == set(commands) - {"index", "app"}
     required = {  # what each command needs besides DOC
         "select": ["--query", "q"],
         "eval": ["q.jsonl"],
