@@ -17,6 +17,7 @@ from ui import keys, state
 from ui.alerts import alert, attempt, with_progress
 from ui.answer_views import check_view, generated_view
 from ui.cache import disk_cache, document_key
+from ui.chat import chat_model, llm_settings
 from ui.consent import typed
 from ui.gate_controls import gate_sliders
 from ui.queryset import (
@@ -28,7 +29,7 @@ from ui.queryset import (
     type_metrics,
 )
 from ui.setup import sidebar_setup
-from ui.state import URL, chat_model, current_retriever, llm_settings
+from ui.state import URL, current_retriever
 
 POLICIES = ["topk", "window1", "scar"]
 NOT_CONFIGURED = (

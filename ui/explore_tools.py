@@ -34,11 +34,12 @@ from scar_viz.views.explorer import (
 from ui import keys
 from ui.alerts import alert
 from ui.cache import disk_cache, document_key
+from ui.chat import chat_model, llm_settings
 from ui.learned import active_gate as session_gate
 from ui.learned import current_p, has_session_gate, p_slider
 from ui.queryset import add_session_query, session_set
 from ui.share import chart_config, download
-from ui.state import URL, chat_model, llm_settings
+from ui.state import URL
 from ui.tables import show_table
 
 # --- the gate policy -----------------------------------------------------------------------

@@ -11,6 +11,7 @@ from scar_viz.embeddings import EMBEDDERS, OPENAI_DEFAULT_MODEL, sidebar_models
 from scar_viz.embeddings.static import static_model_summary
 from ui import keys
 from ui.alerts import alert
+from ui.chat import llm_settings
 from ui.consent import CHAT, EMBEDDINGS, proposal, proposal_box, typed
 from ui.models import models_help
 from ui.named_select import named_select
@@ -20,7 +21,6 @@ from ui.state import (
     default,
     default_model,
     endpoint_choice,
-    llm_settings,
     model_spec,
 )
 
@@ -90,7 +90,7 @@ def endpoint_inputs(
 
 
 def sidebar_llm() -> None:
-    """The chat model for answers and query generation; read with ``ui.state.llm_settings``.
+    """The chat model for answers and query generation; read with ``ui.chat.llm_settings``.
     Model and base URL travel in the address; the key never does."""
     waiting = proposal(CHAT) is not None  # open, so the visitor sees the question
     with st.sidebar.expander("LLM (answers and query generation)", expanded=waiting):

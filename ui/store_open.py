@@ -103,7 +103,7 @@ def under_root(message: str, path: str) -> str:
 def stores_under(root: Path, limit: int = SHOWN_STORES) -> list[str]:
     """Indexes under ``root`` (two levels deep), relative to it: folders that hold a store or a
     LlamaIndex storage, and LangChain dumps."""
-    from scar_viz.store.foreign import foreign_kind
+    from scar_viz.store.other_tools import foreign_kind
 
     marks = [p.parent for p in root.glob("meta.lance")] + [
         p.parent for p in root.glob("*/meta.lance")
@@ -161,7 +161,7 @@ def open_index(path: str, spec: str, base_url: str, slot) -> tuple[PreparedDoc, 
     for another tool's index that names none, by its vectors' dimension).
     """
     from scar_viz.store import StoreError
-    from scar_viz.store.foreign import foreign_kind
+    from scar_viz.store.other_tools import foreign_kind
 
     try:
         embedder = get_embedder(spec, base_url)
@@ -210,7 +210,7 @@ def _lance(path: str, embedder: Embedder, slot) -> PreparedDoc | None:
 def _foreign(path: str, embedder: Embedder, slot) -> PreparedDoc | None:
     """Another tool's index (LlamaIndex storage, LangChain dump), read once per version; the
     sidebar's model must be the one it names, and make vectors of its dimension."""
-    from scar_viz.store.foreign import foreign_version, read_foreign
+    from scar_viz.store.other_tools import foreign_version, read_foreign
 
     version = foreign_version(path)
     store = cached(("foreign", path, version), lambda: read_foreign(path))

@@ -88,7 +88,7 @@ def store_or_setup(args: argparse.Namespace):
     if args.doc is not None:
         raise SettingsError("Give a document (DOC) or a store (--store), not both.")
     from scar_viz.store import open_store
-    from scar_viz.store.foreign import foreign_kind
+    from scar_viz.store.other_tools import foreign_kind
 
     if args.k < 1:
         raise SettingsError("--k must be at least 1.")
@@ -112,7 +112,7 @@ def open_foreign(path: str, embedder: Embedder, cache: EmbeddingCache | None) ->
     Raises:
         StoreError: another model than the store's (one sentence naming it).
     """
-    from scar_viz.store.foreign import read_foreign
+    from scar_viz.store.other_tools import read_foreign
 
     store = read_foreign(path)
     for line in store.skipped:
@@ -138,7 +138,7 @@ def store_or_document(args: argparse.Namespace):
     if args.doc is not None:
         raise SettingsError("Give a document (DOC) or a store (--store), not both.")
     from scar_viz.store import open_store, store_meta
-    from scar_viz.store.foreign import foreign_kind, read_foreign
+    from scar_viz.store.other_tools import foreign_kind, read_foreign
 
     config = chunking_config(args)
     if foreign_kind(args.store):

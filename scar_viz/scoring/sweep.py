@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -32,8 +32,18 @@ from scar_viz.errors import SettingsError
 from scar_viz.scoring.params import DEFAULT_RADIUS
 from scar_viz.scoring.scar import gate, top_k
 
-if TYPE_CHECKING:  # the context's token costs live with the context (a later stage)
-    from scar_viz.policies.context import TokenCosts
+
+class TokenCosts(Protocol):
+    """What the sweep needs of a chunk set's token costs (the context's
+    :class:`~scar_viz.policies.context.TokenCosts`, a later stage, gives them): ``added[i]``,
+    chunk i's tokens with the separator after it, and ``joint[i]``, that separator's own."""
+
+    @property
+    def added(self) -> np.ndarray: ...
+
+    @property
+    def joint(self) -> np.ndarray: ...
+
 
 LAMS = np.round(np.linspace(0.0, 2.0, 41), 2)
 """Default λ grid: 0, 0.05, …, 2 (41 values)."""

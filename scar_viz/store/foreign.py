@@ -8,6 +8,9 @@ Two formats are read, as plain JSON (neither framework is imported):
 - a LangChain ``InMemoryVectorStore.dump`` file whose chunks carry ``start_index``
   (:mod:`~scar_viz.store.langchain_json`).
 
+This module holds what both readers yield; :mod:`~scar_viz.store.other_tools` tells the formats
+apart and reads either.
+
 Each yields :class:`StoredChunk` s: a file (``source``), the chunk's place in it, its offsets in
 the file's text when stored, its text and vector. A file's chunks are adjacent in the order
 the store gives (PREVIOUS/NEXT links, or offsets); a file's text is the store's copy when it
@@ -23,7 +26,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import numpy as np
 
@@ -240,43 +242,3 @@ def _rebuilt(source: str, own: list[StoredChunk], path: str) -> tuple[str, int]:
             buffer[i] = ch
     gaps = sum(1 for ch in buffer if not ch)
     return "".join(ch or GAP for ch in buffer), gaps
-
-
-def foreign_kind(path: str | Path) -> str | None:
-    """The format of another tool's index at ``path`` (``LlamaIndex storage``, ``LangChain
-    dump``), or None when it is neither (a LanceDB store, or nothing)."""
-    from scar_viz.store import langchain_json, llamaindex_json
-
-    p = Path(path)
-    if llamaindex_json.is_storage(p):
-        return llamaindex_json.KIND
-    if langchain_json.is_dump(p):
-        return langchain_json.KIND
-    return None
-
-
-def foreign_version(path: str | Path) -> tuple[tuple[str, int, int], ...]:
-    """(name, size, modification time) of the files another tool's index at ``path`` is read
-    from: they change with every write, so a reader can key what it holds on them."""
-    p = Path(path)
-    files = sorted(f for f in p.iterdir() if f.suffix == ".json") if p.is_dir() else [p]
-    return tuple((f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in files)
-
-
-def read_foreign(path: str | Path) -> ForeignStore:
-    """Another tool's index at ``path``, read.
-
-    Raises:
-        StoreError: not such an index, or one that cannot be read (one sentence).
-    """
-    from scar_viz.store import langchain_json, llamaindex_json
-
-    kind = foreign_kind(path)
-    if kind == llamaindex_json.KIND:
-        return llamaindex_json.read_storage(Path(path))
-    if kind == langchain_json.KIND:
-        return langchain_json.read_dump(Path(path))
-    raise StoreError(
-        f"'{path}' is neither a LlamaIndex storage folder (docstore.json) nor a LangChain "
-        "InMemoryVectorStore dump (.json)."
-    )

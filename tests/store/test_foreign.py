@@ -14,7 +14,7 @@ from scar_viz.cli.common import load_document
 from scar_viz.documents.corpus import local_span
 from scar_viz.embeddings import HashEmbedder, embed_cached
 from scar_viz.store import StoreError
-from scar_viz.store.foreign import foreign_kind, foreign_version, read_foreign
+from scar_viz.store.other_tools import foreign_kind, foreign_version, read_foreign
 from tests.integrations.helpers import SAMPLE_CORPUS, require
 
 
