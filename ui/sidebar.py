@@ -175,9 +175,9 @@ def _upload_summary(document: Document, area) -> None:
     """For an uploaded corpus: "N files · M skipped", and the skipped files with their reasons
     (file names are the uploader's: escaped)."""
     summary, skipped = st.session_state.get(keys.UPLOAD_SKIPPED) or ((), ())
-    if not document.is_corpus and not skipped:
+    if not document.several_files and not skipped:
         return
-    files = len(document.parts) or 1
+    files = len(document.parts)
     alert(f"{files:,} file{'s' * (files != 1)} · {len(skipped):,} skipped", "caption", area)
     if not skipped:
         return
@@ -395,7 +395,7 @@ def document_summary(prepared: PreparedDoc, name: str | None = None) -> str:
     ``name``: the name the user opened it under (a prepared document is shared by content, so
     its own name is that of whoever opened the same text first)."""
     doc = prepared.document
-    if doc.is_corpus:
+    if doc.several_files:
         chars = sum(p.end - p.start for p in doc.parts)
         return (
             f"corpus: {len(doc.parts)} files, {chars:,} characters, {len(prepared.chunks)} chunks"

@@ -30,7 +30,7 @@ import numpy as np
 from scar_viz.bounded_json import JsonInputError, read_json
 from scar_viz.chunking.base import Chunk
 from scar_viz.documents.reading import Document
-from scar_viz.edges import doc_of_starts
+from scar_viz.edges import chunk_files, doc_of_starts
 from scar_viz.errors import SettingsError
 from scar_viz.evaluation.evidence import Evidence, EvidenceError, doc_field, locate_evidence
 from scar_viz.evaluation.references import reference_of
@@ -314,7 +314,8 @@ def query_type(gold: Iterable[int], doc_of: np.ndarray | None = None) -> str:
         raise SettingsError("A query needs at least one gold chunk to have a type.")
     if len(g) == 1:
         return "atomic"
-    if doc_of is not None and len({int(doc_of[i]) for i in g}) > 1:
+    of = chunk_files(doc_of, g[-1] + 1)
+    if len({int(of[i]) for i in g}) > 1:
         return "scattered"
     if any(b - a == 1 for a, b in zip(g, g[1:], strict=False)):
         return "fragmented"
@@ -374,35 +375,37 @@ def label_queries(
     """
     queries = query_set.queries if isinstance(query_set, QuerySet) else tuple(query_set)
     text = document if isinstance(document, str) else document.text
-    doc_of = None if isinstance(document, str) else _chunk_files(document, chunks)
+    doc_of = _chunk_files(document, chunks)
     out = []
     for q in queries:
         runs = tuple(covering_run(text, chunks, ev.start, ev.end) for ev in q.evidence)
         gold = sorted({i for a, b in runs for i in range(a, b + 1)})
-        refs = () if doc_of is None else _refs(document, doc_of, gold)
+        refs = _refs(document, doc_of, gold)
         out.append(GoldQuery(q, tuple(gold), runs, query_type(gold, doc_of), refs))
     return tuple(out)
 
 
 def _chunk_files(
-    document: Document, chunks: Sequence[Chunk] | Sequence[tuple[int, int]]
-) -> np.ndarray | None:
-    """(N,) each chunk's file in a corpus; None for a single document."""
-    if not document.is_corpus:
-        return None
+    document: Document | str, chunks: Sequence[Chunk] | Sequence[tuple[int, int]]
+) -> np.ndarray:
+    """(N,) each chunk's file (part); a bare text is one file."""
+    bounds = ((0, len(document)),) if isinstance(document, str) else document.part_bounds
     starts = [c.start if isinstance(c, Chunk) else c[0] for c in chunks]
-    part_starts = np.array([p.start for p in document.parts], dtype=np.int64)
+    part_starts = np.array([s for s, _ in bounds], dtype=np.int64)
     return doc_of_starts(part_starts, np.array(starts, dtype=np.int64))
 
 
 def _refs(
-    document: Document, doc_of: np.ndarray, gold: Sequence[int]
+    document: Document | str, doc_of: np.ndarray, gold: Sequence[int]
 ) -> tuple[tuple[str, int], ...]:
-    """(file path, index in that file) of each gold chunk."""
+    """(file path, index in that file) of each gold chunk where file paths are shown
+    (:meth:`~scar_viz.documents.reading.Document.shown_path`); none for a document of one
+    file or a bare text."""
+    paths = () if isinstance(document, str) else document.shown_paths
+    if not paths:
+        return ()
     first = np.searchsorted(doc_of, doc_of[list(gold)], side="left")
-    return tuple(
-        (document.parts[int(doc_of[g])].path, int(g - f)) for g, f in zip(gold, first, strict=True)
-    )
+    return tuple((paths[int(doc_of[g])], int(g - f)) for g, f in zip(gold, first, strict=True))
 
 
 def type_counts(queries: Iterable[GoldQuery]) -> dict[str, int]:

@@ -156,7 +156,7 @@ def test_a_thousand_files_equal_a_per_file_loop():
         size = int(counts[d]) * 100 + 1
         parts.append(Part(f"dir{d % 7}/file{d:04d}.txt", pos, pos + size))
         pos += size + 2
-    corpus = Document("corpus", "x" * pos, (), "", tuple(parts))
+    corpus = Document("corpus", "x" * pos, (), "", parts=tuple(parts))
     sims = np.round(rng.uniform(-0.2, 0.9, n), 2)  # rounded: ties inside files
     sel = _selection(n, sims, doc_of, k=20, seed=3)
     gold = [
