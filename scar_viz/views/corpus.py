@@ -23,7 +23,7 @@ import numpy as np
 
 from scar_viz.documents.reading import Document
 from scar_viz.edges import chunk_files
-from scar_viz.evaluation.queries import GoldQuery
+from scar_viz.queries.gold import GoldQuery
 from scar_viz.scoring.scar import Selection
 from scar_viz.views.focus import Overview, overview_data
 

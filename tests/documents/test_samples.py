@@ -12,7 +12,8 @@ from scar_viz.chunking.config import ChunkingConfig, chunk_document
 from scar_viz.documents import samples
 from scar_viz.documents.corpus import JOIN, part_document, part_of_path
 from scar_viz.documents.reading import Part
-from scar_viz.evaluation.queries import covering_run, parse_queries, query_type
+from scar_viz.queries.gold import covering_run, query_type
+from scar_viz.queries.reading import parse_queries
 
 CORPUS = "kestrel"
 

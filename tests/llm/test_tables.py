@@ -15,7 +15,6 @@ from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents import samples
 from scar_viz.embeddings import HashEmbedder, embed_cached
 from scar_viz.evaluation.by_file import query_file
-from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.fmt import EMPTY_CELL
 from scar_viz.llm.check import check_answers
 from scar_viz.llm.client import ChatModel, Usage
@@ -38,6 +37,8 @@ from scar_viz.llm.tables import (
     usage_line,
 )
 from scar_viz.pipeline import prepare_document
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import parse_queries
 from scar_viz.scoring.params import GateParams
 
 POLICIES = ("topk", "window1", "scar")

@@ -10,7 +10,8 @@ import pytest
 from scar_viz.chunking.config import ChunkingConfig, chunk_doc_of, chunk_document
 from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import Document, Part, document_from_text
-from scar_viz.evaluation.queries import GoldQuery, LabelledQuery
+from scar_viz.queries.gold import GoldQuery
+from scar_viz.queries.reading import LabelledQuery
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import normalize, select_from_sims
 from scar_viz.views.corpus import corpus_view
