@@ -21,8 +21,8 @@ from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder
 from scar_viz.errors import UserError
-from scar_viz.evaluation.queries import parse_queries
 from scar_viz.pipeline import embed_function
+from scar_viz.queries.reading import parse_queries
 from scar_viz.views import chunking_lab as lab
 from ui import keys, state
 from ui.alerts import alert, or_stop

@@ -11,10 +11,10 @@ from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.chunking.registry import CHUNKERS, chunker_name
 from scar_viz.evaluation import bar_transfer, candidates_for, similarity_samples
 from scar_viz.evaluation.by_file import paired_file_rows
-from scar_viz.evaluation.queries import label_queries
 from scar_viz.evaluation.report import bar_rows, chunker_rows, transfer_rows
 from scar_viz.evaluation.transfer import MAX_SIMILARITIES, model_labels
 from scar_viz.fmt import mu_note
+from scar_viz.queries.gold import label_queries
 from scar_viz.scoring.sweep import THETAS
 from ui import keys
 from ui.alerts import attempt

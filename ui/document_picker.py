@@ -66,9 +66,9 @@ def _upload_summary(document: Document, area) -> None:
     """For an uploaded corpus: "N files · M skipped", and the skipped files with their reasons
     (file names are the uploader's: escaped)."""
     summary, skipped = st.session_state.get(keys.UPLOAD_SKIPPED) or ((), ())
-    if not document.is_corpus and not skipped:
+    if not document.several_files and not skipped:
         return
-    files = len(document.parts) or 1
+    files = len(document.parts)
     alert(f"{files:,} file{'s' * (files != 1)} · {len(skipped):,} skipped", "caption", area)
     if not skipped:
         return

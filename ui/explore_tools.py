@@ -18,9 +18,9 @@ from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder
 from scar_viz.errors import UserError, user_message
-from scar_viz.evaluation.labelling import to_jsonl
-from scar_viz.evaluation.queries import LabelledQuery, parse_queries
 from scar_viz.pipeline import PreparedDoc, embed_function
+from scar_viz.queries.labelling import to_jsonl
+from scar_viz.queries.reading import LabelledQuery, parse_queries
 from scar_viz.scoring.explain import explain_learned
 from scar_viz.scoring.learned import LearnedGate, LearnedSelection
 from scar_viz.views.explorer import (

@@ -59,7 +59,7 @@ def document_summary(prepared: PreparedDoc, name: str | None = None) -> str:
     ``name``: the name the user opened it under (a prepared document is shared by content, so
     its own name is that of whoever opened the same text first)."""
     doc = prepared.document
-    if doc.is_corpus:
+    if doc.several_files:
         chars = sum(p.end - p.start for p in doc.parts)
         return (
             f"corpus: {len(doc.parts)} files, {chars:,} characters, {len(prepared.chunks)} chunks"

@@ -30,16 +30,17 @@ from scar_viz.embeddings import (
 from scar_viz.endpoints import EMBEDDING_KEY_NAMES, server_key
 from scar_viz.errors import SettingsError
 from scar_viz.evaluation.bootstrap import DEFAULT_BOOT, DEFAULT_SEED
-from scar_viz.evaluation.queries import GoldQuery, QuerySet, label_queries, load_queries
 from scar_viz.knobs import cli_fields, field_default, field_type, knob_fields, option_dest
 from scar_viz.pipeline import PreparedDoc, prepare_document
+from scar_viz.queries.gold import GoldQuery, label_queries
+from scar_viz.queries.reading import QuerySet, load_queries
 from scar_viz.retrieval import DEFAULT_K_RRF, DEFAULT_RETRIEVER, RETRIEVERS, Retriever
 from scar_viz.scoring.params import DEFAULT_PARAMS, GateParams
 
 EXIT_FAILED = 1
 CLI_MAX_QUERIES = 20_000
 """Queries the command line reads from one file unless ``--max-queries`` says otherwise
-(the app reads at most :data:`~scar_viz.evaluation.queries.MAX_QUERIES`)."""
+(the app reads at most :data:`~scar_viz.queries.reading.MAX_QUERIES`)."""
 
 DOC_HELP = (
     "a document (.txt, .md, .pdf, .html, any text file), or a corpus: a folder (walked "

@@ -197,9 +197,10 @@ def _corpus_fields(
 ) -> dict[str, object]:
     """On a corpus, the files, and the selection in each file's own terms: ``file_spans``
     (``{"doc", "start", "end"}``, offsets in that file's text) and ``selected_chunks``
-    (``{"doc", "index"}``, the index within that file); nothing for a single document."""
+    (``{"doc", "index"}``, the index within that file); nothing where no file path is shown
+    (a document of one file, :meth:`~scar_viz.documents.reading.Document.shown_path`)."""
     document = prep.document
-    if not document.is_corpus:
+    if not document.shown_paths:
         return {}
     doc_of = prep.doc_of
     assert doc_of is not None  # a corpus has its files' chunks

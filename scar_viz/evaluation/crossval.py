@@ -37,10 +37,10 @@ import numpy as np
 from scar_viz.errors import SettingsError
 from scar_viz.evaluation.folds import Folds
 from scar_viz.evaluation.learned import query_lex
-from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.evaluation.run import batch_sims
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.policies.context import TokenCosts, token_costs
+from scar_viz.queries.gold import GoldQuery
 from scar_viz.retrieval import DEFAULT_K_RRF, RETRIEVERS, Retriever
 from scar_viz.scoring.learned.features import ALL_FEATURES, CandidateTable, build_table
 from scar_viz.scoring.learned.features import gate_features as feature_names

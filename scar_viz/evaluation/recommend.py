@@ -49,10 +49,10 @@ from scar_viz.evaluation.crossval import (
     cross_validate,
 )
 from scar_viz.evaluation.folds import DEFAULT_FOLDS, DEFAULT_REPEATS, assign_folds
-from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.evaluation.run_json import rounded
 from scar_viz.evaluation.settings import ChosenSettings
 from scar_viz.pipeline import PreparedDoc
+from scar_viz.queries.gold import GoldQuery
 from scar_viz.retrieval import DEFAULT_K_RRF, RETRIEVERS
 from scar_viz.scoring.params import DEFAULT_K, DEFAULT_RADIUS
 

@@ -1,6 +1,6 @@
 """The run: a labelled query set through retrieval policies on one prepared document.
 
-Labelled queries (:mod:`scar_viz.evaluation.queries`) and their query vectors → every policy for
+Labelled queries (:mod:`scar_viz.queries.gold`) and their query vectors → every policy for
 every query (:mod:`scar_viz.policies`) → per-query outcomes and summaries
 (:mod:`scar_viz.evaluation.metrics`). Also which policy names exist (:func:`available_policies`,
 :func:`resolve_policy`) and the sweep's candidates for a query set (:func:`candidates_for`).
@@ -29,10 +29,11 @@ from scar_viz.evaluation.metrics import (
     miss_reasons,
     summarise_subsets,
 )
-from scar_viz.evaluation.queries import GoldQuery, QueryIssue, type_counts
 from scar_viz.evaluation.settings import RunSettings
 from scar_viz.pipeline import PreparedDoc, query_inputs
 from scar_viz.policies import POLICIES, PolicyResult, QueryInputs, run_policy, uses_k
+from scar_viz.queries.gold import GoldQuery, type_counts
+from scar_viz.queries.reading import QueryIssue
 from scar_viz.retrieval import DENSE, Retriever
 from scar_viz.scoring.lexical import lex_matrix
 from scar_viz.scoring.params import DEFAULT_PARAMS, DEFAULT_RADIUS, GateParams

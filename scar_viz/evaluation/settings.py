@@ -70,7 +70,7 @@ class RunSettings:
                 int(params.radius),
                 float(params.mu),
             ),
-            tuple(p.path for p in prep.document.parts),
+            prep.document.shown_paths,
             retriever,
         )
 

@@ -69,8 +69,6 @@ def read_files(path_or_text: str | Path) -> Document:
 
 def file_texts(document: Document) -> dict[str, str]:
     """Each file's own text by its source name, in corpus order."""
-    if not document.is_corpus:
-        return {document.name: document.text}
     return {p.path: part_document(document, i).text for i, p in enumerate(document.parts)}
 
 

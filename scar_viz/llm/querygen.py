@@ -14,7 +14,7 @@ come from single chunks. A generated query is kept only when
 - a query made at a boundary crosses it: its type under the chunking is fragmented.
 
 Each kept query's type (fragmented / atomic …) is then computed under the current chunking
-with :func:`scar_viz.evaluation.queries.label_queries`, as for any query file. The output is the
+with :func:`scar_viz.queries.gold.label_queries`, as for any query file. The output is the
 query-file format (docs/cli.md, "Query files"), plus the reference ``answer``.
 """
 
@@ -35,9 +35,10 @@ from scar_viz.chunking.config import chunk_doc_of
 from scar_viz.documents.reading import Document
 from scar_viz.documents.sentences import paragraph_spans, sentence_spans
 from scar_viz.edges import file_edges
-from scar_viz.evaluation.evidence import EvidenceError, in_document
-from scar_viz.evaluation.queries import Evidence, LabelledQuery, label_queries
 from scar_viz.llm.client import ChatModel, Progress, Usage
+from scar_viz.queries.evidence import Evidence, EvidenceError, in_document
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import LabelledQuery
 
 DEFAULT_N = 40
 DEFAULT_FRAGMENTED_SHARE = 0.5

@@ -141,7 +141,7 @@ class ForeignStore:
             gaps += missing or 0
         note = _note(len(docs), joined, rebuilt, gapped, gaps)
         corpus = replace(join_documents(docs), note=note)
-        starts = {p.path: p.start for p in corpus.parts} or {corpus.name: 0}
+        starts = {p.path: p.start for p in corpus.parts}
         placed: list[tuple[int, int, StoredChunk]] = []
         for source in sorted(by_file):
             offset = starts[source]

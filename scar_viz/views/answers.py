@@ -14,13 +14,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from scar_viz.evaluation.by_file import policy_file_rows
-from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.fmt import EMPTY_CELL, cell, chunk_list
 from scar_viz.llm.check import AnswerCheck
 from scar_viz.llm.client import Usage
 from scar_viz.llm.judge import AnswerRow
 from scar_viz.llm.querygen import DROP_REASONS, GeneratedSet
 from scar_viz.llm.scores import SCORES
+from scar_viz.queries.gold import GoldQuery
 
 DIFF_COLUMN = "difference in context"
 """The side-by-side column that compares each policy's context with the base policy's."""

@@ -15,7 +15,8 @@ from scar_viz.chunking.fragmentation import UNIT_LABELS, cut_mask
 from scar_viz.chunking.registry import CHUNKERS, chunker_name
 from scar_viz.documents.reading import Document
 from scar_viz.errors import UserError, user_message
-from scar_viz.evaluation.queries import QuerySet, label_queries, type_counts
+from scar_viz.queries.gold import label_queries, type_counts
+from scar_viz.queries.reading import QuerySet
 from scar_viz.spans import Span
 
 PASSAGE_CHARS = 2500

@@ -162,7 +162,7 @@ def dumps(
 ) -> str:
     """JSON text of a session: whitelisted settings, the document text if it was uploaded
     (every file's path and text for a corpus), and ``work`` (query sets, the fitted gate)."""
-    corpus = uploaded and document is not None and document.is_corpus
+    corpus = uploaded and document is not None and document.several_files
     payload: dict[str, object] = {
         "format": FORMAT,
         "version": CORPUS_VERSION if corpus else VERSION,

@@ -8,7 +8,8 @@ import json
 
 from scar_viz.chunking.config import chunk_document
 from scar_viz.documents import samples
-from scar_viz.evaluation.queries import label_queries, parse_queries
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import parse_queries
 from scripts.browser_actions import download_text, go
 from scripts.live_app import wait_for_app_run
 

@@ -10,7 +10,7 @@ import pytest
 
 from scar_viz.cli.main import main
 from scar_viz.documents import samples
-from scar_viz.evaluation.queries import parse_queries
+from scar_viz.queries.reading import parse_queries
 from tests.conftest import run_cli
 
 SECRET = "sk-test-SECRET0123456789abcdef"

@@ -7,7 +7,6 @@ import pytest
 from scar_viz.chunking.config import ChunkingConfig, chunk_document
 from scar_viz.documents import samples
 from scar_viz.documents.reading import document_from_text
-from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.llm.client import ChatModel
 from scar_viz.llm.querygen import (
     _Normalised,
@@ -16,6 +15,8 @@ from scar_viz.llm.querygen import (
     generate_queries,
     locate,
 )
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import parse_queries
 from tests.fake_llm import NOT_IN_DOCUMENT
 
 SECRET = "sk-test-SECRET0123456789abcdef"

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from scar_viz.chunking.base import Chunk
+from scar_viz.chunking.config import chunk_doc_of
 from scar_viz.chunking.qasc import QascParams, qasc_select
 from scar_viz.documents.reading import document_from_text
 from scar_viz.documents.sentences import paragraph_spans
@@ -63,7 +64,10 @@ def _line_inputs(sims: list[float], k: int = 3) -> QueryInputs:
     doc = document_from_text("lines.txt", text)
     chunks = [Chunk(i, s, e, text[s:e]) for i, (s, e) in enumerate(paragraph_spans(text))]
     unit = np.eye(len(sims))
-    return QueryInputs(doc, chunks, unit, "q", np.ones(len(sims)), np.array(sims), GateParams(k=k))
+    scores, doc_of = np.array(sims), chunk_doc_of(doc, chunks)
+    return QueryInputs(
+        doc, chunks, unit, "q", np.ones(len(sims)), scores, GateParams(k=k), doc_of=doc_of
+    )
 
 
 def test_rse_policy_by_hand():

@@ -15,12 +15,13 @@ from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents import samples
 from scar_viz.embeddings import HashEmbedder, embed_cached
 from scar_viz.evaluation.by_file import query_file
-from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.fmt import EMPTY_CELL
 from scar_viz.llm.check import check_answers
 from scar_viz.llm.client import ChatModel, Usage
 from scar_viz.llm.querygen import generate_queries
 from scar_viz.pipeline import prepare_document
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import parse_queries
 from scar_viz.scoring.params import GateParams
 from scar_viz.views.answers import (
     DIFF_COLUMN,

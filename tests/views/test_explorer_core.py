@@ -10,10 +10,10 @@ from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents import samples
 from scar_viz.embeddings import make_embedder
 from scar_viz.errors import UserError
-from scar_viz.evaluation.queries import parse_queries
 from scar_viz.llm.client import ChatModel, Usage
 from scar_viz.pipeline import embed_query, prepare_document
 from scar_viz.policies.context import context_cost
+from scar_viz.queries.reading import parse_queries
 from scar_viz.scoring.learned import default_gate, learned_select
 from scar_viz.scoring.lexical import question_lex
 from scar_viz.scoring.params import GateParams
