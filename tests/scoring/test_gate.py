@@ -87,6 +87,7 @@ def _literal_gate_defaults(path: Path) -> list[str]:
                     and isinstance(item.target, ast.Name)
                     and item.target.id in GATE_NAMES
                     and isinstance(item.value, ast.Constant)
+                    and item.value.value is not None
                 ):
                     found.append(f"{path.name}:{item.lineno} {node.name}.{item.target.id}")
     return found
@@ -107,7 +108,10 @@ def test_no_literal_gate_default_outside_the_params_module():
 
 def test_the_scan_finds_a_literal_default(tmp_path):
     bad = tmp_path / "bad.py"
-    bad.write_text("def f(x, k=5, *, lam=0.5):\n    pass\n\nclass C:\n    tau: float = 0.1\n")
+    bad.write_text(
+        "def f(x, k=5, *, lam=0.5, radius=None):\n    pass\n\n"
+        "class C:\n    tau: float = 0.1\n    k: int | None = None\n"
+    )
     assert len(_literal_gate_defaults(bad)) == 3
 
 
