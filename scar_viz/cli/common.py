@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from scar_viz.chunking.base import DEFAULT_CHUNK_SIZE, DEFAULT_OVERLAP
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.devices import DEVICE_ENV, DEVICE_HELP, PRECISION_ENV, PRECISION_HELP, DeviceChoice
 from scar_viz.documents.collect import collect_path, describe_skipped
@@ -192,8 +193,10 @@ def add_report_options(p: argparse.ArgumentParser) -> None:
 
 def add_chunking_options(p: argparse.ArgumentParser) -> None:
     """The chunking options: size, overlap, chunker, the semantic chunker's percentile."""
-    p.add_argument("--chunk-size", type=int, default=600)
-    p.add_argument("--overlap", type=int, default=60)
+    number_option(
+        p, "--chunk-size", DEFAULT_CHUNK_SIZE, "chunk size in characters", "tokens for 'tokens'"
+    )
+    number_option(p, "--overlap", DEFAULT_OVERLAP, "overlap between chunks, in the same unit")
     p.add_argument(
         "--chunker",
         default="recursive",

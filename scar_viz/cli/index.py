@@ -40,7 +40,12 @@ def register(add_parser: AddParser) -> None:
     )
     p.add_argument("corpus", help="a document, or a corpus: a folder, a quoted glob or a .zip")
     p.add_argument("--store", required=True, help="the store: a folder or a URI (s3://…)")
-    p.add_argument("--engine", default="local", choices=("local", "ray"), help="default local")
+    p.add_argument(
+        "--engine",
+        default="local",
+        choices=("local", "ray"),
+        help="local: chunk and embed in this process (default); ray: on Ray Data actors",
+    )
     p.add_argument(
         "--ray-address", default=None, help="the Ray cluster (default: start a local one)"
     )
