@@ -19,19 +19,17 @@ from __future__ import annotations
 
 import hashlib
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from scar_viz.memo import Memo
+
 STOP_WORDS = "en"
 """bm25s's English stop-word list (33 words: a, an, and, are, as, at, be, but, by, …)."""
-_CACHE_SIZE = 8
-_CACHE: OrderedDict[str, TermIndex] = OrderedDict()
-_CACHE_LOCK = threading.Lock()
-"""Sessions share the process: every look-up and change of :data:`_CACHE` holds this lock."""
+_CACHE: Memo[TermIndex] = Memo(8)
+"""The last indexes built, by content (sessions share the process: :mod:`scar_viz.memo`)."""
 
 
 def tokenize_all(texts: Sequence[str]) -> list[list[str]]:
@@ -102,15 +100,4 @@ def term_index(texts: Sequence[str]) -> TermIndex:
     few are kept in memory, keyed by :func:`texts_digest`."""
     texts = [str(t) for t in texts]
     digest = texts_digest(texts)
-    with _CACHE_LOCK:
-        hit = _CACHE.get(digest)
-        if hit is not None:
-            _CACHE.move_to_end(digest)
-            return hit
-    index = _build(texts, digest)  # outside the lock: two threads may build the same one
-    with _CACHE_LOCK:
-        index = _CACHE.setdefault(digest, index)  # the first one built stays the one
-        _CACHE.move_to_end(digest)
-        while len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    return index
+    return _CACHE.get_or_build(digest, lambda: _build(texts, digest))

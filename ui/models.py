@@ -6,10 +6,7 @@ before anything loads, and every refusal or failed load is the same one message.
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
-
-import streamlit as st
 
 from scar_viz.devices import DeviceChoice
 from scar_viz.embeddings import (
@@ -31,18 +28,13 @@ from scar_viz.models_root import (
     resolve_model,
 )
 from scar_viz.policies.rerank import RerankerStatus, reranker_status
+from ui.operator import operator_folder
 
 
 def models_root() -> Path | None:
     """The folder local models may load from (environment first, then ``st.secrets``);
     None when the operator named none (then only cached hub models load)."""
-    value = os.environ.get(ROOT_ENV, "").strip()
-    if not value:
-        try:
-            value = str(st.secrets.get(ROOT_SECRET, "") or "").strip()
-        except Exception:  # no secrets.toml, or a malformed one (Streamlit raises its own types)
-            value = ""
-    return Path(value) if value else None
+    return operator_folder(ROOT_ENV, ROOT_SECRET)
 
 
 def models_help() -> str:

@@ -12,7 +12,6 @@ store opens, never when the app starts; another tool's index is read as plain JS
 from __future__ import annotations
 
 import importlib.util
-import os
 import time
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from ui import keys
 from ui.alerts import alert
 from ui.cache import cached
 from ui.loading import get_embedder, load_model
+from ui.operator import operator_folder
 from ui.state import URL
 
 STORE_CHOICE = "index"
@@ -54,13 +54,7 @@ class OutsideRoot(ValueError):
 def store_root() -> Path | None:
     """The folder indexes may be opened from (environment first, then ``st.secrets``); None
     when the operator named none."""
-    value = os.environ.get(ROOT_ENV, "").strip()
-    if not value:
-        try:
-            value = str(st.secrets.get(ROOT_SECRET, "") or "").strip()
-        except Exception:  # no secrets.toml, or a malformed one (Streamlit raises its own types)
-            value = ""
-    return Path(value) if value else None
+    return operator_folder(ROOT_ENV, ROOT_SECRET)
 
 
 def extras_installed() -> bool:

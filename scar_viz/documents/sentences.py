@@ -21,11 +21,10 @@ Other quirks handled before pysbd sees the text:
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from functools import lru_cache
 
 from scar_viz.errors import SettingsError
+from scar_viz.memo import Memo
 from scar_viz.spans import Span
 
 DEFAULT_MAX_CHARS = 1000
@@ -33,9 +32,7 @@ DEFAULT_MAX_CHARS = 1000
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 _HARD_LINE = re.compile(r"[ \t]*(?:[-*+\u2022]\s|\d{1,3}[.)]\s|\([a-zA-Z0-9]{1,4}\)\s|#{1,6}\s|\|)")
-_MEMO_SIZE = 8
-_memo: OrderedDict[tuple, tuple[Span, ...]] = OrderedDict()
-_memo_lock = threading.Lock()
+_memo: Memo[tuple[Span, ...]] = Memo(8)
 _REGEX_END = re.compile(r"(?<=[.!?])([\"')\]]*)\s+(?=[\"'(\[]?[A-Z0-9])")
 
 
@@ -194,7 +191,7 @@ def part_sentence_spans(
             )
         return tuple(spans)
 
-    return _memoised((text, tuple(parts), method, max_chars), split)
+    return _memo.get_or_build((text, tuple(parts), method, max_chars), split)
 
 
 def remember(
@@ -206,25 +203,7 @@ def remember(
 ) -> None:
     """Seed the memo of :func:`part_sentence_spans` with spans computed earlier for the same
     text, parts and settings (e.g. read from a disk cache)."""
-    _store((text, tuple(parts), method, max_chars), tuple(spans))
-
-
-def _memoised(key: tuple, split) -> tuple[Span, ...]:
-    with _memo_lock:
-        if key in _memo:
-            _memo.move_to_end(key)
-            return _memo[key]
-    spans = split()
-    _store(key, spans)
-    return spans
-
-
-def _store(key: tuple, spans: tuple[Span, ...]) -> None:
-    with _memo_lock:
-        _memo[key] = spans
-        _memo.move_to_end(key)
-        while len(_memo) > _MEMO_SIZE:
-            _memo.popitem(last=False)
+    _memo.put((text, tuple(parts), method, max_chars), tuple(spans))
 
 
 def part_paragraph_spans(text: str, parts: tuple[Span, ...]) -> list[Span]:

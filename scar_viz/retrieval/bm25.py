@@ -18,25 +18,21 @@ files' chunks together: N, df and avgdl are over every chunk.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from scar_viz.memo import Memo
 from scar_viz.terms import TermIndex, term_index, texts_digest
 
 K1 = 1.5
 """BM25's term-frequency saturation (bm25s's default)."""
 B = 0.75
 """BM25's length normalisation (bm25s's default; not SCAR's boundary penalty)."""
-_CACHE_SIZE = 8
-_CACHE: OrderedDict[str, Bm25Index] = OrderedDict()
-_CACHE_LOCK = threading.Lock()
-"""Sessions share the process: every look-up and change of :data:`_CACHE` holds this lock
-(``move_to_end`` after another thread evicted the key raised ``KeyError``)."""
+_CACHE: Memo[Bm25Index] = Memo(8)
+"""The last indexes built, by content (sessions share the process: :mod:`scar_viz.memo`)."""
 
 
 @dataclass(frozen=True)
@@ -72,15 +68,4 @@ def bm25_index(texts: Sequence[str]) -> Bm25Index:
     few are kept in memory, keyed by :func:`texts_digest`."""
     texts = [str(t) for t in texts]
     digest = texts_digest(texts)
-    with _CACHE_LOCK:
-        hit = _CACHE.get(digest)
-        if hit is not None:
-            _CACHE.move_to_end(digest)
-            return hit
-    index = _build(texts, digest)  # outside the lock: two threads may build the same one
-    with _CACHE_LOCK:
-        _CACHE[digest] = index
-        _CACHE.move_to_end(digest)
-        while len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    return index
+    return _CACHE.get_or_build(digest, lambda: _build(texts, digest))

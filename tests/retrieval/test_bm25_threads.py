@@ -12,7 +12,6 @@ from collections import OrderedDict
 import numpy as np
 
 from scar_viz.retrieval import bm25, bm25_index
-from scar_viz.retrieval.bm25 import _CACHE_SIZE
 
 THREADS = 8
 CALLS = 1_000
@@ -33,8 +32,8 @@ class SlowLookups(OrderedDict):
 
 
 def test_many_threads_many_corpora_no_error_and_the_right_index(monkeypatch):
-    assert len(CORPORA) > 2 * _CACHE_SIZE
-    monkeypatch.setattr(bm25, "_CACHE", SlowLookups())
+    assert len(CORPORA) > 2 * bm25._CACHE.size
+    monkeypatch.setattr(bm25._CACHE, "entries", SlowLookups())
     expected = [bm25_index(texts).scores(f"harbour {i}") for i, texts in enumerate(CORPORA)]
     errors: list[BaseException] = []
     wrong: list[int] = []
