@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 
+from scar_viz.bounded_json import JsonInputError, read_json
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents.corpus import join_documents
@@ -37,6 +39,9 @@ from scar_viz.pipeline import PreparedDoc
 from scar_viz.scoring.scar import boundary_penalties, normalize
 from scar_viz.store.meta import StoreError
 from scar_viz.store.reading import section_paths
+
+MAX_JSON_BYTES = 4 * 2**30
+"""Largest file of another tool's index read (4 GiB: a dump holds every chunk's vector)."""
 
 MODEL_KEY = "embedding_model"
 """The chunk metadata that names the model (its scar-viz id) in stores scar-viz's splitters
@@ -242,3 +247,23 @@ def _rebuilt(source: str, own: list[StoredChunk], path: str) -> tuple[str, int]:
             buffer[i] = ch
     gaps = sum(1 for ch in buffer if not ch)
     return "".join(ch or GAP for ch in buffer), gaps
+
+
+def read_store_json(path: Path) -> dict:
+    """The JSON object in ``path``, one of another tool's index files, read with bounds
+    (:mod:`scar_viz.bounded_json`: a nesting bomb is one sentence, not a ``RecursionError``).
+
+    Raises:
+        StoreError: unreadable, too large, not JSON, nested too deep, or not an object.
+    """
+    try:
+        if path.stat().st_size > MAX_JSON_BYTES:
+            raise StoreError(f"'{path}' is over {MAX_JSON_BYTES // 2**30} GiB, too large to read.")
+        data = read_json(path.read_bytes(), f"'{path}'", max_bytes=MAX_JSON_BYTES)
+    except OSError as exc:
+        raise StoreError(f"Cannot read '{path}': {exc}") from None
+    except JsonInputError as exc:
+        raise StoreError(str(exc)) from None
+    if not isinstance(data, dict):
+        raise StoreError(f"'{path}' does not hold a JSON object.")
+    return data

@@ -8,11 +8,10 @@ its end ``end_index`` or the start plus its length. Adjacency is by offset withi
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
-from scar_viz.store.foreign import MODEL_KEY, ForeignStore, StoredChunk
+from scar_viz.store.foreign import MODEL_KEY, ForeignStore, StoredChunk, read_store_json
 from scar_viz.store.meta import StoreError
 
 KIND = "LangChain dump"
@@ -40,13 +39,7 @@ def read_dump(path: Path) -> ForeignStore:
     Raises:
         StoreError: unreadable JSON, or a chunk without ``start_index`` (one sentence).
     """
-    try:
-        with path.open(encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise StoreError(f"Cannot read '{path}': {exc}") from None
-    if not isinstance(data, dict):
-        raise StoreError(f"'{path}' does not hold a JSON object.")
+    data = read_store_json(path)
     chunks = []
     for key, entry in data.items():
         if not isinstance(entry, dict) or not isinstance(entry.get("text"), str):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from scar_viz.store.foreign import MODEL_KEY, ForeignStore, StoredChunk
+from scar_viz.store.foreign import MODEL_KEY, ForeignStore, StoredChunk, read_store_json
 from scar_viz.store.meta import StoreError
 
 KIND = "LlamaIndex storage"
@@ -38,10 +38,14 @@ def read_storage(path: Path) -> ForeignStore:
     Raises:
         StoreError: unreadable JSON, or no docstore there (one sentence).
     """
-    data = _json(path / DOCSTORE).get("docstore/data")
+    data = read_store_json(path / DOCSTORE).get("docstore/data")
     if not isinstance(data, dict):
         raise StoreError(f"'{path / DOCSTORE}' holds no 'docstore/data'.")
-    vectors = _json(path / VECTORS).get("embedding_dict", {}) if (path / VECTORS).is_file() else {}
+    vectors = (
+        read_store_json(path / VECTORS).get("embedding_dict", {})
+        if (path / VECTORS).is_file()
+        else {}
+    )
     files: dict[str, str] = {}
     nodes: dict[str, dict] = {}
     other = unembedded = 0
@@ -88,17 +92,6 @@ def read_storage(path: Path) -> ForeignStore:
             )
     own_text = {names[s]: files[s] for s in names if s in files}
     return ForeignStore(KIND, str(path), tuple(chunks), own_text, tuple(skipped))
-
-
-def _json(path: Path) -> dict:
-    try:
-        with path.open(encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise StoreError(f"Cannot read '{path}': {exc}") from None
-    if not isinstance(data, dict):
-        raise StoreError(f"'{path}' does not hold a JSON object.")
-    return data
 
 
 def _source(body: dict) -> str:

@@ -159,3 +159,18 @@ def test_a_rebuilt_file_keeps_offsets_and_names_the_gaps(tmp_path):
         "chunks were not stored (shown as line breaks)."
     )
     assert [c.section for c in prep.chunks][1] == ("Title",)
+
+
+@pytest.mark.parametrize("kind", ["langchain", "llamaindex"])
+def test_a_nesting_bomb_in_a_store_file_is_one_sentence(tmp_path, kind):
+    bomb = '{"x": {"id": ' + "[" * 200_000 + "]" * 200_000 + "}}"  # starts as a dump does
+    if kind == "langchain":
+        path = tmp_path / "bomb.json"
+        path.write_text(bomb, encoding="utf-8")
+    else:
+        path = tmp_path / "storage"
+        path.mkdir()
+        (path / "docstore.json").write_text(bomb, encoding="utf-8")
+    with pytest.raises(StoreError, match="nested deeper than 64 levels") as err:
+        read_foreign(path)
+    assert "\n" not in str(err.value)
