@@ -28,10 +28,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scar_viz.bounded_json import JsonInputError, read_json
 from scar_viz.errors import SettingsError, UserError
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.retrieval import DEFAULT_K_RRF, DENSE, RETRIEVERS, Retriever
-from scar_viz.scoring.learned.model import GateFileError, LearnedGate
+from scar_viz.scoring.learned.model import MAX_GATE_BYTES, GateFileError, LearnedGate
 from scar_viz.scoring.params import DEFAULT_MU, DEFAULT_RADIUS, GateParams
 
 
@@ -116,6 +117,10 @@ class RunSettings:
 SETTINGS_FORMAT = "scar-viz/settings"
 SETTINGS_VERSION = 1
 SETTINGS_POLICIES = ("topk", "window1", "scar", "learned")
+
+
+MAX_SETTINGS_BYTES = 2 * MAX_GATE_BYTES
+"""A settings file holds a setting and at most one gate; a larger one is refused unread."""
 
 
 class SettingsFileError(UserError, ValueError):
@@ -240,11 +245,15 @@ class ChosenSettings:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> ChosenSettings:
+        """The settings in ``text`` (read with :func:`~scar_viz.bounded_json.read_json`).
+
+        Raises:
+            SettingsFileError: not JSON, too large or nested too deep, or not a settings file.
+        """
         try:
-            data = json.loads(text)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
-            raise SettingsFileError(f"The settings file is not valid JSON ({reason}).") from None
+            data = read_json(text, max_bytes=MAX_SETTINGS_BYTES)
+        except JsonInputError as exc:
+            raise SettingsFileError(f"The settings file is {exc.reason}.") from None
         return cls.from_dict(data)
 
     def save(self, path: str | Path) -> Path:

@@ -12,10 +12,16 @@ are skipped and counted.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from scar_viz.store.foreign import MODEL_KEY, ForeignStore, StoredChunk, read_store_json
+from scar_viz.bounded_json import JsonInputError, read_json
+from scar_viz.store.foreign import (
+    MAX_JSON_BYTES,
+    MODEL_KEY,
+    ForeignStore,
+    StoredChunk,
+    read_store_json,
+)
 from scar_viz.store.meta import StoreError
 
 KIND = "LlamaIndex storage"
@@ -51,8 +57,11 @@ def read_storage(path: Path) -> ForeignStore:
     other = unembedded = 0
     for node_id, entry in data.items():
         body = entry.get("__data__") if isinstance(entry, dict) else None
-        if isinstance(body, str):
-            body = json.loads(body)
+        if isinstance(body, str):  # a node's fields, serialised once more
+            try:
+                body = read_json(body, f"node {node_id!r}", max_bytes=MAX_JSON_BYTES)
+            except JsonInputError as exc:
+                raise StoreError(f"'{path / DOCSTORE}': {exc}") from None
         kind = entry.get("__type__") if isinstance(entry, dict) else None
         if kind == DOCUMENT and isinstance(body, dict):
             text = (body.get("text_resource") or {}).get("text") or body.get("text")

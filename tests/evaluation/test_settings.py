@@ -80,5 +80,8 @@ def test_a_bad_settings_file_is_one_sentence(tmp_path, change, message):
     path.write_text("{not json", encoding="utf-8")
     with pytest.raises(SettingsFileError, match="not valid JSON"):
         load_settings(path)
+    path.write_text("[" * 200_000 + "]" * 200_000, encoding="utf-8")
+    with pytest.raises(SettingsFileError, match="nested deeper than 64 levels"):
+        load_settings(path)
     with pytest.raises(SettingsFileError, match="Cannot read"):
         load_settings(tmp_path / "missing.json")
