@@ -91,3 +91,14 @@ def run_cli(
         env=env,
         timeout=timeout,
     )
+
+
+def pytest_terminal_summary(terminalreporter):
+    """At the end of a run that drove the app in a browser: how many app servers and Chromiums
+    it started (the browser tests share one Chromium and one server per configuration)."""
+    live = sys.modules.get("scripts.live_app")
+    if live is not None and any(live.STARTED.values()):
+        terminalreporter.write_line(
+            f"live app: {live.STARTED['servers']} servers started, "
+            f"{live.STARTED['browsers']} Chromium launched"
+        )
