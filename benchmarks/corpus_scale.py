@@ -41,9 +41,10 @@ sys.path.insert(0, str(ROOT))
 from scar_viz.documents.corpus import join_documents  # noqa: E402
 from scar_viz.documents.reading import document_from_text  # noqa: E402
 from scar_viz.embeddings import make_embedder  # noqa: E402
-from scar_viz.evaluation.queries import label_queries, parse_queries  # noqa: E402
 from scar_viz.evaluation.run import evaluate  # noqa: E402
 from scar_viz.pipeline import embed_query, prepare_document  # noqa: E402
+from scar_viz.queries.gold import label_queries  # noqa: E402
+from scar_viz.queries.reading import parse_queries  # noqa: E402
 from scar_viz.scoring.params import DEFAULT_PARAMS  # noqa: E402
 from scar_viz.scoring.scar import select_from_sims  # noqa: E402
 from scar_viz.views.corpus import corpus_view  # noqa: E402

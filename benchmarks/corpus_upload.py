@@ -33,8 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from scripts.browser_actions import upload  # noqa: E402
 from scripts.live_app import LiveApp, browser, settle, wait_for_app_run  # noqa: E402
-from tests.browser.actions import upload  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora" / "rfc9293.txt"
 RESULTS = ROOT / "benchmarks" / "results" / "corpus_upload.json"

@@ -22,12 +22,9 @@ from scar_viz.chunking.fragmentation import chars_per_token, cut_stats  # noqa: 
 from scar_viz.chunking.registry import CHUNKERS  # noqa: E402
 from scar_viz.documents.reading import load_path  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, make_embedder  # noqa: E402
-from scar_viz.evaluation.queries import (  # noqa: E402
-    evidence_units,  # noqa: E402
-    label_queries,
-    parse_queries,
-)
 from scar_viz.pipeline import embed_function  # noqa: E402
+from scar_viz.queries.gold import label_queries  # noqa: E402
+from scar_viz.queries.reading import evidence_units, parse_queries  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora"
 

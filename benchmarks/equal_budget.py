@@ -22,13 +22,14 @@ from scar_viz.documents import samples  # noqa: E402
 from scar_viz.documents.reading import load_path  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
 from scar_viz.evaluation.budget import equal_budget  # noqa: E402
-from scar_viz.evaluation.queries import label_queries, load_queries, parse_queries  # noqa: E402
 from scar_viz.pipeline import (  # noqa: E402
     embed_function,
     embed_query,
     prepare_document,
     query_inputs,
 )
+from scar_viz.queries.gold import label_queries  # noqa: E402
+from scar_viz.queries.reading import load_queries, parse_queries  # noqa: E402
 from scar_viz.scoring.params import GateParams  # noqa: E402
 from scar_viz.scoring.scar import normalize  # noqa: E402
 

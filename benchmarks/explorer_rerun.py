@@ -52,8 +52,8 @@ sys.path.insert(0, str(ROOT))
 
 from frames import EMPTY_APP, FrameClock  # noqa: E402  (benchmarks/ is the script's folder)
 
+from scripts.browser_actions import ask, document_caption, upload  # noqa: E402
 from scripts.live_app import LiveApp, browser, settle, wait_for_app_run  # noqa: E402
-from tests.browser.actions import ask, document_caption, upload  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora" / "rfc9293.txt"
 RESULTS = ROOT / "benchmarks" / "results" / "explorer_rerun.json"

@@ -28,8 +28,9 @@ from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
 from scar_viz.documents import samples  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
 from scar_viz.evaluation.learned import fit_gate_on  # noqa: E402
-from scar_viz.evaluation.queries import label_queries, parse_queries  # noqa: E402
 from scar_viz.pipeline import prepare_document  # noqa: E402
+from scar_viz.queries.gold import label_queries  # noqa: E402
+from scar_viz.queries.reading import parse_queries  # noqa: E402
 from scar_viz.scoring.learned import DEFAULT_L2  # noqa: E402
 
 K = 4

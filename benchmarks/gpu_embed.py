@@ -185,10 +185,11 @@ class _Raw(BaseEmbedder):
 def agreement(placement: Placement, texts: list[str]) -> dict[str, object]:
     """fp16 against fp32 vectors of the default model on ``placement``'s device: per chunk,
     per adjacent pair, and in the selections of the samples' labelled questions."""
-    from scar_viz.evaluation.queries import label_queries, parse_queries
     from scar_viz.evaluation.run import evaluate
     from scar_viz.pipeline import prepare_document, query_inputs
     from scar_viz.policies import run_policy
+    from scar_viz.queries.gold import label_queries
+    from scar_viz.queries.reading import parse_queries
 
     models = {p: raw_model(placement, p) for p in ("fp32", "fp16")}
     batch = placement.batch_size

@@ -27,8 +27,9 @@ from scar_viz.documents.reading import load_path  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
 from scar_viz.evaluation import candidates_for, evaluate  # noqa: E402
 from scar_viz.evaluation.learned import p_curve_on  # noqa: E402
-from scar_viz.evaluation.queries import label_queries, parse_queries  # noqa: E402
 from scar_viz.pipeline import prepare_document  # noqa: E402
+from scar_viz.queries.gold import label_queries  # noqa: E402
+from scar_viz.queries.reading import parse_queries  # noqa: E402
 from scar_viz.scoring.learned import resolve_gate  # noqa: E402
 from scar_viz.scoring.params import PRESETS, GateParams  # noqa: E402
 from scar_viz.scoring.sweep import pareto_frontier, sweep  # noqa: E402

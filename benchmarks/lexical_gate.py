@@ -45,8 +45,9 @@ from scar_viz.documents import samples  # noqa: E402
 from scar_viz.documents.reading import load_path  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
 from scar_viz.evaluation.learned import fit_gate_on, p_curve_on  # noqa: E402
-from scar_viz.evaluation.queries import label_queries, parse_queries, split_alternate  # noqa: E402
 from scar_viz.pipeline import prepare_document  # noqa: E402
+from scar_viz.queries.gold import label_queries, split_alternate  # noqa: E402
+from scar_viz.queries.reading import parse_queries  # noqa: E402
 from scar_viz.scoring.learned import FitError  # noqa: E402
 from scar_viz.scoring.lexical import lex_matrix  # noqa: E402
 from scar_viz.scoring.scar import normalize  # noqa: E402

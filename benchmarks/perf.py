@@ -41,8 +41,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))  # frames.py, explorer_rerun.py
 
 from frames import EMPTY_APP  # noqa: E402
 
+from scripts.browser_actions import DOCUMENT_UPLOADER  # noqa: E402
 from scripts.live_app import LiveApp, browser, settle, wait_for_app_run  # noqa: E402
-from tests.browser.actions import DOCUMENT_UPLOADER  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora" / "rfc9293.txt"
 RESULTS = ROOT / "benchmarks" / "results" / "perf.json"

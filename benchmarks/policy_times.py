@@ -35,7 +35,7 @@ from scar_viz.policies.rerank import (  # noqa: E402
     load_reranker,
 )
 from scar_viz.scoring.params import GateParams  # noqa: E402
-from tests.fakes import tiny_cross_encoder  # noqa: E402
+from scripts.tiny_models import tiny_cross_encoder  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora"
 

@@ -22,8 +22,9 @@ from scar_viz.chunking.tokens import TOKENIZER_NAME  # noqa: E402
 from scar_viz.documents.reading import load_path  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
 from scar_viz.evaluation import default_policies, evaluate, reduction, significance  # noqa: E402
-from scar_viz.evaluation.queries import label_queries, load_queries  # noqa: E402
 from scar_viz.pipeline import prepare_document  # noqa: E402
+from scar_viz.queries.gold import label_queries  # noqa: E402
+from scar_viz.queries.reading import load_queries  # noqa: E402
 from scar_viz.scoring.params import GateParams  # noqa: E402
 from scar_viz.scoring.scar import PRESETS  # noqa: E402
 

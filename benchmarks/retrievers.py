@@ -29,9 +29,10 @@ from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
 from scar_viz.documents import samples  # noqa: E402
 from scar_viz.documents.reading import load_path  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
-from scar_viz.evaluation.queries import label_queries, parse_queries  # noqa: E402
 from scar_viz.evaluation.run import evaluate  # noqa: E402
 from scar_viz.pipeline import prepare_document  # noqa: E402
+from scar_viz.queries.gold import label_queries  # noqa: E402
+from scar_viz.queries.reading import parse_queries  # noqa: E402
 from scar_viz.retrieval import RETRIEVERS, Retriever  # noqa: E402
 from scar_viz.scoring.params import GateParams  # noqa: E402
 from scar_viz.scoring.scar import normalize  # noqa: E402

@@ -8,7 +8,7 @@ On the development corpus (RFC 9293, recursive 600/60 chunks, its labelled queri
   same machine load), and their ratio;
 - Recall@k of top-k and of SCAR (the default gate parameters of :mod:`scar_viz.scoring.params`)
 with each model, gold chunks as in docs/method.md §4
-(:func:`scar_viz.evaluation.queries.label_queries`), with a paired bootstrap of the recall
+(:func:`scar_viz.queries.gold.label_queries`), with a paired bootstrap of the recall
 difference static − default over the queries.
 
 The static model is distilled first (model2vec's distill) if it is not in the cache yet (the
@@ -45,7 +45,8 @@ from scar_viz.embeddings.static import MEASURED_FIGURES  # noqa: E402
 from scar_viz.errors import UserError, user_message  # noqa: E402
 from scar_viz.evaluation.bootstrap import paired_bootstrap  # noqa: E402
 from scar_viz.evaluation.metrics import chunk_recall  # noqa: E402
-from scar_viz.evaluation.queries import label_queries, load_queries  # noqa: E402
+from scar_viz.queries.gold import label_queries  # noqa: E402
+from scar_viz.queries.reading import load_queries  # noqa: E402
 from scar_viz.scoring.params import GateParams  # noqa: E402
 from scar_viz.scoring.scar import normalize, select_from_sims, top_k  # noqa: E402
 

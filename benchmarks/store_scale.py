@@ -55,9 +55,10 @@ from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
 from scar_viz.documents.corpus import join_documents  # noqa: E402
 from scar_viz.documents.reading import Document, document_from_text  # noqa: E402
 from scar_viz.embeddings import HashEmbedder  # noqa: E402
-from scar_viz.evaluation.queries import label_queries, parse_queries  # noqa: E402
 from scar_viz.evaluation.run import evaluate  # noqa: E402
 from scar_viz.pipeline import PreparedDoc  # noqa: E402
+from scar_viz.queries.gold import label_queries  # noqa: E402
+from scar_viz.queries.reading import parse_queries  # noqa: E402
 from scar_viz.scoring.params import DEFAULT_PARAMS  # noqa: E402
 from scar_viz.scoring.scar import boundary_penalties, normalize  # noqa: E402
 

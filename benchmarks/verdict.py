@@ -42,9 +42,10 @@ from corpus_scale import build_corpus, make_queries  # noqa: E402
 
 from scar_viz.cli.common import load_document  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
-from scar_viz.evaluation.queries import label_queries, parse_queries  # noqa: E402
 from scar_viz.evaluation.recommend import recommend  # noqa: E402
 from scar_viz.pipeline import prepare_document  # noqa: E402
+from scar_viz.queries.gold import label_queries  # noqa: E402
+from scar_viz.queries.reading import parse_queries  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 FILES, CHUNKS_PER_FILE, SEED = 16, 53.6, 28

@@ -11,12 +11,13 @@ from scar_viz.evaluation import available_policies
 from scar_viz.llm.check import check_answers
 from scar_viz.llm.judge import DEFAULT_QUESTIONS
 from scar_viz.llm.querygen import DEFAULT_FRAGMENTED_SHARE, DEFAULT_N, generate_queries
-from scar_viz.llm.tables import calls_note
 from scar_viz.pipeline import embed_function
+from scar_viz.views.answers import calls_note
 from ui import keys, state
 from ui.alerts import alert, attempt, with_progress
 from ui.answer_views import check_view, generated_view
 from ui.cache import disk_cache, document_key
+from ui.chat import chat_model, llm_settings
 from ui.consent import typed
 from ui.gate_controls import gate_sliders
 from ui.queryset import (
@@ -27,8 +28,8 @@ from ui.queryset import (
     stash_query_set,
     type_metrics,
 )
-from ui.sidebar import sidebar_setup
-from ui.state import URL, chat_model, current_retriever, llm_settings
+from ui.setup import sidebar_setup
+from ui.state import URL, current_retriever
 
 POLICIES = ["topk", "window1", "scar"]
 NOT_CONFIGURED = (

@@ -21,17 +21,17 @@ from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder
 from scar_viz.errors import UserError
-from scar_viz.evaluation.queries import parse_queries
 from scar_viz.pipeline import embed_function
+from scar_viz.queries.reading import parse_queries
 from scar_viz.views import chunking_lab as lab
 from ui import keys, state
 from ui.alerts import alert, or_stop
 from ui.cache import disk_cache
+from ui.lab_source import lab_source
 from ui.loading import load_model
 from ui.presenter import presenting
 from ui.queryset import evidence_spans
 from ui.share import chart_config
-from ui.sidebar import lab_source
 from ui.state import URL, default, set_widget
 from ui.tables import show_table
 
@@ -173,7 +173,7 @@ st.caption(
     "cut by that chunking."
 )
 for col, s in zip(st.columns(2), summaries, strict=True):
-    col.markdown(f"**{s.title}**", help=CHUNKERS[s.config.chunker].label)
+    col.markdown(f"**{s.title}**", help=s.about)
     with col:
         st.html(passage_html(doc.text, s.spans, lo, hi, lab.cut_units(units, s.cut)))
 st.plotly_chart(

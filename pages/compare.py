@@ -39,8 +39,8 @@ from ui.models import app_reranker
 from ui.presenter import presenter_fonts
 from ui.queryset import known_sets, label_error, label_from_widget
 from ui.sentences import SENTENCE_POLICIES, prepare_sentences, sentence_toggle
+from ui.setup import sidebar_setup
 from ui.share import chart_config
-from ui.sidebar import sidebar_setup
 from ui.state import URL
 from ui.tables import show_notes, show_table
 
@@ -105,7 +105,7 @@ if len(doc.text) > BIG_DOC:
     )  # fmt: skip
 strip_rows = [(labels[n], getattr(r, "spans", None)) for n, r in results.items()]
 st.plotly_chart(
-    presenter_fonts(policy_strips(doc.text, strip_rows, doc.sections, view)),
+    presenter_fonts(policy_strips(doc.text, strip_rows, doc.shown_sections, view)),
     key=keys.CMP_STRIPS,
     config=chart_config("compare-1"),
 )
@@ -182,10 +182,10 @@ diff = diff_with_scar(theirs, scar)
 left, right = st.columns(2)
 with left:
     st.markdown(f"**In {labels[other]}, not in SCAR** · {diff.theirs_chars:,} characters")
-    st.html(span_text_html(doc.text, diff.only_theirs, doc.sections))
+    st.html(span_text_html(doc.text, diff.only_theirs, doc.shown_sections))
 with right:
     st.markdown(f"**In SCAR, not in {labels[other]}** · {diff.scar_chars:,} characters")
-    st.html(span_text_html(doc.text, diff.only_scar, doc.sections, **REJECTED_TEXT))
+    st.html(span_text_html(doc.text, diff.only_scar, doc.shown_sections, **REJECTED_TEXT))
 
 with st.expander(f"The full context {labels[other]} sends ({theirs.tokens:,} tokens)"):
     st.text(theirs.context)

@@ -11,9 +11,9 @@ import pandas as pd
 import streamlit as st
 
 from scar_viz.charts import decision_plane
+from scar_viz.charts.context import context_html
 from scar_viz.charts.overview import overview_spec, split_spec
 from scar_viz.pipeline import PreparedDoc
-from scar_viz.policies.context import context_html
 from scar_viz.scoring.explain import edge_notes, explain_decision
 from scar_viz.scoring.scar import Selection
 from scar_viz.views.explorer import contexts, policy_selection, query_sims, summarise
@@ -36,8 +36,8 @@ from ui.gate_panel import remember_overview_click
 from ui.hits import hits_list, retrieval_scores
 from ui.loading import query_vector, usual_cosine_for
 from ui.presenter import presenting
+from ui.setup import Setup, sidebar_setup
 from ui.share import chart_config, download, pickable_chart
-from ui.sidebar import Setup, sidebar_setup
 from ui.tables import grid_table, show_table
 
 NUMBER_COLUMNS = ("cos(q,n)", "b(c,n)", "lex(q,n)", "μ·lex(q,n)", "S", "bar τ·cos(q,c)", "margin")

@@ -13,7 +13,8 @@ from scar_viz import fmt
 from scar_viz.charts import decision_plane
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents import samples
-from scar_viz.evaluation.queries import label_queries, parse_queries
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import parse_queries
 from scar_viz.scoring.explain import explain_decision
 from scar_viz.scoring.params import DEFAULT_K, DEFAULT_PARAMS, GateParams
 from scar_viz.scoring.scar import scar_select

@@ -12,7 +12,6 @@ from scar_viz.embeddings import text_key
 from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation.best_point import window_baseline
 from scar_viz.evaluation.budget import evaluation_points
-from scar_viz.evaluation.queries import label_queries, split_alternate
 from scar_viz.evaluation.report import tune_rows
 from scar_viz.evaluation.tune import (
     OBJECTIVE_LABELS,
@@ -28,6 +27,7 @@ from scar_viz.evaluation.tune import (
     words_line,
 )
 from scar_viz.fmt import mu_note
+from scar_viz.queries.gold import label_queries, split_alternate
 from ui import keys, state
 from ui.alerts import alert
 from ui.by_file import sweep_by_file

@@ -11,10 +11,10 @@ from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.chunking.registry import CHUNKERS, chunker_name
 from scar_viz.evaluation import bar_transfer, candidates_for, similarity_samples
 from scar_viz.evaluation.by_file import paired_file_rows
-from scar_viz.evaluation.queries import label_queries
 from scar_viz.evaluation.report import bar_rows, chunker_rows, transfer_rows
 from scar_viz.evaluation.transfer import MAX_SIMILARITIES, model_labels
 from scar_viz.fmt import mu_note
+from scar_viz.queries.gold import label_queries
 from scar_viz.scoring.sweep import THETAS
 from ui import keys
 from ui.alerts import attempt
@@ -60,8 +60,9 @@ def second_model(lab):
         return None
     if not load_model(embedder, st.empty()):
         return None
-    doc = lab.prep.document
-    prep2 = prepare(document_key(doc), doc, lab.prep.config, embedder, lab.prep.prepend)
+    doc, config = lab.prep.document, lab.prep.config
+    stored = lab.prep.chunks if config.stored else None  # another tool's cut: embed it again
+    prep2 = prepare(document_key(doc), doc, config, embedder, lab.prep.prepend, chunks=stored)
     vecs2 = query_vectors(embedder, lab.labelled) if prep2 is not None else None
     return None if vecs2 is None else (prep2, embedder, vecs2)
 

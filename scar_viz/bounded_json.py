@@ -11,6 +11,7 @@ and every malformed text, into one :class:`JsonInputError` whose message names w
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 from scar_viz.errors import UserError
 
@@ -40,6 +41,7 @@ def _depth_over(value: object, limit: int) -> bool:
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
+        children: Iterable[object]
         if isinstance(item, dict):
             children = item.values()
         elif isinstance(item, list):

@@ -21,7 +21,7 @@ any URL it is given, and takes no part in these rules.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
@@ -240,9 +240,18 @@ needs a value, and this one carries nothing."""
 
 
 def openai_client(
-    api_key: str, base_url: str | None, timeout: float, max_retries: int, error: type[Exception]
+    api_key: str,
+    base_url: str | None,
+    timeout: float,
+    max_retries: int,
+    error: type[Exception],
+    before_send: Callable[[], None] | None = None,
 ):
-    """``(openai module, openai.OpenAI client)`` for ``base_url`` (None: the provider's).
+    """``(openai module, openai.OpenAI client)`` for ``base_url`` (None: the provider's), with
+    the client's own ``timeout`` per request and ``max_retries``.
+
+    ``before_send`` is called before every request the client sends, its own retries
+    included (an ``httpx`` request hook); what it raises ends the call unretried.
 
     Raises:
         error: the ``openai`` package is missing, or the provider's own endpoint is asked
@@ -257,7 +266,16 @@ def openai_client(
             "No API key: set OPENAI_API_KEY in the environment or in .streamlit/secrets.toml, "
             "or give the base URL of a local server."
         )
+    http_client = None
+    if before_send is not None:
+        http_client = openai.DefaultHttpxClient(
+            event_hooks={"request": [lambda _request: before_send()]}
+        )
     client = openai.OpenAI(
-        api_key=api_key or NO_KEY, base_url=base_url, timeout=timeout, max_retries=max_retries
+        api_key=api_key or NO_KEY,
+        base_url=base_url,
+        timeout=timeout,
+        max_retries=max_retries,
+        http_client=http_client,
     )
     return openai, client

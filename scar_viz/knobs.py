@@ -48,7 +48,7 @@ class CliOption:
 
 def cli(
     flag: str, policy: str, help: str, name: str = "", only: tuple[str, ...] = ()
-) -> dict[str, CliOption]:
+) -> dict[str, Any]:
     """Field metadata declaring a :class:`CliOption`: pass it to :func:`knob` as keywords
     (``**cli(...)``), or as a plain field's ``metadata``."""
     return {"cli": CliOption(flag, policy, help, name, tuple(only))}

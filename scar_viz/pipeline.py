@@ -25,9 +25,9 @@ from scar_viz.scoring.scar import boundary_penalties, normalize
 
 @dataclass(frozen=True)
 class PreparedDoc:
-    """A chunked, embedded document (or corpus): unit-norm chunk vectors and adjacent penalties
-    (a penalty between two files' chunks is computed but never used: no gate crosses a file
-    edge)."""
+    """A chunked, embedded document (one file or many): unit-norm chunk vectors and adjacent
+    penalties (a penalty between two files' chunks is computed but never used: no gate crosses
+    a file edge)."""
 
     document: Document
     config: ChunkingConfig
@@ -41,9 +41,8 @@ class PreparedDoc:
     seconds: float
 
     @cached_property
-    def doc_of(self) -> np.ndarray | None:
-        """(N,) the file of each chunk in a corpus; None for a single file
-        (:mod:`scar_viz.edges`)."""
+    def doc_of(self) -> np.ndarray:
+        """(N,) the file (part) of each chunk: all zeros for one file (:mod:`scar_viz.edges`)."""
         return chunk_doc_of(self.document, self.chunks)
 
     @cached_property
@@ -168,7 +167,7 @@ def query_inputs(
         sims,
         params,
         embed,
-        prep.doc_of,
         ranking,
         retriever.label,
+        doc_of=prep.doc_of,
     )

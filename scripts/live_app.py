@@ -61,8 +61,12 @@ class LiveApp:
         self.started_at = 0.0
         self.script: str | None = None  # another script to serve instead of the app
         self.log_from = 0  # log() starts at this byte of the log file (since_now)
+        self.command: list[str] | None = None  # another command (e.g. an installed scar-viz app)
+        self.cwd: Path = ROOT
 
     def _command(self) -> list[str]:
+        if self.command is not None:
+            return self.command
         if self.script is None:
             return [sys.executable, "scripts/serve.py"]
         return [sys.executable, "-m", "streamlit", "run", self.script]
@@ -81,7 +85,7 @@ class LiveApp:
                 "--server.headless",
                 "true",
             ],
-            cwd=ROOT,
+            cwd=self.cwd,
             env=self.env,
             stdout=log,
             stderr=subprocess.STDOUT,

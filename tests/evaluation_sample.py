@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from scar_viz.documents import samples
 from scar_viz.embeddings import HashEmbedder, embed_cached
-from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.pipeline import prepare_document
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import parse_queries
 
 
 def hash_sample(dim: int = 256):

@@ -1,44 +1,15 @@
-"""Test doubles that are real things: a local HTTP server that speaks the embeddings API, and
-tiny random BERT models saved to a folder (no download)."""
+"""Test doubles that are real things: a local HTTP server that speaks the embeddings API, and a
+one-page PDF. The tiny random BERT models live in :mod:`scripts.tiny_models` (the benchmarks
+use them too)."""
 
 from __future__ import annotations
 
 import io
 import time
-from pathlib import Path
 
 import numpy as np
 
 from tests.fake_http import JsonServer, send_json, send_raw
-
-WORDS = [
-    "the",
-    "a",
-    "of",
-    "to",
-    "and",
-    "in",
-    "is",
-    "it",
-    "for",
-    "on",
-    "ferry",
-    "harbour",
-    "crossing",
-    "tide",
-    "wind",
-    "gust",
-    "master",
-    "crew",
-    "vessel",
-    "cancelled",
-    "delay",
-    "rule",
-    "exception",
-    "checksum",
-    "segment",
-    "window",
-]
 
 
 class EmbeddingsServer(JsonServer):
@@ -104,64 +75,6 @@ class EmbeddingsServer(JsonServer):
                 "usage": {"prompt_tokens": 1, "total_tokens": 1},
             },
         )
-
-
-def write_vocab(folder: Path) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    vocab = [
-        "[PAD]",
-        "[UNK]",
-        "[CLS]",
-        "[SEP]",
-        "[MASK]",
-        *WORDS,
-        *letters,
-        *"0123456789",
-        *[f"##{c}" for c in letters],
-    ]
-    path = folder / "vocab.txt"
-    path.write_text("\n".join(vocab) + "\n")
-    return path
-
-
-def tiny_bert(
-    folder: Path, classifier: bool = False, seed: int = 0, max_positions: int = 128
-) -> Path:
-    """Save a random 1-layer BERT (and its WordPiece tokenizer) to ``folder``."""
-    import torch
-    from transformers import (
-        BertConfig,
-        BertForSequenceClassification,
-        BertModel,
-        BertTokenizerFast,
-    )
-
-    torch.manual_seed(seed)
-    vocab = write_vocab(folder)
-    tokenizer = BertTokenizerFast(vocab_file=str(vocab), do_lower_case=True)
-    config = BertConfig(
-        vocab_size=len(vocab.read_text().split()),
-        hidden_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=37,
-        max_position_embeddings=max_positions,
-        num_labels=1,
-    )
-    model = BertForSequenceClassification(config) if classifier else BertModel(config)
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
-
-
-def tiny_cross_encoder(folder: Path, seed: int = 0) -> Path:
-    """A tiny random BERT cross-encoder that ``CrossEncoder(folder)`` loads; never downloads.
-
-    For tests and benchmarks of the rerank path without the real reranker: its scores are
-    random but deterministic.
-    """
-    return tiny_bert(Path(folder), classifier=True, seed=seed, max_positions=512)
 
 
 def make_pdf(text: str | None, password: str | None = None) -> bytes:

@@ -1,6 +1,11 @@
-"""Peak memory of a command-line run, measured in a fresh process: ``ru_maxrss`` of that process
-(the kernel's own high-water mark, exact, where sampling RSS from outside can miss a short
-peak), as ``benchmarks/store_scale.py`` measures it."""
+"""Peak memory of a command-line run, measured in a fresh process: ``VmHWM`` of that process
+(the kernel's own high-water mark of its resident memory, exact, where sampling RSS from outside
+can miss a short peak).
+
+Not ``ru_maxrss``: Linux carries it over an ``exec`` from the process that started the command,
+so under a pytest process that has grown past 1 GiB a 130 MiB command read 1.08 GB. ``VmHWM``
+belongs to the new program's own memory map. Where ``/proc`` is missing, ``ru_maxrss`` stands in.
+"""
 
 from __future__ import annotations
 
@@ -15,8 +20,16 @@ GIB = 2**30
 _MARK = "PEAK-RSS-KIB="
 _WRAPPER = f"""
 import atexit, resource, sys
-atexit.register(lambda: print("{_MARK}%d" % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-                              file=sys.stderr))
+def _peak_kib():
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+atexit.register(lambda: print("{_MARK}%d" % _peak_kib(), file=sys.stderr))
 from scar_viz.cli.main import main
 sys.exit(main(sys.argv[1:]))
 """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
 
@@ -29,6 +30,31 @@ def tiny(bench):
     chunks, queries, golds = bench.synthesise(60, 6, 16, 0)
     lams, taus = np.linspace(0, 2, 4), np.linspace(0, 1.5, 3)
     return chunks, queries, golds, 3, lams, taus, 1
+
+
+def imported_modules(path) -> set[str]:
+    """The modules a Python file imports (absolute imports, at any depth of the file)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+    return names
+
+
+def test_benchmarks_and_scripts_never_import_the_tests():
+    files = sorted((ROOT / "benchmarks").glob("*.py")) + sorted((ROOT / "scripts").glob("*.py"))
+    assert len(files) > 20
+    bad = {
+        f.relative_to(ROOT).as_posix(): sorted(
+            m for m in imported_modules(f) if m.split(".")[0] == "tests"
+        )
+        for f in files
+    }
+    assert {f: m for f, m in bad.items() if m} == {}
+    shared = {m for f in files for m in imported_modules(f)}
+    assert {"scripts.browser_actions", "scripts.tiny_models"} <= shared  # the helpers they share
 
 
 def test_fair_loop_normalises_once_and_never_calls_scar_select(sweep_bench, monkeypatch):

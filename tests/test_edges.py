@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from scar_viz.edges import bounds, doc_of_starts, file_edges, reach, same_file
+from scar_viz.edges import bounds, chunk_files, doc_of_starts, file_edges, reach, same_file
 
 
 def test_doc_of_from_starts():
@@ -20,11 +21,28 @@ def test_bounds_and_reach_agree_and_match_a_loop():
         assert (lo[c], hi[c]) == (members[0], members[-1] + 1) == reach(doc_of, len(doc_of), c)
 
 
-def test_one_file_reaches_everything():
-    lo, hi = bounds(None, 5)
+@pytest.mark.parametrize("doc_of", [None, np.zeros(5, dtype=np.int64)])
+def test_one_file_reaches_everything(doc_of):
+    # a document of one file has doc_of all zeros; a caller on bare arrays may give none
+    lo, hi = bounds(doc_of, 5)
     assert lo.tolist() == [0] * 5 and hi.tolist() == [5] * 5
-    assert reach(None, 5, 3) == (0, 5) and same_file(None, 0, 4)
-    assert not file_edges(None, 5).any()
+    assert reach(doc_of, 5, 3) == (0, 5) and same_file(doc_of, 0, 4)
+    assert not file_edges(doc_of, 5).any() and len(file_edges(doc_of, 5)) == 4
+
+
+def test_no_chunk_and_one_chunk():
+    for doc_of in (None, np.zeros(0, dtype=np.int64)):
+        lo, hi = bounds(doc_of, 0)
+        assert lo.shape == hi.shape == (0,) and file_edges(doc_of, 0).shape == (0,)
+    assert bounds(np.zeros(1, dtype=np.int64), 1)[1].tolist() == [1]
+    assert file_edges(None, 1).shape == (0,)
+
+
+def test_chunk_files_passes_an_array_through_and_reads_none_as_file_0():
+    doc_of = np.array([0, 0, 1])
+    assert chunk_files(doc_of, 3).tolist() == [0, 0, 1]
+    none = chunk_files(None, 10**9)  # a view of one zero: no billion-entry array is made
+    assert none.shape == (10**9,) and none[123_456_789] == 0 and none.strides == (0,)
 
 
 def test_file_edges_mark_changes():

@@ -7,7 +7,7 @@ import huggingface_hub.constants
 import pytest
 
 from scar_viz.models_root import ModelRefused, models_under, refusal, resolve_model
-from tests.fakes import tiny_bert
+from scripts.tiny_models import tiny_bert
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import pandas as pd
 import streamlit as st
 
 from scar_viz.evaluation.by_file import file_groups, sweep_file_rows
-from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.fmt import mu_note
+from scar_viz.queries.gold import GoldQuery
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.sweep import Candidates
 from ui import keys

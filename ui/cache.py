@@ -74,10 +74,11 @@ def embedder(
 
 
 def document_key(doc: Document) -> str:
-    """The content digest of a document: its text's, and for a corpus also its files' paths
+    """The content digest of a document: its text's, and for several files also their paths
     and ranges, so two corpora with the same joined text but different files never share an
-    entry. A single file's key is its text's digest, as it always was."""
-    if not doc.parts:
+    entry. A single file's key is its text's digest, as it always was (saved sessions name
+    their work by it)."""
+    if not doc.several_files:
         return text_key(doc.text)
     layout = "\n".join(f"{p.start}\t{p.end}\t{p.path}" for p in doc.parts)
     return text_key(f"corpus\n{layout}\n\0{doc.text}")

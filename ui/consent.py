@@ -19,12 +19,12 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
+from scar_viz.embeddings import OPENAI_DEFAULT_MODEL
 from scar_viz.endpoints import OPENAI_BASE_URL, EndpointError, public_url
 from ui import keys
 from ui.alerts import alert
 from ui.state import (
     LLM_DEFAULT_MODEL,
-    OPENAI_EMBEDDING_MODEL,
     default_model,
     endpoint_choice,
     set_widget,
@@ -54,7 +54,7 @@ class Slot:
     def defaults(self) -> dict[str, str]:
         own = {
             keys.MODEL: default_model(),
-            keys.OPENAI_MODEL: OPENAI_EMBEDDING_MODEL,
+            keys.OPENAI_MODEL: OPENAI_DEFAULT_MODEL,
             keys.LLM_MODEL: LLM_DEFAULT_MODEL,
         }
         return {field: own.get(field, "") for field in self.fields}

@@ -1,12 +1,13 @@
 """The Explorer's corpus section: the table of files and their small multiples.
 
-Shown when the document is a corpus (:attr:`scar_viz.documents.reading.Document.is_corpus`),
-above the overview. A click on a cell or a mark of the small multiples focuses that chunk; a
-click on a table row focuses its file's best chunk (the same focus key a click in the
-overview sets, :func:`ui.gate_panel.remember_overview_click`), so the overview, the focus rows
-and the live panel follow on the rerun the click starts. The overview then draws the focused
-file alone (its path in the axis title, corpus chunk indices on the axis); retrieval still
-ranks every chunk of the corpus.
+Shown when the document joins several files
+(:attr:`scar_viz.documents.reading.Document.several_files`), above the overview. A click on a
+cell or a mark of the small multiples focuses that chunk; a click on a table row focuses its
+file's best chunk (the same focus key a click in the overview sets,
+:func:`ui.gate_panel.remember_overview_click`), so the overview, the focus rows and the live
+panel follow on the rerun the click starts. The overview then draws the focused file alone (its
+path in the axis title, corpus chunk indices on the axis); retrieval still ranks every chunk of
+the corpus.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy as np
 import streamlit as st
 
 from scar_viz.charts.corpus import MAX_ROWS, corpus_spec
-from scar_viz.evaluation.queries import GoldQuery, label_queries, query_set_key
+from scar_viz.queries.gold import GoldQuery, label_queries, query_set_key
 from scar_viz.views.corpus import CorpusView, corpus_view
 from scar_viz.views.focus import Overview, overview_data
 from ui import keys
@@ -26,8 +27,8 @@ from ui.cache import cached
 from ui.gate_panel import remember_overview_click
 from ui.hits import remember_pick
 from ui.queryset import known_sets
+from ui.setup import Setup
 from ui.share import pickable_chart
-from ui.sidebar import Setup
 from ui.tables import grid_table, show_table
 
 COLUMNS = {
@@ -84,7 +85,7 @@ def corpus_data(setup: Setup, sims: np.ndarray, sel) -> CorpusView | None:
     """This question's :class:`CorpusView` (with the loaded query set's counts, if any);
     None for a single file."""
     prep = setup.prepared
-    if not prep.document.is_corpus:
+    if not prep.document.several_files:
         return None
     return corpus_view(prep.document, prep.doc_of, sims, sel, _gold(setup))
 

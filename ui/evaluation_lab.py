@@ -18,10 +18,10 @@ import streamlit as st
 from scar_viz.embeddings import Embedder
 from scar_viz.evaluation import Evaluation, available_policies, candidates_for, default_policies
 from scar_viz.evaluation import evaluate as run_core
-from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.fmt import mu_note
 from scar_viz.pipeline import PreparedDoc, embed_function
 from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
+from scar_viz.queries.gold import GoldQuery
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.sweep import LAMS, TAUS, Candidates, SweepResult, sweep
 from ui import keys
@@ -37,7 +37,7 @@ from ui.queryset import (
     type_metrics,
 )
 from ui.sentences import SENTENCE_POLICIES, prepare_sentences, sentence_toggle
-from ui.sidebar import Setup, sidebar_setup
+from ui.setup import Setup, sidebar_setup
 from ui.state import URL, current_retriever
 
 NUM3 = st.column_config.NumberColumn(format="%.3f")

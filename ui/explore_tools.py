@@ -18,9 +18,9 @@ from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder
 from scar_viz.errors import UserError, user_message
-from scar_viz.evaluation.labelling import to_jsonl
-from scar_viz.evaluation.queries import LabelledQuery, parse_queries
 from scar_viz.pipeline import PreparedDoc, embed_function
+from scar_viz.queries.labelling import to_jsonl
+from scar_viz.queries.reading import LabelledQuery, parse_queries
 from scar_viz.scoring.explain import explain_learned
 from scar_viz.scoring.learned import LearnedGate, LearnedSelection
 from scar_viz.views.explorer import (
@@ -34,11 +34,12 @@ from scar_viz.views.explorer import (
 from ui import keys
 from ui.alerts import alert
 from ui.cache import disk_cache, document_key
+from ui.chat import chat_model, llm_settings
 from ui.learned import active_gate as session_gate
 from ui.learned import current_p, has_session_gate, p_slider
 from ui.queryset import add_session_query, session_set
 from ui.share import chart_config, download
-from ui.state import URL, chat_model, llm_settings
+from ui.state import URL
 from ui.tables import show_table
 
 # --- the gate policy -----------------------------------------------------------------------

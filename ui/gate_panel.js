@@ -39,12 +39,18 @@ function parsePayload(p) {
     })
   );
   const lex = p.lex ? decodeF64(p.lex) : null;
-  return { n: p.n, sims, lex, order, rmax, pen, cells: p.cells, adj: p.adj, focus: p.focus, files: p.files || null };
+  return { n: p.n, sims, lex, order, rmax, pen, cells: p.cells, adj: p.adj, focus: p.focus, files: p.files || {} };
 }
 
-// [first, last] chunk of c's file (a corpus keeps every neighbour inside its chunk's file)
+// [first, last] chunk of c's file (every neighbour stays inside its chunk's file)
 function fileRange(P, c) {
-  return P.files && P.files[String(c)] ? P.files[String(c)] : [0, P.n - 1];
+  return P.files[String(c)] || [0, P.n - 1];
+}
+
+// What an edge of the range [first, last] is called: the document's when the range is all of
+// it (a document of one file), else its file's
+function edgeName(P, first, last) {
+  return first === 0 && last === P.n - 1 ? "document" : "file";
 }
 
 // The gate, step for step as select_from_sims: rank order, left then right, outward.
@@ -136,7 +142,7 @@ function buildRows(P, k, r, host) {
       );
     }
     const chips = el("div", "sv-chips");
-    if (lo === first) chips.append(el("span", "sv-edge", P.files ? "file start" : "document start"));
+    if (lo === first) chips.append(el("span", "sv-edge", `${edgeName(P, first, last)} start`));
     const cells = new Map();
     for (let j = lo; j <= hi; j++) {
       const chip = el("div", "sv-chip");
@@ -149,7 +155,7 @@ function buildRows(P, k, r, host) {
       chips.append(chip);
       cells.set(j, { chip, status, margin });
     }
-    if (hi === last) chips.append(el("span", "sv-edge", P.files ? "file end" : "document end"));
+    if (hi === last) chips.append(el("span", "sv-edge", `${edgeName(P, first, last)} end`));
     const cuts = el("div", "sv-cuts");
     const cutEls = [];
     for (let i = lo; i < hi; i++) {

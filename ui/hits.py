@@ -75,7 +75,7 @@ def retrieval_scores(
 ) -> tuple[np.ndarray, np.ndarray | None, QuestionLex]:
     """(BM25 score of every chunk, the sidebar retriever's scores the top-k is taken by or None
     for dense, the question's words over the chunks for μ and a lexical gate) for ``query`` on
-    ``setup``'s document (a :class:`ui.sidebar.Setup`), each cached once per question."""
+    ``setup``'s document (a :class:`ui.setup.Setup`), each cached once per question."""
     prep = setup.prepared
     lexical = cached(("bm25", *setup.key, query), lambda: prep.bm25.scores(query))
     words = cached(

@@ -276,7 +276,7 @@ L_ANSWERS = "l_answers"
 
 # --- keys made from a name (one widget per item) ---------------------------------------------
 def last_choice(key: str) -> str:
-    """This session's last choice in the select ``key`` (``ui.sidebar.named_select``)."""
+    """This session's last choice in the select ``key`` (``ui.named_select.named_select``)."""
     return f"_last_{key}"
 
 

@@ -3,12 +3,14 @@ document or corpus, and the chunked, embedded document (progress bar), each cach
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import PurePosixPath
 
 import numpy as np
 import streamlit as st
 
 from scar_viz import devices
+from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents.collect import (
     MAX_FILES,
@@ -177,8 +179,13 @@ def prepare(
     embedder: Embedder,
     prepend: bool,
     slot=None,
+    chunks: list[Chunk] | None = None,
 ) -> PreparedDoc | None:
     """Chunk and embed, with a progress bar in ``slot``; once per content in this process.
+
+    ``chunks``: embed these (an opened index's, cut by another tool) instead of cutting. A
+    chunking read from such an index (``config.stored``) cannot cut other text: without
+    ``chunks`` its chunker's own fields cut, and say so in the label.
 
     The bar lives in a placeholder that every run creates, so the page's element tree keeps
     the same shape whether or not embedding happened (URL-bound widgets rely on that). None
@@ -187,8 +194,17 @@ def prepare(
     st.session_state[keys.ENCODED_NOW] = 0
     st.session_state[keys.ENCODED_SECONDS] = 0.0
 
+    spans: tuple[str, ...] = ()
+    if chunks is not None:
+        spans = (text_key(repr([(c.start, c.end) for c in chunks])),)
+    elif config.stored:
+        config = replace(config, stored="")
+
     def compute() -> PreparedDoc:
-        pieces = None if config.needs_embed else cache.chunks(doc_key, document, config)
+        if chunks is not None:
+            pieces = chunks
+        else:
+            pieces = None if config.needs_embed else cache.chunks(doc_key, document, config)
         what = f"{len(pieces)} chunks" if pieces is not None else "sentences, then chunks,"
         bar = place.progress(0.0, text=f"Embedding {what} with {embedder.label} …")
 
@@ -217,7 +233,8 @@ def prepare(
 
     place = slot if slot is not None else st.empty()
     try:
-        return cache.cached(("prepared", doc_key, config, embedder.model_id, prepend), compute)
+        key = ("prepared", doc_key, config, embedder.model_id, prepend, *spans)
+        return cache.cached(key, compute)
     except EmbeddingError as exc:
         place.empty()
         alert(f"Embedding failed: {exc}")

@@ -14,10 +14,12 @@ import streamlit as st
 from scar_viz.devices import DeviceChoice
 from scar_viz.embeddings import (
     DEFAULT_MODEL,
+    EMBEDDERS,
     Embedder,
     ModelSpecError,
     SentenceTransformerEmbedder,
     StaticEmbedder,
+    embedder_kind,
     make_embedder,
 )
 from scar_viz.models_root import (
@@ -29,9 +31,6 @@ from scar_viz.models_root import (
     resolve_model,
 )
 from scar_viz.policies.rerank import RerankerStatus, reranker_status
-
-_PLAIN = ("default", "static", "hash")
-"""Specs that name no folder: the embedded model, the distilled static model, hashing."""
 
 
 def models_root() -> Path | None:
@@ -79,12 +78,13 @@ def app_embedder(
         ModelSpecError: a malformed ``hash:`` spec.
     """
     spec = (spec or "").strip() or DEFAULT_MODEL
-    if spec in _PLAIN or spec.startswith(("hash:", "openai:")):
+    kind = embedder_kind(spec)
+    typed = spec if kind is None else kind.local_name(spec)
+    if typed is None:  # names no model on this machine
         return make_embedder(
             spec, base_url=base_url or None, api_key=api_key or None, device=device
         )
-    static = spec.startswith("static:")
-    typed = spec.removeprefix("static:" if static else "st:").strip()
+    static = kind is EMBEDDERS["static"]
     folder, under_root = resolve_model(typed, root)
     name = _shown_id(typed, folder, root) if under_root else typed
     if static:

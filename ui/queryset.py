@@ -28,25 +28,17 @@ from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import embed_cached, text_key
 from scar_viz.errors import UserError, user_message
-from scar_viz.evaluation.labelling import (
+from scar_viz.evaluation.report import issue_rows
+from scar_viz.pipeline import PreparedDoc
+from scar_viz.queries.gold import GoldQuery, label_queries, query_set_key, type_counts
+from scar_viz.queries.labelling import (
     QUERY_FORMAT,
     TEMPLATE_JSONL,
     add_query,
     to_jsonl,
     worked_example,
 )
-from scar_viz.evaluation.queries import (
-    GoldQuery,
-    QuerySet,
-    decode_queries,
-    evidence_units,
-    label_queries,
-    parse_queries,
-    query_set_key,
-    type_counts,
-)
-from scar_viz.evaluation.report import issue_rows
-from scar_viz.pipeline import PreparedDoc
+from scar_viz.queries.reading import QuerySet, decode_queries, evidence_units, parse_queries
 from ui import keys
 from ui.alerts import alert, attempt
 from ui.cache import disk_cache, document_key, prepared_key
@@ -56,7 +48,7 @@ from ui.state import current_retriever
 from ui.tables import show_table
 
 APP_LIMIT = " in the app"
-"""Said after the limit on queries a file (:data:`scar_viz.evaluation.queries.MAX_QUERIES`)."""
+"""Said after the limit on queries a file (:data:`scar_viz.queries.reading.MAX_QUERIES`)."""
 
 SOURCES = {
     "sample": "The sample's own query file",
@@ -182,7 +174,7 @@ def _available(doc_choice: str | None, doc_text: Doc) -> dict[str, tuple[str, St
 
 def read_query_set(data: Stored, doc_text: Doc, name: str) -> QuerySet:
     """A stored set: kept queries as they are, an upload's bytes decoded, text parsed (at
-    most :data:`~scar_viz.evaluation.queries.MAX_QUERIES` queries).
+    most :data:`~scar_viz.queries.reading.MAX_QUERIES` queries).
 
     Raises:
         SettingsError: the bytes are not UTF-8, or hold too many queries.
@@ -196,7 +188,7 @@ def read_query_set(data: Stored, doc_text: Doc, name: str) -> QuerySet:
 
 def evidence_spans(text: str, doc: Doc) -> tuple[list[tuple[int, int]], list[str]]:
     """The distinct evidence spans of a query set's JSON Lines ``text`` and its line errors
-    (:func:`~scar_viz.evaluation.queries.evidence_units`); none, with the message shown,
+    (:func:`~scar_viz.queries.reading.evidence_units`); none, with the message shown,
     when the set cannot be read (over the limit of queries a file)."""
     if not text:
         return [], []

@@ -46,13 +46,12 @@ def prepare_sentences(doc: Document, embedder: Embedder) -> bool:
     """Split ``doc`` into sentences (spinner; read from the disk cache after the first time)
     and embed them (progress bar) once per document, splitter and model in this process;
     False (after a warning) when embedding failed."""
-    parts = tuple((p.start, p.end) for p in doc.parts) if doc.is_corpus else ()
     key = ("sentences", document_key(doc), SPLITTER, DEFAULT_MAX_CHARS, embedder.model_id)
 
     place = st.empty()  # drawn on every run, so the page keeps its shape
     with place.container(), st.spinner("Splitting the document into sentences (once) …"):
         # a read of the disk cache after the first time; it also seeds the policies' memo
-        spans = cached_sentence_spans(doc.text, span_cache(), parts, SPLITTER)
+        spans = cached_sentence_spans(doc.text, span_cache(), doc.part_bounds, SPLITTER)
 
     def compute() -> bool:
         with place.container():

@@ -13,7 +13,7 @@ import streamlit as st
 
 from scar_viz.documents.reading import Document
 from scar_viz.documents.samples import UPLOAD
-from scar_viz.evaluation.queries import QuerySet
+from scar_viz.queries.reading import QuerySet
 from scar_viz.views.session import SETTING_KEYS, SavedWork, dumps, loads
 from ui import keys
 from ui.alerts import alert

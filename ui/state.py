@@ -14,43 +14,23 @@ from typing import Any
 
 import streamlit as st
 
+from scar_viz.embeddings import DEFAULT_MODEL, OPENAI_DEFAULT_MODEL, sidebar_models
 from scar_viz.endpoints import (
     EMBEDDING_KEY_NAMES,
-    LLM_KEY_NAMES,
     EndpointError,
     KeyChoice,
     policy_from,
     public_url,
     server_key,
 )
-from scar_viz.llm.client import ChatModel
 from scar_viz.retrieval import DEFAULT_K_RRF, DEFAULT_RETRIEVER, DENSE, RETRIEVERS, Retriever
 from scar_viz.views.ranges import RANGES, Range
 from ui import keys
-from ui.cache import llm_cache
-from ui.cancel import stop_check
 
 URL = "query-params"
 """``bind=URL`` on a widget keeps its value in the address, so a copied link restores it."""
 
 
-MODEL_OPTIONS: dict[str, str] = {
-    "default": "all-MiniLM-L6-v2 (embedded, offline, default)",
-    "static": "Fast static model (model2vec, distilled locally from the default)",
-    "hash": "Hashing bag-of-words (lexical, instant, no model)",
-    "sentence-transformers": "Other sentence-transformers model (a cached hub name, or a folder "
-    "under the models root)",
-    "openai": "OpenAI-compatible embeddings endpoint",
-}
-MODEL_NAMES: dict[str, str] = {
-    "default": "all-MiniLM-L6-v2 (default)",
-    "static": "Static (model2vec)",
-    "hash": "Hashing (no model)",
-    "sentence-transformers": "Sentence-transformers model",
-    "openai": "OpenAI-compatible endpoint",
-}
-"""Model choice id -> the short name its select shows (:data:`MODEL_OPTIONS` describes it)."""
-OPENAI_EMBEDDING_MODEL = "text-embedding-3-large"
 LLM_DEFAULT_MODEL = "gpt-4o-mini"
 """The chat model for answers and query generation until the sidebar names another."""
 
@@ -97,8 +77,8 @@ def default(key: str, value: Any) -> Any:
 
 def default_model() -> str:
     """The model picked on first load; ``SCAR_VIZ_DEFAULT_MODEL`` overrides (used by tests)."""
-    choice = os.environ.get("SCAR_VIZ_DEFAULT_MODEL", "default")
-    return choice if choice in MODEL_OPTIONS else "default"
+    choice = os.environ.get("SCAR_VIZ_DEFAULT_MODEL", DEFAULT_MODEL)
+    return choice if choice in sidebar_models() else DEFAULT_MODEL
 
 
 @dataclass(frozen=True)
@@ -159,59 +139,9 @@ def model_spec() -> tuple[str, str]:
         name = (st.session_state.get(keys.ST_MODEL) or "").strip()
         return (f"st:{name}" if name else "default"), ""
     if choice == "openai":
-        model = (st.session_state.get(keys.OPENAI_MODEL) or "").strip() or OPENAI_EMBEDDING_MODEL
+        model = (st.session_state.get(keys.OPENAI_MODEL) or "").strip() or OPENAI_DEFAULT_MODEL
         return f"openai:{model}", (st.session_state.get(keys.BASE_URL) or "").strip()
     return choice, ""
-
-
-@dataclass(frozen=True)
-class LLMSettings:
-    """The chat model for answers and query generation, from the sidebar's LLM expander."""
-
-    model: str
-    endpoint: EndpointChoice
-
-    @property
-    def base_url(self) -> str:
-        return self.endpoint.base_url
-
-    @property
-    def configured(self) -> bool:
-        """Whether a request could be made: a base URL typed, or a key to send."""
-        return bool(self.base_url or self.endpoint.key.key)
-
-
-def llm_settings() -> LLMSettings:
-    """The sidebar's chat model and endpoint; a blank base URL means OpenAI's. An endpoint a
-    link or a session file proposed is ``pending`` until the visitor confirms it."""
-    from ui.consent import CHAT, proposal  # consent builds on this module's helpers
-
-    model = (st.session_state.get(keys.LLM_MODEL) or "").strip() or LLM_DEFAULT_MODEL
-    base_url = (st.session_state.get(keys.LLM_URL) or "").strip()
-    choice = endpoint_choice(base_url, keys.LLM_KEY_INPUT, LLM_KEY_NAMES)
-    waiting = proposal(CHAT)
-    if waiting is not None and not choice.problem:
-        choice = EndpointChoice(choice.base_url, choice.key, pending=waiting.waiting)
-    return LLMSettings(model, choice)
-
-
-def chat_model(settings: LLMSettings, name: str = "") -> ChatModel:
-    """A client for one action (the key is never kept in the session); its calls stop when
-    this run does (:func:`ui.cancel.stop_check`).
-
-    Raises:
-        EndpointError: this server may not send requests to the settings' base URL, or the
-            visitor has not confirmed the endpoint a link or a session file proposed.
-    """
-    if settings.endpoint.problem or settings.endpoint.pending:
-        raise EndpointError(settings.endpoint.problem or settings.endpoint.pending)
-    return ChatModel(
-        name or settings.model,
-        base_url=settings.base_url or None,
-        api_key=settings.endpoint.key.key or None,
-        cache=llm_cache(),
-        should_stop=stop_check(),
-    )
 
 
 ADDRESS_RANGES: dict[str, Range] = {

@@ -167,7 +167,7 @@ def boundary_map(
             )
         mask = None if cut is None else cut.get(name)
         if mask is not None and len(units):
-            hits = [units[i] for i in np.flatnonzero(mask)]
+            hits = [units[int(i)] for i in np.flatnonzero(mask)]
             fig.add_trace(
                 go.Scatter(
                     x=[(s + e) / 2 for s, e in hits],

@@ -82,8 +82,8 @@ its point is free: a label is left out only when even that fails."""
 
 
 def place_labels(
-    xs: Sequence[float],
-    ys: Sequence[float],
+    xs: Sequence[float] | np.ndarray,
+    ys: Sequence[float] | np.ndarray,
     texts: Sequence[str],
     x_range: tuple[float, float],
     y_range: tuple[float, float],

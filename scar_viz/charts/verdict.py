@@ -140,6 +140,7 @@ def _mark_verdict(fig: go.Figure, v: Verdict, font_size: int) -> None:
             )
         )
         vs = v.versus
+        assert vs is not None  # a runner-up comes with its comparison
         fig.add_annotation(
             x=(best.mean_tokens + rival.mean_tokens) / 2,
             y=(best.mean_recall + rival.mean_recall) / 2,
@@ -153,6 +154,7 @@ def _mark_verdict(fig: go.Figure, v: Verdict, font_size: int) -> None:
             bgcolor="rgba(255,255,255,0.85)",
         )
     if rival is not None:
+        assert v.runner_up is not None  # the rival is the runner-up
         fig.add_trace(
             point_trace(
                 rival.mean_tokens,

@@ -34,13 +34,16 @@ class ChunkingConfig:
     """How to chunk: the chunker's id, its target size and overlap, and its knobs.
 
     ``size`` and ``overlap`` are characters (tokens for the ``tokens`` chunker);
-    ``percentile`` is used by the ``semantic`` chunker only.
+    ``percentile`` is used by the ``semantic`` chunker only. ``stored`` names the tool whose
+    index the chunks were read from, cut as that tool cut them (``LlamaIndex storage``): the
+    other fields then say nothing about them, and the label says so.
     """
 
     chunker: str = "recursive"
     size: int = DEFAULT_CHUNK_SIZE
     overlap: int = DEFAULT_OVERLAP
     percentile: float = DEFAULT_PERCENTILE
+    stored: str = ""
 
     def validate(self) -> None:
         if self.chunker not in CHUNKERS:
@@ -66,6 +69,8 @@ class ChunkingConfig:
 
     @property
     def label(self) -> str:
+        if self.stored:
+            return f"as stored ({self.stored})"
         unit = " tokens" if self.chunker == "tokens" else ""
         knob = f" p{self.percentile:g}" if self.chunker == "semantic" else ""
         return f"{self.chunker} {self.size}/{self.overlap}{unit}{knob}"
@@ -74,17 +79,15 @@ class ChunkingConfig:
 def chunk_spans(
     document: Document, config: ChunkingConfig | None = None, embed: Embed | None = None
 ) -> list[Span]:
-    """The (start, end) spans ``config``'s chunker cuts ``document`` into, in order; a corpus's
-    files are cut one by one, so no span straddles two files."""
+    """The (start, end) spans ``config``'s chunker cuts ``document`` into, in order: each file
+    (part) is cut on its own, so no span straddles two files."""
     config = config or ChunkingConfig()
     config.validate()
-    if document.is_corpus:
-        spans: list[Span] = []
-        for i, part in enumerate(document.parts):
-            own = _file_spans(part_document(document, i), config, embed)
-            spans.extend((s + part.start, e + part.start) for s, e in own)
-        return spans
-    return _file_spans(document, config, embed)
+    spans: list[Span] = []
+    for i, part in enumerate(document.parts):
+        own = _file_spans(part_document(document, i), config, embed)
+        spans.extend((s + part.start, e + part.start) for s, e in own)
+    return spans
 
 
 def _file_spans(document: Document, config: ChunkingConfig, embed: Embed | None) -> list[Span]:
@@ -100,7 +103,9 @@ def _file_spans(document: Document, config: ChunkingConfig, embed: Embed | None)
 def chunk_document(
     document: Document, config: ChunkingConfig | None = None, embed: Embed | None = None
 ) -> list[Chunk]:
-    """Chunk ``document`` under ``config`` (default: recursive 600/60).
+    """Chunk ``document`` under ``config`` (default: recursive 600/60); each chunk's
+    ``section`` is the path of the section at its start as labels show it
+    (:attr:`~scar_viz.documents.reading.Document.shown_sections`).
 
     Args:
         embed: the embedding model in use, for chunkers that need one (``semantic``).
@@ -109,18 +114,15 @@ def chunk_document(
         ValueError: for an invalid configuration (e.g. overlap >= size), or a chunker that
             needs ``embed`` without it.
     """
-    text = document.text
+    text, shown = document.text, document.shown_sections
     return [
-        Chunk(i, s, e, text[s:e], document.section_at(s).path)
+        Chunk(i, s, e, text[s:e], shown[document.section_index_at(s)].path)
         for i, (s, e) in enumerate(chunk_spans(document, config, embed))
     ]
 
 
-def chunk_doc_of(document: Document, chunks: Sequence[Chunk]) -> np.ndarray | None:
-    """(N,) file index of each chunk of a corpus; None for a single file
-    (:mod:`scar_viz.edges`)."""
-    if not document.is_corpus:
-        return None
+def chunk_doc_of(document: Document, chunks: Sequence[Chunk]) -> np.ndarray:
+    """(N,) the file (part) of each chunk (:mod:`scar_viz.edges`); all zeros for one file."""
     starts = np.array([p.start for p in document.parts], dtype=np.int64)
     return doc_of_starts(starts, np.array([c.start for c in chunks], dtype=np.int64))
 

@@ -4,7 +4,7 @@ A *unit* is a (start, end) span of the document that should stay whole: the evid
 a labelled query set when there is one, otherwise the document's own sentences or paragraphs.
 A unit is *cut* when no single chunk covers every non-whitespace character of it, i.e. when
 its minimal covering run of chunks (docs/method.md §4,
-:func:`scar_viz.evaluation.queries.covering_run`) holds two or more chunks. The cut rate is
+:func:`scar_viz.queries.gold.covering_run`) holds two or more chunks. The cut rate is
 the share of cut units; sweeping chunk size and overlap gives the curves and the heatmap of
 the chunking lab.
 """

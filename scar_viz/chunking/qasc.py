@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from scar_viz.edges import same_file
+from scar_viz.edges import chunk_files, same_file
 from scar_viz.embeddings.vectors import normalize
 from scar_viz.errors import SettingsError
 from scar_viz.knobs import knob
@@ -281,10 +281,8 @@ def rank_chunks(
     return tuple(merged[i] for i in sorted(int(i) for i in best))
 
 
-def _split_at_files(areas: Sequence[Window], doc_of: np.ndarray | None) -> tuple[Window, ...]:
+def _split_at_files(areas: Sequence[Window], doc_of: np.ndarray) -> tuple[Window, ...]:
     """``areas`` cut wherever the file (``doc_of``) changes, so each lies inside one file."""
-    if doc_of is None:
-        return tuple(areas)
     out: list[Window] = []
     for lo, hi in areas:
         cuts = [
@@ -346,15 +344,16 @@ def qasc_windows(
         raise SettingsError(f"{len(sentences)} sentences but {len(scores)} sentence scores.")
     theta = seed_threshold(scores, params.percentile)
     n = len(scores)
-    if doc_of is not None and len(doc_of) != n:
-        raise SettingsError(f"{n} sentences but {len(doc_of)} sentence files.")
+    of = chunk_files(doc_of, n)
+    if len(of) != n:
+        raise SettingsError(f"{n} sentences but {len(of)} sentence files.")
     areas = _split_at_files(
         merge_windows(
             [(max(0, lo), min(n - 1, hi)) for lo, hi in regions if lo <= hi and hi >= 0 and lo < n]
             if regions is not None
             else [(0, n - 1)]
         ),
-        doc_of,
+        of,
     )
     masked = np.full(n, -np.inf)
     for lo, hi in areas:

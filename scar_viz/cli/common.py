@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -18,20 +19,28 @@ from scar_viz.devices import DEVICE_ENV, DEVICE_HELP, PRECISION_ENV, PRECISION_H
 from scar_viz.documents.collect import collect_path, describe_skipped
 from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import Document
-from scar_viz.embeddings import Embedder, EmbeddingCache, embed_cached, make_embedder
+from scar_viz.embeddings import (
+    DEFAULT_MODEL,
+    SPEC_HELP,
+    Embedder,
+    EmbeddingCache,
+    embed_cached,
+    make_embedder,
+)
 from scar_viz.endpoints import EMBEDDING_KEY_NAMES, server_key
 from scar_viz.errors import SettingsError
 from scar_viz.evaluation.bootstrap import DEFAULT_BOOT, DEFAULT_SEED
-from scar_viz.evaluation.queries import GoldQuery, QuerySet, label_queries, load_queries
 from scar_viz.knobs import cli_fields, field_default, field_type, knob_fields, option_dest
 from scar_viz.pipeline import PreparedDoc, prepare_document
+from scar_viz.queries.gold import GoldQuery, label_queries
+from scar_viz.queries.reading import QuerySet, load_queries
 from scar_viz.retrieval import DEFAULT_K_RRF, DEFAULT_RETRIEVER, RETRIEVERS, Retriever
 from scar_viz.scoring.params import DEFAULT_PARAMS, GateParams
 
 EXIT_FAILED = 1
 CLI_MAX_QUERIES = 20_000
 """Queries the command line reads from one file unless ``--max-queries`` says otherwise
-(the app reads at most :data:`~scar_viz.evaluation.queries.MAX_QUERIES`)."""
+(the app reads at most :data:`~scar_viz.queries.reading.MAX_QUERIES`)."""
 
 DOC_HELP = (
     "a document (.txt, .md, .pdf, .html, any text file), or a corpus: a folder (walked "
@@ -39,28 +48,42 @@ DOC_HELP = (
 )
 """The DOC argument's help, shared by every sub-command."""
 
+AddParser = Callable[..., argparse.ArgumentParser]
+"""``add_parser(name, **kwargs)``: adds a sub-command's parser (the ``add_parser`` of
+``ArgumentParser.add_subparsers()``); each module's ``register`` takes it."""
 
-def add_common_options(p: argparse.ArgumentParser) -> None:
-    """Options shared by every sub-command: retrieval, gate, chunking, model."""
+
+def add_doc_argument(p: argparse.ArgumentParser) -> None:
+    """DOC, optional: every command that reads a document reads a store instead with
+    ``--store`` (:func:`scar_viz.cli.index.add_store_option`), and says which it needs."""
+    p.add_argument("doc", nargs="?", default=None, help=DOC_HELP)
+
+
+def add_common_options(p: argparse.ArgumentParser) -> dict[str, argparse.Action]:
+    """Options shared by every sub-command: retrieval, gate, chunking, model. Returns the
+    gate's and the retriever's options by destination, for a command to reword their help."""
     d = DEFAULT_PARAMS
-    number_option(p, "--k", d.k, "chunks the retriever returns")
-    number_option(p, "--lam", d.lam, "λ")
-    number_option(p, "--tau", d.tau, "τ")
-    number_option(p, "--radius", d.radius, "r, neighbours per side")
-    number_option(
-        p, "--mu", d.mu, "μ, SCAR's lexical weight", "0 is the paper's gate, docs/method.md §8"
-    )
-    p.add_argument(
-        "--retriever",
-        choices=RETRIEVERS,
-        default=DEFAULT_RETRIEVER,
-        help="what ranks the chunks before any policy: dense cos(q,c), bm25, or hybrid "
-        f"(reciprocal rank fusion of the two) (default {DEFAULT_RETRIEVER})",
-    )
-    number_option(p, "--rrf-k", DEFAULT_K_RRF, "the hybrid retriever's RRF constant k_rrf")
+    reworded = [
+        number_option(p, "--k", d.k, "chunks the retriever returns"),
+        number_option(p, "--lam", d.lam, "λ"),
+        number_option(p, "--tau", d.tau, "τ"),
+        number_option(p, "--radius", d.radius, "r, neighbours per side"),
+        number_option(
+            p, "--mu", d.mu, "μ, SCAR's lexical weight", "0 is the paper's gate, docs/method.md §8"
+        ),
+        p.add_argument(
+            "--retriever",
+            choices=RETRIEVERS,
+            default=DEFAULT_RETRIEVER,
+            help="what ranks the chunks before any policy: dense cos(q,c), bm25, or hybrid "
+            f"(reciprocal rank fusion of the two) (default {DEFAULT_RETRIEVER})",
+        ),
+        number_option(p, "--rrf-k", DEFAULT_K_RRF, "the hybrid retriever's RRF constant k_rrf"),
+    ]
     add_chunking_options(p)
     add_model_options(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    return {a.dest: a for a in reworded}
 
 
 def add_model_options(
@@ -73,8 +96,8 @@ def add_model_options(
     :func:`add_device_options`."""
     p.add_argument(
         "--model",
-        default="default",
-        help="default | hash | static | st:NAME_OR_PATH | openai:MODEL | a folder",
+        default=DEFAULT_MODEL,
+        help=SPEC_HELP,
     )
     p.add_argument("--base-url", default=None, help="base URL of an OpenAI-compatible endpoint")
     p.add_argument("--prepend", action="store_true", help=prepend_help)
@@ -118,24 +141,24 @@ def device_choice(args: argparse.Namespace) -> DeviceChoice | None:
 
 def number_option(
     p: argparse.ArgumentParser, flag: str, default: int | float, help: str, note: str = ""
-) -> None:
+) -> argparse.Action:
     """``flag`` typed as its default, with the default (and ``note``) written into the help, so
     the two cannot drift apart."""
     shown = f"{default:g}" if isinstance(default, float) else str(default)
     extra = f"; {note}" if note else ""
-    p.add_argument(
+    return p.add_argument(
         flag, type=type(default), default=default, help=f"{help} (default {shown}{extra})"
     )
 
 
-def add_query_set_arguments(p: argparse.ArgumentParser, queries_note: str = "") -> None:
+def add_query_set_arguments(p: argparse.ArgumentParser, queries_note: str = "") -> argparse.Action:
     """The document, its labelled query set, and the policies to run on it (``eval``,
-    ``answer``)."""
-    p.add_argument("doc", help=DOC_HELP)
+    ``answer``, ``recommend``). Returns ``--policies``, for a command to reword its help."""
+    add_doc_argument(p)
     note = f" ({queries_note})" if queries_note else ""
     p.add_argument("queries", help=f"labelled queries, JSON Lines{note}")
     add_max_queries_option(p)
-    p.add_argument(
+    return p.add_argument(
         "--policies",
         nargs="+",
         default=None,
@@ -212,7 +235,7 @@ def add_cli_options(p: argparse.ArgumentParser, settings: type, policies: Sequen
     a bool field is a flag that sets the opposite of the field's default."""
     for f, option in cli_fields(settings, policies):
         if field_type(f) is bool:
-            kind: dict[str, object] = {"action": "store_false" if f.default else "store_true"}
+            kind: dict[str, Any] = {"action": "store_false" if f.default else "store_true"}
         else:
             kind = {"type": field_type(f)}
         hint = f"{option.policy}: {option.help}"

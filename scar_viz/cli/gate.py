@@ -16,8 +16,9 @@ import sys
 from collections.abc import Sequence
 
 from scar_viz.cli.common import (
-    DOC_HELP,
+    AddParser,
     add_common_options,
+    add_doc_argument,
     add_max_queries_option,
     load_labelled,
     retriever_of,
@@ -111,10 +112,10 @@ def print_decisions(sel: LearnedSelection) -> None:
         )
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(add_parser: AddParser) -> None:
     """Add the ``fit-gate`` sub-command to ``python -m scar_viz``."""
-    fit = sub.add_parser("fit-gate", help="fit a learned neighbour gate on labelled queries")
-    fit.add_argument("doc", help=DOC_HELP)
+    fit = add_parser("fit-gate", help="fit a learned neighbour gate on labelled queries")
+    add_doc_argument(fit)
     fit.add_argument(
         "queries", help="labelled queries, JSON Lines (format: docs/cli.md, Query files)"
     )
@@ -190,10 +191,10 @@ def cmd_fit_gate(args: argparse.Namespace) -> int:
     for row in gate.describe():
         print(f"  {row['feature']:<9} w = {row['weight']:+.3f}   {row['meaning']}")
     print(f"  intercept b = {gate.intercept:+.3f}")
-    row = curve.rows()[0]
+    point = curve.rows()[0]
     print(
-        f"in sample at p = {args.p:g}: recall {row['recall']:.3f}, "
-        f"{row['mean_chunks']:.2f} chunks per query"
+        f"in sample at p = {args.p:g}: recall {point['recall']:.3f}, "
+        f"{point['mean_chunks']:.2f} chunks per query"
     )
     print(f"wrote {args.out}")
     return 0

@@ -1,6 +1,8 @@
 """The store on the command line: ``index CORPUS --store PATH`` fills a store, and
 ``--store`` lets ``select``, ``eval``, ``fit-gate``, ``answer`` and ``make-queries`` read one
-instead of a document (docs/scale.md).
+instead of a document (docs/scale.md); ``--store`` also opens another tool's index as it is, a
+LlamaIndex storage folder or a LangChain dump (:mod:`scar_viz.store.foreign`,
+docs/integrations.md).
 
 The store's extras (LanceDB, Ray) are imported only when one of these runs.
 """
@@ -12,21 +14,28 @@ import json
 import sys
 import time
 
-from scar_viz.cli.common import add_chunking_options, add_model_options, chunking_config, setup
+from scar_viz.cli.common import (
+    AddParser,
+    add_chunking_options,
+    add_model_options,
+    chunking_config,
+    setup,
+)
 from scar_viz.documents.collect import collect_path, describe_skipped
 from scar_viz.documents.reading import Document
-from scar_viz.embeddings import EmbeddingCache, make_embedder
+from scar_viz.embeddings import Embedder, EmbeddingCache, embed_cached, make_embedder
 from scar_viz.endpoints import EMBEDDING_KEY_NAMES, server_key
 from scar_viz.errors import SettingsError
+from scar_viz.pipeline import PreparedDoc
 from scar_viz.store.engines import INDEX_BATCH_CPU, INDEX_BATCH_GPU
 
 PROGRESS_SECONDS = 2.0
 """Least time between two progress lines."""
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(add_parser: AddParser) -> None:
     """Add the ``index`` sub-command."""
-    p = sub.add_parser(
+    p = add_parser(
         "index", help="chunk and embed a corpus into a store (LanceDB), in process or on Ray"
     )
     p.add_argument("corpus", help="a document, or a corpus: a folder, a quoted glob or a .zip")
@@ -59,18 +68,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def add_store_option(p: argparse.ArgumentParser) -> None:
-    """``--store``: read the corpus, chunks and vectors from a store; DOC is then left out."""
+    """``--store``: read the corpus, chunks and vectors from a store; DOC (optional,
+    :func:`~scar_viz.cli.common.add_doc_argument`) is then left out."""
     p.add_argument(
-        "--store", default=None, help="read a store made by 'index' instead of DOC (no embedding)"
+        "--store",
+        default=None,
+        help="read a store instead of DOC (no embedding): one made by 'index', a LlamaIndex "
+        "storage folder or a LangChain InMemoryVectorStore dump (docs/integrations.md)",
     )
-    for action in p._actions:
-        if action.dest == "doc":
-            action.nargs = "?"
-            action.default = None
 
 
 def store_or_setup(args: argparse.Namespace):
-    """(embedder, cache, prepared document): from ``--store`` when given, else from DOC."""
+    """(embedder, cache, prepared document): from ``--store`` when given (a LanceDB store, a
+    LlamaIndex storage folder or a LangChain dump), else from DOC."""
     if getattr(args, "store", None) is None:
         if args.doc is None:
             raise SettingsError("Give a document (DOC) or a store (--store).")
@@ -78,6 +88,7 @@ def store_or_setup(args: argparse.Namespace):
     if args.doc is not None:
         raise SettingsError("Give a document (DOC) or a store (--store), not both.")
     from scar_viz.store import open_store
+    from scar_viz.store.other_tools import foreign_kind
 
     if args.k < 1:
         raise SettingsError("--k must be at least 1.")
@@ -88,8 +99,29 @@ def store_or_setup(args: argparse.Namespace):
         args.model, base_url=args.base_url, api_key=server_key(EMBEDDING_KEY_NAMES)
     )
     cache = None if args.no_cache else EmbeddingCache(args.cache)
+    if foreign_kind(args.store):
+        return embedder, cache, open_foreign(args.store, embedder, cache)
     prep = open_store(args.store, embedder.model_id, config, args.prepend)
     return embedder, cache, prep
+
+
+def open_foreign(path: str, embedder: Embedder, cache: EmbeddingCache | None) -> PreparedDoc:
+    """Another tool's index at ``path`` (its chunks and vectors as stored), for questions
+    embedded by ``embedder``: the store's model by the name it records, and by dimension.
+
+    Raises:
+        StoreError: another model than the store's (one sentence naming it).
+    """
+    from scar_viz.store.other_tools import read_foreign
+
+    store = read_foreign(path)
+    for line in store.skipped:
+        print(f"note: {path}: skipped {line}", file=sys.stderr)
+    store.check_model(embedder.model_id)
+    prep = store.prepared(embedder.model_id, embedder.label)
+    probe = embed_cached(embedder, [prep.chunks[0].text], cache).vectors
+    store.check_dimension(probe.shape[1], embedder.label)
+    return prep
 
 
 def store_or_document(args: argparse.Namespace):
@@ -106,8 +138,13 @@ def store_or_document(args: argparse.Namespace):
     if args.doc is not None:
         raise SettingsError("Give a document (DOC) or a store (--store), not both.")
     from scar_viz.store import open_store, store_meta
+    from scar_viz.store.other_tools import foreign_kind, read_foreign
 
     config = chunking_config(args)
+    if foreign_kind(args.store):
+        store = read_foreign(args.store)
+        prep = store.prepared(store.model or "", "")
+        return prep.document, prep.chunks, prep.config
     meta = store_meta(args.store)
     prep = open_store(args.store, meta.model, config, meta.prepend)
     return prep.document, prep.chunks, config

@@ -22,11 +22,12 @@ import sys
 
 from scar_viz.chunking.config import chunk_document
 from scar_viz.cli.common import (
-    DOC_HELP,
     EXIT_FAILED,
+    AddParser,
     add_chunking_options,
     add_common_options,
     add_device_options,
+    add_doc_argument,
     add_query_set_arguments,
     add_report_options,
     chunking_config,
@@ -37,9 +38,9 @@ from scar_viz.cli.common import (
     retriever_of,
 )
 from scar_viz.cli.index import add_store_option, store_or_document, store_or_setup
+from scar_viz.embeddings import SPEC_HELP
 from scar_viz.endpoints import EMBEDDING_KEY_NAMES, LLM_KEY_NAMES, server_key
 from scar_viz.llm.client import (
-    DEFAULT_BACKOFF,
     DEFAULT_CONCURRENCY,
     DEFAULT_LLM_MODEL,
     DEFAULT_RETRIES,
@@ -68,9 +69,11 @@ def _llm_options(
         "http://localhost:11434/v1 (Ollama), http://localhost:8000/v1 (vLLM)",
     )
     number_option(p, "--timeout", DEFAULT_TIMEOUT, "seconds per request")
-    number_option(p, "--retries", DEFAULT_RETRIES, "retries after a 429 or 5xx answer")
     number_option(
-        p, "--backoff", DEFAULT_BACKOFF, "first wait before a retry in seconds, doubled each time"
+        p,
+        "--retries",
+        DEFAULT_RETRIES,
+        "the openai client's retries after a 429, 5xx, timeout or lost connection",
     )
     number_option(p, "--concurrency", DEFAULT_CONCURRENCY, "parallel requests")
     p.add_argument(
@@ -85,7 +88,6 @@ def _chat(args: argparse.Namespace, model: str | None = None, base_url: str | No
         api_key=server_key(LLM_KEY_NAMES),
         timeout=args.timeout,
         max_retries=args.retries,
-        backoff=args.backoff,
         concurrency=args.concurrency,
         cache=False if args.no_llm_cache else None,
     )
@@ -103,13 +105,13 @@ def _progress(label: str):
     return show
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(add_parser: AddParser) -> None:
     """Add the ``make-queries`` and ``answer`` sub-commands to ``python -m scar_viz``."""
-    mq = sub.add_parser(
+    mq = add_parser(
         "make-queries",
         help="generate labelled queries for a document with a language model (JSON Lines)",
     )
-    mq.add_argument("doc", help=DOC_HELP)
+    add_doc_argument(mq)
     number_option(mq, "--n", DEFAULT_N, "queries to generate")
     number_option(
         mq, "--fragmented-share", DEFAULT_FRAGMENTED_SHARE, "share made across chunk boundaries"
@@ -120,13 +122,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     mq.add_argument(
         "--embed-model",
         default="default",
-        help="embedding model for the semantic chunker only (default | hash | st:NAME | ...)",
+        help=f"embedding model for the semantic chunker only ({SPEC_HELP})",
     )
     add_device_options(mq)  # where --embed-model runs
     add_store_option(mq)
     mq.set_defaults(func=cmd_make_queries)
 
-    an = sub.add_parser(
+    an = add_parser(
         "answer", help="answer a labelled query set with each policy's context and score it"
     )
     add_query_set_arguments(an, "a reference 'answer' is optional")

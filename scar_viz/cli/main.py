@@ -16,10 +16,10 @@ from scar_viz.cli import gate as cli_gate
 from scar_viz.cli import index as cli_index
 from scar_viz.cli import recommend as cli_recommend
 from scar_viz.cli.common import (
-    DOC_HELP,
     EXIT_FAILED,
     add_cli_options,
     add_common_options,
+    add_doc_argument,
     add_knob_options,
     add_query_set_arguments,
     add_report_options,
@@ -35,9 +35,13 @@ from scar_viz.documents.corpus import local_span
 from scar_viz.errors import SettingsError, UserError, user_message
 from scar_viz.pipeline import PreparedDoc, embed_function, embed_query, query_inputs
 from scar_viz.policies import POLICIES, run_policy
+from scar_viz.scoring.learned.select import LearnedSelection
 from scar_viz.scoring.scar import Selection
 from scar_viz.spans import Span
 from scar_viz.views.compare_settings import CompareSettings
+
+APP = "app"
+"""The sub-command that serves the app (:mod:`scar_viz.cli.app`)."""
 
 FIRST = ("window", "rerank", "parent")
 """Policies whose options ``select --help`` lists before QASC's and the learned gate's."""
@@ -46,12 +50,31 @@ THEN = ("qasc", "qasc-hybrid", "rse", "automerge")
 """Policies whose options it lists after them (every option is in one of the two groups)."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m scar_viz", description=__doc__)
+def build_parser(
+    commands: dict[str, argparse.ArgumentParser] | None = None,
+    prog: str = "python -m scar_viz",
+) -> argparse.ArgumentParser:
+    """The parser of ``python -m scar_viz`` (``prog``: the name its help shows); ``commands``,
+    when given, receives each sub-command's own parser by name (for tests and documentation of
+    the options)."""
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    register_llm_commands(sub)  # make-queries, answer
-    sel = sub.add_parser("select", help="select context for one query and explain each decision")
-    sel.add_argument("doc", help=DOC_HELP)
+
+    def add_parser(name: str, **kwargs: object) -> argparse.ArgumentParser:
+        command = sub.add_parser(name, **kwargs)  # type: ignore[arg-type]
+        if commands is not None:
+            commands[name] = command
+        return command
+
+    add_parser(
+        APP,
+        help="serve the app (every further argument goes to streamlit run, e.g. "
+        "--server.port 8600)",
+        add_help=False,
+    )
+    register_llm_commands(add_parser)  # make-queries, answer
+    sel = add_parser("select", help="select context for one query and explain each decision")
+    add_doc_argument(sel)
     sel.add_argument("--query", required=True, help="the question")
     sel.add_argument("--policy", default="scar", help=f"one of {', '.join(sorted(POLICIES))}")
     add_cli_options(sel, CompareSettings, FIRST)
@@ -61,16 +84,16 @@ def build_parser() -> argparse.ArgumentParser:
     add_common_options(sel)
     cli_index.add_store_option(sel)
     sel.set_defaults(func=cmd_select)
-    ev = sub.add_parser("eval", help="evaluate policies on a labelled query set (JSON Lines)")
+    ev = add_parser("eval", help="evaluate policies on a labelled query set (JSON Lines)")
     add_query_set_arguments(ev, "format: docs/cli.md, Query files")
     add_report_options(ev)
     cli_gate.add_gate_options(ev)
     add_common_options(ev)
     cli_index.add_store_option(ev)
     ev.set_defaults(func=cmd_eval)
-    cli_gate.register(sub)
-    cli_index.register(sub)  # index
-    cli_recommend.register(sub)  # recommend
+    cli_gate.register(add_parser)
+    cli_index.register(add_parser)  # index
+    cli_recommend.register(add_parser)  # recommend
     return parser
 
 
@@ -143,6 +166,7 @@ def cmd_select(args: argparse.Namespace) -> int:
         f"{result.tokens} tokens, {result.seconds * 1000:.1f} ms"
     )
     if gate_knobs:
+        assert isinstance(sel, LearnedSelection)  # the learned policy's
         cli_gate.print_decisions(sel)
     elif sel is not None:
         print(f"retrieved (rank order): {sel.retrieved}")
@@ -173,11 +197,13 @@ def _corpus_fields(
 ) -> dict[str, object]:
     """On a corpus, the files, and the selection in each file's own terms: ``file_spans``
     (``{"doc", "start", "end"}``, offsets in that file's text) and ``selected_chunks``
-    (``{"doc", "index"}``, the index within that file); nothing for a single document."""
+    (``{"doc", "index"}``, the index within that file); nothing where no file path is shown
+    (a document of one file, :meth:`~scar_viz.documents.reading.Document.shown_path`)."""
     document = prep.document
-    if not document.is_corpus:
+    if not document.shown_paths:
         return {}
     doc_of = prep.doc_of
+    assert doc_of is not None  # a corpus has its files' chunks
     first = {int(d): i for i, d in reversed(list(enumerate(doc_of)))}
     file_spans = []
     for span in spans:
@@ -246,8 +272,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+def main(argv: Sequence[str] | None = None, prog: str = "python -m scar_viz") -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == [APP]:  # its options are Streamlit's: argparse must not read them
+        return run_app(argv[1:])
+    parser = build_parser(prog=prog)
     args = parser.parse_args(argv)
     try:
         with devices.use(device_choice(args)):  # every model this command loads
@@ -258,3 +287,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+
+
+def run_app(streamlit_args: Sequence[str]) -> int:
+    """``app``: serve the app found beside this package (:func:`scar_viz.cli.app.app_script`)."""
+    from scar_viz.cli.app import app_script, serve
+
+    try:
+        script = app_script()
+    except UserError as exc:
+        print(f"error: {user_message(exc)}", file=sys.stderr)
+        return EXIT_FAILED
+    return serve(script, streamlit_args)
+
+
+def entry() -> None:
+    """The ``scar-viz`` command (pyproject.toml's console script)."""
+    sys.exit(main(prog="scar-viz"))

@@ -18,7 +18,12 @@ import json
 import sys
 
 from scar_viz.cli import index as cli_index
-from scar_viz.cli.common import add_common_options, add_query_set_arguments, load_labelled
+from scar_viz.cli.common import (
+    AddParser,
+    add_common_options,
+    add_query_set_arguments,
+    load_labelled,
+)
 from scar_viz.cli.common import number_option as add_number
 from scar_viz.errors import SettingsError
 from scar_viz.evaluation.bootstrap import DEFAULT_BOOT, DEFAULT_SEED
@@ -27,15 +32,15 @@ from scar_viz.evaluation.recommend import VERDICT_POLICIES, Verdict, recommend, 
 from scar_viz.retrieval import RETRIEVERS
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(add_parser: AddParser) -> None:
     """Add the ``recommend`` sub-command."""
-    p = sub.add_parser(
+    p = add_parser(
         "recommend",
         help="cross-validate retrievers × expansions × k: which to use, within which budget?",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    add_query_set_arguments(p, "format: docs/cli.md, Query files")
+    policies = add_query_set_arguments(p, "format: docs/cli.md, Query files")
     add_number(p, "--folds", DEFAULT_FOLDS, "cross-validation folds K (at most Q / 5 are used)")
     add_number(p, "--repeats", DEFAULT_REPEATS, "repeats R, each with its own fold seed")
     p.add_argument(
@@ -47,24 +52,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_number(p, "--boot", DEFAULT_BOOT, "paired bootstrap resamples B")
     add_number(p, "--seed", DEFAULT_SEED, "seed of the folds (seed … seed+R−1) and the bootstrap")
     p.add_argument("--save", default=None, help="write the verdict's settings to this JSON file")
-    add_common_options(p)
+    common = add_common_options(p)
     cli_index.add_store_option(p)
     # recommend tunes λ and τ and tries every retriever unless told: these are unset by default
     p.set_defaults(func=cmd_recommend, retriever=None, lam=None, tau=None)
-    for action in p._actions:
-        if action.dest == "retriever":
-            action.help = "narrow the candidates to one retriever (default: dense, bm25, hybrid)"
-        elif action.dest == "k":
-            action.help = "k of the reference, window ±1 under dense retrieval (default 3)"
-        elif action.dest in ("lam", "tau"):
-            action.help = argparse.SUPPRESS
-        elif action.dest == "mu":
-            action.help = "μ > 0: tuned SCAR also tries this lexical weight (default 0)"
-        elif action.dest == "policies":
-            action.help = (
-                "narrow the candidates to these policies (default: "
-                f"{' '.join(VERDICT_POLICIES)}; scar brings the tuned setting and presets A, B)"
-            )
+    common[
+        "retriever"
+    ].help = "narrow the candidates to one retriever (default: dense, bm25, hybrid)"
+    common["k"].help = "k of the reference, window ±1 under dense retrieval (default 3)"
+    common["lam"].help = common["tau"].help = argparse.SUPPRESS
+    common["mu"].help = "μ > 0: tuned SCAR also tries this lexical weight (default 0)"
+    policies.help = (
+        "narrow the candidates to these policies (default: "
+        f"{' '.join(VERDICT_POLICIES)}; scar brings the tuned setting and presets A, B)"
+    )
 
 
 def cmd_recommend(args: argparse.Namespace) -> int:
@@ -78,7 +79,7 @@ def cmd_recommend(args: argparse.Namespace) -> int:
         raise SettingsError("--budget must be more than 0 tokens.")
     if args.radius < 1:
         raise SettingsError("--radius must be at least 1 for the verdict.")
-    policies = VERDICT_POLICIES
+    policies: tuple[str, ...] = VERDICT_POLICIES
     if args.policies:
         policies = parse_policy_list(args.policies)
         if any(p not in VERDICT_POLICIES for p in policies):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -52,28 +52,36 @@ class DocumentError(UserError, ValueError):
 
 @dataclass(frozen=True)
 class Part:
-    """One file of a corpus: its id (relative POSIX path) and its range ``text[start:end]`` in
-    the corpus' joined text (:func:`scar_viz.documents.corpus.join_documents`)."""
+    """One file of a document: its id (the relative POSIX path; a single file's name) and its
+    range ``text[start:end]`` in the document's text (a corpus joins its files' texts,
+    :func:`scar_viz.documents.corpus.join_documents`)."""
 
     path: str
     start: int
     end: int
 
 
+def whole(name: str, text: str) -> tuple[Part, ...]:
+    """The parts of a document of one file: that file, the whole text."""
+    return (Part(name, 0, len(text)),)
+
+
 @dataclass(frozen=True)
 class Document:
-    """Decoded text with its sections; ``sections`` tile ``[0, len(text))`` in order.
+    """Decoded text with its sections and its files; ``sections`` tile ``[0, len(text))`` in
+    order, and ``parts`` (one or more) name each file's range.
 
-    A corpus is one Document too: its files' texts joined, ``parts`` naming each file's range
-    (empty for a single file). Nothing reaches across a part's edge: chunks, sections,
-    sentences and every policy's neighbours stay inside one part.
+    A file is a corpus of one: its one part is the whole text. A corpus joins its files' texts
+    and has a part for each. Nothing reaches across a part's edge: chunks, sections, sentences
+    and every policy's neighbours stay inside one part. Section paths are the headings inside
+    their file; :attr:`shown_sections` puts the file's path in front where there are several.
     """
 
     name: str
     text: str
     sections: tuple[Section, ...]
     note: str = ""
-    parts: tuple[Part, ...] = ()
+    parts: tuple[Part, ...] = field(kw_only=True)
 
     @cached_property
     def _section_starts(self) -> list[int]:
@@ -85,20 +93,47 @@ class Document:
         return [p.start for p in self.parts]
 
     @property
-    def is_corpus(self) -> bool:
+    def part_bounds(self) -> tuple[tuple[int, int], ...]:
+        """(start, end) of each part, in order."""
+        return tuple((p.start, p.end) for p in self.parts)
+
+    @property
+    def several_files(self) -> bool:
         """True when the document joins two or more files."""
         return len(self.parts) > 1
 
+    def shown_path(self, index: int) -> str:
+        """Part ``index``'s path as the user is shown it: file paths are shown only where
+        there are several files; "" for a document of one file, which its own name names.
+
+        The one rule for what the user sees of files: labels (:attr:`shown_sections`), the
+        files listed (:attr:`shown_paths`) and every message or field that names a file
+        follow it; the data path never asks."""
+        return self.parts[index].path if self.several_files else ""
+
+    @property
+    def shown_paths(self) -> tuple[str, ...]:
+        """The files' paths as shown (:meth:`shown_path`): none for a document of one file."""
+        return tuple(path for i in range(len(self.parts)) if (path := self.shown_path(i)))
+
+    @cached_property
+    def shown_sections(self) -> tuple[Section, ...]:
+        """The sections as labels show them: each path after its file's shown path, if any
+        (so in a corpus every chunk's label names its file)."""
+        return tuple(self._shown_section(s) for s in self.sections)
+
+    def _shown_section(self, section: Section) -> Section:
+        file = self.shown_path(self.part_index_at(section.start))
+        if not file:
+            return section
+        return Section(section.start, section.end, (file, *section.path), section.level)
+
     def part_index_at(self, offset: int) -> int:
-        """Index of the part holding character ``offset`` (0 for a single file)."""
-        if not self.parts:
-            return 0
+        """Index of the part holding character ``offset``."""
         return max(0, bisect_right(self._part_starts, offset) - 1)
 
     def part_range(self, offset: int) -> tuple[int, int]:
-        """The (start, end) of the file holding ``offset``: the whole text for a single file."""
-        if not self.parts:
-            return 0, len(self.text)
+        """The (start, end) of the file holding ``offset``."""
         part = self.parts[self.part_index_at(offset)]
         return part.start, part.end
 
@@ -276,14 +311,15 @@ def read_document(
         raise DocumentError(
             f"'{name}' holds only whitespace; there is nothing to chunk.", reason="empty"
         )
-    return Document(name=name, text=text, sections=detect_sections(text), note=note)
+    sections = detect_sections(text)
+    return Document(name, text, sections, note, parts=whole(name, text))
 
 
 def document_from_text(name: str, text: str) -> Document:
     """A document from text already in memory (built-in samples, restored sessions)."""
     if not text.strip():
         raise DocumentError(f"'{name}' holds no text.")
-    return Document(name=name, text=text, sections=detect_sections(text))
+    return Document(name, text, detect_sections(text), parts=whole(name, text))
 
 
 def load_path(

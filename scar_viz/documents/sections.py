@@ -283,7 +283,8 @@ def detect_sections(text: str) -> tuple[Section, ...]:
     headings = _find_headings([line.rstrip("\r\n") for line in lines])
     sections: list[Section] = []
     stack: list[tuple[int, str]] = []
-    start, path, level = 0, (), 0
+    start, level = 0, 0
+    path: tuple[str, ...] = ()
     pos = 0
     for i, line in enumerate(lines):
         found = headings.get(i)

@@ -1,7 +1,7 @@
 """Sentence spans on disk, keyed by content: a document is split into sentences once, not once
 per process (pysbd takes seconds on a long document; QASC and the sentence window need it).
 
-The key is a digest of the text, the files' ranges (a corpus), the splitter and the longest
+The key is a digest of the text, the files' ranges, the splitter and the longest
 sentence; the value is the spans as int64 pairs. :func:`cached_sentence_spans` also seeds the
 in-process memo of :mod:`scar_viz.documents.sentences`, so the policies that split the document
 afterwards find it split.
@@ -14,12 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scar_viz.documents.sentences import (
-    DEFAULT_MAX_CHARS,
-    part_sentence_spans,
-    remember,
-    sentence_spans,
-)
+from scar_viz.documents.sentences import DEFAULT_MAX_CHARS, part_sentence_spans, remember
 from scar_viz.spans import Span
 from scar_viz.sqlite_cache import SqliteCache
 
@@ -63,22 +58,20 @@ def spans_key(text: str, parts: tuple[Span, ...], method: str, max_chars: int) -
 def cached_sentence_spans(
     text: str,
     cache: SentenceSpanCache | None,
-    parts: tuple[Span, ...] = (),
+    parts: tuple[Span, ...],
     method: str = "pysbd",
     max_chars: int = DEFAULT_MAX_CHARS,
 ) -> tuple[Span, ...]:
-    """:func:`sentence_spans` (``parts`` empty) or :func:`part_sentence_spans`, read from
-    ``cache`` when it holds this content, else split and stored there; either way the
+    """:func:`~scar_viz.documents.sentences.part_sentence_spans` of ``text`` cut at
+    ``parts`` (a document's :attr:`~scar_viz.documents.reading.Document.part_bounds`), read
+    from ``cache`` when it holds this content, else split and stored there; either way the
     in-process memo holds them afterwards."""
     key = spans_key(text, tuple(parts), method, max_chars)
     spans = cache.get(key) if cache is not None else None
     if spans is not None:
         remember(text, spans, tuple(parts), method, max_chars)
         return spans
-    if parts:
-        spans = part_sentence_spans(text, tuple(parts), method, max_chars)
-    else:
-        spans = sentence_spans(text, method, max_chars)
+    spans = part_sentence_spans(text, tuple(parts), method, max_chars)
     if cache is not None:
         cache.put(key, spans)
     return spans

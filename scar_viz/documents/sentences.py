@@ -168,7 +168,7 @@ def sentence_spans(
     Raises:
         ValueError: for an unknown method or a ``max_chars`` below 20.
     """
-    return _memoised((text, (), method, max_chars), lambda: _split(text, method, max_chars))
+    return part_sentence_spans(text, ((0, len(text)),), method, max_chars)
 
 
 def part_sentence_spans(
@@ -177,9 +177,10 @@ def part_sentence_spans(
     method: str = "pysbd",
     max_chars: int = DEFAULT_MAX_CHARS,
 ) -> tuple[Span, ...]:
-    """Sentences of each range ``text[start:end]`` of ``parts`` (a corpus' files, in order),
-    each split on its own and shifted into ``text``: no sentence crosses a part's edge.
-    Memoised on the text and the parts (a corpus is split once).
+    """Sentences of each range ``text[start:end]`` of ``parts`` (a document's files, in
+    order; :attr:`~scar_viz.documents.reading.Document.part_bounds`), each split on its own
+    and shifted into ``text``: no sentence crosses a part's edge. Memoised on the text and the
+    parts (a document is split once; :func:`sentence_spans` is the one-part case).
 
     Raises:
         ValueError: as :func:`sentence_spans`.
@@ -199,12 +200,12 @@ def part_sentence_spans(
 def remember(
     text: str,
     spans: tuple[Span, ...],
-    parts: tuple[Span, ...] = (),
+    parts: tuple[Span, ...],
     method: str = "pysbd",
     max_chars: int = DEFAULT_MAX_CHARS,
 ) -> None:
-    """Seed the memo of :func:`sentence_spans` (``parts`` empty) or :func:`part_sentence_spans`
-    with spans computed earlier for the same text and settings (e.g. read from a disk cache)."""
+    """Seed the memo of :func:`part_sentence_spans` with spans computed earlier for the same
+    text, parts and settings (e.g. read from a disk cache)."""
     _store((text, tuple(parts), method, max_chars), tuple(spans))
 
 

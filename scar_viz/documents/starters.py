@@ -63,7 +63,7 @@ def starter_questions(document: Document, limit: int = MAX_STARTERS) -> tuple[st
     headings gets none (the page then just asks for a question).
     """
     levels: dict[int, list[str]] = {}
-    for section in document.sections:
+    for section in document.shown_sections:
         if not section.path or section.path[-1] == RECITALS:
             continue
         topic = heading_topic(section.path[-1])

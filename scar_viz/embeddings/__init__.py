@@ -4,9 +4,9 @@ One adapter a module over :mod:`~scar_viz.embeddings.base` (the protocol, the er
 batch loop): the embedded offline default and any sentence-transformers model
 (``sentence_transformers``), an OpenAI-compatible endpoint (``openai_compat``), a static
 model2vec model (``static``, distilled by ``distill``) and a hashing bag-of-words embedder
-(``hashing``); the disk cache (``cache``), the spec parser (``factory``) and the one
-normaliser (``vectors``). Heavy imports
-happen inside the adapters, on first use.
+(``hashing``), each declaring its entry in the registry (``registry``, which also builds an
+embedder from a spec); the disk cache (``cache``) and the one normaliser (``vectors``). Heavy
+imports happen inside the adapters, on first use.
 """
 
 from __future__ import annotations
@@ -20,9 +20,16 @@ from scar_viz.embeddings.base import (
     Progress,
 )
 from scar_viz.embeddings.cache import EmbeddingCache, EmbedResult, embed_cached, text_key
-from scar_viz.embeddings.factory import DEFAULT_MODEL, make_embedder
 from scar_viz.embeddings.hashing import HashEmbedder
 from scar_viz.embeddings.openai_compat import OPENAI_DEFAULT_MODEL, OpenAIEmbedder
+from scar_viz.embeddings.registry import (
+    DEFAULT_MODEL,
+    EMBEDDERS,
+    SPEC_HELP,
+    embedder_kind,
+    make_embedder,
+    sidebar_models,
+)
 from scar_viz.embeddings.sentence_transformers import (
     SentenceTransformerEmbedder,
     default_embedder,
@@ -33,6 +40,8 @@ from scar_viz.sqlite_cache import default_cache_dir
 
 __all__ = [
     "DEFAULT_MODEL",
+    "EMBEDDERS",
+    "SPEC_HELP",
     "OPENAI_DEFAULT_MODEL",
     "BaseEmbedder",
     "EmbedResult",
@@ -50,7 +59,9 @@ __all__ = [
     "default_embedder",
     "default_model_path",
     "embed_cached",
+    "embedder_kind",
     "make_embedder",
+    "sidebar_models",
     "static_embedder",
     "text_key",
 ]

@@ -1,4 +1,5 @@
-"""The embedder interface, its error, and the one batch-encode loop every adapter shares.
+"""The embedder interface, its error, the :class:`EmbedderKind` entry each adapter module
+declares for the registry, and the one batch-encode loop every adapter shares.
 
 ``Embedder.embed(texts) -> np.ndarray`` of shape (len(texts), d), rows L2-normalised.
 ``load()`` loads the model (lazily, once, thread-safe); ``needs_loading`` says whether the
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
@@ -46,6 +48,42 @@ class Embedder(Protocol):
     def load(self, progress: LoadProgress | None = None) -> object: ...
 
     def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray: ...
+
+
+Build = Callable[..., Embedder]
+"""``build(spec, *, base_url=None, api_key=None, device=None) -> Embedder``: the embedder a
+spec names (``base_url`` and ``api_key`` reach an endpoint's adapter, ``device`` a local
+model's)."""
+
+
+def _names_no_model(spec: str) -> str | None:
+    return None
+
+
+@dataclass(frozen=True)
+class EmbedderKind:
+    """One kind of embedder as the registry lists it (:mod:`scar_viz.embeddings.registry`).
+
+    Attributes:
+        key: the id the sidebar's model select keeps in the address (``sentence-transformers``).
+        spec: how a ``--model`` spec names it, as the command line's help writes it
+            (``st:NAME_OR_PATH``).
+        matches: whether a (stripped) spec names this kind.
+        build: the embedder of a spec of this kind (:data:`Build`).
+        name: the short name the sidebar's select shows ("": not offered there).
+        label: the longer description the sidebar shows under the select.
+        local_name: the part of a spec that names a model on this machine (a folder or a hub
+            name, to be looked up where the server allows), or None when the spec names none
+            (the embedded default, hashing, an endpoint).
+    """
+
+    key: str
+    spec: str
+    matches: Callable[[str], bool] = field(repr=False)
+    build: Build = field(repr=False)
+    name: str = ""
+    label: str = ""
+    local_name: Callable[[str], str | None] = field(default=_names_no_model, repr=False)
 
 
 def batches(n: int, size: int) -> list[tuple[int, int]]:

@@ -7,7 +7,13 @@ import re
 
 import numpy as np
 
-from scar_viz.embeddings.base import BaseEmbedder, LoadProgress
+from scar_viz.embeddings.base import (
+    BaseEmbedder,
+    Embedder,
+    EmbedderKind,
+    LoadProgress,
+    ModelSpecError,
+)
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
@@ -50,3 +56,21 @@ class HashEmbedder(BaseEmbedder):
 
     def _dim(self, model: object) -> int:
         return self.dim
+
+
+def _build(spec: str, **_: object) -> Embedder:
+    dim = spec.partition(":")[2]
+    if dim and not dim.isdigit():
+        raise ModelSpecError(f"'{spec}': the hash embedder takes a whole number of dimensions.")
+    return HashEmbedder(int(dim) if dim else 256)
+
+
+HASH = EmbedderKind(
+    "hash",
+    "hash",
+    lambda spec: spec == "hash" or spec.startswith("hash:"),
+    _build,
+    name="Hashing (no model)",
+    label="Hashing bag-of-words (lexical, instant, no model)",
+)
+"""``hash`` (256 dimensions) or ``hash:DIM``."""

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from scar_viz.embeddings.base import BaseEmbedder, EmbeddingError, LoadProgress
+from scar_viz.embeddings.base import (
+    BaseEmbedder,
+    Embedder,
+    EmbedderKind,
+    EmbeddingError,
+    LoadProgress,
+)
 from scar_viz.endpoints import OPENAI_BASE_URL, openai_client
 from scar_viz.errors import scrub_secret
 
@@ -62,7 +68,7 @@ class OpenAIEmbedder(BaseEmbedder):
 
     def _encode(self, model, batch: list[str]) -> np.ndarray:
         openai, client = model
-        kwargs = {"model": self.model, "input": batch}
+        kwargs: dict[str, object] = {"model": self.model, "input": batch}
         if self.dimensions:
             kwargs["dimensions"] = self.dimensions
         try:
@@ -104,3 +110,21 @@ class OpenAIEmbedder(BaseEmbedder):
                 f"The endpoint returned {dims.pop()}-d embeddings; {self.dimensions}-d were asked."
             )
         return np.asarray(vecs, dtype=np.float32)
+
+
+def _build(
+    spec: str, *, base_url: str | None = None, api_key: str | None = None, **_: object
+) -> Embedder:
+    model = spec.removeprefix("openai:").strip() or OPENAI_DEFAULT_MODEL
+    return OpenAIEmbedder(model, base_url=base_url, api_key=api_key)
+
+
+OPENAI = EmbedderKind(
+    "openai",
+    "openai:MODEL",
+    lambda spec: spec.startswith("openai:"),
+    _build,
+    name="OpenAI-compatible endpoint",
+    label="OpenAI-compatible embeddings endpoint",
+)
+"""``openai:MODEL`` (blank: :data:`OPENAI_DEFAULT_MODEL`) at the caller's base URL and key."""

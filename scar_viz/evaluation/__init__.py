@@ -1,8 +1,7 @@
-"""Stage 6: evaluating a labelled query set. One module per concern; the run, significance,
-the report, transfer and tuning are re-exported here.
+"""Stage 7: evaluating a labelled query set (read and labelled by :mod:`scar_viz.queries`).
+One module per concern; the run, significance, the report, transfer and tuning are re-exported
+here.
 
-- :mod:`~scar_viz.evaluation.queries`: the labelled-query format, validation, gold chunks and
-  query types; :mod:`~scar_viz.evaluation.labelling`: a set built while exploring;
 - :mod:`~scar_viz.evaluation.metrics`: recall, chunks, chunk efficiency, tokens;
   :mod:`~scar_viz.evaluation.bootstrap`: paired bootstrap, Cohen's d;
 

@@ -23,9 +23,9 @@ from scar_viz.cancel import ShouldStop
 from scar_viz.embeddings import Progress
 from scar_viz.evaluation import Embed, Evaluation, available_policies
 from scar_viz.evaluation.by_file import file_rows
-from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.evaluation.run import evaluate_ks
 from scar_viz.pipeline import PreparedDoc
+from scar_viz.queries.gold import GoldQuery
 from scar_viz.retrieval import DENSE, Retriever
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.sweep import pareto_frontier

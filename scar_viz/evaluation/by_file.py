@@ -21,8 +21,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from scar_viz.evaluation.best_point import window_per_query
-from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.evaluation.run import Evaluation
+from scar_viz.queries.gold import GoldQuery
 from scar_viz.scoring.learned.p_curve import PCurve
 from scar_viz.scoring.sweep import Candidates, sweep
 

@@ -30,16 +30,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 import numpy as np
 
 from scar_viz.errors import SettingsError
 from scar_viz.evaluation.folds import Folds
 from scar_viz.evaluation.learned import query_lex
-from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.evaluation.run import batch_sims
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.policies.context import TokenCosts, token_costs
+from scar_viz.queries.gold import GoldQuery
 from scar_viz.retrieval import DEFAULT_K_RRF, RETRIEVERS, Retriever
 from scar_viz.scoring.learned.features import ALL_FEATURES, CandidateTable, build_table
 from scar_viz.scoring.learned.features import gate_features as feature_names
@@ -107,7 +108,7 @@ class Candidate:
     recall: np.ndarray = field(repr=False)
     chunks: np.ndarray = field(repr=False)
     tokens: np.ndarray = field(repr=False)
-    fold_settings: tuple[tuple[object, ...], ...] = field(default=(), repr=False)
+    fold_settings: tuple[tuple[Any, ...], ...] = field(default=(), repr=False)
     gate: LearnedGate | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -473,7 +474,7 @@ def cross_validate(
     ref = next(
         i for i, c in enumerate(out) if c.option == (ref_retriever, "window1") and c.k == ref_k
     )
-    notes = ()
+    notes: tuple[str, ...] = ()
     if left_out:
         notes = (
             "The learned gate was left out for "

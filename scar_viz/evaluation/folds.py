@@ -22,7 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz.errors import SettingsError
-from scar_viz.evaluation.queries import QUERY_TYPES, GoldQuery
+from scar_viz.queries.gold import GoldQuery
+from scar_viz.queries.reading import QUERY_TYPES
 
 DEFAULT_FOLDS = 5
 DEFAULT_REPEATS = 3

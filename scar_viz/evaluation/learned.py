@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.pipeline import PreparedDoc
+from scar_viz.queries.gold import GoldQuery
 from scar_viz.retrieval import DENSE, Retriever
 from scar_viz.scoring.learned.features import (
     CandidateTable,

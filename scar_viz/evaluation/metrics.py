@@ -25,7 +25,7 @@ from scar_viz.scoring.scar import Decision
 
 NEVER_REACHED = "never reached"
 SUBSETS = ("all", "fragmented", "atomic", "scattered")
-"""``all`` and the three query types of :func:`scar_viz.evaluation.queries.query_type`."""
+"""``all`` and the three query types of :func:`scar_viz.queries.gold.query_type`."""
 
 
 @dataclass(frozen=True)

@@ -49,10 +49,10 @@ from scar_viz.evaluation.crossval import (
     cross_validate,
 )
 from scar_viz.evaluation.folds import DEFAULT_FOLDS, DEFAULT_REPEATS, assign_folds
-from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.evaluation.run_json import rounded
 from scar_viz.evaluation.settings import ChosenSettings
 from scar_viz.pipeline import PreparedDoc
+from scar_viz.queries.gold import GoldQuery
 from scar_viz.retrieval import DEFAULT_K_RRF, RETRIEVERS
 from scar_viz.scoring.params import DEFAULT_K, DEFAULT_RADIUS
 
@@ -153,9 +153,10 @@ class Verdict:
     def queries_needed(self) -> int | None:
         """About how many labelled queries in all would separate the verdict from the
         runner-up (module docstring); None without a runner-up or a mean difference."""
-        if self.versus is None:
+        rival = self.rival
+        if self.versus is None or rival is None:
             return None
-        d = self.chosen.recall - self.rival.recall
+        d = self.chosen.recall - rival.recall
         mean = float(d.mean())
         if abs(mean) < 1e-12 or len(d) < 2:
             return None
@@ -190,6 +191,7 @@ class Verdict:
                 + self._setting_words()
             )
         v = self.versus
+        assert v is not None  # a runner-up comes with its comparison
         diff = (
             f"{100 * v.mean_diff:+.1f} points (95 % CI {100 * v.ci_low:+.1f} to "
             f"{100 * v.ci_high:+.1f})"
@@ -223,7 +225,9 @@ class Verdict:
         )
 
     def _more_words(self) -> str:
-        d = self.chosen.recall - self.rival.recall
+        rival = self.rival
+        assert rival is not None  # said only of a runner-up
+        d = self.chosen.recall - rival.recall
         if not np.any(d):
             return (
                 "they score the same on every query, so no number of queries would separate them."

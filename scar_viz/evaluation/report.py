@@ -12,13 +12,14 @@ from collections import Counter
 from collections.abc import Sequence
 
 from scar_viz.evaluation.metrics import SUBSETS
-from scar_viz.evaluation.queries import GoldQuery, QueryIssue
 from scar_viz.evaluation.run import Evaluation, PolicyEval
 from scar_viz.evaluation.run_json import rounded, run_json
 from scar_viz.evaluation.significance import Comparison
 from scar_viz.evaluation.transfer import BarTransfer
 from scar_viz.evaluation.tune import GridPoint, TuneCheck
 from scar_viz.fmt import EMPTY_CELL, change
+from scar_viz.queries.gold import GoldQuery
+from scar_viz.queries.reading import QueryIssue
 
 Rows = list[dict[str, object]]
 

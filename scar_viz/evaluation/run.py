@@ -1,6 +1,6 @@
 """The run: a labelled query set through retrieval policies on one prepared document.
 
-Labelled queries (:mod:`scar_viz.evaluation.queries`) and their query vectors → every policy for
+Labelled queries (:mod:`scar_viz.queries.gold`) and their query vectors → every policy for
 every query (:mod:`scar_viz.policies`) → per-query outcomes and summaries
 (:mod:`scar_viz.evaluation.metrics`). Also which policy names exist (:func:`available_policies`,
 :func:`resolve_policy`) and the sweep's candidates for a query set (:func:`candidates_for`).
@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Literal, overload
 
 import numpy as np
 
@@ -28,10 +29,11 @@ from scar_viz.evaluation.metrics import (
     miss_reasons,
     summarise_subsets,
 )
-from scar_viz.evaluation.queries import GoldQuery, QueryIssue, type_counts
 from scar_viz.evaluation.settings import RunSettings
 from scar_viz.pipeline import PreparedDoc, query_inputs
 from scar_viz.policies import POLICIES, PolicyResult, QueryInputs, run_policy, uses_k
+from scar_viz.queries.gold import GoldQuery, type_counts
+from scar_viz.queries.reading import QueryIssue
 from scar_viz.retrieval import DENSE, Retriever
 from scar_viz.scoring.lexical import lex_matrix
 from scar_viz.scoring.params import DEFAULT_PARAMS, DEFAULT_RADIUS, GateParams
@@ -63,6 +65,14 @@ def available_policies(reranker: str | None = None) -> tuple[str, ...]:
     if "rerank" in out and not reranker_status(reranker or DEFAULT_RERANKER).available:
         out.remove("rerank")
     return tuple(out)
+
+
+@overload
+def resolve_policy(name: str, strict: Literal[True] = True) -> tuple[str, dict[str, object]]: ...
+
+
+@overload
+def resolve_policy(name: str, strict: bool) -> tuple[str, dict[str, object]] | None: ...
 
 
 def resolve_policy(name: str, strict: bool = True) -> tuple[str, dict[str, object]] | None:
@@ -274,7 +284,7 @@ def evaluate_ks(
         )
     resolved = {label: resolve_policy(label) for label in labels}
     settings = [params.with_(k=k) for k in ks]
-    outcomes = [{label: [] for label in labels} for _ in ks]
+    outcomes: list[dict[str, list[QueryOutcome]]] = [{label: [] for label in labels} for _ in ks]
     coverage = [dict.fromkeys(labels, False) for _ in ks]
     errors: list[dict[str, str]] = [{} for _ in ks]
     block = batch_sims(prep.unit, query_vecs)

@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol, TypeVar
 
 from scar_viz.chunking.tokens import TOKENIZER_NAME
-from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.evaluation.significance import Comparison
+from scar_viz.queries.gold import GoldQuery
 
 DIGITS = 6
 """Decimals of every figure in the JSON."""

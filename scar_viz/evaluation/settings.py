@@ -70,7 +70,7 @@ class RunSettings:
                 int(params.radius),
                 float(params.mu),
             ),
-            tuple(p.path for p in prep.document.parts),
+            prep.document.shown_paths,
             retriever,
         )
 
@@ -234,7 +234,7 @@ class ChosenSettings:
             _real(data, "mu"),
             _real(data, "p"),
             gate,
-            _real(data, "k_rrf") if data.get("k_rrf") is not None else DEFAULT_K_RRF,
+            _real_or(data, "k_rrf", DEFAULT_K_RRF),
             chosen_on,
         )
 
@@ -292,6 +292,11 @@ def _whole(data: dict, key: str, default: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise SettingsFileError(f"The settings file's '{key}' must be a whole number.")
     return value
+
+
+def _real_or(data: dict, key: str, default: float) -> float:
+    value = _real(data, key)
+    return default if value is None else value
 
 
 def _real(data: dict, key: str) -> float | None:

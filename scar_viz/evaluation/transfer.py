@@ -94,7 +94,7 @@ def bar_transfer(
 ) -> BarTransfer:
     """Relative bar τ·cos(q,c) against absolute bar θ on two models at the same λ."""
     rel = [sweep(c, [lam], [tau]) for c in (c1, c2)]
-    curves = tuple(sweep(c, [lam], thetas, "absolute") for c in (c1, c2))
+    curves = (sweep(c1, [lam], thetas, "absolute"), sweep(c2, [lam], thetas, "absolute"))
     j = match_chunks(curves[0], 0, float(rel[0].mean_chunks[0, 0]))
     theta = float(thetas[j])
     rows = []

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.evaluation.run_json import rounded, run_json
 from scar_viz.llm.check import AnswerCheck, PolicyAnswers
 from scar_viz.llm.scores import SCORES
+from scar_viz.queries.gold import GoldQuery
 
 ANSWER_SETTING = (
     "document",

@@ -23,7 +23,6 @@ from scar_viz.embeddings import EmbeddingError
 from scar_viz.errors import user_message
 from scar_viz.evaluation import Comparison, default_policies, parse_policy_list, resolve_policy
 from scar_viz.evaluation.bootstrap import DEFAULT_BOOT, DEFAULT_SEED, paired_bootstrap
-from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.evaluation.settings import RunSettings
 from scar_viz.llm.client import ChatModel, Progress, Reply, Usage
 from scar_viz.llm.judge import DEFAULT_QUESTIONS, AnswerRow, Job, Unparseable, run_jobs
@@ -31,6 +30,7 @@ from scar_viz.llm.prompts import answer_messages
 from scar_viz.llm.scores import SCORES, Embed, statements
 from scar_viz.pipeline import PreparedDoc, query_inputs
 from scar_viz.policies import PolicyResult, run_policy
+from scar_viz.queries.gold import GoldQuery
 from scar_viz.retrieval import DENSE, Retriever
 from scar_viz.scoring.params import GateParams
 
@@ -157,7 +157,7 @@ def check_answers(
         chat: the model that answers; ``judge`` (default ``chat``) scores.
         embed: the current embedder (answer relevancy and correctness cosines).
         references: reference answers by query id, as the query file gives them
-            (:attr:`~scar_viz.evaluation.queries.QuerySet.references`; enables answer
+            (:attr:`~scar_viz.queries.reading.QuerySet.references`; enables answer
             correctness).
         progress: progress(done, total) over all calls (answers first, then the judge's).
         n_boot: bootstrap resamples (0 skips the significance tests).

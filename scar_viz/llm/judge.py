@@ -141,10 +141,10 @@ def parse_recall(data: dict | None) -> scores.RecallVerdict | None:
 
 def parse_correctness(data: dict | None) -> scores.CorrectnessVerdict | None:
     """``{"TP": [str], "FP": [str], "FN": [str]}``, else None."""
-    parts = [_strings(data, key) for key in ("TP", "FP", "FN")]
-    if any(p is None for p in parts):
+    tp, fp, fn = (_strings(data, key) for key in ("TP", "FP", "FN"))
+    if tp is None or fp is None or fn is None:
         return None
-    return scores.CorrectnessVerdict(*parts)
+    return scores.CorrectnessVerdict(tp, fp, fn)
 
 
 # --- the calls ---------------------------------------------------------------------------------
@@ -158,6 +158,7 @@ def _usage(reply: Reply) -> Usage:
 
 def judge_requests(job: Job, n_questions: int) -> dict[str, Messages]:
     """The judge's requests for one answered job, by step (a score name)."""
+    assert job.answer is not None  # only answered jobs are judged
     ctx, ans = job.context, job.answer.text.strip()
     out = {
         "faithfulness": faithfulness_messages(ctx, ans),
@@ -182,6 +183,7 @@ def score_row(
             bad.append(Unparseable(job.query_id, job.policy, step, replies[step].text[:300]))
         return verdict
 
+    assert job.answer is not None  # only answered jobs are scored
     question, answer = job.question, job.answer.text.strip()
     claims = parsed("faithfulness", parse_faithfulness)
     generated = parsed("answer_relevancy", parse_relevancy)

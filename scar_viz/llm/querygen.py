@@ -14,7 +14,7 @@ come from single chunks. A generated query is kept only when
 - a query made at a boundary crosses it: its type under the chunking is fragmented.
 
 Each kept query's type (fragmented / atomic …) is then computed under the current chunking
-with :func:`scar_viz.evaluation.queries.label_queries`, as for any query file. The output is the
+with :func:`scar_viz.queries.gold.label_queries`, as for any query file. The output is the
 query-file format (docs/cli.md, "Query files"), plus the reference ``answer``.
 """
 
@@ -28,14 +28,17 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.config import chunk_doc_of
 from scar_viz.documents.reading import Document
 from scar_viz.documents.sentences import paragraph_spans, sentence_spans
 from scar_viz.edges import file_edges
-from scar_viz.evaluation.evidence import EvidenceError, in_document
-from scar_viz.evaluation.queries import Evidence, LabelledQuery, label_queries
 from scar_viz.llm.client import ChatModel, Progress, Usage
+from scar_viz.queries.evidence import Evidence, EvidenceError, in_document
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import LabelledQuery
 
 DEFAULT_N = 40
 DEFAULT_FRAGMENTED_SHARE = 0.5
@@ -293,7 +296,8 @@ def _check(
     overlap = copy_overlap(question, [e.text for e in evidence])
     if overlap >= max_copy:
         return Drop(source, "copies its evidence", question, f"{overlap:.0%} of its bigrams")
-    answer = data.get("answer") if isinstance(data.get("answer"), str) else ""
+    raw = data.get("answer") if isinstance(data, dict) else None
+    answer = raw if isinstance(raw, str) else ""
     spans = sorted({(e.start, e.end) for e in evidence})
     unique = tuple(Evidence(text[s:e], s, e) for s, e in spans)
     return question, unique, " ".join(answer.split())
@@ -303,7 +307,10 @@ def _check(
 
 
 def _plan(
-    rng: random.Random, cuts: list[int], chunks: Sequence[Chunk], edges: Sequence[bool]
+    rng: random.Random,
+    cuts: list[int],
+    chunks: Sequence[Chunk],
+    edges: Sequence[bool] | np.ndarray,
 ) -> tuple[list, list]:
     """Shuffled candidate orders: the cuts first, then the other boundaries (evidence on
     either side of any boundary also makes a fragmented query; never a corpus' file edge,
@@ -367,7 +374,7 @@ def generate_queries(
     drops: list[Drop] = []
     seen_q: set[str] = set()
     seen_ev: set[tuple[tuple[int, int], ...]] = set()
-    got = Counter()
+    got: Counter[str] = Counter()
     requested = 0
     usage_before = model.usage
     for _ in range(MAX_ROUNDS):

@@ -76,7 +76,7 @@ class CorrectnessVerdict:
 def statements(text: str) -> list[str]:
     """The sentences of a reference evidence text (whitespace collapsed), in order: what
     context recall asks the judge about."""
-    out = []
+    out: list[str] = []
     for s, e in paragraph_spans(text):
         piece = text[s:e].replace("\n", " ")
         out.extend(" ".join(piece[a:b].split()) for a, b in split_piece(piece))

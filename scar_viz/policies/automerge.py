@@ -136,7 +136,7 @@ def automerge_policy(
     notes = [
         f"retrieved {sorted(retrieved)}; filled {list(res.filled) or 'no gap'}; "
         f"merged {len(res.merged)} section(s) with > {ratio:g} of their chunks retrieved"
-        + (": " + "; ".join(doc.sections[p].label for p in res.merged) if res.merged else ".")
+        + (": " + "; ".join(doc.shown_sections[p].label for p in res.merged) if res.merged else ".")
     ]
     return span_result(
         "automerge", inputs, spans, t0, chunk_ids=res.selected, notes=notes, detail=res

@@ -7,11 +7,11 @@ import inspect
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from scar_viz.chunking.base import Chunk
-from scar_viz.chunking.config import chunk_doc_of
 from scar_viz.chunking.tokens import count_tokens
 from scar_viz.documents.reading import Document
 from scar_viz.scoring.params import DEFAULT_PARAMS, GateParams
@@ -26,11 +26,11 @@ class QueryInputs:
 
     ``unit`` holds the unit-norm chunk embeddings (N, d) and ``sims`` = cos(q, c_i) (N,).
     ``params`` holds k, λ, τ and r. ``embed`` embeds extra texts with the same model (QASC's
-    sentences); it may be None. In a corpus (``document.parts``) ``doc_of`` names each
-    chunk's file, and no policy reaches past the edge of its chunk's file. ``ranking`` is the
-    score the retriever ranks chunks by (:func:`~scar_viz.retrieval.rank_scores`; None: the
-    dense ``sims``): every policy takes its top-k by :attr:`rank`, while gates keep using
-    ``sims``.
+    sentences); it may be None. ``doc_of`` (N,) names each chunk's file (its part of
+    ``document``; all zeros for one file), and no policy reaches past the edge of its chunk's
+    file. ``ranking`` is the score the retriever ranks chunks by
+    (:func:`~scar_viz.retrieval.rank_scores`; None: the dense ``sims``): every policy takes its
+    top-k by :attr:`rank`, while gates keep using ``sims``.
     """
 
     document: Document
@@ -41,22 +41,18 @@ class QueryInputs:
     sims: np.ndarray
     params: GateParams = DEFAULT_PARAMS
     embed: Callable[[list[str]], np.ndarray] | None = field(default=None, repr=False)
-    doc_of: np.ndarray | None = field(default=None, repr=False, compare=False)
-    """(N,) the file of each chunk in a corpus (None for a single file); computed from
-    ``document.parts`` when not given, so a corpus never goes without it."""
+    doc_of: np.ndarray = field(kw_only=True, repr=False, compare=False)
+    """(N,) the file of each chunk (``PreparedDoc.doc_of``,
+    :func:`~scar_viz.chunking.config.chunk_doc_of`)."""
     ranking: np.ndarray | None = field(default=None, repr=False, compare=False)
     """(N,) the retriever's score per chunk (None: dense, rank by ``sims``)."""
     retriever: str = "dense"
     """The retriever's label, for notes."""
-    memo: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
+    memo: dict[object, Any] = field(default_factory=dict, repr=False, compare=False)
     """What policies keep for this query across settings that share it: an evaluation at
     several k runs each query's policies on copies of one QueryInputs (``replace(inputs,
     params=...)`` keeps this dict), and a policy stores here, keyed by its name and knobs, the
     parts that do not depend on k (QASC's sentence scores and windows)."""
-
-    def __post_init__(self) -> None:
-        if self.doc_of is None and self.document.is_corpus:
-            object.__setattr__(self, "doc_of", chunk_doc_of(self.document, self.chunks))
 
     @property
     def rank(self) -> np.ndarray:

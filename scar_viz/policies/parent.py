@@ -7,9 +7,10 @@ that fits (when a parent level above the section was asked for, the sub-headings
 else to a window of whole chunks around the retrieved chunk(s) inside the section. The result's
 ``notes`` say what was cut and how; ``detail`` lists one :class:`ParentPart` per section sent.
 
-In a corpus every section path starts with its file's path, so ``level`` counts from the first
-heading inside the file (level 1 is a top heading, as in one file), and every span sent is
-clipped to the retrieved chunk's file: no parent reaches into the next file.
+The same code serves one file and many: section paths are the headings inside their file, so
+``level`` counts from the first heading of the file (1 is a top heading), an ancestor never
+runs past its file, and every span sent is clipped to the retrieved chunk's file (a file's last
+section holds the blank line that joins it to the next): no parent reaches into the next file.
 """
 
 from __future__ import annotations
@@ -59,25 +60,26 @@ def section_span(document: Document, index: int, level: int = 0) -> tuple[int, i
     """Character span of section ``index``, or of its ancestor at depth ``level`` (1 = top).
 
     ``level`` = 0, or a level at or below the section's own, gives the section itself; an
-    ancestor's span runs over every consecutive section whose path starts with its path.
+    ancestor's span runs over every consecutive section of the same file whose path starts
+    with its path.
     """
     sections = document.sections
     sec = sections[index]
     if level <= 0 or len(sec.path) <= level:
         return sec.start, sec.end
     prefix = sec.path[:level]
+    part = document.part_index_at(sec.start)
+
+    def kin(i: int) -> bool:
+        near = sections[i]
+        return near.path[:level] == prefix and document.part_index_at(near.start) == part
+
     lo = hi = index
-    while lo > 0 and sections[lo - 1].path[:level] == prefix:
+    while lo > 0 and kin(lo - 1):
         lo -= 1
-    while hi < len(sections) - 1 and sections[hi + 1].path[:level] == prefix:
+    while hi < len(sections) - 1 and kin(hi + 1):
         hi += 1
     return sections[lo].start, sections[hi].end
-
-
-def _file_level(document: Document, level: int) -> int:
-    """``level`` as a depth of ``document``'s section paths: one more in a corpus, whose paths
-    start with the file's path (0, the section itself, stays 0)."""
-    return level + 1 if level > 0 and document.is_corpus else level
 
 
 def _clip(span: Span, bounds: Span) -> Span:
@@ -90,12 +92,9 @@ def _width(span: Span) -> int:
 
 def _sub_heading_span(document: Document, index: int, level: int, cap: int) -> Span | None:
     """The largest heading group between depth ``level`` and section ``index`` itself that
-    holds it and fits ``cap``; None when even the section itself is over the cap. ``level`` is
-    a depth of the paths (a corpus' file path included: :func:`_file_level`)."""
+    holds it and fits ``cap``; None when even the section itself is over the cap."""
     sec = document.sections[index]
-    depth = len(sec.path)
-    top = max(level, 1 if document.is_corpus else 0) + 1
-    for d in range(top, depth + 1):
+    for d in range(level + 1, len(sec.path) + 1):
         span = _clip(section_span(document, index, d), document.part_range(sec.start))
         if _width(span) <= cap:
             return span
@@ -135,24 +134,22 @@ def _windows(chunks: Sequence[Chunk], seeds: Sequence[int], bounds: Span, cap: i
 
 
 def _no_heading_notes(doc: Document, seeds: Sequence[int]) -> list[str]:
-    """The note for a document (or, in a corpus, each file of a seed section) without
-    headings, whose parent is then the whole of it."""
-    if not doc.is_corpus:
-        if len(doc.sections) == 1 and not doc.sections[0].path:
-            return [
-                f"No headings were detected: the parent of every chunk is the whole "
-                f"document ({len(doc.text):,} characters)."
-            ]
-        return []
+    """The note for each file of a seed section that has no headings, whose parent is then
+    the whole file (the whole document, for a file shown by no path of its own)."""
     notes = []
     for f in sorted({doc.part_index_at(doc.sections[i].start) for i in seeds}):
-        part = doc.parts[f]
-        inside = [s for s in doc.sections if part.start <= s.start < part.end]
-        if len(inside) == 1 and len(inside[0].path) <= 1:
-            notes.append(
-                f"No headings were detected in {part.path}: the parent of its chunks is the "
-                f"whole file ({part.end - part.start:,} characters)."
-            )
+        part, shown = doc.parts[f], doc.shown_path(f)
+        first = doc.sections[doc.section_index_at(part.start)]
+        if first.path or first.end < part.end:
+            continue
+        size = f"{part.end - part.start:,} characters"
+        notes.append(
+            f"No headings were detected in {shown}: the parent of its chunks is the whole file "
+            f"({size})."
+            if shown
+            else f"No headings were detected: the parent of every chunk is the whole document "
+            f"({size})."
+        )
     return notes
 
 
@@ -180,20 +177,19 @@ def parent_policy(
         for i in range(first, last + 1):
             seeds.setdefault(i, []).append(int(c))
     notes = _no_heading_notes(doc, sorted(seeds))
-    depth = _file_level(doc, level)
     parts: list[ParentPart] = []
     for i in sorted(seeds):
         file = doc.part_range(doc.sections[i].start)
-        span = _clip(section_span(doc, i, depth), file)
+        span = _clip(section_span(doc, i, level), file)
         if _width(span) <= cap:
             parts.append(ParentPart(i, *span, SECTION))
             continue
-        label = doc.sections[i].label
+        label = doc.shown_sections[i].label
         over = f"Section '{label}' is {_width(span):,} characters, over the {cap:,}-character cap"
-        sub = _sub_heading_span(doc, i, depth, cap)
+        sub = _sub_heading_span(doc, i, level, cap)
         if sub is not None:
             parts.append(ParentPart(i, *sub, SUB_HEADING))
-            sub_label = doc.section_at(sub[0]).label
+            sub_label = doc.shown_sections[doc.section_index_at(sub[0])].label
             notes.append(f"{over}: sent its sub-section '{sub_label}' ({_width(sub):,}).")
             continue
         own = _clip((doc.sections[i].start, doc.sections[i].end), file)

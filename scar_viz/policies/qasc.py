@@ -11,8 +11,8 @@ QASC (seed threshold θ over every sentence of the document, seeds and windows c
 candidates' sentence ranges). Notation: C_k = top-k chunks; R = ∪_{c ∈ C_k} [first(c) − margin,
 last(c) + margin] (sentence indices); context = QASC(s | R).
 
-In a corpus each file is split into sentences on its own, and no window, region or QASC chunk
-reaches past the file of its seed or candidate (:func:`sentence_files`).
+Each file (part) of the document is split into sentences on its own, and no window, region or
+QASC chunk reaches past the file of its seed or candidate (:func:`sentence_files`).
 
 Sentence embeddings come from ``inputs.embed``, which goes through the on-disk embedding cache,
 so a document's sentences are encoded once per model; later queries only look them up.
@@ -38,12 +38,7 @@ from scar_viz.chunking.qasc import (
     sentence_scores,
 )
 from scar_viz.documents.reading import Document
-from scar_viz.documents.sentences import (
-    paragraph_spans,
-    part_paragraph_spans,
-    part_sentence_spans,
-    sentence_spans,
-)
+from scar_viz.documents.sentences import part_paragraph_spans, part_sentence_spans
 from scar_viz.edges import doc_of_starts, reach
 from scar_viz.errors import SettingsError
 from scar_viz.knobs import from_values, knob_fields
@@ -73,10 +68,7 @@ def document_sentences(
         return inputs.memo[key]
     doc = inputs.document
     text = doc.text
-    if doc.is_corpus:
-        sentences = part_sentence_spans(text, _part_bounds(doc), splitter)
-    else:
-        sentences = sentence_spans(text, splitter)
+    sentences = part_sentence_spans(text, doc.part_bounds, splitter)
     if not sentences:
         raise SettingsError("The document has no sentences to chunk.")
     vecs = inputs.embed([text[s:e] for s, e in sentences])
@@ -85,29 +77,34 @@ def document_sentences(
     return found
 
 
-def _part_bounds(document: Document) -> tuple[Span, ...]:
-    return tuple((p.start, p.end) for p in document.parts)
-
-
 def document_paragraphs(document: Document) -> list[Span]:
-    """The paragraph spans QASC snaps to: each file's own in a corpus (found once per text and
-    files, not per query)."""
-    return list(_paragraphs(document.text, _part_bounds(document) if document.is_corpus else ()))
+    """The paragraph spans QASC snaps to: each file's own (found once per text and files,
+    not per query)."""
+    return list(_paragraphs(document.text, document.part_bounds))
 
 
 @lru_cache(maxsize=8)
 def _paragraphs(text: str, parts: tuple[Span, ...]) -> tuple[Span, ...]:
-    if parts:
-        return tuple(part_paragraph_spans(text, parts))
-    return tuple(paragraph_spans(text))
+    return tuple(part_paragraph_spans(text, parts))
 
 
-def sentence_files(document: Document, sentences: Sequence[Span]) -> np.ndarray | None:
-    """(n,) the file of each sentence of a corpus (:mod:`scar_viz.edges`); None for one file."""
-    if not document.is_corpus:
-        return None
-    starts = np.array([p.start for p in document.parts], dtype=np.int64)
-    return doc_of_starts(starts, np.array([s for s, _ in sentences], dtype=np.int64))
+_last_files: list[tuple[tuple[Span, ...], Sequence[Span], np.ndarray]] = []
+"""The last sentence tuple's files (a document's, asked for on every query)."""
+
+
+def sentence_files(document: Document, sentences: Sequence[Span]) -> np.ndarray:
+    """(n,) the file of each sentence (:mod:`scar_viz.edges`), remembered for the last
+    document's parts and sentence tuple."""
+    parts = document.part_bounds
+    last = _last_files[0] if _last_files else None
+    if last is not None and last[0] == parts and last[1] is sentences:
+        return last[2]
+    starts = np.array([s for s, _ in parts], dtype=np.int64)
+    files = doc_of_starts(starts, np.array([s for s, _ in sentences], dtype=np.int64))
+    files.flags.writeable = False
+    if isinstance(sentences, tuple):  # immutable: safe to remember
+        _last_files[:] = [(parts, sentences, files)]
+    return files
 
 
 _last_bounds: list[tuple[Sequence[Span], tuple[list[int], list[int]]]] = []

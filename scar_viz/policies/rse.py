@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scar_viz.edges import chunk_files
 from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, policy_entry
 from scar_viz.scoring.scar import top_k
 
@@ -115,7 +116,7 @@ def best_segments(
     n = len(v)
     prefix = np.concatenate([[0.0], np.cumsum(v)])
     taken = np.zeros(n, dtype=bool)
-    files = None if doc_of is None else np.asarray(doc_of)
+    files = chunk_files(doc_of, n)
     starts = np.arange(n)
     segments: list[Segment] = []
     total = 0
@@ -132,8 +133,7 @@ def best_segments(
             s, e = starts[ok], ends[ok]
             sums = prefix[e] - prefix[s]
             valid = (v[s] >= 0) & (v[e - 1] >= 0) & (blocked[e] - blocked[s] == 0)
-            if files is not None:
-                valid &= files[s] == files[e - 1]
+            valid &= files[s] == files[e - 1]
             if not valid.any():
                 continue
             cand = np.where(valid, sums, -np.inf)

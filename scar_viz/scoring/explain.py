@@ -112,17 +112,12 @@ def edge_notes(
                     f"Chunk {n_chunks - 1} (the last) is retrieved: it has no right neighbour.",
                 )
             )
-        if doc_of is not None and n_chunks:
-            lo, hi = bounds(doc_of, n_chunks)
-            for c in sorted(sel.retrieved):
-                if c == lo[c] and c > 0:
-                    notes.append(
-                        ("info", f"Chunk {c} opens its file: it has no left neighbour there.")
-                    )
-                if c == hi[c] - 1 and c < n_chunks - 1:
-                    notes.append(
-                        ("info", f"Chunk {c} ends its file: it has no right neighbour there.")
-                    )
+        lo, hi = bounds(doc_of, n_chunks)
+        for c in sorted(sel.retrieved):
+            if c == lo[c] and c > 0:
+                notes.append(("info", f"Chunk {c} opens its file: it has no left neighbour there."))
+            if c == hi[c] - 1 and c < n_chunks - 1:
+                notes.append(("info", f"Chunk {c} ends its file: it has no right neighbour there."))
     both = sorted({d.neighbour for d in sel.decisions if d.outcome == "retrieved"})
     if both:
         notes.append(

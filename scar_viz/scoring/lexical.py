@@ -2,34 +2,32 @@
 
 An extension of this project, not the paper's. Stated choices:
 
-- **Tokeniser**: lower-case the text, take the regex ``\\w+`` matches (Unicode word characters:
-  letters, digits, underscore), drop tokens of one character and the words of
-  :data:`STOP_WORDS`. No stemming: "retransmit" and "retransmission" are different terms.
-- **Content terms** of a question: its distinct tokens, in first-seen order, that occur in at
-  least one chunk of the document or corpus (a term found nowhere says nothing about which chunk
-  holds the answer).
-- **Weights**: BM25's idf over the chunk set (N chunks, df(t) the chunks containing t),
-  idf(t) = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5)), always > 0.
+- **Tokeniser**: BM25's (:mod:`scar_viz.terms`): the text lower-cased, runs of two or more
+  word characters (Unicode letters, digits, underscore), bm25s's stop words dropped. No
+  stemming: "retransmit" and "retransmission" are different terms.
+- **Content terms** of a question: its distinct tokens, in first-seen order, that are not
+  among the function words of :data:`STOP_WORDS` and occur in at least one chunk of the
+  document or corpus (a term found nowhere says nothing about which chunk holds the answer).
+- **Weights**: BM25's idf over the chunk set (:func:`scar_viz.terms.idf`; N chunks, df(t) the
+  chunks containing t), idf(t) = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5)), always > 0.
 - **lex(q, x)** = Σ_{t ∈ q, t ∈ x} idf(t) / Σ_{t ∈ q} idf(t), the idf-weighted share of the
   question's content terms found in chunk x, in [0, 1]; 0 when the question has none.
 - **new(q, c, n)** = the weighted share of the question's terms in n but not in c.
 
-The chunk set's index (the terms of each chunk, the idf) is built once per chunk set and cached
-by the texts' content (:func:`chunk_index`).
+The chunk set's index (the terms of each chunk, the idf) is :mod:`scar_viz.terms`', the one
+BM25 is built from, shared and cached by the texts' content (:func:`chunk_index`).
 """
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
 
-TOKEN_RE = re.compile(r"\w+")
-"""The tokeniser's pattern (Unicode ``\\w``, applied to lower-cased text)."""
+from scar_viz import terms as shared
+from scar_viz.terms import TermIndex
 
 STOP_WORDS: frozenset[str] = frozenset(
     """
@@ -44,28 +42,39 @@ STOP_WORDS: frozenset[str] = frozenset(
     within without would yet you your yours yourself yourselves
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )
-"""English function words left out of a question's content terms (question words included:
-"what", "when", "how" say what is asked, not where it is written)."""
+"""English function words left out of a question's content terms, besides the tokeniser's own
+stop words (question words included: "what", "when", "how" say what is asked, not where it is
+written)."""
 
 
 def tokenize(text: str) -> list[str]:
-    """The text's content tokens, in order: lower-cased ``\\w+`` matches, one-character tokens
-    and :data:`STOP_WORDS` dropped."""
-    return [t for t in TOKEN_RE.findall(text.lower()) if len(t) > 1 and t not in STOP_WORDS]
+    """The text's content tokens, in order: :func:`scar_viz.terms.tokenize`'s, less
+    :data:`STOP_WORDS`."""
+    return [t for t in shared.tokenize(text) if t not in STOP_WORDS]
 
 
 @dataclass(frozen=True)
 class ChunkIndex:
-    """The terms of a chunk set: ``postings`` maps a term to the sorted chunk indices holding it,
-    ``idf`` to its weight; ``n_chunks`` is N."""
+    """The terms of a chunk set (:class:`scar_viz.terms.TermIndex`): ``postings`` maps a term to
+    the sorted chunk indices holding it, ``idf`` to its weight; ``n_chunks`` is N."""
 
-    n_chunks: int
-    postings: dict[str, np.ndarray] = field(repr=False)
-    idf: dict[str, float] = field(repr=False)
+    terms: TermIndex = field(repr=False)
+
+    @property
+    def n_chunks(self) -> int:
+        return self.terms.n_chunks
+
+    @property
+    def postings(self) -> dict[str, np.ndarray]:
+        return self.terms.postings
+
+    @property
+    def idf(self) -> dict[str, float]:
+        return self.terms.idf
 
     def question(self, text: str) -> QuestionLex:
         """The lexical evidence of question ``text`` over this chunk set."""
-        terms = tuple(t for t in dict.fromkeys(tokenize(text)) if t in self.postings)
+        terms = self.terms.query_terms(text, leave_out=STOP_WORDS)
         weights = np.array([self.idf[t] for t in terms], dtype=np.float64)
         member = np.zeros((len(terms), self.n_chunks), dtype=bool)
         for row, t in enumerate(terms):
@@ -106,25 +115,15 @@ class QuestionLex:
         return np.stack([share[n], share[c], self.new_share(c, n)], axis=-1)
 
 
-def idf(n_chunks: int, df: int) -> float:
-    """BM25's idf, ln(1 + (N − df + 0.5) / (df + 0.5))."""
-    return math.log1p((n_chunks - df + 0.5) / (df + 0.5))
-
-
 def chunk_index(texts: Sequence[str]) -> ChunkIndex:
-    """The index of a chunk set (terms per chunk, idf), cached by the texts' content."""
-    return _index(tuple(texts))
+    """The index of a chunk set (terms per chunk, idf), cached by the texts' content (one
+    object while :func:`scar_viz.terms.term_index` keeps the chunk set)."""
+    return _index(shared.term_index(texts))
 
 
 @lru_cache(maxsize=8)
-def _index(texts: tuple[str, ...]) -> ChunkIndex:
-    holders: dict[str, list[int]] = {}
-    for i, text in enumerate(texts):
-        for t in dict.fromkeys(tokenize(text)):
-            holders.setdefault(t, []).append(i)
-    n = len(texts)
-    postings = {t: np.array(ids, dtype=np.int64) for t, ids in holders.items()}
-    return ChunkIndex(n, postings, {t: idf(n, len(ids)) for t, ids in holders.items()})
+def _index(terms: TermIndex) -> ChunkIndex:
+    return ChunkIndex(terms)
 
 
 def question_lex(texts: Sequence[str], question: str) -> QuestionLex:

@@ -9,6 +9,7 @@ docs/method.md §8; 0 is the paper's gate). Defaults and presets live here and n
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 DEFAULT_K = 3
 """Chunks the retriever returns by default (the sources give no k; 3 is a common RAG setting)."""
@@ -35,7 +36,7 @@ class GateParams:
     radius: int = DEFAULT_RADIUS
     mu: float = DEFAULT_MU
 
-    def with_(self, **changes: object) -> GateParams:
+    def with_(self, **changes: Any) -> GateParams:
         """A copy with ``changes`` applied (``params.with_(lam=0.2)``)."""
         return replace(self, **changes)
 

@@ -22,6 +22,7 @@ admitted neighbours, in document order. The walk over candidates is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Generic
 
 import numpy as np
 
@@ -30,7 +31,7 @@ from scar_viz.embeddings.vectors import normalize
 from scar_viz.errors import SettingsError
 from scar_viz.scoring.lexical import QuestionLex
 from scar_viz.scoring.params import DEFAULT_K, DEFAULT_PARAMS, PRESETS, GateParams  # noqa: F401
-from scar_viz.scoring.walk import Candidate, GateDecision, Judge, walk_neighbours
+from scar_viz.scoring.walk import Candidate, D, GateDecision, Judge, walk_neighbours
 
 
 def query_similarities(query_vec: np.ndarray, chunk_vecs: np.ndarray) -> np.ndarray:
@@ -125,7 +126,7 @@ class Decision(GateDecision):
 
 
 @dataclass(frozen=True)
-class Selection:
+class Selection(Generic[D]):
     """Result of :func:`scar_select`.
 
     ``retrieved`` is the top-k in rank order; ``selected`` the sorted unique union of retrieved
@@ -135,7 +136,7 @@ class Selection:
     retrieved: list[int]
     selected: list[int]
     admitted: list[int]
-    decisions: tuple[Decision, ...]
+    decisions: tuple[D, ...]
     sims: np.ndarray = field(repr=False)
     params: GateParams = DEFAULT_PARAMS
 
@@ -161,7 +162,9 @@ def gate(cos_qn, cos_qc, penalty, lam, tau, mu=0.0, lex_qn=0.0):
     return score, bar, np.greater(score, bar)
 
 
-def scar_select(query_vec: np.ndarray, chunk_vecs: np.ndarray, params: GateParams) -> Selection:
+def scar_select(
+    query_vec: np.ndarray, chunk_vecs: np.ndarray, params: GateParams
+) -> Selection[Decision]:
     """SCAR selection over chunk embeddings (need not be normalised).
 
     Args:
@@ -191,7 +194,7 @@ def scar_judge(
     tau: float,
     mu: float = 0.0,
     lex: np.ndarray | None = None,
-) -> Judge:
+) -> Judge[Decision]:
     """SCAR's judge for :func:`~scar_viz.scoring.walk.walk_neighbours`: S(c, n) against
     τ·cos(q,c), with b(c, n) clipped to [0, 2]; a rejection is blocked by ``relevance`` or
     ``penalty`` (:class:`Decision`). With μ > 0, ``lex`` (N,) holds lex(q, x) per chunk.
@@ -204,7 +207,7 @@ def scar_judge(
     def judge(cand: Candidate) -> Decision:
         c, j = cand.chunk, cand.neighbour
         penalty = min(2.0, max(0.0, float(1.0 - unit_chunks[c] @ unit_chunks[j])))
-        lex_qn = float(lex[j]) if mu else 0.0
+        lex_qn = float(lex[j]) if mu and lex is not None else 0.0
         score, bar, passes = gate(float(sims[j]), float(sims[c]), penalty, lam, tau, mu, lex_qn)
         score, bar, passes = float(score), float(bar), bool(passes)
         relevance = float(sims[j]) + mu * lex_qn if mu else sims[j]
@@ -239,7 +242,7 @@ def select_from_sims(
     doc_of: np.ndarray | None = None,
     lexical: QuestionLex | None = None,
     rank: np.ndarray | None = None,
-) -> Selection:
+) -> Selection[Decision]:
     """:func:`scar_select` given s[i] = cos(q, c_i) and unit-norm chunk vectors; ``doc_of``
     (the file of each chunk in a corpus) keeps every neighbour inside its chunk's file;
     ``lexical`` (the question's lexical evidence) is needed when ``params.mu`` > 0. ``rank``

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -32,8 +32,18 @@ from scar_viz.errors import SettingsError
 from scar_viz.scoring.params import DEFAULT_RADIUS
 from scar_viz.scoring.scar import gate, top_k
 
-if TYPE_CHECKING:  # the context's token costs live with the context (a later stage)
-    from scar_viz.policies.context import TokenCosts
+
+class TokenCosts(Protocol):
+    """What the sweep needs of a chunk set's token costs (the context's
+    :class:`~scar_viz.policies.context.TokenCosts`, a later stage, gives them): ``added[i]``,
+    chunk i's tokens with the separator after it, and ``joint[i]``, that separator's own."""
+
+    @property
+    def added(self) -> np.ndarray: ...
+
+    @property
+    def joint(self) -> np.ndarray: ...
+
 
 LAMS = np.round(np.linspace(0.0, 2.0, 41), 2)
 """Default λ grid: 0, 0.05, …, 2 (41 values)."""
@@ -107,7 +117,7 @@ class Walk:
     neighbour: np.ndarray
     distance: np.ndarray
     gold: np.ndarray
-    slots: dict[str, object]
+    slots: dict[str, Any]
 
 
 def walk_candidates(
@@ -149,7 +159,10 @@ def walk_candidates(
     if by.shape != sims.shape:
         raise SettingsError(f"Ranking scores of shape {by.shape} for similarities {sims.shape}.")
     lo_of, hi_of = bounds(doc_of, n)
-    meta, chains, keys, tops = [], [], [], []
+    meta: list[tuple[int, int, int, int, int, bool, bool]] = []
+    chains: list[list[int]] = []
+    keys: list[tuple[int, int, bool]] = []
+    tops: list[list[int]] = []
     base_chunks, base_hits = np.zeros(n_q), np.zeros(n_q)
     for q in range(n_q):
         retrieved = top_k(by[q], k)
@@ -157,7 +170,7 @@ def walk_candidates(
         members, gold = set(retrieved), set(golds[q])
         base_chunks[q] = len(retrieved)
         base_hits[q] = len(gold & members)
-        for rank, c in enumerate(retrieved):
+        for at, c in enumerate(retrieved):
             lo, hi = int(lo_of[c]), int(hi_of[c])
             for step in (-1, 1):
                 chain = [-1] * radius
@@ -166,7 +179,7 @@ def walk_candidates(
                     if not lo <= j < hi:
                         break
                     chain[d - 1] = len(meta)
-                    meta.append((q, c, rank, j, d, j in members, j in gold))
+                    meta.append((q, c, at, j, d, j in members, j in gold))
                     keys.append((q, j, j in gold))
                 chains.append(chain)
     uniq = sorted(set(keys))
@@ -337,7 +350,9 @@ def query_outcomes(
     the context tokens from the chunks' :class:`~scar_viz.policies.context.TokenCosts`:
     Σ (text + joint) over the retrieved and admitted chunks, less the joint of the last (highest)
     chunk, the separator that follows nothing."""
-    return _outcomes(cands, slot_admitted(cands, admitted), costs)
+    chunks, recall, tokens = _outcomes(cands, slot_admitted(cands, admitted), costs)
+    assert tokens is not None  # costs were given
+    return chunks, recall, tokens
 
 
 def _outcomes(
@@ -386,7 +401,10 @@ def admitted_at(
 ) -> np.ndarray:
     """(T, M) booleans: candidate m admitted at (lam, bars[t]) (and μ)."""
     cos_qc = cands.cos_qc[None, :] if mode == "relative" else 1.0  # absolute: bar = θ
-    lex = cands.lex_qn[None, :] if mu else 0.0
+    lex: np.ndarray | float = 0.0
+    if mu:
+        assert cands.lex_qn is not None, "μ > 0 needs the candidates' lex(q, n)"
+        lex = cands.lex_qn[None, :]
     _, _, passes = gate(
         cands.cos_qn[None, :], cos_qc, cands.penalty[None, :], lam, bars[:, None], mu, lex
     )

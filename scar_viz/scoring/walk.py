@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -91,7 +92,11 @@ class GateDecision:
         }
 
 
-Judge = Callable[[Candidate], GateDecision]
+D = TypeVar("D", bound=GateDecision)
+"""The decisions one gate makes (SCAR's :class:`~scar_viz.scoring.scar.Decision`, the learned
+gate's :class:`~scar_viz.scoring.learned.select.LearnedDecision`)."""
+
+Judge = Callable[[Candidate], D]
 """A gate: judges one candidate (c, n) of the walk; build the decision from
 :meth:`Candidate.verdict` so every gate names outcomes the same way."""
 
@@ -100,9 +105,9 @@ def walk_neighbours(
     retrieved: list[int],
     n_chunks: int,
     radius: int,
-    judge: Judge,
+    judge: Judge[D],
     doc_of: np.ndarray | None = None,
-) -> tuple[list[int], list[int], tuple[GateDecision, ...]]:
+) -> tuple[list[int], list[int], tuple[D, ...]]:
     """Walk outward from each of ``retrieved`` (rank order) to ``radius`` in a document of
     ``n_chunks`` chunks, asking ``judge`` about each candidate; in a corpus (``doc_of``, the
     file of each chunk) the walk stops at the retrieved chunk's file edge.
@@ -112,7 +117,7 @@ def walk_neighbours(
         sorted; every decision in walk order).
     """
     is_retrieved = set(retrieved)
-    decisions: list[GateDecision] = []
+    decisions: list[D] = []
     admitted: set[int] = set()
     for rank, c in enumerate(retrieved):
         lo, hi = reach(doc_of, n_chunks, c)

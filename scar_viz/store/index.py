@@ -19,7 +19,7 @@ import numpy as np
 
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.config import ChunkingConfig, chunk_document, embedding_texts
-from scar_viz.documents.corpus import join_documents, part_document
+from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder, EmbeddingCache, Progress
 from scar_viz.pipeline import embed_function
@@ -99,8 +99,9 @@ def index_corpus(
         options.check_device(embedder.device)
     model = embedder.build() if isinstance(embedder, EmbedderSpec) else embedder
     joined = join_documents(documents, name)
-    files = [part_document(joined, i) for i in range(len(joined.parts))] or [joined]
-    meta = StoreMeta(model.model_id, model.label, config, prepend, joined.name, joined.is_corpus)
+    files = sorted(documents, key=lambda d: d.name)  # the joined document's parts, in order
+    labels_name_files = bool(joined.shown_paths)  # what a prepended section path starts with
+    meta = StoreMeta(model.model_id, model.label, config, prepend, joined.name, labels_name_files)
     db = tables.connect(store_uri)
     old = tables.read_meta(db)
     if old is not None:

@@ -33,7 +33,8 @@ class StoreMeta:
         prepend: chunks were embedded with their section path first.
         name: the corpus' name (the joined document's).
         joined: the store held two or more files when last written (with prepending, a section
-            path starts with the file's path only then, so a change re-embeds every file).
+            path starts with the file's path only then, as labels show it, so a change
+            re-embeds every file).
     """
 
     model: str
@@ -45,6 +46,8 @@ class StoreMeta:
 
     def to_json(self) -> str:
         data = asdict(self)
+        if not data["config"]["stored"]:  # a store's own chunking: the format as it was
+            del data["config"]["stored"]
         data["format"] = FORMAT
         return json.dumps(data, sort_keys=True)
 

@@ -32,10 +32,10 @@ def store_meta(uri: str) -> StoreMeta:
 
 
 def section_paths(document: Document, offsets: np.ndarray) -> list[tuple[str, ...]]:
-    """The section path at each of ``offsets``, as ``document.section_at(o).path`` gives it,
-    by one search over the section starts (per-offset calls would rebuild the list of
-    starts each time: quadratic on a corpus of thousands of files)."""
-    sections = document.sections
+    """The section path at each of ``offsets`` as a chunk starting there is labelled
+    (:func:`~scar_viz.chunking.config.chunk_document`: the document's ``shown_sections``), by
+    one search over the section starts."""
+    sections = document.shown_sections
     if not sections:
         return [() for _ in range(len(offsets))]
     starts = np.fromiter((s.start for s in sections), dtype=np.int64, count=len(sections))
@@ -88,7 +88,7 @@ def open_store(
     file_of = np.array([order.get(p, -1) for p in paths], dtype=np.int64)
     rows = np.lexsort((local, file_of))
     rows = rows[keep[rows]]
-    offsets = np.array([p.start for p in corpus.parts] or [0], dtype=np.int64)
+    offsets = np.array([p.start for p in corpus.parts], dtype=np.int64)
     begin = offsets[file_of[rows]] + arrow.column("start").to_numpy()[rows]
     end = offsets[file_of[rows]] + arrow.column("end").to_numpy()[rows]
     texts = arrow.column("text").take(rows).to_pylist()

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from scar_viz.documents.reading import Document
+from scar_viz.documents.reading import Document, whole
 from scar_viz.documents.sections import Section
 from scar_viz.store import extras
 from scar_viz.store.meta import StoreError, StoreMeta
@@ -58,7 +58,9 @@ def document_of(row: dict) -> Document:
         Section(start, end, tuple(path), level)
         for start, end, path, level in json.loads(row["sections"])
     )
-    return Document(row["path"], row["text"], sections, row["note"])
+    return Document(
+        row["path"], row["text"], sections, row["note"], parts=whole(row["path"], row["text"])
+    )
 
 
 def documents_table(docs: list[Document]):

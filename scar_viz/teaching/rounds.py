@@ -24,8 +24,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.fmt import chunk_list
+from scar_viz.queries.gold import GoldQuery
 from scar_viz.scoring.params import DEFAULT_K, PRESETS, GateParams
 from scar_viz.scoring.scar import Decision, Selection, normalize, select_from_sims
 
@@ -309,7 +309,7 @@ def round_questions(
     gold_queries: Sequence[GoldQuery], vectors: np.ndarray
 ) -> tuple[RoundQuestion, ...]:
     """:class:`RoundQuestion` s from labelled queries
-    (:func:`scar_viz.evaluation.queries.label_queries`) and their query vectors, row i for query i
+    (:func:`scar_viz.queries.gold.label_queries`) and their query vectors, row i for query i
     (normalised here)."""
     unit = normalize(np.atleast_2d(np.asarray(vectors, dtype=np.float64)))
     if len(unit) != len(gold_queries):

@@ -12,10 +12,11 @@ import numpy as np
 from scar_viz import fmt
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.chunking.fragmentation import UNIT_LABELS, cut_mask
-from scar_viz.chunking.registry import chunker_name
+from scar_viz.chunking.registry import CHUNKERS, chunker_name
 from scar_viz.documents.reading import Document
 from scar_viz.errors import UserError, user_message
-from scar_viz.evaluation.queries import QuerySet, label_queries, type_counts
+from scar_viz.queries.gold import label_queries, type_counts
+from scar_viz.queries.reading import QuerySet
 from scar_viz.spans import Span
 
 PASSAGE_CHARS = 2500
@@ -56,6 +57,14 @@ class ChunkingSummary:
     def title(self) -> str:
         """``"A: recursive 600/60"``."""
         return f"{self.label}: {self.config.label}"
+
+    @property
+    def about(self) -> str:
+        """What cut the chunks: the chunker's description, or for an index another tool cut,
+        that the chunks are as stored."""
+        if self.config.stored:
+            return f"Chunks {self.config.label}: cut by that tool, not by scar-viz."
+        return CHUNKERS[self.config.chunker].label
 
 
 def summarise(
@@ -149,7 +158,7 @@ def cut_unit_options(
 
 def cut_units(units: Sequence[Span], cut: np.ndarray) -> list[Span]:
     """The units a chunking cuts."""
-    return [units[i] for i in np.flatnonzero(cut)]
+    return [units[int(i)] for i in np.flatnonzero(cut)]
 
 
 def unit_kinds(has_evidence: bool) -> list[str]:

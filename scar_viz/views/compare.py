@@ -9,11 +9,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from scar_viz.evaluation.queries import QuerySet
 from scar_viz.fmt import EMPTY_CELL
 from scar_viz.knobs import knob_values
 from scar_viz.policies import ALL_ORDER, PolicyResult
+from scar_viz.queries.reading import QuerySet
 from scar_viz.scoring.learned import LearnedDecision
 from scar_viz.scoring.params import GateParams
 from scar_viz.spans import Span, span_total, subtract_spans
@@ -120,13 +121,13 @@ def split_notes(
 def uniform_columns(rows: Sequence[Mapping[str, object]]) -> list[dict[str, object]]:
     """Rows whose columns hold one type each: a column with an empty cell ("—") among numbers
     becomes text throughout, so a table shows it as is."""
-    rows = [dict(r) for r in rows]
-    for col in {c for r in rows for c in r}:
-        cells = [r.get(col) for r in rows]
+    out = [dict(r) for r in rows]
+    for col in {c for r in out for c in r}:
+        cells = [r.get(col) for r in out]
         if EMPTY_CELL in cells and any(not isinstance(c, str) for c in cells):
-            for r in rows:
+            for r in out:
                 r[col] = "" if r.get(col) is None else str(r[col])
-    return rows
+    return out
 
 
 @dataclass(frozen=True)
@@ -189,7 +190,7 @@ def why_table(decision: LearnedDecision) -> list[dict[str, object]]:
     return uniform_columns(display_rows(decision.why_rows()))
 
 
-def qasc_steps(detail: object, percentile: float) -> tuple[str, list[dict[str, object]]]:
+def qasc_steps(detail: Any, percentile: float) -> tuple[str, list[dict[str, object]]]:
     """QASC step by step: one sentence (θ, seeds, keep bar, windows kept, merged, sent) and one
     row per scored window (seed, first and last sentence, W, kept); ("", []) for no detail."""
     if detail is None or not hasattr(detail, "windows"):

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz.documents.reading import Document
-from scar_viz.evaluation.queries import GoldQuery
+from scar_viz.edges import chunk_files
+from scar_viz.queries.gold import GoldQuery
 from scar_viz.scoring.scar import Selection
 from scar_viz.views.focus import Overview, overview_data
 
@@ -148,15 +149,13 @@ class CorpusView:
 
 
 def file_counts(doc_of: np.ndarray | None, n_chunks: int, n_files: int) -> np.ndarray:
-    """(D,) chunks per file (``doc_of`` None: one file holding every chunk)."""
-    if doc_of is None:
-        return np.array([n_chunks], dtype=np.int64)
-    return np.bincount(np.asarray(doc_of, dtype=np.int64), minlength=n_files).astype(np.int64)
+    """(D,) chunks per file (``doc_of`` not given: one file holding every chunk)."""
+    return np.bincount(chunk_files(doc_of, n_chunks), minlength=n_files).astype(np.int64)
 
 
 def _per_file(doc_of: np.ndarray, ids: Sequence[int], n_files: int) -> np.ndarray:
-    ids = np.asarray(ids, dtype=np.int64)
-    return np.bincount(doc_of[ids], minlength=n_files).astype(np.int64)
+    at = np.asarray(ids, dtype=np.int64)
+    return np.bincount(doc_of[at], minlength=n_files).astype(np.int64)
 
 
 def _best(
@@ -202,22 +201,19 @@ def corpus_view(
     """The :class:`CorpusView` of one question on a corpus (or on one file: one row).
 
     Args:
-        document: the corpus (its ``parts`` name the files; a single file has none).
-        doc_of: (N,) file of each chunk (``PreparedDoc.doc_of``), None for a single file.
+        document: the corpus (its ``parts`` name the files; a single file is one part).
+        doc_of: (N,) file of each chunk (``PreparedDoc.doc_of``; not given: one file).
         sims: (N,) cos(q, c) of every chunk.
         selection: the gate's selection for this question (retrieved, admitted, rejected).
         gold: the loaded query set's labelled queries, or None.
     """
     sims = np.asarray(sims, dtype=np.float64)
     n = len(sims)
-    if document.parts:
-        paths = tuple(p.path for p in document.parts)
-        characters = np.array([p.end - p.start for p in document.parts], dtype=np.int64)
-    else:
-        paths, characters = (document.name,), np.array([len(document.text)], dtype=np.int64)
+    paths = tuple(p.path for p in document.parts)
+    characters = np.array([p.end - p.start for p in document.parts], dtype=np.int64)
     files = len(paths)
-    of = np.zeros(n, dtype=np.int64) if doc_of is None else np.asarray(doc_of, dtype=np.int64)
-    counts = file_counts(doc_of, n, files)
+    of = chunk_files(doc_of, n)
+    counts = file_counts(of, n, files)
     first = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
     retrieved = _per_file(of, selection.retrieved, files)
     admitted = _per_file(of, selection.admitted, files)

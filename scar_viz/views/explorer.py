@@ -16,11 +16,11 @@ from scar_viz import fmt
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.tokens import TOKENIZER_NAME, count_tokens
 from scar_viz.errors import UserError
-from scar_viz.evaluation.queries import LabelledQuery
 from scar_viz.llm.check import answer_contexts, check_question
 from scar_viz.llm.client import ChatModel, Progress, Usage
 from scar_viz.llm.scores import SCORES, Embed
 from scar_viz.policies.context import ContextCost, context_cost, context_text
+from scar_viz.queries.reading import LabelledQuery
 from scar_viz.scoring.learned import (
     DEFAULT_P,
     LearnedDecision,
@@ -244,7 +244,7 @@ class AnsweredContext:
     answer: str
     context_tokens: int
     spent: Usage
-    scores: Mapping[str, float | None]
+    scores: Mapping[str, float]
 
 
 def answer_question(
@@ -273,7 +273,7 @@ def answer_question(
                 row.answer,
                 row.context_tokens,
                 row.answer_usage + row.judge_usage,
-                {score: row.score(score) for score in SCORES if row.score(score) is not None},
+                {s: v for s in SCORES if (v := row.score(s)) is not None},
             )
             for name, row in check.rows.items()
         ]

@@ -15,7 +15,7 @@ from scar_viz.evaluation import candidates_for
 from scar_viz.evaluation.best_point import window_baseline, window_per_query
 from scar_viz.evaluation.by_file import Rows, curve_file_rows
 from scar_viz.evaluation.learned import fit_gate_on, p_curve_on
-from scar_viz.evaluation.queries import GoldQuery, split_alternate
+from scar_viz.queries.gold import GoldQuery, split_alternate
 from scar_viz.retrieval import DENSE, Retriever
 from scar_viz.scoring.learned import DEFAULT_L2, LearnedGate, PCurve
 from scar_viz.scoring.params import DEFAULT_RADIUS, PRESETS

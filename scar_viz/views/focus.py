@@ -139,14 +139,15 @@ def gate_payload(
     sets it with ``textContent``); ``adj`` (index → b(i, i+1) for the same chunks, for the
     cuts' labels); and ``params``' ``k``, ``radius``, ``lam`` and ``tau`` (what the panel
     shows first; any object with those attributes will do); ``focus``, a chunk to show first
-    (a click in the overview: its own row when it is not retrieved), or None. In a corpus
-    (``doc_of``, the file of each chunk) ``files`` maps each chunk in ``order`` and the focus
-    to ``[first, last]``, its file's chunk range: no neighbour is offered past it, and
-    ``ncos`` is NaN there. ``rank`` (N,), the retriever's scores (:mod:`scar_viz.retrieval`),
-    orders ``order`` (None: ``sims``, dense); ``sims`` stay the gate's cosines. ``lex`` (N,),
-    lex(q, c_i) of every chunk (:attr:`scar_viz.scoring.lexical.QuestionLex.share`), is sent
-    as ``lex`` (:func:`encode_f64`) so the panel can add SCAR's lexical term μ·lex(q,n) for
-    any μ.
+    (a click in the overview: its own row when it is not retrieved), or None; ``files`` maps
+    each chunk in ``order`` and the focus to ``[first, last]``, its file's chunk range
+    (``doc_of``, the file of each chunk; not given: one file): no neighbour is offered past it,
+    ``ncos`` is NaN there, and the panel names its edges "document start"/"end" when the range
+    is the whole document, "file start"/"end" otherwise. ``rank`` (N,), the retriever's scores
+    (:mod:`scar_viz.retrieval`), orders ``order`` (None: ``sims``, dense); ``sims`` stay the
+    gate's cosines. ``lex`` (N,), lex(q, c_i) of every chunk
+    (:attr:`scar_viz.scoring.lexical.QuestionLex.share`), is sent as ``lex``
+    (:func:`encode_f64`) so the panel can add SCAR's lexical term μ·lex(q,n) for any μ.
 
     Depends on the query only: λ, τ, k ≤ kmax and r ≤ rmax change nothing else, so the
     panel decides every setting in the browser. Size: 8·N bytes (as base64) plus about
@@ -185,7 +186,7 @@ def gate_payload(
         ]
         if i + 1 < n and same_file(doc_of, i, i + 1):
             adj[str(i)] = gate_penalty(gate_cosine(unit, i, i + 1))
-    extra = {} if doc_of is None else {"files": files}
+    extra: dict[str, object] = {}
     if lex is not None:
         lex = np.asarray(lex, dtype=np.float64)
         if lex.shape != sims.shape:
@@ -196,6 +197,7 @@ def gate_payload(
         "n": n,
         "sims": encode_f64(sims),
         "order": [int(c) for c in order],
+        "files": files,
         "rmax": int(rmax),
         "ncos": encode_f64(ncos.reshape(-1)),
         "cells": cells,

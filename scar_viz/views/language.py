@@ -176,6 +176,7 @@ def language_notice(
     if by_vocab:
         reasons.append(f"the model does not know {unk:.0%} of its word pieces")
     if low:
+        assert usual is not None  # low needs it
         reasons.append(
             f"its best cosine {best_cos:.3f} is far below the usual {usual.best:.3f} of "
             f"questions on this document (under {usual.bar:.3f}, {LOW_COS_SHARE:.0%} of it)"

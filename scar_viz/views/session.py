@@ -162,13 +162,14 @@ def dumps(
 ) -> str:
     """JSON text of a session: whitelisted settings, the document text if it was uploaded
     (every file's path and text for a corpus), and ``work`` (query sets, the fitted gate)."""
-    corpus = uploaded and document is not None and document.is_corpus
+    corpus = uploaded and document is not None and document.several_files
     payload: dict[str, object] = {
         "format": FORMAT,
         "version": CORPUS_VERSION if corpus else VERSION,
         "settings": {k: settings[k] for k in SETTING_KEYS if k in settings},
     }
     if corpus:
+        assert document is not None  # a corpus is a document
         files = [part_document(document, i) for i in range(len(document.parts))]
         payload["corpus"] = document.name
         payload["documents"] = [{"path": f.name, "text": f.text} for f in files]
@@ -238,7 +239,9 @@ def loads(raw: bytes | str) -> SavedSession:
             raise SettingsError(f"Setting '{key}' has the wrong type in the session file.")
         if not isinstance(value, types):
             raise SettingsError(f"Setting '{key}' has the wrong type in the session file.")
-        settings[key] = float(value) if key in ("lam", "tau") else value
+        if key in ("lam", "tau") and isinstance(value, int | float):  # what _TYPES allows
+            value = float(value)
+        settings[key] = value
     bad = out_of_range(settings)
     reset = tuple(RANGES[key].describe(settings.pop(key)) for key in bad)
     document = None

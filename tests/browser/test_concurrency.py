@@ -15,8 +15,8 @@ from scar_viz.documents.reading import document_from_text
 from scar_viz.embeddings import default_embedder
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import scar_select
+from scripts.browser_actions import ask, context_chunks, upload
 from scripts.live_app import wait_for_app_run
-from tests.browser.actions import ask, context_chunks, upload
 from tests.browser.conftest import start_app
 
 SESSIONS = 6

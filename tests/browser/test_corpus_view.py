@@ -11,8 +11,8 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from scar_viz.chunking.config import ChunkingConfig, chunk_doc_of, chunk_document
 from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import Document, document_from_text
+from scripts.browser_actions import ask
 from scripts.live_app import settle, wait_for_app_run
-from tests.browser.actions import ask
 from tests.browser.conftest import running_hash_app
 
 FILES = {

@@ -13,8 +13,8 @@ from urllib.parse import quote
 
 import pytest
 
+from scripts.browser_actions import alerts, go, use_endpoint
 from scripts.live_app import settle, wait_for_app_run
-from tests.browser.actions import alerts, go, use_endpoint
 from tests.browser.conftest import running_hash_app
 from tests.fake_llm import ChatServer
 from tests.fakes import EmbeddingsServer

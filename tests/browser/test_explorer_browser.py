@@ -104,7 +104,7 @@ def test_dragging_lambda_in_the_panel_flips_neighbours_and_release_updates_table
 
 
 def test_an_upload_starts_with_an_empty_question_and_offers_starters(hash_app, page, artifacts):
-    from tests.browser.actions import upload
+    from scripts.browser_actions import upload
 
     page.goto(hash_app.url + "/")
     wait_for_app_run(page)

@@ -204,6 +204,16 @@ def test_browser_gate_stops_at_file_edges_as_python_does(harness, page):
     assert sorted(chips) == want
 
 
+def test_on_one_document_the_rows_name_the_documents_edges(harness, page):
+    # every chunk's range is the whole document: its edges are the document's, not a file's
+    _open(page, harness, "doc=hostile&size=400&k=1&r=1&kmax=all")
+    n = len(np.load(harness.dump / "sims.npy"))
+    assert not np.load(harness.dump / "doc_of.npy").any()
+    _open(page, harness, f"doc=hostile&size=400&k={n}&r=1&kmax=all")
+    chips = page.locator("[data-testid=sv-gate-panel] .sv-edge").all_inner_texts()
+    assert set(chips) == {"document end", "document start"}  # rows within r of either edge
+
+
 def _labels_inside_and_apart(view) -> None:
     """Decision-plane labels lie inside the frame (never clipped at the top) and never overlap."""
     boxes, frame = view["labelBoxes"], view["frame"]

@@ -9,8 +9,8 @@ from urllib.parse import quote
 
 from playwright.sync_api import expect
 
+from scripts.browser_actions import choose, go
 from scripts.live_app import settle, wait_for_app_run
-from tests.browser.actions import choose, go
 from ui.presenter import MIN_PX
 
 STALE = "[data-testid=sv-stale]"

@@ -7,8 +7,7 @@ import re
 
 from playwright.sync_api import expect
 
-from scripts.live_app import settle, wait_for_app_run
-from tests.browser.actions import (
+from scripts.browser_actions import (
     ask,
     caption_shows,
     context_chunks,
@@ -16,6 +15,7 @@ from tests.browser.actions import (
     go,
     upload,
 )
+from scripts.live_app import settle, wait_for_app_run
 from tests.fakes import make_pdf
 
 GOOD = "# Field notes\n\n" + "\n\n".join(

@@ -12,8 +12,8 @@ from urllib.parse import quote
 
 import pytest
 
+from scripts.browser_actions import alerts, download_text, go, use_endpoint
 from scripts.live_app import settle, wait_for_app_run
-from tests.browser.actions import alerts, download_text, go, use_endpoint
 from tests.browser.conftest import running_hash_app
 
 KEY = "sk-llm-flow-SECRET-0123456789abcdef"

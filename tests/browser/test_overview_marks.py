@@ -9,8 +9,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from scripts.browser_actions import ask, upload
 from scripts.live_app import settle, wait_for_app_run
-from tests.browser.actions import ask, upload
 from tests.browser.conftest import running_hash_app
 from ui.hits import ROW_PX
 

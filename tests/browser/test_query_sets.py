@@ -8,9 +8,10 @@ import json
 
 from scar_viz.chunking.config import chunk_document
 from scar_viz.documents import samples
-from scar_viz.evaluation.queries import label_queries, parse_queries
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import parse_queries
+from scripts.browser_actions import download_text, go
 from scripts.live_app import wait_for_app_run
-from tests.browser.actions import download_text, go
 
 QUERY_UPLOADER = "Labelled queries (JSON Lines"
 """The label of the page's query-set uploader (the sidebar's document uploader, drawn first

@@ -8,8 +8,8 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import expect
 
+from scripts.browser_actions import alerts, download_text, open_llm_settings, use_endpoint
 from scripts.live_app import wait_for_app_run
-from tests.browser.actions import alerts, download_text, open_llm_settings, use_endpoint
 from tests.browser.conftest import running_hash_app
 from tests.fakes import EmbeddingsServer
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from scar_viz.chunking.registry import chunker_name
+from scripts.browser_actions import ask, choose, context_chunks, fresh_page, go
 from scripts.live_app import wait_for_app_run
-from tests.browser.actions import ask, choose, context_chunks, fresh_page, go
 
 
 def slider_value(page, label: str) -> str:

@@ -18,8 +18,8 @@ from urllib.parse import quote, urlsplit
 import pytest
 
 from scar_viz.models_root import refusal
+from scripts.browser_actions import alerts, caption_shows, open_llm_settings, upload, use_endpoint
 from scripts.live_app import LiveApp, settle, wait_for_app_run
-from tests.browser.actions import alerts, caption_shows, open_llm_settings, upload, use_endpoint
 from tests.browser.conftest import running_hash_app
 from tests.fake_http import POLL_S, _QuietServer
 from tests.fake_llm import ChatServer

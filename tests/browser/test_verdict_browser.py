@@ -17,8 +17,8 @@ from scar_viz.documents import samples
 from scar_viz.evaluation.settings import ChosenSettings
 from scar_viz.scoring.learned import DEFAULT_P
 from scar_viz.scoring.params import DEFAULT_PARAMS
+from scripts.browser_actions import ask, download_text, fresh_page, go, upload
 from scripts.live_app import settle, wait_for_app_run
-from tests.browser.actions import ask, download_text, fresh_page, go, upload
 from tests.browser.test_query_sets import upload_queries
 from tests.browser.test_share import nudge, slider_value
 

@@ -29,7 +29,7 @@ def _view(counts, k: int = 3, seed: int = 0, paths=None):
     for path, c in zip(paths, counts, strict=True):
         parts.append(Part(path, pos, pos + 100 * c + 1))
         pos += 100 * c + 3
-    corpus = Document("corpus", "x" * pos, (), "", tuple(parts))
+    corpus = Document("corpus", "x" * pos, (), "", parts=tuple(parts))
     return corpus_view(corpus, doc_of, sims, sel), sel, doc_of
 
 

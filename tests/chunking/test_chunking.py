@@ -12,14 +12,20 @@ from scar_viz.chunking.recursive import split_recursive
 from scar_viz.chunking.registry import CHUNKERS
 from scar_viz.chunking.semantic import semantic_breaks
 from scar_viz.chunking.token_windows import split_tokens
-from scar_viz.documents.reading import Document, detect_sections, document_from_text, load_path
+from scar_viz.documents.reading import (
+    Document,
+    detect_sections,
+    document_from_text,
+    load_path,
+    whole,
+)
 from scar_viz.embeddings import HashEmbedder
 
 EMBED = HashEmbedder(64).embed
 
 
 def _doc(text: str, name: str = "t.md") -> Document:
-    return Document(name, text, detect_sections(text))
+    return Document(name, text, detect_sections(text), parts=whole(name, text))
 
 
 def _check(document: Document, chunks) -> None:
@@ -212,7 +218,8 @@ def test_edge_cases_reproduce_text(name, case):
 
 
 def test_whitespace_only_text_has_no_chunks():
-    document = Document("w.txt", " \n\n \t ", detect_sections(" \n\n \t "))
+    text = " \n\n \t "
+    document = Document("w.txt", text, detect_sections(text), parts=whole("w.txt", text))
     for name in ALL:
         assert chunk_document(document, ChunkingConfig(name, 100, 10), EMBED) == []
 

@@ -19,7 +19,8 @@ from scar_viz.chunking.fragmentation import (
     pieces,
 )
 from scar_viz.documents.reading import document_from_text
-from scar_viz.evaluation.queries import covering_run, evidence_units
+from scar_viz.queries.gold import covering_run
+from scar_viz.queries.reading import evidence_units
 
 # 0         1         2         3
 # 0123456789012345678901234567890123456789

@@ -13,8 +13,8 @@ import pytest
 from scar_viz import devices
 from scar_viz.cli import main as cli
 from scar_viz.devices import DeviceChoice
+from scripts.tiny_models import tiny_bert, tiny_cross_encoder
 from tests.fake_devices import fake_machine
-from tests.fakes import tiny_bert, tiny_cross_encoder
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "scar_viz" / "documents" / "samples" / "harbor_manual.md"

@@ -9,7 +9,8 @@ import pytest
 from scar_viz.chunking.config import chunk_document
 from scar_viz.cli.main import main
 from scar_viz.documents import samples
-from scar_viz.evaluation.queries import label_queries, parse_queries, type_counts
+from scar_viz.queries.gold import label_queries, type_counts
+from scar_viz.queries.reading import parse_queries
 from tests.conftest import run_cli
 
 

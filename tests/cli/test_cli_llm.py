@@ -10,7 +10,7 @@ import pytest
 
 from scar_viz.cli.main import main
 from scar_viz.documents import samples
-from scar_viz.evaluation.queries import parse_queries
+from scar_viz.queries.reading import parse_queries
 from tests.conftest import run_cli
 
 SECRET = "sk-test-SECRET0123456789abcdef"
@@ -61,7 +61,7 @@ def test_make_queries_llm_spelling_and_seed(llm_server, files, capsys):
         (None, ["--base-url", DOWN], "error: Could not connect to the LLM endpoint at " + DOWN),
         (
             "500",
-            ["--retries", "1", "--backoff", "0"],
+            ["--retries", "1"],
             "error: The LLM endpoint failed with HTTP 500",
         ),
         ("401", [], "error: The LLM endpoint refused the API key"),

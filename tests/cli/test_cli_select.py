@@ -13,8 +13,8 @@ from scar_viz.cli import main as cli
 from scar_viz.knobs import cli_fields, knob_fields, option_dest
 from scar_viz.policies import ALL_ORDER, ORDER, policy_knobs
 from scar_viz.views.compare_settings import CompareSettings
+from scripts.tiny_models import tiny_cross_encoder
 from tests.conftest import run_cli
-from tests.fakes import tiny_cross_encoder
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "scar_viz" / "documents" / "samples" / "harbor_manual.md"
@@ -90,9 +90,9 @@ def test_module_entry_point_runs_qasc(tmp_path):
 
 
 def _select_parser() -> argparse.ArgumentParser:
-    parser = cli.build_parser()
-    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return action.choices["select"]
+    commands: dict[str, argparse.ArgumentParser] = {}
+    cli.build_parser(commands)
+    return commands["select"]
 
 
 def test_every_compare_option_is_in_select_help(monkeypatch):

@@ -13,7 +13,7 @@ from scar_viz.documents.corpus import (
     part_document,
     part_of_path,
 )
-from scar_viz.documents.reading import DocumentError, document_from_text
+from scar_viz.documents.reading import DocumentError, Part, document_from_text
 
 A = "# Alpha\n\nThe first file talks about alpha. " * 6
 B = "Plain text without any heading, about beta and nothing else. " * 5
@@ -32,23 +32,31 @@ def _docs():
 def test_one_file_is_the_document_itself():
     doc = document_from_text("a.md", A)
     assert join_documents([doc]) is doc
-    assert not doc.is_corpus and doc.part_range(5) == (0, len(A))
+    # a file is a corpus of one: its one part is the whole text, under its own name
+    assert doc.parts == (Part("a.md", 0, len(A)),) and doc.part_range(5) == (0, len(A))
+    assert not doc.several_files and doc.shown_paths == () and doc.shown_path(0) == ""
+    assert doc.shown_sections == doc.sections
+    assert part_document(doc, 0) == doc
 
 
 def test_join_orders_by_path_and_keeps_each_text_at_its_range():
     corpus = join_documents(_docs())
     assert [p.path for p in corpus.parts] == ["a.md", "b.txt", "c/gamma.md"]
-    assert corpus.is_corpus
+    assert corpus.several_files and corpus.shown_paths == ("a.md", "b.txt", "c/gamma.md")
     for part, text in zip(corpus.parts, (A, B, C), strict=True):
         assert corpus.text[part.start : part.end] == text
     assert corpus.text[corpus.parts[0].end : corpus.parts[1].start] == JOIN
-    # sections tile the joined text, each under its file's path
+    # sections tile the joined text with the paths of their own file; the labels shown name
+    # the file first
     assert corpus.sections[0].start == 0 and corpus.sections[-1].end == len(corpus.text)
     for a, b in zip(corpus.sections, corpus.sections[1:], strict=False):
         assert a.end == b.start
-    for sec in corpus.sections:
+    own = [s.path for d in sorted(_docs(), key=lambda d: d.name) for s in d.sections]
+    assert [s.path for s in corpus.sections] == own
+    for sec, shown in zip(corpus.sections, corpus.shown_sections, strict=True):
         part = corpus.parts[corpus.part_index_at(sec.start)]
-        assert sec.path[0] == part.path
+        assert shown.path == (part.path, *sec.path)
+        assert (shown.start, shown.end, shown.level) == (sec.start, sec.end, sec.level)
 
 
 def test_part_document_gives_back_each_file():
@@ -99,6 +107,8 @@ def test_chunks_never_straddle_two_files(chunker):
         ]
 
 
-def test_a_single_file_has_no_doc_of():
+def test_a_single_file_is_file_0_of_every_chunk():
     doc = document_from_text("a.md", A)
-    assert chunk_doc_of(doc, chunk_document(doc)) is None
+    chunks = chunk_document(doc)
+    doc_of = chunk_doc_of(doc, chunks)
+    assert doc_of.shape == (len(chunks),) and not doc_of.any()

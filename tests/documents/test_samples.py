@@ -11,7 +11,9 @@ import pytest
 from scar_viz.chunking.config import ChunkingConfig, chunk_document
 from scar_viz.documents import samples
 from scar_viz.documents.corpus import JOIN, part_document, part_of_path
-from scar_viz.evaluation.queries import covering_run, parse_queries, query_type
+from scar_viz.documents.reading import Part
+from scar_viz.queries.gold import covering_run, query_type
+from scar_viz.queries.reading import parse_queries
 
 CORPUS = "kestrel"
 
@@ -33,22 +35,25 @@ def evidence(row: dict) -> list[tuple[str, dict]]:
 
 def test_the_document_sample_stays_one_file():
     doc = samples.load_sample("harbor")
-    assert not doc.parts and not doc.is_corpus
+    assert doc.parts == (Part(doc.name, 0, len(doc.text)),) and not doc.several_files
     assert samples.SAMPLES["harbor"].queries_filename == "harbor_manual.queries.jsonl"
 
 
 def test_the_sample_corpus_joins_its_files_in_path_order(corpus):
     files = samples.sample_files(CORPUS)
     paths = [p.path for p in corpus.parts]
-    assert corpus.is_corpus and 5 <= len(paths) <= 7
+    assert corpus.several_files and 5 <= len(paths) <= 7
     assert paths == sorted(paths) == [path for path, _ in files]
     assert "src/kestrel/retention.py" in paths  # folders kept, and code is a document too
     for i, (path, text) in enumerate(files):
         assert part_document(corpus, i).text == text
         assert part_of_path(corpus, path) == i
     assert corpus.text == JOIN.join(text for _, text in files)
-    # every section's path starts with its file, so no section spans two files
-    assert all(s.path[0] in paths for s in corpus.sections)
+    # no section spans two files, and every label shown starts with its file
+    assert all(
+        corpus.part_index_at(s.start) == corpus.part_index_at(s.end - 1) for s in corpus.sections
+    )
+    assert all(s.path[0] == paths[corpus.part_index_at(s.start)] for s in corpus.shown_sections)
 
 
 def test_the_corpus_is_a_selectable_sample():

@@ -11,20 +11,22 @@ from scar_viz.documents.sentence_cache import (
 )
 
 TEXT = "First sentence here. Second one follows!\n\nA new paragraph. And its end?"
+WHOLE = ((0, len(TEXT)),)
+"""A document of one file: one part, the whole text."""
 
 
 def test_split_once_then_read_from_disk(tmp_path, monkeypatch):
     cache = SentenceSpanCache(tmp_path / "s.sqlite")
-    first = cached_sentence_spans(TEXT, cache)
+    first = cached_sentence_spans(TEXT, cache, WHOLE)
     assert first == sentences.sentence_spans(TEXT)
-    assert cache.get(spans_key(TEXT, (), "pysbd", sentences.DEFAULT_MAX_CHARS)) == first
+    assert cache.get(spans_key(TEXT, WHOLE, "pysbd", sentences.DEFAULT_MAX_CHARS)) == first
 
     def forbidden(*_a, **_k):
         raise AssertionError("the text was split again")
 
     monkeypatch.setattr(sentences, "_split", forbidden)
     sentences._memo.clear()  # a new process: only the disk cache is left
-    assert cached_sentence_spans(TEXT, cache) == first
+    assert cached_sentence_spans(TEXT, cache, WHOLE) == first
     # the memo is seeded: the policies' call (another spelling of the arguments) splits nothing
     assert sentences.sentence_spans(TEXT, "pysbd") == first
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from scar_viz.documents.sentences import (
     _align,
     paragraph_spans,
+    part_sentence_spans,
     regex_sentence_spans,
     sentence_spans,
 )
@@ -132,3 +133,15 @@ alphabet = st.sampled_from(list("abc XYZ.?!\n\n\t-:;,'\"()0123456789") + ["Mr.",
 def test_invariants_on_random_text(text):
     _check_invariants(text, sentence_spans(text))
     _check_invariants(text, sentence_spans(text, method="regex", max_chars=20))
+
+
+def test_a_document_of_one_file_is_split_once_whichever_way_it_is_asked(monkeypatch):
+    # QASC asks with the document's one part, the sentence chunker with the bare text: one split
+    from scar_viz.documents import sentences
+
+    text = "One file only. It has two sentences.\n\nAnd a second paragraph."
+    calls = []
+    split = sentences._split
+    monkeypatch.setattr(sentences, "_split", lambda *a: calls.append(a) or split(*a))
+    whole = part_sentence_spans(text, ((0, len(text)),))
+    assert sentence_spans(text) == whole and len(calls) == 1

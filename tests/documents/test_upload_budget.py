@@ -18,7 +18,7 @@ from scar_viz.documents.collect import (
     collect_files,
     collect_zip,
 )
-from scar_viz.evaluation.queries import MAX_QUERIES, QueryLimitError, parse_queries
+from scar_viz.queries.reading import MAX_QUERIES, QueryLimitError, parse_queries
 from tests.peak_memory import GIB, cli_peak
 
 MIB = 2**20

@@ -14,7 +14,8 @@ from scar_viz.embeddings import (
     embed_cached,
     make_embedder,
 )
-from tests.fakes import EmbeddingsServer, tiny_bert
+from scripts.tiny_models import tiny_bert
+from tests.fakes import EmbeddingsServer
 
 SECRET = "sk-test-ABCDEF1234567890SECRET"
 

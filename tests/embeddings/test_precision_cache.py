@@ -8,7 +8,7 @@ import numpy as np
 
 from scar_viz.devices import Placement
 from scar_viz.embeddings import EmbeddingCache, HashEmbedder, embed_cached, make_embedder
-from tests.fakes import tiny_bert
+from scripts.tiny_models import tiny_bert
 
 
 class Placed(HashEmbedder):

@@ -22,8 +22,8 @@ from scar_viz.policies.rerank import (
     reranker_status,
 )
 from scar_viz.scoring.params import GateParams
+from scripts.tiny_models import tiny_cross_encoder
 from tests.evaluation_sample import hash_sample, labelled_sample
-from tests.fakes import tiny_cross_encoder
 
 
 @pytest.fixture(scope="module")

@@ -20,9 +20,10 @@ from scar_viz.evaluation.by_file import (
     sweep_file_rows,
 )
 from scar_viz.evaluation.learned import fit_gate_on, p_curve_on
-from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.evaluation.run import candidates_for, evaluate
 from scar_viz.pipeline import embed_query, prepare_document
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import parse_queries
 from scar_viz.scoring.params import GateParams
 from tests.evaluation_sample import labelled_sample
 

@@ -9,7 +9,8 @@ import pytest
 
 from scar_viz.errors import SettingsError
 from scar_viz.evaluation.folds import assign_folds
-from scar_viz.evaluation.queries import GoldQuery, LabelledQuery
+from scar_viz.queries.gold import GoldQuery
+from scar_viz.queries.reading import LabelledQuery
 
 
 def queries(n_frag: int, n_atomic: int, n_scattered: int = 0) -> list[GoldQuery]:

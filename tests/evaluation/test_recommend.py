@@ -14,7 +14,6 @@ from scar_viz.evaluation import evaluate
 from scar_viz.evaluation.crossval import cross_validate
 from scar_viz.evaluation.folds import assign_folds
 from scar_viz.evaluation.learned import fit_gate_on
-from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.evaluation.recommend import (
     BAR_OFF,
     PENALTY_OFF,
@@ -22,6 +21,7 @@ from scar_viz.evaluation.recommend import (
     recommend,
     verdict_rows,
 )
+from scar_viz.queries.gold import GoldQuery
 from scar_viz.retrieval import Retriever
 from scar_viz.scoring.params import GateParams
 from tests.evaluation.verdict_corpora import (

@@ -14,9 +14,10 @@ from scar_viz.embeddings import HashEmbedder, embed_cached
 from scar_viz.evaluation.bootstrap import paired_bootstrap
 from scar_viz.evaluation.crossval import Candidate, CrossValidation
 from scar_viz.evaluation.folds import Folds
-from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.evaluation.recommend import Scored, Verdict, decide
 from scar_viz.pipeline import prepare_document
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import parse_queries
 
 FILLER = [
     "module",

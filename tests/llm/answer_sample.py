@@ -8,10 +8,11 @@ from functools import cache
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents import samples
 from scar_viz.embeddings import HashEmbedder, embed_cached
-from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.llm.check import AnswerCheck, check_answers
 from scar_viz.llm.client import ChatModel
 from scar_viz.pipeline import prepare_document
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import parse_queries
 from scar_viz.scoring.params import GateParams
 
 SECRET = "sk-test-SECRET0123456789abcdef"
@@ -35,7 +36,7 @@ def answer_setting():
 
 
 def chat(server, name="fake-model", **kw) -> ChatModel:
-    return ChatModel(name, base_url=server.base_url, api_key=SECRET, timeout=5, backoff=0.01, **kw)
+    return ChatModel(name, base_url=server.base_url, api_key=SECRET, timeout=5, **kw)
 
 
 def run(server, setting, **kw) -> AnswerCheck:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from scar_viz.cancel import Cancelled
 from scar_viz.endpoints import public_url
 from scar_viz.llm.client import ChatModel, LLMCache, LLMError
 from scar_viz.llm.replies import parse_json_object
@@ -22,7 +24,6 @@ ASK = [
 def chat(server, **kw) -> ChatModel:
     kw.setdefault("api_key", SECRET)
     kw.setdefault("timeout", 5)
-    kw.setdefault("backoff", 0.01)
     return ChatModel("fake-model", base_url=server.base_url, **kw)
 
 
@@ -99,12 +100,25 @@ def test_500_is_retried_then_reported(llm_server):
 def test_timeout(llm_server):
     llm_server.mode = "slow"
     with pytest.raises(LLMError, match="did not answer within 0.5 s"):
-        chat(llm_server, timeout=0.5).complete(ASK)
+        chat(llm_server, timeout=0.5, max_retries=1).complete(ASK)
+    assert llm_server.calls == 2  # the openai client retries a timeout
+
+
+def test_a_stop_between_retries_sends_nothing_more(llm_server):
+    llm_server.mode, llm_server.fail_times = "429", 99
+    model = chat(llm_server, max_retries=3, should_stop=lambda: llm_server.calls >= 1)
+    with pytest.raises(Cancelled):
+        model.complete(ASK)
+    time.sleep(1.0)
+    assert llm_server.calls == 1  # the client's own retries ask should_stop before each send
 
 
 def test_connection_refused_names_the_url_without_credentials():
     model = ChatModel(
-        "m", base_url=f"http://user:{SECRET}@127.0.0.1:9/v1?key={SECRET}", api_key=SECRET
+        "m",
+        base_url=f"http://user:{SECRET}@127.0.0.1:9/v1?key={SECRET}",
+        api_key=SECRET,
+        max_retries=0,
     )
     with pytest.raises(LLMError, match=r"Could not connect .* http://127.0.0.1:9/v1;") as info:
         model.complete(ASK)

@@ -7,7 +7,6 @@ import pytest
 from scar_viz.chunking.config import ChunkingConfig, chunk_document
 from scar_viz.documents import samples
 from scar_viz.documents.reading import document_from_text
-from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.llm.client import ChatModel
 from scar_viz.llm.querygen import (
     _Normalised,
@@ -16,6 +15,8 @@ from scar_viz.llm.querygen import (
     generate_queries,
     locate,
 )
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import parse_queries
 from tests.fake_llm import NOT_IN_DOCUMENT
 
 SECRET = "sk-test-SECRET0123456789abcdef"
@@ -29,7 +30,7 @@ def sample():
 
 
 def model(server) -> ChatModel:
-    return ChatModel("fake", base_url=server.base_url, api_key=SECRET, timeout=5, backoff=0.01)
+    return ChatModel("fake", base_url=server.base_url, api_key=SECRET, timeout=5)
 
 
 def test_cut_boundaries_cut_a_paragraph_or_sentence(sample):

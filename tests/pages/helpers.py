@@ -109,7 +109,7 @@ def by_file(at: AppTest):
 def kestrel_queries() -> int:
     """How many labelled queries the sample corpus has."""
     from scar_viz.documents import samples
-    from scar_viz.evaluation.queries import parse_queries
+    from scar_viz.queries.reading import parse_queries
 
     return len(
         parse_queries(

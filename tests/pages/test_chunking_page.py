@@ -82,11 +82,12 @@ def test_fragmentation_on_the_corpus(hash_model, corpus_path):
 
 def test_query_types_under_both_chunkings(at):
     """With the sample's query set, the lab counts fragmented / atomic / scattered queries
-    under chunkings A and B by the shared rule (``scar_viz.evaluation.queries.query_type``)."""
+    under chunkings A and B by the shared rule (``scar_viz.queries.gold.query_type``)."""
     from scar_viz.chunking.config import ChunkingConfig, chunk_spans
     from scar_viz.chunking.fragmentation import chars_per_token, in_characters, in_own_units
     from scar_viz.documents import samples
-    from scar_viz.evaluation.queries import label_queries, parse_queries, type_counts
+    from scar_viz.queries.gold import label_queries, type_counts
+    from scar_viz.queries.reading import parse_queries
 
     table = next(df.value for df in at.dataframe if "scattered" in df.value.columns)
     doc = samples.load_sample()

@@ -16,7 +16,7 @@ from scar_viz.policies.rerank import RERANK_HINT
 from scar_viz.scoring.learned import LearnedGate
 from scar_viz.scoring.params import PRESETS
 from scar_viz.views.compare import COVERS
-from tests.fakes import tiny_cross_encoder
+from scripts.tiny_models import tiny_cross_encoder
 from tests.pages.helpers import alerts, open_page
 
 PAGE = "pages/compare.py"

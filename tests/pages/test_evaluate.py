@@ -13,8 +13,9 @@ from scar_viz.chunking.config import chunk_document
 from scar_viz.documents import samples
 from scar_viz.documents.reading import document_from_text
 from scar_viz.evaluation import available_policies
-from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.policies.rerank import RERANK_HINT, reranker_status
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import parse_queries
 from tests.pages import helpers
 from tests.pages.helpers import alerts, stash_queries
 

@@ -191,7 +191,7 @@ def test_payload_memo_is_keyed_on_content_not_object_identity(at):
     assert "live_panel(prep, setup.key," in source and "id(prep)" not in source
     panel = (root / "ui" / "gate_controls.py").read_text()
     assert '("gate-payload", *doc_key' in panel and "id(prep)" not in panel
-    assert "prepared_key(prepared)" in (root / "ui" / "sidebar.py").read_text()  # Setup.key
+    assert "prepared_key(prepared)" in (root / "ui" / "setup.py").read_text()  # Setup.key
 
 
 def test_page_is_thin():

@@ -12,8 +12,9 @@ from scar_viz import fmt
 from scar_viz.chunking.config import chunk_document
 from scar_viz.documents import samples
 from scar_viz.embeddings import make_embedder
-from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.pipeline import prepare_document
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import parse_queries
 from scar_viz.teaching.lesson import SCALE_ALPHA, SCALE_BETA, pooled_decisions, scale_demo
 from scar_viz.teaching.rounds import pick_rounds, round_questions
 from tests.pages.helpers import open_page

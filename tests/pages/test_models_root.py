@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from scar_viz.models_root import refusal
-from tests.fakes import tiny_bert, tiny_cross_encoder
+from scripts.tiny_models import tiny_bert, tiny_cross_encoder
 from tests.pages.helpers import APP, alerts, open_page
 
 TIMEOUT = 120

@@ -14,12 +14,11 @@ from streamlit.testing.v1 import AppTest
 
 from scar_viz.chunking.registry import chunker_name
 from scar_viz.documents import collect, samples
-from scar_viz.documents.reading import document_from_text, read_document
-from scar_viz.embeddings import text_key
+from scar_viz.documents.reading import Part, document_from_text, read_document
+from scar_viz.embeddings import sidebar_models, text_key
 from scar_viz.views.session import SETTING_KEYS
 from tests.pages.helpers import alerts
 from ui import keys, loading
-from ui.state import MODEL_NAMES
 
 APP = "../../app.py"
 TIMEOUT = 60
@@ -57,7 +56,7 @@ def test_selects_show_names_and_the_address_keeps_ids(hash_model):
     assert samples.SAMPLES["harbor"].title in doc.options and "harbor" not in doc.options
     assert "upload" not in doc.options
     assert chunker_name("section") in chunker.options and "section" not in chunker.options
-    assert MODEL_NAMES["hash"] in model.options and "hash" not in model.options
+    assert sidebar_models()["hash"] in model.options and "hash" not in model.options
     at.selectbox(key="chunker").set_value("section").run()
     assert not at.exception, at.exception
     assert at.selectbox(key="chunker").value == "section"
@@ -151,7 +150,8 @@ def test_one_plain_file_is_read_as_it_always_was(monkeypatch):
     state = uploaded_through_the_callback(monkeypatch, [FILES[0]])
     doc = read_document(FILES[0].name, FILES[0].getvalue())
     assert state[keys.UPLOADED] == (text_key(doc.text), doc)
-    assert not state[keys.UPLOADED][1].parts and state[keys.UPLOAD_ERROR] == ""
+    assert not state[keys.UPLOADED][1].several_files and state[keys.UPLOAD_ERROR] == ""
+    assert state[keys.UPLOADED][1].parts == (Part(doc.name, 0, len(doc.text)),)
 
 
 def test_an_unreadable_upload_keeps_the_previous_document(monkeypatch):

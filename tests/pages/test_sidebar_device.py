@@ -8,8 +8,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from scar_viz import devices
+from scripts.tiny_models import tiny_bert
 from tests.fake_devices import fake_machine
-from tests.fakes import tiny_bert
 from tests.pages.helpers import alerts
 from ui import keys
 

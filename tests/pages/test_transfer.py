@@ -8,7 +8,8 @@ from streamlit.testing.v1 import AppTest
 
 from scar_viz.chunking.config import ChunkingConfig, chunk_document
 from scar_viz.documents import samples
-from scar_viz.evaluation.queries import label_queries, parse_queries, type_counts
+from scar_viz.queries.gold import label_queries, type_counts
+from scar_viz.queries.reading import parse_queries
 from tests.pages.helpers import (
     alerts,
     assert_corpus_files,

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from scar_viz.chunking.base import Chunk
+from scar_viz.chunking.config import chunk_doc_of
 from scar_viz.chunking.qasc import QascParams, qasc_select
 from scar_viz.documents.reading import document_from_text
 from scar_viz.documents.sentences import paragraph_spans
@@ -63,7 +64,10 @@ def _line_inputs(sims: list[float], k: int = 3) -> QueryInputs:
     doc = document_from_text("lines.txt", text)
     chunks = [Chunk(i, s, e, text[s:e]) for i, (s, e) in enumerate(paragraph_spans(text))]
     unit = np.eye(len(sims))
-    return QueryInputs(doc, chunks, unit, "q", np.ones(len(sims)), np.array(sims), GateParams(k=k))
+    scores, doc_of = np.array(sims), chunk_doc_of(doc, chunks)
+    return QueryInputs(
+        doc, chunks, unit, "q", np.ones(len(sims)), scores, GateParams(k=k), doc_of=doc_of
+    )
 
 
 def test_rse_policy_by_hand():
@@ -196,7 +200,7 @@ def test_sentence_range_by_hand():
 
 
 def test_rse_with_a_cross_encoder_uses_sigmoid_scores_of_the_candidates(tmp_path):
-    from tests.fakes import tiny_cross_encoder
+    from scripts.tiny_models import tiny_cross_encoder
 
     folder = str(tiny_cross_encoder(tmp_path / "ce"))
     inputs = _line_inputs([0.0, 0.9, 1.0, 0.1, 0.8, 0.0])

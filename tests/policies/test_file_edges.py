@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from scar_viz import policies
-from scar_viz.chunking.config import ChunkingConfig, chunk_document
+from scar_viz.chunking.config import ChunkingConfig, chunk_doc_of, chunk_document
 from scar_viz.documents.corpus import join_documents, part_document
-from scar_viz.documents.reading import Document, document_from_text
-from scar_viz.policies.parent import SECTION
+from scar_viz.documents.reading import Document, Part, document_from_text
+from scar_viz.policies.parent import SECTION, section_span
 from scar_viz.scoring.params import GateParams
 from scar_viz.spans import Span
 from tests.conftest import ROOT
@@ -70,7 +70,10 @@ def _inputs(doc: Document, best: list[int], k: int = 1) -> policies.QueryInputs:
         sims[c] = 0.9 - 0.02 * rank
     params = GateParams(k=k, lam=0.5, tau=0.5, radius=1)
     query = np.array([1.0, 0.0])
-    return policies.QueryInputs(doc, chunks, unit, "q", query, sims, params, _sentence_embed)
+    doc_of = chunk_doc_of(doc, chunks)
+    return policies.QueryInputs(
+        doc, chunks, unit, "q", query, sims, params, _sentence_embed, doc_of=doc_of
+    )
 
 
 def _part_of(corpus: Document, span: Span) -> int | None:
@@ -100,7 +103,9 @@ def test_the_corpus_is_what_the_tests_assume():
     # concatenated, b.md's opening paragraph belongs to a.md's last section
     flat = _flat()
     assert flat.section_at(chunks[FIRST_B].start).title == "Quay"
-    assert corpus.section_at(chunks[FIRST_B].start).path == ("b.md",)
+    # in the corpus it opens b.md's own front matter, which its label names by the file
+    assert corpus.section_at(chunks[FIRST_B].start).path == ()
+    assert chunks[FIRST_B].section == ("b.md",)
 
 
 FIVE_FEATURE_GATE = ROOT / "tests" / "scoring" / "learned" / "data" / "five_feature_gate.json"
@@ -143,7 +148,7 @@ def test_parent_levels_mean_in_a_corpus_what_they_mean_in_one_file():
     corpus = _corpus()
     alone = part_document(corpus, 0)
     tides = 2  # chunk 2 lies under "# Alpha > ## Tides"
-    assert corpus.section_at(_inputs(corpus, [tides]).chunks[tides].start).path[1:] == (
+    assert corpus.section_at(_inputs(corpus, [tides]).chunks[tides].start).path == (
         "Alpha",
         "Tides",
     )
@@ -153,7 +158,8 @@ def test_parent_levels_mean_in_a_corpus_what_they_mean_in_one_file():
         sims = np.linspace(0.1, 0.0, len(chunks))
         sims[tides] = 0.9
         own = policies.QueryInputs(
-            alone, chunks, np.eye(len(chunks)), "q", np.ones(1), sims, GateParams(k=1)
+            *(alone, chunks, np.eye(len(chunks)), "q", np.ones(1), sims, GateParams(k=1)),
+            doc_of=chunk_doc_of(alone, chunks),
         )
         ref = policies.run_policy("parent", own, level=level)
         assert res.spans == ref.spans, level
@@ -213,7 +219,7 @@ def test_qasc_windows_stop_at_the_file_edge(name):
 def test_a_one_file_corpus_is_the_document():
     doc = document_from_text("a.md", A_TEXT)
     one = join_documents([doc])
-    assert one == doc and not one.is_corpus and one.parts == ()
+    assert one == doc and not one.several_files and one.parts == (Part("a.md", 0, len(A_TEXT)),)
     chunks = chunk_document(doc, CONFIG)
     assert chunk_document(one, CONFIG) == chunks
     n = len(chunks)
@@ -223,9 +229,29 @@ def test_a_one_file_corpus_is_the_document():
             policies.run_policy(
                 name,
                 policies.QueryInputs(
-                    d, chunks, np.eye(n), "q", np.array([1.0, 0.0]), sims, embed=_sentence_embed
+                    *(d, chunks, np.eye(n), "q", np.array([1.0, 0.0]), sims),
+                    embed=_sentence_embed,
+                    doc_of=chunk_doc_of(d, chunks),
                 ),
             )
             for d in (doc, one)
         ]
         assert got[0].spans == got[1].spans and got[0].context == got[1].context, name
+
+
+def test_an_ancestor_stops_at_its_file_when_the_next_file_has_the_same_heading():
+    # section paths hold the headings inside a file only: the file is the part, so two files
+    # with the same top heading must not join into one ancestor
+    a = document_from_text("a.md", "# Guide\n\nAlpha intro.\n\n## One\n\nAlpha one.\n")
+    b = document_from_text("b.md", "# Guide\n\nBeta intro.\n\n## Two\n\nBeta two.\n")
+    corpus = join_documents([a, b])
+    assert [s.path for s in corpus.sections] == [
+        ("Guide",),
+        ("Guide", "One"),
+        ("Guide",),
+        ("Guide", "Two"),
+    ]
+    one, two = 1, 3
+    assert section_span(corpus, one, 1) == (0, corpus.parts[1].start)
+    assert section_span(corpus, two, 1) == (corpus.parts[1].start, len(corpus.text))
+    assert section_span(corpus, two, 0) == (corpus.sections[two].start, len(corpus.text))

@@ -15,14 +15,17 @@ def test_scar_weights_through_the_policy_interface():
     rng = np.random.default_rng(20)
     unit = drifting_doc(rng, n_chunks=30, dim=8)
     from scar_viz.chunking.base import Chunk
+    from scar_viz.chunking.config import chunk_doc_of
     from scar_viz.documents.reading import document_from_text
 
     text = "".join(f"chunk {i:02d}. " for i in range(30))
     chunks = [Chunk(i, i * 10, i * 10 + 10, text[i * 10 : i * 10 + 10]) for i in range(30)]
     doc = document_from_text("d.txt", text)
+    doc_of = chunk_doc_of(doc, chunks)
     for _ in range(10):
         q = normalize(rng.normal(size=8))
-        inputs = QueryInputs(doc, chunks, unit, "q", q, unit @ q, GateParams(3, 0.5, 0.1, 2))
+        params = GateParams(3, 0.5, 0.1, 2)
+        inputs = QueryInputs(doc, chunks, unit, "q", q, unit @ q, params, doc_of=doc_of)
         scar = run_policy("scar", inputs)
         learned = run_policy("learned", inputs, gate=LearnedGate.scar(0.5, 0.1), p=0.5)
         assert learned.chunk_ids == scar.chunk_ids

@@ -10,6 +10,7 @@ import pytest
 
 from scar_viz import policies
 from scar_viz.chunking.base import Chunk
+from scar_viz.chunking.config import chunk_doc_of
 from scar_viz.documents.reading import Document, document_from_text
 from scar_viz.documents.sentences import paragraph_spans
 from scar_viz.policies.parent import (
@@ -60,7 +61,10 @@ def _paragraph_inputs(doc: Document, best: list[int], k: int) -> policies.QueryI
     for rank, c in enumerate(best):
         sims[c] = 0.9 - 0.01 * rank
     unit = np.eye(len(chunks))
-    return policies.QueryInputs(doc, chunks, unit, "q", unit[0], sims, GateParams(k=k))
+    doc_of = chunk_doc_of(doc, chunks)
+    return policies.QueryInputs(
+        doc, chunks, unit, "q", unit[0], sims, GateParams(k=k), doc_of=doc_of
+    )
 
 
 def _per_section(doc: Document, spans) -> dict[int, int]:

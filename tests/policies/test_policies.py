@@ -9,14 +9,15 @@ from hypothesis import strategies as st
 
 from scar_viz import policies
 from scar_viz.chunking.base import Chunk
+from scar_viz.chunking.config import chunk_doc_of
 from scar_viz.chunking.qasc import QascParams, qasc_select, sentence_scores
-from scar_viz.documents.reading import Document, Section, document_from_text
+from scar_viz.documents.reading import Document, Section, document_from_text, whole
 from scar_viz.documents.sentences import paragraph_spans, sentence_spans
 from scar_viz.embeddings import HashEmbedder
 from scar_viz.policies.rerank import RerankerError, load_reranker
 from scar_viz.scoring.params import GateParams
 from scar_viz.spans import intersect_spans, subtract_spans
-from tests.fakes import tiny_cross_encoder
+from scripts.tiny_models import tiny_cross_encoder
 
 # --- a synthetic document: three sections, eight one-paragraph chunks -----------------------
 
@@ -52,7 +53,8 @@ def _inputs(
     unit = np.stack([np.cos(rad), np.sin(rad)], axis=1)
     q = np.array([1.0, 0.0])
     return policies.QueryInputs(
-        doc, chunks, unit, "what about topic", q, unit @ q, GateParams(k, lam, tau, radius)
+        *(doc, chunks, unit, "what about topic", q, unit @ q, GateParams(k, lam, tau, radius)),
+        doc_of=chunk_doc_of(doc, chunks),
     )
 
 
@@ -108,7 +110,8 @@ def test_parent_without_headings_is_the_whole_document():
     chunks = [Chunk(i, s, e, text[s:e]) for i, (s, e) in enumerate(paragraph_spans(text))]
     unit = np.eye(3)
     inputs = policies.QueryInputs(
-        doc, chunks, unit, "q", unit[1], unit[1] @ unit.T, GateParams(k=1)
+        *(doc, chunks, unit, "q", unit[1], unit[1] @ unit.T, GateParams(k=1)),
+        doc_of=chunk_doc_of(doc, chunks),
     )
     res = policies.run_policy("parent", inputs)
     assert res.spans == ((0, len(text)),)
@@ -120,7 +123,8 @@ def test_parent_takes_both_sections_of_a_chunk_crossing_a_heading():
     b = doc.sections[1]
     crossing = Chunk(0, b.start - 10, b.start + 12, doc.text[b.start - 10 : b.start + 12])
     inputs = policies.QueryInputs(
-        doc, [crossing], np.ones((1, 1)), "q", np.ones(1), np.ones(1), GateParams(k=1)
+        *(doc, [crossing], np.ones((1, 1)), "q", np.ones(1), np.ones(1), GateParams(k=1)),
+        doc_of=chunk_doc_of(doc, [crossing]),
     )
     res = policies.run_policy("parent", inputs)
     assert res.spans == ((doc.sections[0].start, doc.sections[1].end),)
@@ -132,7 +136,8 @@ def test_parent_level_climbs_to_the_ancestor():
     start = text.index("First")
     chunk = Chunk(0, start, start + 11, text[start : start + 11])
     inputs = policies.QueryInputs(
-        doc, [chunk], np.ones((1, 1)), "q", np.ones(1), np.ones(1), GateParams(k=1)
+        *(doc, [chunk], np.ones((1, 1)), "q", np.ones(1), np.ones(1), GateParams(k=1)),
+        doc_of=chunk_doc_of(doc, [chunk]),
     )
     leaf = policies.run_policy("parent", inputs)
     top = policies.run_policy("parent", inputs, level=1)
@@ -196,7 +201,9 @@ def _hash_inputs(text: str, query: str) -> policies.QueryInputs:
     emb = HashEmbedder(64)
     unit, q = emb.embed([c.text for c in chunks]), emb.embed([query])[0]
     return policies.QueryInputs(
-        doc, chunks, unit, query, q, unit @ q, GateParams(k=1), embed=emb.embed
+        *(doc, chunks, unit, query, q, unit @ q, GateParams(k=1)),
+        embed=emb.embed,
+        doc_of=chunk_doc_of(doc, chunks),
     )
 
 
@@ -249,7 +256,8 @@ def test_qasc_says_so_when_it_keeps_nothing():
 def test_qasc_needs_the_embedding_model():
     doc, chunks = _synthetic()
     inputs = policies.QueryInputs(
-        doc, chunks, np.eye(8, 2), "q", np.ones(2), np.ones(8), GateParams(k=1)
+        *(doc, chunks, np.eye(8, 2), "q", np.ones(2), np.ones(8), GateParams(k=1)),
+        doc_of=chunk_doc_of(doc, chunks),
     )
     with pytest.raises(ValueError, match="embedding model"):
         policies.run_policy("qasc", inputs)
@@ -313,13 +321,14 @@ def random_inputs(draw):
         Section(a, b, (f"S{i}",), 1)
         for i, (a, b) in enumerate(zip(bounds, bounds[1:], strict=False))
     )
-    doc = Document("random.txt", text, sections)
+    doc = Document("random.txt", text, sections, parts=whole("random.txt", text))
     k = draw(st.integers(1, n))
     radius = draw(st.integers(1, 3))
     lam = draw(st.floats(0, 2))
     tau = draw(st.floats(0, 1.5))
     return policies.QueryInputs(
-        doc, chunks, vecs, "q", q, vecs @ q, GateParams(k, lam, tau, radius)
+        *(doc, chunks, vecs, "q", q, vecs @ q, GateParams(k, lam, tau, radius)),
+        doc_of=chunk_doc_of(doc, chunks),
     )
 
 

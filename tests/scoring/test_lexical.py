@@ -10,11 +10,11 @@ import pytest
 from scar_viz.scoring.lexical import (
     STOP_WORDS,
     chunk_index,
-    idf,
     lex_matrix,
     question_lex,
     tokenize,
 )
+from scar_viz.terms import idf
 
 CHUNKS = [
     "The harbour gate opens at dawn.",  # 0: harbour, gate, opens, dawn

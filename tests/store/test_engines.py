@@ -9,7 +9,7 @@ import pytest
 from scar_viz.devices import DeviceChoice
 from scar_viz.embeddings import make_embedder
 from scar_viz.store import EmbedderSpec, EngineOptions, StoreError, index_corpus, open_store
-from tests.fakes import tiny_bert
+from scripts.tiny_models import tiny_bert
 from tests.store.corpus import CONFIG, CountingEmbedder, sample_files
 
 ray = pytest.importorskip(

@@ -27,6 +27,17 @@ def test_round_trip_equals_the_in_memory_corpus(tmp_path):
     assert np.array_equal(got.doc_of, want.doc_of)
 
 
+def test_a_files_note_survives_the_store(tmp_path):
+    # a file decoded as Latin-1 says so; read back from the store the corpus says it too, as
+    # the corpus in memory does (the store keeps each file as it was read)
+    docs = [*sample_files(2), read_document("latin.txt", "Caf\xe9 au lait. ".encode("cp1252") * 40)]
+    assert docs[-1].note
+    index_corpus(docs, str(tmp_path / "s"), CountingEmbedder(), CONFIG)
+    got = open_store(str(tmp_path / "s"), "hash:256", CONFIG)
+    want = join_documents(docs)
+    assert "latin.txt: " in want.note and got.document == want
+
+
 def test_chunk_rows_hold_file_local_offsets(tmp_path):
     docs = sample_files()
     index_corpus(docs, str(tmp_path / "s"), CountingEmbedder(), CONFIG)

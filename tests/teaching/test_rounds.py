@@ -6,8 +6,9 @@ import pytest
 
 from scar_viz.documents import samples
 from scar_viz.embeddings import HashEmbedder
-from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.pipeline import prepare_document
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import parse_queries
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import select_from_sims
 from scar_viz.teaching import rounds as rd

@@ -6,7 +6,7 @@ import numpy as np
 
 from scar_viz.chunking.config import ChunkingConfig, chunk_spans
 from scar_viz.documents import samples
-from scar_viz.evaluation.queries import parse_queries
+from scar_viz.queries.reading import parse_queries
 from scar_viz.views import chunking_lab as lab
 
 TEXT = "aaaa bbbb. cccc dddd. eeee ffff."  # 32 characters

@@ -10,7 +10,8 @@ import pytest
 from scar_viz.chunking.config import ChunkingConfig, chunk_doc_of, chunk_document
 from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import Document, Part, document_from_text
-from scar_viz.evaluation.queries import GoldQuery, LabelledQuery
+from scar_viz.queries.gold import GoldQuery
+from scar_viz.queries.reading import LabelledQuery
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import normalize, select_from_sims
 from scar_viz.views.corpus import corpus_view
@@ -156,7 +157,7 @@ def test_a_thousand_files_equal_a_per_file_loop():
         size = int(counts[d]) * 100 + 1
         parts.append(Part(f"dir{d % 7}/file{d:04d}.txt", pos, pos + size))
         pos += size + 2
-    corpus = Document("corpus", "x" * pos, (), "", tuple(parts))
+    corpus = Document("corpus", "x" * pos, (), "", parts=tuple(parts))
     sims = np.round(rng.uniform(-0.2, 0.9, n), 2)  # rounded: ties inside files
     sel = _selection(n, sims, doc_of, k=20, seed=3)
     gold = [

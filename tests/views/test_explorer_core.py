@@ -10,10 +10,10 @@ from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents import samples
 from scar_viz.embeddings import make_embedder
 from scar_viz.errors import UserError
-from scar_viz.evaluation.queries import parse_queries
 from scar_viz.llm.client import ChatModel, Usage
 from scar_viz.pipeline import embed_query, prepare_document
 from scar_viz.policies.context import context_cost
+from scar_viz.queries.reading import parse_queries
 from scar_viz.scoring.learned import default_gate, learned_select
 from scar_viz.scoring.lexical import question_lex
 from scar_viz.scoring.params import GateParams
@@ -133,7 +133,7 @@ def test_answer_rows_compare_with_the_policy():
 
 
 def test_answer_question_unscored_and_scored(llm_server, prep, sims):
-    chat = ChatModel("fake", base_url=llm_server.base_url, api_key="k", timeout=5, backoff=0.01)
+    chat = ChatModel("fake", base_url=llm_server.base_url, api_key="k", timeout=5)
     sel = policy_selection("SCAR", sims, prep.unit, GateParams(3, 0.5, 0.1, 1))
     texts = contexts(prep.chunks, sel, "SCAR")
     plain = answer_question(chat, "Who decides?", texts)

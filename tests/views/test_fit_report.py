@@ -10,8 +10,9 @@ from scar_viz.documents import samples
 from scar_viz.embeddings import make_embedder
 from scar_viz.evaluation import candidates_for
 from scar_viz.evaluation.best_point import window_baseline
-from scar_viz.evaluation.queries import label_queries, parse_queries, split_alternate
 from scar_viz.pipeline import embed_query, prepare_document
+from scar_viz.queries.gold import label_queries, split_alternate
+from scar_viz.queries.reading import parse_queries
 from scar_viz.views.fit_report import (
     curve_options,
     fit_report,

@@ -210,6 +210,18 @@ def test_payload_gate_stops_at_file_edges_as_select_from_sims_does(seed):
         assert all(doc_of[c] == doc_of[j] for c, j, *_ in mine)
 
 
+def test_a_document_of_one_file_sends_the_whole_document_as_each_range():
+    # doc_of is all zeros for one file: every range is [0, n - 1], which the panel calls the
+    # document's edges; not giving doc_of means the same
+    n = 12
+    chunks, unit, sims = _doc(n, seed=5)
+    params = GateParams(k=3, lam=0.5, tau=0.1, radius=2)
+    one = gate_payload(chunks, sims, unit, params, kmax=n, doc_of=np.zeros(n, dtype=np.int64))
+    assert set(one["files"]) == {str(c) for c in one["order"]}
+    assert all(r == [0, n - 1] for r in one["files"].values())
+    assert one == gate_payload(chunks, sims, unit, params, kmax=n)
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_payload_order_follows_the_retriever_and_the_gate_keeps_the_cosines(seed):
     n = 15

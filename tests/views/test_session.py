@@ -9,7 +9,7 @@ import pytest
 
 from scar_viz.documents import samples
 from scar_viz.documents.corpus import join_documents
-from scar_viz.documents.reading import document_from_text
+from scar_viz.documents.reading import Part, document_from_text
 from scar_viz.views import session
 from scar_viz.views.session import SETTING_KEYS, dumps, loads
 
@@ -95,7 +95,7 @@ def test_a_corpus_round_trips_with_every_file():
     assert {f["path"]: f["text"] for f in data["documents"]} == FILES
     restored = loads(raw)
     assert restored.settings == settings
-    assert restored.document.is_corpus and restored.document.name == "kb"
+    assert restored.document.several_files and restored.document.name == "kb"
     assert restored.document.text == doc.text
     assert restored.document.parts == doc.parts
     assert restored.document.sections == doc.sections
@@ -123,7 +123,9 @@ def test_an_old_session_file_still_loads():
     }
     restored = loads(json.dumps(old))
     assert restored.settings == {"doc": "upload", "k": 5}
-    assert restored.document.name == "old.md" and not restored.document.parts
+    text = old["document"]["text"]
+    assert restored.document.name == "old.md" and not restored.document.several_files
+    assert restored.document.parts == (Part("old.md", 0, len(text)),)
 
 
 def _v2(documents) -> str:

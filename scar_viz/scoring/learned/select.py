@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -59,9 +60,9 @@ class LearnedDecision(GateDecision):
             "outcome": self.outcome,
         }
 
-    def why_rows(self) -> list[dict[str, object]]:
+    def why_rows(self) -> list[dict[str, Any]]:
         """The "why?" box: one row per feature (value, contribution), then the intercept."""
-        rows: list[dict[str, object]] = [
+        rows: list[dict[str, Any]] = [
             {
                 "term": name,
                 "value": self.features[name],
@@ -77,7 +78,7 @@ class LearnedDecision(GateDecision):
 
 
 @dataclass(frozen=True)
-class LearnedSelection(Selection):
+class LearnedSelection(Selection[LearnedDecision]):
     """A :class:`~scar_viz.scoring.scar.Selection` made by a learned gate (``decisions`` hold
     :class:`LearnedDecision`); ``params.lam`` and ``params.tau`` are unused (0)."""
 
@@ -91,7 +92,7 @@ def learned_judge(
     gate: LearnedGate,
     p: float,
     lexical: QuestionLex | None = None,
-) -> Judge:
+) -> Judge[LearnedDecision]:
     """The learned gate's judge for :func:`~scar_viz.scoring.walk.walk_neighbours`: admit iff
     w·z(f) + b > logit(p); a rejection is blocked by ``learned gate``. ``lexical`` (the
     question's lexical evidence) is needed by a gate with lexical features, and adds them to

@@ -8,7 +8,7 @@ into a corpus, hashing embedder) or ``file`` (the text file named by ``$GATE_APP
 (default 0; the payload always carries lex(q, ·)); ``big=1``: presenter size.
 
 With ``$GATE_APP_DUMP`` set, the arrays the page decides from are written there
-(``sims.npy``, ``unit.npy``, ``lex.npy``, ``payload.json``, and ``doc_of.npy`` for a corpus)
+(``sims.npy``, ``unit.npy``, ``lex.npy``, ``payload.json`` and ``doc_of.npy``)
 so a test can run Python's gate on them.
 """
 
@@ -114,8 +114,7 @@ if os.environ.get("GATE_APP_DUMP"):
     np.save(out / "unit.npy", prep.unit)
     np.save(out / "lex.npy", words.share)
     (out / "payload.json").write_text(json.dumps(payload))
-    if doc_of is not None:
-        np.save(out / "doc_of.npy", doc_of)
+    np.save(out / "doc_of.npy", doc_of)
 
 st.caption(f"{prep.document.name}: {n} chunks · question: {query}")
 released = gate_panel(

@@ -15,30 +15,36 @@ from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents import samples
 from scar_viz.embeddings import HashEmbedder, embed_cached
 from scar_viz.evaluation.by_file import query_file
-from scar_viz.evaluation.queries import label_queries, parse_queries
 from scar_viz.fmt import EMPTY_CELL
 from scar_viz.llm.check import check_answers
 from scar_viz.llm.client import ChatModel, Usage
 from scar_viz.llm.querygen import generate_queries
-from scar_viz.llm.tables import (
+from scar_viz.pipeline import prepare_document
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import parse_queries
+from scar_viz.scoring.params import GateParams
+from scar_viz.views.answers import (
     DIFF_COLUMN,
+    QueryAnswers,
     calls_per_query,
+    check_caption,
+    check_view,
     claim_rows,
     comparison_rows,
     context_difference,
     drop_detail_rows,
     drop_rows,
     file_score_rows,
+    generated_view,
     kept_rows,
     planned_calls,
+    policy_errors,
     query_choices,
     side_by_side,
     summary_rows,
     unparseable_rows,
     usage_line,
 )
-from scar_viz.pipeline import prepare_document
-from scar_viz.scoring.params import GateParams
 
 POLICIES = ("topk", "window1", "scar")
 
@@ -62,7 +68,7 @@ def setting():
 
 
 def chat(server) -> ChatModel:
-    return ChatModel("fake", base_url=server.base_url, api_key="sk-x", timeout=5, backoff=0.01)
+    return ChatModel("fake", base_url=server.base_url, api_key="sk-x", timeout=5)
 
 
 def check(server, setting, text: str, n: int = 4):
@@ -96,6 +102,38 @@ def test_generated_set_tables_add_up(llm_server, setting):
     assert "evidence not in document" in reasons
     assert all(r["meaning"] for r in summary)
     assert {r["type"] for r in kept_rows(gs)} <= {"fragmented", "atomic", "scattered"}
+
+
+def test_generated_view_is_the_whole_set_in_one_call(llm_server, setting):
+    prep, _ = setting
+    llm_server.mode = "bad-evidence"
+    gs = generate_queries(prep.document, prep.chunks, chat(llm_server), n=6, seed=1)
+    view = generated_view(gs)
+    assert (view.kept, view.dropped) == (len(gs.queries), len(gs.drops))
+    assert view.dropped > 0
+    assert view.fragmented + view.atomic <= view.kept
+    assert view.fragmented == sum(r["type"] == "fragmented" for r in view.kept_rows)
+    assert view.usage == usage_line(gs.usage) and view.notes == gs.notes
+    assert (view.outcomes, view.kept_rows, view.drop_rows) == (
+        drop_rows(gs),
+        kept_rows(gs),
+        drop_detail_rows(gs),
+    )
+
+
+def test_check_view_holds_every_query_side_by_side(llm_server, setting):
+    ch = check(llm_server, setting, samples.sample_queries_text())
+    view = check_view(ch)
+    assert view.caption == check_caption(ch)
+    assert view.summary == summary_rows(ch) and view.comparisons == comparison_rows(ch)
+    assert view.errors == tuple(policy_errors(ch)) and view.unparseable == []
+    assert view.by_file == [] and view.usage == usage_line(ch.usage)
+    assert list(view.choices) == list(view.queries) == [q.id for q in ch.queries]
+    for qid, shown in view.queries.items():
+        assert shown == QueryAnswers(side_by_side(ch, qid), claim_rows(ch, qid))
+        assert [r["policy"] for r in shown.side] == list(POLICIES)
+    answers = {qid: shown.side[0]["answer"] for qid, shown in view.queries.items()}
+    assert len(set(answers.values())) > 1  # each query's own answers, not one query's
 
 
 def test_calls_per_query_and_plan():

@@ -1,16 +1,17 @@
-"""Evidence spans of a labelled query: where each one lies in a document or a corpus
-(docs/method.md §4).
+"""Evidence spans of a labelled query: where each one lies in a document (docs/method.md §4).
 
-One document: an evidence item's ``start``/``end`` must give its ``text``; when they do not
-but the text occurs exactly once, the span is relocated (a note); otherwise the line is an
-error. A corpus (a :class:`~scar_viz.documents.reading.Document` with ``parts``): an item's
-``doc`` (or its query's) names the file, by its path relative to the corpus root, and the
-same rule runs inside that file, offsets in the file's own text. An item without ``doc`` is
+A document is one file or a corpus of several, each a part of it. An evidence item's ``doc``
+(or its query's) names its file, by its path relative to the corpus root (a single file may
+also be named by its own name, or by a path ending in it); its ``start``/``end`` must give its
+``text`` in that file's own text. When they do not but the text occurs exactly once there,
+the span is relocated (a note); otherwise the line is an error. An item without ``doc`` is
 looked for in every file: found in one, it belongs to that file; found in several, the first
-(the one whose offsets match, if any) is used and a note says so.
+(the one whose offsets match, if any) is used and a note says so. A bare text (a ``str``) is
+one nameless file whose items' ``doc`` is not checked.
 
 :class:`Evidence` keeps offsets in the document's text (a corpus: the joined text), which is
-what chunks use, and the file's path and start to write them back in the file's own terms.
+what chunks use, and the file's start and shown path to write them back in the file's own
+terms.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from scar_viz.documents.reading import Document
 
 @dataclass(frozen=True)
 class Evidence:
-    """One evidence span: ``document.text[start:end] == text``. In a corpus, ``doc`` is its
-    file's path and ``base`` where that file starts in the joined text (both empty/0 for a
-    single document)."""
+    """One evidence span: ``document.text[start:end] == text``. ``doc`` is its file's path as
+    shown (empty for a document of one file, :meth:`~scar_viz.documents.reading.Document.
+    shown_path`) and ``base`` where that file starts in the document's text."""
 
     text: str
     start: int
@@ -35,8 +36,8 @@ class Evidence:
     base: int = 0
 
     def as_row(self) -> dict[str, object]:
-        """The span as written in a query file: offsets in its own file, ``doc`` first in a
-        corpus."""
+        """The span as written in a query file: offsets in its own file, ``doc`` first when
+        it names one."""
         row: dict[str, object] = {
             "text": self.text,
             "start": self.start - self.base,
@@ -50,18 +51,19 @@ class EvidenceError(ValueError):
 
 
 def in_document(document: Document | str, ev: Evidence) -> Evidence:
-    """``ev`` (offsets in the document's text) with its file's path and start filled in for a
-    corpus; unchanged for a single document.
+    """``ev`` (offsets in the document's text) with its file's shown path and start filled
+    in; unchanged for a bare text.
 
     Raises:
         EvidenceError: when the span crosses the edge between two files.
     """
-    if isinstance(document, str) or not document.is_corpus:
+    if isinstance(document, str):
         return ev
-    part = document.parts[document.part_index_at(ev.start)]
+    index = document.part_index_at(ev.start)
+    part = document.parts[index]
     if ev.end > part.end:
         raise EvidenceError(f"the span {ev.start}–{ev.end} crosses the end of '{part.path}'.")
-    return Evidence(ev.text, ev.start, ev.end, part.path, part.start)
+    return Evidence(ev.text, ev.start, ev.end, document.shown_path(index), part.start)
 
 
 def doc_field(obj: dict, what: str) -> str | None:
@@ -99,18 +101,18 @@ def locate_evidence(
         raise EvidenceError(f"evidence {j + 1} has no 'text' (it must be a non-blank string).")
     start, end = _offset(item.get("start"), "start"), _offset(item.get("end"), "end")
     doc = doc_field(item, f"evidence {j + 1}:") or query_doc
-    if isinstance(document, str) or not document.is_corpus:
-        text = document if isinstance(document, str) else document.text
-        if doc is not None and not isinstance(document, str):
-            _check_single(document, doc, j)
-        ev, note = _in_text(span_text, start, end, j, text, "the document")
+    if isinstance(document, str):
+        ev, note = _in_text(span_text, start, end, j, document, "the document")
         return ev, [note] if note else []
-    if doc is not None:
-        index = part_of_path(document, doc)
-        if index is None:
-            raise EvidenceError(f"evidence {j + 1}: the corpus holds no document '{doc}'.")
-        return _in_part(document, index, span_text, start, end, j, [])
-    return _search_parts(document, span_text, start, end, j)
+    if not document.several_files:  # one file: 'doc' names it or is refused; no search
+        _check_single(document, doc, j)
+        return _in_part(document, 0, span_text, start, end, j, [])
+    if doc is None:
+        return _search_parts(document, span_text, start, end, j)
+    index = part_of_path(document, doc)
+    if index is None:
+        raise EvidenceError(f"evidence {j + 1}: the corpus holds no document '{doc}'.")
+    return _in_part(document, index, span_text, start, end, j, [])
 
 
 def _offset(value: object, name: str) -> int | None:
@@ -121,9 +123,15 @@ def _offset(value: object, name: str) -> int | None:
     return value
 
 
-def _check_single(document: Document, doc: str, j: int) -> None:
-    """A ``doc`` given for a single document must be its name (or end in its file name)."""
-    if doc == document.name or PurePosixPath(doc).name == PurePosixPath(document.name).name:
+def _check_single(document: Document, doc: str | None, j: int) -> None:
+    """A ``doc`` given for a document of one file must be its name (or end in its file name).
+
+    Raises:
+        EvidenceError: when it is neither.
+    """
+    if doc is None or doc == document.name:
+        return
+    if PurePosixPath(doc).name == PurePosixPath(document.name).name:
         return
     raise EvidenceError(
         f"evidence {j + 1}: 'doc' is '{doc}' but the document is '{document.name}'."
@@ -139,18 +147,19 @@ def _in_part(
     j: int,
     notes: list[str],
 ) -> tuple[Evidence, list[str]]:
-    part = document.parts[index]
-    ev, note = _in_text(
-        span_text, start, end, j, document.text[part.start : part.end], f"'{part.path}'"
-    )
-    shifted = Evidence(ev.text, ev.start + part.start, ev.end + part.start, part.path, part.start)
+    part, shown = document.parts[index], document.shown_path(index)
+    where = f"'{shown}'" if shown else "the document"
+    text = document.text[part.start : part.end]
+    ev, note = _in_text(span_text, start, end, j, text, where)
+    shifted = Evidence(ev.text, ev.start + part.start, ev.end + part.start, shown, part.start)
     return shifted, [*notes, note] if note else notes
 
 
 def _search_parts(
     document: Document, span_text: str, start: int | None, end: int | None, j: int
 ) -> tuple[Evidence, list[str]]:
-    """An item without ``doc``: the file holding its text (the first of several, with a note)."""
+    """An item without ``doc`` in a corpus: the file holding its text (the first of several,
+    with a note)."""
     texts = [document.text[p.start : p.end] for p in document.parts]
     holding = [i for i, t in enumerate(texts) if span_text in t]
     if not holding:
@@ -179,8 +188,12 @@ def _in_text(
     span_text: str, start: int | None, end: int | None, j: int, text: str, where: str
 ) -> tuple[Evidence, str]:
     """A checked span of ``text`` and a relocation note ("" when the offsets were right)."""
-    in_range = start is not None and end is not None and 0 <= start <= end <= len(text)
-    if in_range and text[start:end] == span_text:
+    if (
+        start is not None
+        and end is not None
+        and 0 <= start <= end <= len(text)
+        and text[start:end] == span_text
+    ):
         return Evidence(span_text, start, end), ""
     found = text.find(span_text)
     if found < 0:

@@ -9,7 +9,8 @@ import numpy as np
 from scar_viz.chunking.config import ChunkingConfig, chunk_doc_of, chunk_document
 from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import document_from_text
-from scar_viz.evaluation.queries import label_queries, parse_queries, query_type
+from scar_viz.queries.gold import label_queries, query_type
+from scar_viz.queries.reading import parse_queries
 
 A = "Alpha opens the harbour at dawn. The pilot boards at the outer buoy."
 B = "Beta rules the berths. Tankers moor at the north quay after inspection."

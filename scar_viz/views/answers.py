@@ -1,23 +1,26 @@
-"""The tables of the Answers (LLM) page, built from a generated query set and an answer check.
+"""What the Answers (LLM) page shows of a generated query set and of an answer check.
 
-Pure functions: each returns plain rows (lists of dicts, missing values as
-:data:`scar_viz.fmt.EMPTY_CELL`) that a page hands to a dataframe unchanged. Texts from the
-document, the query file or a language model are passed through verbatim; a view that draws
-them as markup must escape them (a dataframe shows them as text).
+:func:`generated_view` and :func:`check_view` build the page's whole view model in one call
+(:class:`GeneratedView`, :class:`CheckView`); the row builders they use are public for tests.
+Rows are plain lists of dicts (missing values as :data:`scar_viz.fmt.EMPTY_CELL`) that a page
+hands to a dataframe unchanged. Texts from the document, the query file or a language model are
+passed through verbatim; a view that draws them as markup must escape them (a dataframe shows
+them as text).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from scar_viz.evaluation.by_file import policy_file_rows
-from scar_viz.evaluation.queries import GoldQuery
 from scar_viz.fmt import EMPTY_CELL, cell, chunk_list
 from scar_viz.llm.check import AnswerCheck
 from scar_viz.llm.client import Usage
 from scar_viz.llm.judge import AnswerRow
 from scar_viz.llm.querygen import DROP_REASONS, GeneratedSet
 from scar_viz.llm.scores import SCORES
+from scar_viz.queries.gold import GoldQuery
 
 DIFF_COLUMN = "difference in context"
 """The side-by-side column that compares each policy's context with the base policy's."""
@@ -197,9 +200,21 @@ def query_choices(check: AnswerCheck) -> dict[str, str]:
     return {q.id: f"{q.id}: {q.query.query}" for q in check.queries}
 
 
-def _row(check: AnswerCheck, query_id: str, policy: str) -> AnswerRow | None:
-    pa = check.policies.get(policy)
-    return next((r for r in pa.rows if r.query_id == query_id), None) if pa else None
+RowIndex = dict[str, dict[str, AnswerRow]]
+"""Policy -> query id -> that policy's (first) row for the query."""
+
+
+def _row_index(check: AnswerCheck) -> RowIndex:
+    index: RowIndex = {}
+    for name, pa in check.policies.items():
+        rows = index.setdefault(name, {})
+        for r in pa.rows:
+            rows.setdefault(r.query_id, r)
+    return index
+
+
+def _row(index: RowIndex, query_id: str, policy: str) -> AnswerRow | None:
+    return index.get(policy, {}).get(query_id)
 
 
 def context_difference(row: AnswerRow, base: AnswerRow | None) -> str:
@@ -223,16 +238,20 @@ def context_difference(row: AnswerRow, base: AnswerRow | None) -> str:
     return f"{'; '.join(parts)}; {tok}"
 
 
-def side_by_side(check: AnswerCheck, query_id: str, base: str = "scar") -> list[dict[str, object]]:
+def side_by_side(
+    check: AnswerCheck, query_id: str, base: str = "scar", index: RowIndex | None = None
+) -> list[dict[str, object]]:
     """One row per policy for one query: the answer (verbatim), its scores, its context's size
-    and chunks, and the difference in context against ``base`` (else the first policy)."""
+    and chunks, and the difference in context against ``base`` (else the first policy).
+    ``index``: the check's rows by policy and query, when the caller built it already."""
+    index = _row_index(check) if index is None else index
     names = [n for n, pa in check.policies.items() if not pa.error]
     if base not in names:
         base = names[0] if names else base
-    ref = _row(check, query_id, base)
+    ref = _row(index, query_id, base)
     out = []
     for name in names:
-        row = _row(check, query_id, name)
+        row = _row(index, query_id, name)
         if row is None:
             continue
         item: dict[str, object] = {"policy": name, "answer": row.answer}
@@ -245,12 +264,15 @@ def side_by_side(check: AnswerCheck, query_id: str, base: str = "scar") -> list[
     return out
 
 
-def claim_rows(check: AnswerCheck, query_id: str) -> list[dict[str, object]]:
+def claim_rows(
+    check: AnswerCheck, query_id: str, index: RowIndex | None = None
+) -> list[dict[str, object]]:
     """What the judge said for one query: each claim (supported or not) and each question it
-    wrote from the answer, per policy."""
-    out = []
+    wrote from the answer, per policy (``index`` as for :func:`side_by_side`)."""
+    index = _row_index(check) if index is None else index
+    out: list[dict[str, object]] = []
     for name, pa in check.policies.items():
-        row = _row(check, query_id, name) if not pa.error else None
+        row = _row(index, query_id, name) if not pa.error else None
         if row is None:
             continue
         out += [
@@ -290,4 +312,88 @@ def check_caption(check: AnswerCheck) -> str:
         f"λ = {p.lam:.2f}, τ = {p.tau:.2f}, r = {p.radius} · answers by {check.answer_model}, "
         f"judged by {check.judge_model}. The scores are the judge's verdicts: they are only as "
         "good as that model."
+    )
+
+
+# --- the view models -------------------------------------------------------------------------
+
+Rows = list[dict[str, object]]
+
+
+@dataclass(frozen=True)
+class GeneratedView:
+    """Everything the Answers page shows of a generated query set: the four counts, the tokens
+    spent, the kept/dropped report (``outcomes``), the kept questions and the dropped ones."""
+
+    kept: int
+    fragmented: int
+    atomic: int
+    dropped: int
+    usage: str
+    notes: tuple[str, ...]
+    outcomes: Rows
+    kept_rows: Rows
+    drop_rows: Rows
+
+
+def generated_view(gs: GeneratedSet) -> GeneratedView:
+    """The view model of a generated set, built in one call."""
+    return GeneratedView(
+        kept=len(gs.queries),
+        fragmented=gs.type_counts.get("fragmented", 0),
+        atomic=gs.type_counts.get("atomic", 0),
+        dropped=len(gs.drops),
+        usage=usage_line(gs.usage),
+        notes=tuple(gs.notes),
+        outcomes=drop_rows(gs),
+        kept_rows=kept_rows(gs),
+        drop_rows=drop_detail_rows(gs),
+    )
+
+
+@dataclass(frozen=True)
+class QueryAnswers:
+    """One query of an answer check: each policy's answer side by side, and the judge's claims
+    and questions."""
+
+    side: Rows
+    claims: Rows
+
+
+@dataclass(frozen=True)
+class CheckView:
+    """Everything the Answers page shows of an answer check: the caption, the per-policy means
+    (``summary``), the policies that did not run (``errors``), the per-file means (empty on a
+    single document), the tokens spent, SCAR against each policy, the unparseable replies, the
+    query picker's choices (id -> label, in query order) and each query's answers."""
+
+    caption: str
+    summary: Rows
+    errors: tuple[str, ...]
+    by_file: Rows
+    usage: str
+    comparisons: Rows
+    unparseable: Rows
+    choices: dict[str, str]
+    queries: dict[str, QueryAnswers]
+
+
+def check_view(check: AnswerCheck) -> CheckView:
+    """The view model of an answer check, built in one call (every query's answers included)."""
+    index = _row_index(check)
+    return CheckView(
+        caption=check_caption(check),
+        summary=summary_rows(check),
+        errors=tuple(policy_errors(check)),
+        by_file=file_score_rows(check),
+        usage=usage_line(check.usage),
+        comparisons=comparison_rows(check),
+        unparseable=unparseable_rows(check),
+        choices=query_choices(check),
+        queries={
+            q.id: QueryAnswers(
+                side_by_side(check, q.id, index=index), claim_rows(check, q.id, index)
+            )
+            for q in check.queries
+        },
     )

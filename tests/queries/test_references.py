@@ -1,12 +1,12 @@
-"""scar_viz.evaluation.references, and the reference answers a query file gives with its
+"""scar_viz.queries.references, and the reference answers a query file gives with its
 queries (QuerySet.references), read in the same pass."""
 
 from __future__ import annotations
 
 import json
 
-from scar_viz.evaluation.queries import parse_queries
-from scar_viz.evaluation.references import reference_of
+from scar_viz.queries.reading import parse_queries
+from scar_viz.queries.references import reference_of
 
 DOC = "Alpha rule one. Beta exception two."
 

@@ -1,10 +1,11 @@
 """The labelled-query format explained in the app, and a query set built while exploring.
 
-:data:`QUERY_FORMAT` documents the corpus format (what :mod:`scar_viz.evaluation.queries` reads);
+:data:`QUERY_FORMAT` documents the corpus format (what :mod:`scar_viz.queries.reading` reads);
 :data:`TEMPLATE_JSONL` is a file to fill in; :func:`worked_example` a few valid lines on the
 built-in sample. :func:`add_query` turns (question, evidence text or span) into a validated
-:class:`~scar_viz.evaluation.queries.LabelledQuery` with true offsets, and :func:`to_jsonl` writes
-a set back in the corpus format, so the Evaluation lab can use what a user labelled in the Explorer.
+:class:`~scar_viz.queries.reading.LabelledQuery` with true offsets, and :func:`to_jsonl` writes
+a set back in the corpus format, so the Evaluation lab can use what a user labelled in the
+Explorer.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from scar_viz.chunking.base import Chunk
 from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.errors import UserError
-from scar_viz.evaluation.evidence import EvidenceError, in_document
-from scar_viz.evaluation.queries import Evidence, LabelledQuery, label_queries
+from scar_viz.queries.evidence import Evidence, EvidenceError, in_document
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import LabelledQuery
 
 QUERY_FORMAT = """\
 **Labelled queries: JSON Lines, UTF-8, one query a line.**

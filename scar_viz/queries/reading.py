@@ -1,4 +1,5 @@
-"""Labelled query sets: loading and validating JSON Lines, and gold chunks (docs/method.md §4).
+"""Reading a labelled query set: JSON Lines parsed and validated against a document
+(docs/method.md §4).
 
 One query a line (the format of docs/cli.md, "Query files")::
 
@@ -10,33 +11,24 @@ Every line is checked against the document: ``doc[start:end] == text``. When the
 missing or stale but the text occurs exactly once in the document, the span is relocated and
 the relocation is reported; anything else is a per-line error and the line is skipped. In a
 corpus an evidence item (or its query) names its file with ``"doc"``, and the same check runs
-inside that file (:mod:`scar_viz.evaluation.evidence`).
-
-Gold chunks and the query type (:func:`query_type`: fragmented, atomic or scattered) are a
-property of the chunking, so they are recomputed for the current chunks rather than taken from
-the file.
+inside that file (:mod:`scar_viz.queries.evidence`). Reference answers are read in the same
+pass (:mod:`scar_viz.queries.references`); gold chunks and query types, which depend on the
+chunking, are :mod:`scar_viz.queries.gold`'s.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from scar_viz.bounded_json import JsonInputError, read_json
-from scar_viz.chunking.base import Chunk
 from scar_viz.documents.reading import Document
-from scar_viz.edges import doc_of_starts
 from scar_viz.errors import SettingsError
-from scar_viz.evaluation.evidence import Evidence, EvidenceError, doc_field, locate_evidence
-from scar_viz.evaluation.references import reference_of
+from scar_viz.queries.evidence import Evidence, EvidenceError, doc_field, locate_evidence
+from scar_viz.queries.references import reference_of
 
 QUERY_TYPES = ("fragmented", "atomic", "scattered")
-TYPES = QUERY_TYPES
+"""The query types a line may declare (and :func:`~scar_viz.queries.gold.query_type` gives)."""
 MAX_QUERY_BYTES = 20 * 1024 * 1024
 MAX_QUERIES = 5_000
 """Queries read from one file unless the caller says otherwise (the app's limit; the command
@@ -85,7 +77,7 @@ class QueryIssue:
 class QuerySet:
     """The valid queries of a file, every issue found while reading it, and the reference
     answers of the valid queries by id (only those that give one, see
-    :data:`~scar_viz.evaluation.references.REFERENCE_KEYS`)."""
+    :data:`~scar_viz.queries.references.REFERENCE_KEYS`)."""
 
     name: str
     queries: tuple[LabelledQuery, ...]
@@ -99,40 +91,6 @@ class QuerySet:
     @property
     def notes(self) -> tuple[QueryIssue, ...]:
         return tuple(i for i in self.issues if i.level == "note")
-
-
-@dataclass(frozen=True)
-class GoldQuery:
-    """A query with its gold chunks under one chunking.
-
-    ``runs`` holds, per evidence span, the (first, last) chunk index of its minimal covering
-    run; ``gold`` is the sorted union of the runs; ``type`` is :func:`query_type` of ``gold``.
-    In a corpus, ``gold_refs`` names each gold chunk as (file path, index in that file); it
-    is empty for a single document.
-    """
-
-    query: LabelledQuery
-    gold: tuple[int, ...]
-    runs: tuple[tuple[int, int], ...]
-    type: str
-    gold_refs: tuple[tuple[str, int], ...] = ()
-
-    @property
-    def id(self) -> str:
-        return self.query.id
-
-    @property
-    def fragmented(self) -> bool:
-        """The evidence crosses a chunk boundary (two consecutive gold chunks)."""
-        return self.type == "fragmented"
-
-    @property
-    def type_changed(self) -> bool:
-        """The file declared a type and this chunking gives the other one."""
-        return self.query.declared_type is not None and self.query.declared_type != self.type
-
-
-# --- reading -------------------------------------------------------------------------------
 
 
 class _LineError(EvidenceError):
@@ -157,8 +115,8 @@ def _query(
     query_doc = doc_field(obj, "the query's")
     declared = obj.get("type")
     notes = []
-    if declared is not None and declared not in TYPES:
-        notes.append(f"'type' {declared!r} is not one of {', '.join(TYPES)}; ignored.")
+    if declared is not None and declared not in QUERY_TYPES:
+        notes.append(f"'type' {declared!r} is not one of {', '.join(QUERY_TYPES)}; ignored.")
         declared = None
     evidence = []
     for j, item in enumerate(items):
@@ -189,7 +147,7 @@ def parse_queries(
     limit_hint: str = "",
 ) -> QuerySet:
     """Validate JSON Lines ``data`` against ``document`` (a document, a corpus or a bare
-    text; see :mod:`scar_viz.evaluation.evidence` for how evidence is located).
+    text; see :mod:`scar_viz.queries.evidence` for how evidence is located).
 
     Blank lines are skipped. Invalid lines become ``error`` issues (the line is left out);
     relocated spans and ignored fields become ``note`` issues. Line numbers start at 1.
@@ -226,7 +184,7 @@ def parse_queries(
         seen[qid] = number
         queries.append(LabelledQuery(qid, query, evidence, declared, number))
         issues.extend(QueryIssue(number, qid, "note", n) for n in notes)
-        if reference := reference_of(obj):
+        if isinstance(obj, dict) and (reference := reference_of(obj)):
             references[qid] = reference
     return QuerySet(name, tuple(queries), tuple(issues), references)
 
@@ -277,149 +235,6 @@ def load_queries(
     except OSError as exc:
         raise SettingsError(f"Cannot read '{path}': {exc.strerror or exc}.") from exc
     return decode_queries(data, document, p.name, max_queries=max_queries, limit_hint=limit_hint)
-
-
-def query_set_key(queries: Iterable[LabelledQuery | GoldQuery]) -> str:
-    """A digest of a query set's content: each query's id, text, evidence offsets and declared
-    type, in order. Caches key on this (with the document digest), never on ids alone: two
-    files with the same ids and different evidence get different keys.
-    """
-    h = hashlib.sha256()
-    for q in queries:
-        lq = q.query if isinstance(q, GoldQuery) else q
-        row = [lq.id, lq.query, [[ev.start, ev.end, ev.text] for ev in lq.evidence]]
-        h.update(json.dumps([*row, lq.declared_type], ensure_ascii=False).encode("utf-8"))
-        h.update(b"\n")
-    return h.hexdigest()
-
-
-# --- gold chunks ---------------------------------------------------------------------------
-
-
-def query_type(gold: Iterable[int], doc_of: np.ndarray | None = None) -> str:
-    """The type of a query from its gold chunk indices (docs/method.md §4).
-
-    ``fragmented`` when two gold chunks are consecutive (i and i+1: the evidence crosses a
-    boundary, one span cut or two spans on either side of it); ``atomic`` when the gold set is
-    one chunk; ``scattered`` when it holds two or more chunks and no two are consecutive
-    (evidence in distant places, which no neighbour policy can join). In a corpus (``doc_of``,
-    each chunk's file), gold chunks in two files are ``scattered``: no neighbour crosses a
-    file's edge.
-
-    Raises:
-        SettingsError: when ``gold`` is empty.
-    """
-    g = sorted(set(gold))
-    if not g:
-        raise SettingsError("A query needs at least one gold chunk to have a type.")
-    if len(g) == 1:
-        return "atomic"
-    if doc_of is not None and len({int(doc_of[i]) for i in g}) > 1:
-        return "scattered"
-    if any(b - a == 1 for a, b in zip(g, g[1:], strict=False)):
-        return "fragmented"
-    return "scattered"
-
-
-def covering_run(
-    text: str, chunks: Sequence[Chunk] | Sequence[tuple[int, int]], start: int, end: int
-) -> tuple[int, int]:
-    """The minimal run of consecutive chunks covering every non-whitespace character of
-    ``text[start:end]``, as (first, last) chunk indices.
-
-    A run [a, b] covers the span iff every non-whitespace position p in it lies in some chunk
-    c_a … c_b (start ≤ p < end). Runs are tried shortest first, then by lowest a, among the
-    chunks that overlap the span, so with overlap a span inside two chunks gets the first.
-    ``chunks`` are :class:`Chunk` objects or (start, end) spans.
-
-    Raises:
-        SettingsError: when the span has no non-whitespace character, or one that no chunk holds.
-    """
-    positions = np.array(
-        [start + i for i, ch in enumerate(text[start:end]) if not ch.isspace()], dtype=np.int64
-    )
-    if not len(positions):
-        raise SettingsError(f"The span {start}–{end} holds only whitespace.")
-    bounds = [(c.start, c.end) if isinstance(c, Chunk) else c for c in chunks]
-    starts = np.array([b[0] for b in bounds], dtype=np.int64)
-    ends = np.array([b[1] for b in bounds], dtype=np.int64)
-    near = np.flatnonzero((starts < end) & (ends > start))
-    cover = (positions[:, None] >= starts[near][None, :]) & (
-        positions[:, None] < ends[near][None, :]
-    )
-    held = cover.any(axis=1)
-    if not held.all():
-        p = int(positions[np.argmin(held)])
-        raise SettingsError(f"Character {p} of the span {start}–{end} lies in no chunk.")
-    lo, hi = int(near.min()), int(near.max())
-    for length in range(1, hi - lo + 2):
-        for a in range(lo, hi - length + 2):
-            cols = (near >= a) & (near < a + length)
-            if cover[:, cols].any(axis=1).all():
-                return a, a + length - 1
-    raise AssertionError("unreachable: the run of every overlapping chunk covers the span")
-
-
-def label_queries(
-    query_set: QuerySet | Sequence[LabelledQuery],
-    document: Document | str,
-    chunks: Sequence[Chunk] | Sequence[tuple[int, int]],
-) -> tuple[GoldQuery, ...]:
-    """Gold chunks and the type (:func:`query_type`) of each query under ``chunks`` of
-    ``document`` (a document, a corpus, or a bare text); in a corpus each gold chunk is also
-    named by its file and its index there (``GoldQuery.gold_refs``).
-
-    Raises:
-        SettingsError: when a span cannot be covered by the chunks (see :func:`covering_run`).
-    """
-    queries = query_set.queries if isinstance(query_set, QuerySet) else tuple(query_set)
-    text = document if isinstance(document, str) else document.text
-    doc_of = None if isinstance(document, str) else _chunk_files(document, chunks)
-    out = []
-    for q in queries:
-        runs = tuple(covering_run(text, chunks, ev.start, ev.end) for ev in q.evidence)
-        gold = sorted({i for a, b in runs for i in range(a, b + 1)})
-        refs = () if doc_of is None else _refs(document, doc_of, gold)
-        out.append(GoldQuery(q, tuple(gold), runs, query_type(gold, doc_of), refs))
-    return tuple(out)
-
-
-def _chunk_files(
-    document: Document, chunks: Sequence[Chunk] | Sequence[tuple[int, int]]
-) -> np.ndarray | None:
-    """(N,) each chunk's file in a corpus; None for a single document."""
-    if not document.is_corpus:
-        return None
-    starts = [c.start if isinstance(c, Chunk) else c[0] for c in chunks]
-    part_starts = np.array([p.start for p in document.parts], dtype=np.int64)
-    return doc_of_starts(part_starts, np.array(starts, dtype=np.int64))
-
-
-def _refs(
-    document: Document, doc_of: np.ndarray, gold: Sequence[int]
-) -> tuple[tuple[str, int], ...]:
-    """(file path, index in that file) of each gold chunk."""
-    first = np.searchsorted(doc_of, doc_of[list(gold)], side="left")
-    return tuple(
-        (document.parts[int(doc_of[g])].path, int(g - f)) for g, f in zip(gold, first, strict=True)
-    )
-
-
-def type_counts(queries: Iterable[GoldQuery]) -> dict[str, int]:
-    """How many queries of each type, in :data:`QUERY_TYPES` order (zeros included)."""
-    counts = dict.fromkeys(QUERY_TYPES, 0)
-    for q in queries:
-        counts[q.type] += 1
-    return counts
-
-
-def split_alternate(queries: Sequence[GoldQuery]) -> tuple[tuple[GoldQuery, ...], ...]:
-    """Two halves of a labelled set, alternating within each type (a tune / check split)."""
-    halves: tuple[list[GoldQuery], list[GoldQuery]] = ([], [])
-    for kind in QUERY_TYPES:
-        for i, q in enumerate(q for q in queries if q.type == kind):
-            halves[i % 2].append(q)
-    return tuple(halves[0]), tuple(halves[1])
 
 
 def evidence_units(

@@ -11,17 +11,15 @@ from hypothesis import strategies as st
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.config import ChunkingConfig, chunk_document
 from scar_viz.documents.reading import document_from_text
-from scar_viz.evaluation.queries import (
+from scar_viz.queries.gold import (
     covering_run,
-    decode_queries,
     label_queries,
-    load_queries,
-    parse_queries,
     query_set_key,
     query_type,
     split_alternate,
     type_counts,
 )
+from scar_viz.queries.reading import decode_queries, load_queries, parse_queries
 
 DOC = "Alpha rule one. Beta exception two. Gamma note three. Alpha rule one."
 

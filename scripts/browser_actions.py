@@ -1,4 +1,5 @@
-"""What a person does in the app, as Playwright steps that wait on the app's run state."""
+"""What a person does in the app, as Playwright steps that wait on the app's run state (used by
+the browser tests and the benchmarks)."""
 
 from __future__ import annotations
 

@@ -2,8 +2,8 @@
 (``answer``, ``reference``, ``reference_answer`` or ``ground_truth``), which the answer check
 scores answer correctness against.
 
-:func:`~scar_viz.evaluation.queries.parse_queries` reads them with the queries, in one pass
-(:attr:`~scar_viz.evaluation.queries.QuerySet.references`).
+:func:`~scar_viz.queries.reading.parse_queries` reads them with the queries, in one pass
+(:attr:`~scar_viz.queries.reading.QuerySet.references`).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import pytest
 from scar_viz.chunking.config import chunk_document
 from scar_viz.documents import samples
 from scar_viz.errors import UserError
-from scar_viz.evaluation.labelling import (
+from scar_viz.queries.labelling import (
     QUERY_FORMAT,
     TEMPLATE_JSONL,
     LabelError,
@@ -18,7 +18,7 @@ from scar_viz.evaluation.labelling import (
     to_jsonl,
     worked_example,
 )
-from scar_viz.evaluation.queries import parse_queries
+from scar_viz.queries.reading import parse_queries
 
 DOC = samples.load_sample()
 TEXT = DOC.text

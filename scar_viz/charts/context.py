@@ -1,0 +1,71 @@
+"""The context a language model receives, drawn as HTML: one block per chunk in document order.
+
+:func:`context_html` marks retrieved chunks (with their rank) and admitted neighbours, the
+overlap with the previous chunk and the gaps; every piece of document text is HTML-escaped.
+The context's text and cost are :mod:`scar_viz.policies.context`'s.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+from scar_viz.chunking.base import Chunk
+
+_CSS = """
+<style>
+.sv-ctx{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:%(fs)spx;line-height:1.45}
+.sv-chunk{border-left:5px solid #999;margin:0 0 2px 0;padding:6px 10px;white-space:pre-wrap;
+ overflow-wrap:anywhere}
+.sv-retrieved{border-color:#1f3b73;background:#eef2fa}
+.sv-admitted{border-color:#1a9850;background:#eef8f1}
+.sv-head{font-family:system-ui,sans-serif;font-size:0.8em;color:#444;margin-bottom:3px}
+.sv-overlap{background:#ffe08a}
+.sv-gap{font-family:system-ui,sans-serif;font-size:0.8em;color:#888;text-align:center;
+ border-top:1px dashed #bbb;margin:6px 0;padding-top:2px}
+</style>
+"""
+
+
+def context_html(
+    chunks: Sequence[Chunk], retrieved: Sequence[int], admitted: Sequence[int], font_px: int = 14
+) -> str:
+    """HTML of the final context: one block per chunk in document order.
+
+    Retrieved chunks are blue with their rank, admitted neighbours green; text shared with the
+    previous chunk (the splitter's overlap) is highlighted; a dashed rule marks a gap where
+    the document skips chunks. Every piece of document text is HTML-escaped.
+    """
+    rank = {c: r + 1 for r, c in enumerate(retrieved)}
+    ids = sorted(set(retrieved) | set(admitted))
+    parts = [_CSS % {"fs": font_px}, '<div class="sv-ctx">']
+    previous: Chunk | None = None
+    for i in ids:
+        chunk = chunks[i]
+        if previous is not None and i != previous.index + 1:
+            parts.append(
+                f'<div class="sv-gap">… {i - previous.index - 1} chunk(s) not in the '
+                "context …</div>"
+            )
+        overlap = 0
+        if previous is not None and i == previous.index + 1 and previous.end > chunk.start:
+            overlap = previous.end - chunk.start
+        kind = "retrieved" if i in rank else "admitted"
+        tag = f"retrieved · rank {rank[i]}" if i in rank else "admitted neighbour"
+        head = (
+            f"chunk {i} · {tag} · chars {chunk.start}–{chunk.end} · "
+            f"{html.escape(chunk.section_label)}"
+        )
+        body = html.escape(chunk.text)
+        if overlap:
+            shared = html.escape(chunk.text[:overlap])
+            body = (
+                f'<span class="sv-overlap" title="overlap with chunk {i - 1}">{shared}</span>'
+                + html.escape(chunk.text[overlap:])
+            )
+        parts.append(
+            f'<div class="sv-chunk sv-{kind}"><div class="sv-head">{head}</div>{body}</div>'
+        )
+        previous = chunk
+    parts.append("</div>")
+    return "".join(parts)

@@ -1,0 +1,51 @@
+"""The context's HTML view: document order, overlap and gap marks, escaping."""
+
+from __future__ import annotations
+
+import re
+
+from scar_viz.charts.context import context_html
+from scar_viz.chunking.base import Chunk
+from tests.policies.test_context import TEXT, overlapping_chunks
+
+
+def blocks(html_text: str) -> list[str]:
+    return re.findall(r'<div class="sv-chunk sv-(\w+)">', html_text)
+
+
+def test_overlap_with_the_previous_chunk_is_marked():
+    chunks = overlapping_chunks()
+    out = context_html(chunks, retrieved=[2], admitted=[3])
+    marks = re.findall(
+        r'<span class="sv-overlap" title="overlap with chunk (\d+)">(.*?)</span>', out
+    )
+    assert marks == [("2", TEXT[chunks[3].start : chunks[2].end])]
+    assert len(marks[0][1]) == 15
+
+
+def test_a_gap_is_marked_with_the_number_of_skipped_chunks():
+    chunks = overlapping_chunks()
+    out = context_html(chunks, retrieved=[5, 1], admitted=[2])
+    assert blocks(out) == ["retrieved", "admitted", "retrieved"]  # chunks 1, 2, 5
+    assert re.findall(r"… (\d+) chunk\(s\) not in the context …", out) == ["2"]
+    assert "chunk 1 · retrieved · rank 2" in out and "chunk 5 · retrieved · rank 1" in out
+    assert "chunk 2 · admitted neighbour" in out
+    # no overlap mark across a gap, and none on the first block
+    assert out.count('sv-overlap"') == 1  # chunk 2 after chunk 1
+
+
+def test_no_marks_for_adjacent_chunks_without_overlap():
+    chunks = overlapping_chunks(size=50, overlap=0)
+    out = context_html(chunks, retrieved=[0], admitted=[1])
+    assert 'class="sv-overlap"' not in out and 'class="sv-gap"' not in out
+
+
+def test_document_text_and_section_labels_are_escaped():
+    hostile = "<script>alert(1)</script> & <img src=x>"
+    chunks = [
+        Chunk(0, 0, len(hostile), hostile, ("<b>Part</b>",)),
+        Chunk(1, len(hostile) - 5, len(hostile) + 10, hostile[-5:] + "0123456789", ()),
+    ]
+    out = context_html(chunks, retrieved=[0], admitted=[1])
+    assert "<script>" not in out and "<img" not in out and "<b>Part" not in out
+    assert "&lt;script&gt;" in out and "&lt;b&gt;Part&lt;/b&gt;" in out
