@@ -1,8 +1,19 @@
 #!/usr/bin/env bash
 # Set up (first time) and run the whole test suite, browser tests included.
+# --fast: the day-to-day tier: everything but the browser tests and the tests that load the
+# embedded default model (pytest -m "not browser and not model"); no Chromium needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+fast=0
+args=()
+for arg in "$@"; do
+  if [ "$arg" = "--fast" ]; then fast=1; else args+=("$arg"); fi
+done
 bash scripts/bootstrap.sh requirements-dev.txt
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+if [ "$fast" = 1 ]; then
+  exec .venv/bin/python -m pytest -m "not browser and not model" ${args[@]+"${args[@]}"}
+fi
 if [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "Installing Debian's chromium for the browser tests…"
@@ -11,5 +22,4 @@ if [ ! -x /usr/bin/chromium ]; then
     echo "No /usr/bin/chromium and no root: browser tests will be skipped (install chromium)."
   fi
 fi
-export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
-exec .venv/bin/python -m pytest "$@"
+exec .venv/bin/python -m pytest ${args[@]+"${args[@]}"}

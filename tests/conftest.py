@@ -27,6 +27,27 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
 
 
+@pytest.fixture(autouse=True)
+def _default_model_only_when_marked(request, monkeypatch):
+    """A test that loads the embedded default model in this process is marked ``model``
+    (``scripts/test.sh --fast`` leaves those out): loading it unmarked fails the test."""
+    if request.node.get_closest_marker("model"):
+        return
+    from scar_viz.embeddings import sentence_transformers as st
+
+    load = st.SentenceTransformerEmbedder._load
+
+    def refuse_the_default(self, progress):
+        if self.name_or_path == st.default_model_path():
+            pytest.fail(
+                "this test loads the embedded default model: mark it @pytest.mark.model",
+                pytrace=False,
+            )
+        return load(self, progress)
+
+    monkeypatch.setattr(st.SentenceTransformerEmbedder, "_load", refuse_the_default)
+
+
 def require_file(path: Path, what: str) -> Path:
     """``path`` when it exists; otherwise skip, saying why, or fail in CI (``CI=true``), where
     the development corpus (``../shared``) is checked out and a missing file is a broken run."""
@@ -91,3 +112,14 @@ def run_cli(
         env=env,
         timeout=timeout,
     )
+
+
+def pytest_terminal_summary(terminalreporter):
+    """At the end of a run that drove the app in a browser: how many app servers and Chromiums
+    it started (the browser tests share one Chromium and one server per configuration)."""
+    live = sys.modules.get("scripts.live_app")
+    if live is not None and any(live.STARTED.values()):
+        terminalreporter.write_line(
+            f"live app: {live.STARTED['servers']} servers started, "
+            f"{live.STARTED['browsers']} Chromium launched"
+        )

@@ -8,6 +8,10 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+POLL_S = 0.02
+"""How often ``serve_forever`` looks for a shutdown: ``shutdown()`` waits up to this long
+(the default, 0.5 s, cost each test that starts a fake half a second at its end)."""
+
 
 class _QuietServer(ThreadingHTTPServer):
     daemon_threads = True
@@ -62,7 +66,9 @@ class JsonServer:
 
         self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
         self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": POLL_S}, daemon=True
+        )
 
     def respond(self, handler: BaseHTTPRequestHandler, body: dict, n: int) -> None:
         """Answer the ``n``-th request (1-based), whose JSON body is ``body``."""

@@ -135,3 +135,27 @@ def test_store_scale_writes_stores_that_read_back_as_built(tmp_path):
     assert stored.chunks == memory.chunks
     assert np.array_equal(stored.unit, memory.unit)
     assert stored.document.text == memory.document.text
+
+
+SUITE_OUTPUT = """........................................................................ [ 99%]
+live app: 12 servers started, 1 Chromium launched
+============================= slowest 10 durations =============================
+51.20s call     tests/browser/test_concurrency.py::test_six_sessions_at_once
+3.04s setup    tests/pages/test_budget_page.py::test_every_policy_over_k_with_the_front
+1 failed, 1834 passed, 3 warnings in 431.52s (0:07:11)
+"""
+
+
+def test_the_suite_benchmark_reads_counts_slowest_and_starts():
+    data = load("suite_time").parse(SUITE_OUTPUT)
+    assert data["counts"] == {"failed": 1, "passed": 1834, "warnings": 3}
+    assert data["pytest_s"] == 431.52
+    assert data["slowest"][0] == {
+        "seconds": 51.2,
+        "phase": "call",
+        "test": "tests/browser/test_concurrency.py::test_six_sessions_at_once",
+    }
+    assert [s["phase"] for s in data["slowest"]] == ["call", "setup"]
+    assert (data["servers_started"], data["chromium_launched"]) == (12, 1)
+    with pytest.raises(ValueError, match="no pytest summary"):
+        load("suite_time").parse("collected nothing\n")

@@ -1,5 +1,6 @@
 """``scripts/live_app.wait_for_app_run`` waits for the run the action started, not for the
-``notRunning`` state left over from the run before it."""
+``notRunning`` state left over from the run before it, however late the run starts and however
+quick it is; ``settle`` waits until the page stops changing."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import time
 
 import pytest
 
-from scripts.live_app import LiveApp, wait_for_app_run
+from scripts.live_app import QUIET_MS, LiveApp, settle, wait_for_app_run
 from tests.browser.conftest import _require_chromium
 
 SCRIPT = "tests/browser/apps/run_counter.py"
@@ -53,3 +54,54 @@ def test_an_action_without_a_run_returns(counter_app, page):
     wait_for_app_run(page, start_timeout_ms=1_000)  # nothing was done: no run comes
     assert time.monotonic() - t0 < 10
     assert runs(page) == "runs: 1"
+
+
+DELAY_SENDS = """ms => {
+  // everything the page sends leaves ms late, as if the server were slow to take it
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) { setTimeout(() => send.call(this, data), ms); };
+}"""
+
+
+def test_a_run_asked_for_is_waited_for_however_late_it_starts(counter_app, page):
+    page.goto(counter_app.url)
+    page.evaluate(DELAY_SENDS, 1500)  # under the wait's own watch, installed by its first call
+    wait_for_app_run(page)
+    page.get_by_test_id("stButton").locator("button").click()
+    # no time for the run to start: the page's request for it is what the wait sees
+    wait_for_app_run(page, start_timeout_ms=1)
+    assert runs(page) == "runs: 2"
+
+
+def test_a_quick_run_the_page_never_draws_as_running_is_waited_for(counter_app, page):
+    page.goto(counter_app.url)
+    wait_for_app_run(page)
+    for n, option in enumerate(["b", "c", "a"], start=2):
+        page.get_by_test_id("stSelectbox").click()
+        page.get_by_role("option", name=option).click()
+        wait_for_app_run(page, start_timeout_ms=1)
+        assert runs(page) == f"runs: {n}"
+    assert page.evaluate("() => window.__svRuns.requests") == 3
+
+
+CHANGE_FOR = """ms => {
+  // change the page every 20 ms for ms, then stop; the time of the last change
+  const el = document.createElement('div');
+  document.body.append(el);
+  const t0 = performance.now();
+  window.__lastChange = t0;
+  const tick = setInterval(() => {
+    el.textContent = String(performance.now());
+    window.__lastChange = performance.now();
+    if (performance.now() - t0 > ms) clearInterval(tick);
+  }, 20);
+}"""
+
+
+def test_settle_waits_until_the_page_stops_changing(counter_app, page):
+    page.goto(counter_app.url)
+    wait_for_app_run(page)
+    page.evaluate(CHANGE_FOR, 700)
+    settle(page)
+    quiet_for = page.evaluate("() => performance.now() - window.__lastChange")
+    assert quiet_for >= QUIET_MS

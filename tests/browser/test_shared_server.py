@@ -21,7 +21,7 @@ from scar_viz.models_root import refusal
 from scripts.browser_actions import alerts, caption_shows, open_llm_settings, upload, use_endpoint
 from scripts.live_app import LiveApp, settle, wait_for_app_run
 from tests.browser.conftest import running_hash_app
-from tests.fake_http import _QuietServer
+from tests.fake_http import POLL_S, _QuietServer
 from tests.fake_llm import ChatServer
 from tests.fakes import EmbeddingsServer
 
@@ -115,7 +115,9 @@ class HubRecorder:
 
         self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": POLL_S}, daemon=True
+        ).start()
 
     def close(self) -> None:
         self.httpd.shutdown()

@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import ast
+import functools
 import html
 import re
+from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
@@ -14,18 +17,52 @@ from scar_viz.embeddings import text_key
 APP = "../../app.py"
 """The entry point, relative to this folder (AppTest resolves it against the calling file)."""
 
+APP_FILE = Path(__file__).resolve().parents[2] / "app.py"
+
+
+@functools.cache
+def url_paths() -> dict[str, str]:
+    """{page file, e.g. ``"pages/budget.py"``: its ``url_path``} as ``app.py`` declares its
+    ``st.Page`` entries (read from the source, not run)."""
+    out = {}
+    for node in ast.walk(ast.parse(APP_FILE.read_text(encoding="utf-8"))):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "Page"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
+            continue
+        url = next((k.value.value for k in node.keywords if k.arg == "url_path"), None)
+        out[node.args[0].value] = url or Path(node.args[0].value).stem
+    return out
+
+
+def opens_directly(page: str) -> bool:
+    """Whether AppTest's first run can land on ``page`` itself, as a link to it does.
+
+    Before the first run ``AppTest.switch_page`` can name a page only by its file name, and
+    Streamlit knows an ``st.Page`` by its ``url_path``: the two agree when the app declares
+    the page under its file's name (``pages/budget.py`` at ``budget``, not ``pages/fit_gate.py``
+    at ``fit-gate``)."""
+    return url_paths().get(page) == Path(page).stem
+
 
 def open_page(
     page: str, timeout: float, app: AppTest | None = None, upload: Document | None = None
 ) -> AppTest:
-    """Run the app, switch to ``page`` (e.g. ``"pages/budget.py"``) and run it, checking that
-    nothing raised. With ``upload``, that document is put in the session first and then picked
-    in the document selector."""
+    """Open ``page`` (e.g. ``"pages/budget.py"``) in a new session and run it, checking that
+    nothing raised: the first run is the page's own, as when a visitor follows a link to it
+    (the Explorer first, then a switch, where AppTest cannot open the page directly:
+    :func:`opens_directly`). With ``upload``, that document is put in the session first and
+    then picked in the document selector."""
     if app is None:
         app = AppTest.from_file(APP, default_timeout=timeout)
     if upload is not None:
         app.session_state["uploaded"] = (text_key(upload.text), upload)
-    app.run()
+    if not opens_directly(page):
+        app.run()
     app.switch_page(page)
     app.run()
     assert not app.exception, app.exception

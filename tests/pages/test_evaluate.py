@@ -48,8 +48,8 @@ def table(at: AppTest, key: str):
 
 
 def open_page(page: str = PAGE) -> AppTest:
+    """A new session whose first run is ``page``'s (not yet run)."""
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.run()
     at.switch_page(page)
     return at
 
@@ -259,7 +259,6 @@ def test_no_scattered_row_without_scattered_queries(at):
 def test_the_sample_corpus_is_evaluated_inside_each_file(hash_model):
     app = AppTest.from_file(APP, default_timeout=TIMEOUT)
     app.query_params["doc"] = "kestrel"
-    app.run()
     app.switch_page(PAGE)
     app.run()
     assert not app.exception, app.exception

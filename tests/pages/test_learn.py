@@ -157,8 +157,7 @@ def test_lesson_sliders_restore_from_the_address(hash_model):
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params["l_lam"] = "1.3"
     at.query_params["l_alpha"] = "0.2"
-    at.run()
-    at.switch_page("pages/learn.py").run()
+    at.switch_page("pages/learn.py").run()  # a link to /learn?l_lam=…
     assert at.slider(key="l_lam").value == 1.3
     assert at.slider(key="l_alpha").value == 0.2
 
