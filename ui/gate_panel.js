@@ -523,7 +523,11 @@ function redraw(view, lam, tau) {
 
 // The rerun a release causes usually re-sends identical data (Streamlit's message cache then
 // skips it and this module is not called again), so the end of the run is watched on the app
-// itself: its script state goes to running, then back.
+// itself: its script state goes to running, then back. A quick run can show neither state (the
+// browser draws running and notRunning in one frame: the attribute never changes), so the
+// page's own redraw counts too: the app's elements change, then stay still for QUIET_MS while
+// nothing runs. A run that changes nothing on the page ends the wait after GIVE_UP_MS.
+const QUIET_MS = 250, GIVE_UP_MS = 10000;
 function afterRerun(done) {
   const app = document.querySelector("[data-testid='stApp']");
   const state = () => (app ? app.getAttribute("data-test-script-state") : null);
@@ -531,16 +535,30 @@ function afterRerun(done) {
     done();
     return;
   }
-  let ran = false;
-  const seen = new MutationObserver(() => {
-    const busy = state() === "running" || state() === "rerunRequested";
-    if (busy) ran = true;
-    else if (ran) {
-      seen.disconnect();
-      done();
-    }
+  const busy = (s) => s === "running" || s === "rerunRequested";
+  let ran = false, over = false, timer = null;
+  const finish = () => {
+    if (over) return;
+    over = true;
+    seen.disconnect();
+    drawn.disconnect();
+    clearTimeout(timer);
+    clearTimeout(cap);
+    done();
+  };
+  const settleThen = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => (busy(state()) ? settleThen() : finish()), QUIET_MS);
+  };
+  // the records' old values count too: a run can go to running and back before the callback
+  const seen = new MutationObserver((records) => {
+    if (records.some((r) => busy(r.oldValue)) || busy(state())) ran = true;
+    if (ran && !busy(state())) finish();
   });
-  seen.observe(app, { attributes: true, attributeFilter: ["data-test-script-state"] });
+  seen.observe(app, { attributes: true, attributeOldValue: true, attributeFilter: ["data-test-script-state"] });
+  const drawn = new MutationObserver(settleThen);
+  drawn.observe(app, { subtree: true, childList: true, characterData: true });
+  const cap = setTimeout(finish, GIVE_UP_MS);
 }
 
 // --- the component -----------------------------------------------------------------------------

@@ -102,6 +102,8 @@ def test_table_then_a_mark_opens_its_file_in_the_focus_rows(app, chromium, artif
     # the table lists every file
     table = page.locator(".st-key-corpus_table [data-testid=stDataFrame]")
     table.wait_for()
+    # the grid fills its accessible cells a moment after the frame is drawn: wait for them
+    table.locator("[role=gridcell]").first.wait_for(state="attached", timeout=15_000)
     cells = table.locator("[role=gridcell]").all_inner_texts()
     for part in corpus.parts:
         assert part.path in cells, (part.path, cells[:20])
