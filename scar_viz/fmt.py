@@ -37,6 +37,27 @@ def change(ours: float, theirs: float, digits: int = 0) -> str:
     return percent((ours - theirs) / theirs, digits, signed=True)
 
 
+def compared(ours: float, theirs: float, noun: str, other: str, digits: int = 0) -> str:
+    """A change written as a change: how ``ours`` compares with ``other``'s ``theirs``.
+
+    ``compared(7, 10, "tokens", "window ±1") == "30% fewer tokens than window ±1"``;
+    ``compared(12, 10, …) == "20% more tokens than window ±1"``; equal values give
+    ``"the same tokens as window ±1"``; a change that rounds to 0 at ``digits`` says
+    ``"under 1% fewer …"`` (never "0% fewer" nor "−0%"); against nothing (``theirs == 0``),
+    ``"7 tokens where window ±1 has none"``. Never "sends −30% of".
+    """
+    if ours == theirs:
+        return f"the same {noun} as {other}"
+    if not theirs:
+        return f"{ours:g} {noun} where {other} has none"
+    rel = (ours - theirs) / theirs
+    word = "fewer" if rel < 0 else "more"
+    size = percent(abs(rel), digits)
+    if round(100.0 * abs(rel), digits) == 0:
+        size = f"under {10.0**-digits:g}%"
+    return f"{size} {word} {noun} than {other}"
+
+
 def join_words(items: Iterable[object], conjunction: str = "and") -> str:
     """Items as an English list: ``"15"``, ``"15 and 18"``, ``"15, 17 and 18"`` ("" when empty)."""
     words = [str(i) for i in items]

@@ -79,6 +79,22 @@ def test_summary_costs_and_deltas(prep, sims):
     assert "None" not in summary.sentence()
 
 
+@pytest.mark.parametrize(("lam", "tau"), [(0.0, 0.0), (0.5, 0.1), (5.0, 1.0)])
+def test_summary_sentence_writes_changes_as_changes(prep, sims, lam, tau):
+    """Never "sends −30% of the window's tokens" (nor "0% of" when it sends all of them)."""
+    sel = policy_selection("SCAR", sims, prep.unit, GateParams(3, lam, tau, 1))
+    summary = summarise(prep.chunks, sel)
+    text = summary.sentence()
+    ours, base = summary.ours.tokens, summary.base.tokens
+    assert "% of" not in text and "−" not in text
+    if ours == base:
+        assert "SCAR sends the same tokens as window ±1" in text
+    else:
+        word = "fewer" if ours < base else "more"
+        assert f"% {word} tokens than window ±1" in text
+    assert "top-k." in text
+
+
 def test_an_equal_context_has_no_arrow_and_zero_change(prep, sims):
     sel = policy_selection("SCAR", sims, prep.unit, GateParams(3, 0.0, 0.0, 1))
     summary = summarise(prep.chunks, sel)
