@@ -4,7 +4,7 @@ instead of Python's ``[15, 18]``. Pure string formatting; escaping is left to th
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 EMPTY_CELL = "—"
 """What a table cell shows when a value is missing (never Python's ``None``)."""
@@ -56,6 +56,24 @@ def compared(ours: float, theirs: float, noun: str, other: str, digits: int = 0)
     if round(100.0 * abs(rel), digits) == 0:
         size = f"under {10.0**-digits:g}%"
     return f"{size} {word} {noun} than {other}"
+
+
+def decides(greater: bool, left: float, right: float, digits: int) -> bool:
+    """Whether ``left`` and ``right`` written with ``digits`` decimals say the comparison that
+    holds: ``left > right`` when ``greater``, else ``left ≤ right`` (a reader comparing the
+    printed numbers reaches the true verdict)."""
+    a, b = round(left, digits), round(right, digits)
+    return a > b if greater else a <= b
+
+
+def decisive_digits(check: Callable[[int], bool], least: int = 3, most: int = 6) -> int:
+    """The fewest decimals from ``least`` to ``most`` at which ``check(digits)`` holds (every
+    comparison a view prints is decided by its printed digits, :func:`decides`); ``most``
+    when none does (a tie closer than 10⁻⁶)."""
+    for digits in range(least, most + 1):
+        if check(digits):
+            return digits
+    return most
 
 
 def join_words(items: Iterable[object], conjunction: str = "and") -> str:
