@@ -42,7 +42,7 @@ from ui.tables import grid_table, show_table
 
 NUMBER_COLUMNS = ("cos(q,n)", "b(c,n)", "lex(q,n)", "μ·lex(q,n)", "S", "bar τ·cos(q,c)", "margin")
 NUMBER_COLUMNS += ("score", "probability")
-PRESENTER_PLANE_WIDTH = 760  # fits the main area at 1280 px beside the presenter sidebar
+PRESENTER_PLANE_WIDTH = 760  # fits the main area at 1280 px in presenter mode
 LABELS = {  # metric labels: full, and short enough for presenter mode's large type
     False: ("Retrieved", "Admitted neighbours", "Rejected neighbours", "chunks", "tokens"),
     True: ("Retrieved", "Admitted", "Rejected", "chunks", "tokens"),
@@ -115,7 +115,8 @@ def overview(setup: Setup, sims, sel, focus: int | None, big: bool) -> None:
     hits_list(hits(setup.prepared.chunks, sims, sel.retrieved, lexical))
 
 
-def plane(sel, lam: float, big: bool) -> None:
+def plane_toggle(big: bool) -> bool:
+    """The decision plane's heading and switch; whether to draw the chart."""
     st.subheader("Decision plane")
     shown = st.toggle(
         "Draw it as a chart (hover, PNG/SVG download)",
@@ -126,20 +127,21 @@ def plane(sel, lam: float, big: bool) -> None:
     )
     if not shown:
         st.caption("The live panel above shows the decision plane.")
-        return
+    return shown
+
+
+def plane(sel, lam: float, big: bool) -> None:
+    """The plane at its fixed width (its labels are placed for it), on a row of its own."""
     fig = decision_plane(
         sel.decisions,
         lam,
         height=560 if big else 380,
         font_size=20 if big else 12,
         marker_size=18 if big else 11,
-        width=PRESENTER_PLANE_WIDTH if big else None,  # labels placed for the width drawn
+        width=PRESENTER_PLANE_WIDTH if big else None,
     )
     st.plotly_chart(
-        fig,
-        key=keys.PLANE_CHART,
-        config=chart_config("decision-plane"),
-        width="content" if big else "stretch",
+        fig, key=keys.PLANE_CHART, config=chart_config("decision-plane"), width="content"
     )
 
 
@@ -210,14 +212,17 @@ def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
     if big:
         metrics(sel, summary, prep, big)
     left, right = (st.container(), None) if big else st.columns([1, 1])
+    drawn = False
     with left:
         if policy == "SCAR":
-            plane(sel, params.lam, big)
+            drawn = plane_toggle(big)
         else:
             learned_why(sel, source)
     if right is not None:
         with right:
             summary_and_why(sel, summary)
+    if drawn:
+        plane(sel, params.lam, big)
     decisions(sel)
     context(prep, sel, big)
     if big:

@@ -193,6 +193,7 @@ if done:
         decision_plane(round_sel.decisions, rnd.lam, height=340),
         key=keys.lesson_plane(which),
         config=chart_config("lesson-plane"),
+        width="content",  # drawn at the width its labels are placed for
     )
 if score.revealed:
     st.metric(
