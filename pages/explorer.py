@@ -15,6 +15,8 @@ from scar_viz.charts.context import context_html
 from scar_viz.charts.overview import overview_spec, split_spec
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.scoring.explain import edge_notes, explain_decision
+from scar_viz.scoring.learned import resolve_gate
+from scar_viz.scoring.learned.select import decision_features
 from scar_viz.scoring.scar import Selection
 from scar_viz.views.explorer import contexts, policy_selection, query_sims, summarise
 from scar_viz.views.hits import hits
@@ -34,6 +36,7 @@ from ui.explore_tools import (
 from ui.gate_controls import gate_sliders, live_panel, query_box
 from ui.gate_panel import remember_overview_click
 from ui.hits import hits_list, retrieval_scores
+from ui.learned import k_mismatch
 from ui.loading import query_vector, usual_cosine_for
 from ui.presenter import presenting
 from ui.setup import Setup, sidebar_setup
@@ -202,6 +205,8 @@ def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
     params = gate_sliders(len(prep.chunks), learned=policy == "learned")
     gate, source = active_gate() if policy == "learned" else (None, "")
     sel = policy_selection(policy, sims, prep.unit, params, gate, p, prep.doc_of, words, rank)
+    if policy == "learned":
+        k_mismatch(resolve_gate(gate), params.k, decision_features(sel.decisions), p)
     summary = summarise(prep.chunks, sel, policy, prep.doc_of)
     focus = state.get(keys.FOCUS)
     if not big:
