@@ -24,7 +24,7 @@ from scar_viz.views.language import language_notice, model_tokens
 from ui import keys, state
 from ui.alerts import alert, or_stop
 from ui.cache import cached
-from ui.corpus_view import corpus_data, overview_source
+from ui.corpus_view import corpus_data, loaded_section, overview_source
 from ui.explore_tools import (
     active_gate,
     answer_box,
@@ -63,6 +63,9 @@ if setup is None:
     st.stop()
 prep, embedder = setup.prepared, setup.embedder
 query = query_box(setup.name, setup.source, setup.doc_key)
+if query is None:  # no question yet: on a corpus, what was loaded
+    loaded_section(setup, presenting())
+    st.stop()
 qvec = query_vector(embedder, query)
 sims = or_stop(lambda: cached(("sims", *setup.key, query), lambda: query_sims(prep.unit, qvec)))
 lexical, rank, words = retrieval_scores(setup, query, sims)

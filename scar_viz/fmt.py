@@ -76,6 +76,19 @@ def decisive_digits(check: Callable[[int], bool], least: int = 3, most: int = 6)
     return most
 
 
+def elide_middle(text: str, chars: int) -> str:
+    """``text`` cut to ``chars`` characters by an ellipsis in the middle, keeping its start and
+    its end (a path's file name whole where it fits): ``"docs/…/api/limits.md"``. Plain text
+    (escape it where it goes into HTML); unchanged when it fits."""
+    if len(text) <= chars:
+        return text
+    room = max(chars - 1, 2)
+    name = len(text) - text.rfind("/")  # the file name with its slash, or all of it
+    tail = min(max(room // 2, name), room - min(6, room // 2))
+    head = room - tail
+    return f"{text[:head]}…{text[len(text) - tail :]}"
+
+
 def join_words(items: Iterable[object], conjunction: str = "and") -> str:
     """Items as an English list: ``"15"``, ``"15 and 18"``, ``"15, 17 and 18"`` ("" when empty)."""
     words = [str(i) for i in items]

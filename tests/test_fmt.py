@@ -14,6 +14,7 @@ from scar_viz.fmt import (
     change,
     chunk_list,
     compared,
+    elide_middle,
     join_words,
     mu_note,
     percent,
@@ -132,3 +133,35 @@ def test_compared_on_a_range_never_writes_a_signed_share():
             exact = abs(ours - 1000) / 10  # the change in percent
             shown = float(text.split("%")[0].removeprefix("under "))
             assert shown == (1 if exact < 0.5 else pytest.approx(exact, abs=0.5)), text
+
+
+@pytest.mark.parametrize(
+    ("text", "chars", "expected"),
+    [
+        ("docs/api.md", 34, "docs/api.md"),
+        (
+            "src/very/deep/package/module/sub/handlers/limits.py",
+            30,
+            "src/very/deep/p…lers/limits.py",
+        ),
+        ("a/b/" + "x" * 40 + ".md", 20, "a/b/xx…xxxxxxxxxx.md"),
+    ],
+)
+def test_elide_middle_keeps_the_start_and_the_file_name(text, chars, expected):
+    short = elide_middle(text, chars)
+    assert short == expected
+    assert len(short) <= chars
+
+
+def test_elide_middle_on_a_range_of_lengths():
+    path = "kb/00/" + "/".join(f"dir{i}" for i in range(12)) + "/file0042.md"
+    for chars in range(8, len(path) + 3):
+        short = elide_middle(path, chars)
+        assert len(short) <= max(chars, 3), (chars, short)
+        if len(path) <= chars:
+            assert short == path
+        else:
+            head, tail = short.split("…")
+            assert path.startswith(head) and path.endswith(tail) and head and tail
+            if chars >= 24:
+                assert short.endswith("/file0042.md")

@@ -491,6 +491,34 @@ def test_a_corpus_shows_its_files_and_the_focused_file(at):
     assert last in " ".join(h.body for h in at.get("html"))
 
 
+def test_a_corpus_without_a_question_shows_what_was_loaded(at):
+    at.selectbox(key="doc").set_value("kestrel").run()
+    at.text_input(key="q").set_value("").run()
+    assert not at.exception, at.exception
+    assert [c.key for c in at.get("plotly_chart")] == ["corpus_chart"]  # no overview yet
+    table = table_with(at, "characters")
+    corpus = samples.load_sample("kestrel")
+    assert list(table["file"]) == [p.path for p in corpus.parts]  # corpus order
+    assert "retrieved" not in table.columns and "best cos(q,c)" not in table.columns
+    doc_of = chunk_doc_of(corpus, chunk_document(corpus, ChunkingConfig()))
+    assert list(table["chunks"]) == [int((doc_of == d).sum()) for d in range(len(corpus.parts))]
+    assert list(table["characters"]) == [p.end - p.start for p in corpus.parts]
+    assert table["queries"].sum() > 0  # the sample's labelled set is counted already
+    assert any("Loaded: " in c.value for c in at.caption)
+
+
+def test_presenter_mode_shows_each_whole_path_on_hover(hash_model):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["present"] = "true"
+    at.query_params["doc"] = "kestrel"
+    at.run()
+    assert not at.exception, at.exception
+    table = next(h.proto.body for h in at.get("html") if "<th>fragmented</th>" in h.proto.body)
+    corpus = samples.load_sample("kestrel")
+    for part in corpus.parts:
+        assert f'title="{html.escape(part.path, quote=True)}"' in table
+
+
 def _hits(at: AppTest):
     return table_with(at, "dense rank")
 
