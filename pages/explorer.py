@@ -36,6 +36,7 @@ from ui.explore_tools import (
 from ui.gate_controls import gate_sliders, live_panel, query_box
 from ui.gate_panel import remember_overview_click
 from ui.hits import hits_list, retrieval_scores
+from ui.intro import intro
 from ui.learned import k_mismatch
 from ui.loading import query_vector, usual_cosine_for
 from ui.presenter import presenting
@@ -52,11 +53,7 @@ LABELS = {  # metric labels: full, and short enough for presenter mode's large t
 }
 
 st.title("Explorer")
-st.caption(
-    "Type a question, then move λ and τ: the SCAR gate admits a neighbour n of a "
-    "retrieved chunk c iff cos(q,n) − λ·(1 − cos(c,n)) > τ·cos(q,c). μ (0 by default, this "
-    "project's extension) adds μ·lex(q,n), the share of the question's words found in n."
-)
+intro()  # chunk, retriever, boundary penalty and the bar; the way to Learn
 
 setup = sidebar_setup()
 if setup is None:

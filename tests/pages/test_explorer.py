@@ -15,6 +15,8 @@ from scar_viz.embeddings import text_key
 from scar_viz.scoring.scar import DEFAULT_K
 from tests.pages.helpers import alerts, use_endpoint
 from ui import keys
+from ui.gate_controls import MU_NOTE
+from ui.intro import LESSON, TERMS
 
 APP = "../../app.py"
 TIMEOUT = 60
@@ -123,6 +125,43 @@ def test_invalid_chunking_shows_message_and_keeps_page(at):
     at.number_input(key="overlap").set_value(60).run()
     assert not at.error
     assert int(metric(at, "Retrieved")) == DEFAULT_K
+
+
+def _sliders(node) -> list[str]:
+    """The keys of the sliders under ``node``, in page order."""
+    if getattr(node, "type", None) == "slider":
+        return [node.key]
+    children = (getattr(node, "children", None) or {}).values()
+    return [k for child in children for k in _sliders(child)]
+
+
+def _rows(node) -> list[list[str]]:
+    """Each row of columns holding sliders: the slider keys of its columns, in page order."""
+    children = list((getattr(node, "children", None) or {}).values())
+    if children and all(getattr(c, "type", None) == "column" for c in children):
+        keys_here = _sliders(node)
+        if keys_here and not any(len(_rows(c)) for c in children):
+            return [keys_here]
+    return [row for c in children for row in _rows(c)]
+
+
+def test_a_newcomer_reads_four_words_and_finds_learn(at):
+    caption = at.caption[0].value  # the page's first lines, above the question
+    for word, text in TERMS:
+        assert f"**{word}**: {text}" in caption
+    assert caption.index("**Chunk**") < caption.index("**Retriever**")
+    assert caption.index("**Boundary penalty**") < caption.index("**The bar**")
+    assert "μ" not in caption  # the extension waits beside its slider
+    (link,) = at.get("page_link")
+    assert link.proto.label == LESSON and link.proto.page == "learn"
+
+
+def test_mu_sits_below_the_four_main_knobs(at):
+    rows = _rows(at.main)
+    assert [keys.K, keys.R, keys.LAM, keys.TAU] in rows
+    assert [keys.MU] in rows
+    assert rows.index([keys.MU]) == rows.index([keys.K, keys.R, keys.LAM, keys.TAU]) + 1
+    assert any(MU_NOTE in c.value for c in at.caption)
 
 
 def test_empty_query_asks_for_one(at):
