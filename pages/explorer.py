@@ -201,17 +201,22 @@ def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
     """Everything that depends on the gate: a release or a slider move reruns only this."""
     prep = setup.prepared
     big = presenting()
-    policy, p = policy_choice()
-    params = gate_sliders(len(prep.chunks), learned=policy == "learned")
-    gate, source = active_gate() if policy == "learned" else (None, "")
-    sel = policy_selection(policy, sims, prep.unit, params, gate, p, prep.doc_of, words, rank)
-    if policy == "learned":
-        k_mismatch(resolve_gate(gate), params.k, decision_features(sel.decisions), p)
+    knobs, charts = st.container(), st.container()
+    if big:  # presenting: the charts come first, on the first screen
+        knobs, charts = charts, knobs
+    with knobs:
+        policy, p = policy_choice()
+        params = gate_sliders(len(prep.chunks), learned=policy == "learned")
+        gate, source = active_gate() if policy == "learned" else (None, "")
+        sel = policy_selection(policy, sims, prep.unit, params, gate, p, prep.doc_of, words, rank)
+        if policy == "learned":
+            k_mismatch(resolve_gate(gate), params.k, decision_features(sel.decisions), p)
     summary = summarise(prep.chunks, sel, policy, prep.doc_of)
     focus = state.get(keys.FOCUS)
-    if not big:
-        metrics(sel, summary, prep, big)
-    overview(setup, sims, sel, focus, big)
+    with charts:
+        if not big:
+            metrics(sel, summary, prep, big)
+        overview(setup, sims, sel, focus, big)
     if policy == "SCAR":
         live_panel(prep, setup.key, query, sims, params, focus, big, words.share, rank)
     if big:
