@@ -11,7 +11,6 @@ import pandas as pd
 import streamlit as st
 
 from scar_viz.charts import decision_plane
-from scar_viz.charts.context import context_html
 from scar_viz.charts.overview import overview_spec, split_spec
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.scoring.explain import edge_notes, explain_decision
@@ -28,6 +27,9 @@ from ui.corpus_view import corpus_data, loaded_section, overview_source
 from ui.explore_tools import (
     active_gate,
     answer_box,
+    context_view,
+    gold_for,
+    gold_note,
     known_evidence_for,
     label_box,
     learned_why,
@@ -66,6 +68,7 @@ if query is None:  # no question yet: on a corpus, what was loaded
 qvec = query_vector(embedder, query)
 sims = or_stop(lambda: cached(("sims", *setup.key, query), lambda: query_sims(prep.unit, qvec)))
 lexical, rank, words = retrieval_scores(setup, query, sims)
+gold = gold_for(prep, setup.name, query)  # a labelled question's evidence chunks, or ()
 usual = usual_cosine_for(setup.key, prep, embedder)  # once per document and model
 notice = cached(  # once per document, model and question: ~20 ms of script counting
     ("language", *setup.key, query),
@@ -107,7 +110,7 @@ def overview(setup: Setup, sims, sel, focus: int | None, big: bool) -> None:
     the hits list. In a corpus: the table and small multiples first, then the focused file."""
     data, first, path = overview_source(corpus_data(setup, sims, sel), sims, sel, focus, big)
     size = (240, 18) if big else (190, 12)
-    whole = overview_spec(data, focus, size[0], size[1], first=first, file=path)
+    whole = overview_spec(data, focus, size[0], size[1], first=first, file=path, gold=gold)
     figs = split_spec(whole)
     for fig, key, bar in zip(
         figs, (keys.OVERVIEW_MARKS, keys.OVERVIEW), (True, False), strict=True
@@ -115,7 +118,8 @@ def overview(setup: Setup, sims, sel, focus: int | None, big: bool) -> None:
         pickable_chart(
             fig, key, remember_overview_click(key, keys.FOCUS), "overview", displayModeBar=bar
         )
-    hits_list(hits(setup.prepared.chunks, sims, sel.retrieved, lexical))
+    gold_note(gold)
+    hits_list(hits(setup.prepared.chunks, sims, sel.retrieved, lexical, gold if gold else None))
 
 
 def plane_toggle(big: bool) -> bool:
@@ -187,15 +191,6 @@ def decisions(sel) -> None:
     )
 
 
-def context(prep: PreparedDoc, sel, big: bool) -> None:
-    st.subheader("Context sent to the language model")
-    st.caption(
-        "Blue: retrieved (with rank); green: admitted by the gate; yellow: text repeated "
-        "from the previous chunk by the splitter's overlap. Document order."
-    )
-    st.html(context_html(prep.chunks, sel.retrieved, sel.admitted, font_px=20 if big else 14))
-
-
 @st.fragment
 def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
     """Everything that depends on the gate: a release or a slider move reruns only this."""
@@ -234,7 +229,7 @@ def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
     if drawn:
         plane(sel, params.lam, big)
     decisions(sel)
-    context(prep, sel, big)
+    context_view(prep.chunks, sel, big, gold)
     if big:
         summary_and_why(sel, summary)
     return sel, policy

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import html
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,10 @@ from scar_viz.chunking.config import ChunkingConfig, chunk_doc_of, chunk_documen
 from scar_viz.documents import samples
 from scar_viz.documents.reading import document_from_text
 from scar_viz.embeddings import text_key
+from scar_viz.fmt import chunk_list
+from scar_viz.queries.reading import parse_queries
 from scar_viz.scoring.scar import DEFAULT_K
+from scar_viz.views.explorer import gold_chunks, labelled_query
 from tests.pages.helpers import alerts, use_endpoint
 from ui import keys
 from ui.gate_controls import MU_NOTE
@@ -556,6 +561,39 @@ def test_presenter_mode_shows_each_whole_path_on_hover(hash_model):
     corpus = samples.load_sample("kestrel")
     for part in corpus.parts:
         assert f'title="{html.escape(part.path, quote=True)}"' in table
+
+
+def test_a_labelled_questions_gold_is_marked_in_the_overview_hits_and_context(at):
+    doc = samples.load_sample()
+    question = at.text_input(key="q").value
+    labelled = labelled_query(parse_queries(samples.sample_queries_text(), doc).queries, question)
+    gold = gold_chunks(labelled, doc, chunk_document(doc, ChunkingConfig()))
+    assert gold  # the sample's first example question is labelled
+    at.slider(key=keys.K).set_value(20).run()  # enough hits to hold some of the gold
+    assert not at.exception, at.exception
+    assert any(
+        f"Gold evidence of this labelled question: {chunk_list(gold)}" in c.value
+        for c in at.caption
+    )
+    # the overview: a gold band under each gold chunk
+    base = next(c for c in at.get("plotly_chart") if c.key == keys.OVERVIEW)
+    bands = [s for s in json.loads(base.proto.spec)["layout"]["shapes"] if s.get("name") == "gold"]
+    assert sorted(b["x0"] + 0.5 for b in bands) == list(gold)
+    # the hits: ★ exactly on the gold ones
+    hits = _hits(at)
+    assert [c in gold for c in hits["chunk"]] == [g == "★" for g in hits["gold"]]
+    assert (hits["gold"] == "★").any()
+    # the context: each gold chunk outlined where it is sent, named where it is missed
+    context = next(h.proto.body for h in at.get("html") if "sv-ctx" in h.proto.body)
+    sent = {int(m) for m in re.findall(r'<div class="sv-head">chunk (\d+) ·', context)}
+    marked = {int(m) for m in re.findall(r"chunk (\d+) · [^<]*★ gold evidence", context)}
+    assert marked == set(gold) & sent
+    missed = re.findall(r"gold evidence not in this context: ([^<]*)</div>", context)
+    assert missed == ([chunk_list(set(gold) - sent)] if set(gold) - sent else [])
+    # an unlabelled question marks nothing
+    at.text_input(key="q").set_value("Where are the life jackets kept?").run()
+    assert "gold" not in _hits(at).columns
+    assert not any("Gold evidence" in c.value for c in at.caption)
 
 
 def _hits(at: AppTest):

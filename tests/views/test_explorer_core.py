@@ -25,7 +25,9 @@ from scar_viz.views.explorer import (
     answer_rows,
     chunk_span,
     contexts,
+    gold_chunks,
     known_evidence,
+    labelled_query,
     policy_selection,
     query_sims,
     summarise,
@@ -164,3 +166,23 @@ def test_answer_question_unscored_and_scored(llm_server, prep, sims):
         evidence=(prep.chunks[sel.retrieved[0]].text[:200],),
     )
     assert all("faithfulness" in a.scores and "context_recall" in a.scores for a in scored)
+
+
+def test_gold_chunks_of_a_labelled_question_cover_its_evidence(prep):
+    doc = samples.load_sample()
+    queries = parse_queries(samples.sample_queries_text(), doc).queries
+    first = labelled_query(queries, "  " + queries[0].query.lower() + "\n")
+    assert first is queries[0]
+    assert labelled_query(queries, "a question nobody labelled") is None
+    gold = gold_chunks(first, doc, prep.chunks)
+    assert gold and list(gold) == sorted(gold)
+    for ev in first.evidence:  # every evidence character lies in a gold chunk
+        held = [c for c in gold if prep.chunks[c].start <= ev.start < prep.chunks[c].end]
+        assert held, (ev.start, gold)
+        assert any(prep.chunks[c].start < ev.end <= prep.chunks[c].end for c in gold)
+    # and no gold chunk misses the evidence
+    for c in gold:
+        assert any(
+            prep.chunks[c].start < ev.end and ev.start < prep.chunks[c].end for ev in first.evidence
+        )
+    assert gold_chunks(None, doc, prep.chunks) == ()
