@@ -12,14 +12,16 @@ from streamlit.testing.v1 import AppTest
 
 from scar_viz.chunking.config import ChunkingConfig, chunk_doc_of, chunk_document
 from scar_viz.documents import samples
+from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import document_from_text
 from scar_viz.embeddings import text_key
-from scar_viz.fmt import chunk_list
+from scar_viz.fmt import chunk_list, elide_middle
 from scar_viz.queries.reading import parse_queries
 from scar_viz.scoring.scar import DEFAULT_K
 from scar_viz.views.explorer import gold_chunks, labelled_query
 from tests.pages.helpers import alerts, use_endpoint
 from ui import keys
+from ui.corpus_view import PATH_CHARS
 from ui.gate_controls import MU_NOTE
 from ui.intro import LESSON, TERMS
 
@@ -549,6 +551,44 @@ def test_a_corpus_without_a_question_shows_what_was_loaded(at):
     assert list(table["characters"]) == [p.end - p.start for p in corpus.parts]
     assert table["queries"].sum() > 0  # the sample's labelled set is counted already
     assert any("Loaded: " in c.value for c in at.caption)
+
+
+LONG = "handbooks/<b>operations</b>/chapters/2026/vessels/the-gannet/engine-room/checks.md"
+
+
+def test_a_long_path_is_cut_in_the_middle_with_the_whole_path_on_hover(hash_model):
+    files = [
+        document_from_text(
+            LONG, "# Checks\n\n" + "Check the engine oil before the first crossing. " * 30
+        ),
+        document_from_text("short.md", "# Short\n\n" + "The ramp is lowered at the quay. " * 30),
+    ]
+    corpus = join_documents(files)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state["uploaded"] = (text_key(corpus.text), corpus)
+    at.run()
+    at.selectbox(key="doc").set_value("upload").run()
+    at.text_input(key="q").set_value("When is the engine oil checked?").run()
+    assert not at.exception, at.exception
+    shown = list(table_with(at, "characters")["file"])
+    cut = elide_middle(LONG, PATH_CHARS)
+    assert cut in shown and LONG not in shown and cut.endswith("/checks.md") and "…" in cut
+    opened = next(h.proto.body for h in at.get("html") if "sv-open-file" in h.proto.body)
+    assert f'title="{html.escape(LONG, quote=True)}"' in opened  # the whole path on hover
+    assert "<b>operations" not in opened  # escaped
+
+
+def test_presenter_mode_shows_what_was_loaded_as_a_large_table(hash_model):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["present"] = "true"
+    at.query_params["doc"] = "kestrel"
+    at.run()
+    at.text_input(key="q").set_value("").run()
+    assert not at.exception, at.exception
+    table = next(h.proto.body for h in at.get("html") if "<th>characters</th>" in h.proto.body)
+    assert "<th>retrieved</th>" not in table
+    assert all(html.escape(p.path) in table for p in samples.load_sample("kestrel").parts)
+    assert not [b for b in at.get("button_group") if b.key == keys.CORPUS_PICK]  # no hits yet
 
 
 def test_presenter_mode_shows_each_whole_path_on_hover(hash_model):
