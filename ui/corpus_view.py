@@ -101,11 +101,8 @@ def loaded_section(setup: Setup, big: bool) -> None:
     prep = setup.prepared
     if not prep.document.several_files:
         return
-    view = cached(
-        ("corpus-loaded", *setup.key),
-        lambda: loaded_view(prep.document, prep.doc_of, prep.chunks, _gold(setup)),
-    )
-    corpus_section(view, None, big)
+    # a few milliseconds, and the loaded query set's counts follow it (not cached)
+    corpus_section(loaded_view(prep.document, prep.doc_of, prep.chunks, _gold(setup)), None, big)
 
 
 def overview_source(
