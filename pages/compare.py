@@ -14,6 +14,7 @@ from scar_viz.chunking.tokens import TOKENIZER_NAME
 from scar_viz.pipeline import query_inputs
 from scar_viz.policies import PolicyResult, run_all
 from scar_viz.scoring.learned import setting_notes
+from scar_viz.scoring.learned.select import decision_features
 from scar_viz.views.compare import (
     COVERS,
     cost_rows,
@@ -33,7 +34,7 @@ from ui.cache import disk_cache
 from ui.explore_tools import why_terms
 from ui.gate_controls import gate_sliders, query_box
 from ui.knobs import knob_controls
-from ui.learned import active_gate, has_session_gate, p_slider
+from ui.learned import active_gate, has_session_gate, k_mismatch, p_slider
 from ui.loading import query_vector
 from ui.models import app_reranker
 from ui.presenter import presenter_fonts
@@ -145,8 +146,9 @@ with st.expander(
 
 learned = results.get("learned")
 if isinstance(learned, PolicyResult):
-    for note in setting_notes(knobs.gate, prep.embedder_id, prep.config.label, gate.k):
+    for note in setting_notes(knobs.gate, prep.embedder_id, prep.config.label):
         alert(f"Learned policy: {note}", "warning")
+    k_mismatch(knobs.gate, gate.k, decision_features(learned.detail.decisions), knobs.p)
     with st.expander("Learned gate: why? (each feature's contribution against p)"):
         st.caption(
             "Gate: "

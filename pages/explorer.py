@@ -11,10 +11,11 @@ import pandas as pd
 import streamlit as st
 
 from scar_viz.charts import decision_plane
-from scar_viz.charts.context import context_html
 from scar_viz.charts.overview import overview_spec, split_spec
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.scoring.explain import edge_notes, explain_decision
+from scar_viz.scoring.learned import resolve_gate
+from scar_viz.scoring.learned.select import decision_features
 from scar_viz.scoring.scar import Selection
 from scar_viz.views.explorer import contexts, policy_selection, query_sims, summarise
 from scar_viz.views.hits import hits
@@ -22,10 +23,13 @@ from scar_viz.views.language import language_notice, model_tokens
 from ui import keys, state
 from ui.alerts import alert, or_stop
 from ui.cache import cached
-from ui.corpus_view import corpus_data, overview_source
+from ui.corpus_view import corpus_data, loaded_section, overview_source
 from ui.explore_tools import (
     active_gate,
     answer_box,
+    context_view,
+    gold_for,
+    gold_note,
     known_evidence_for,
     label_box,
     learned_why,
@@ -34,6 +38,8 @@ from ui.explore_tools import (
 from ui.gate_controls import gate_sliders, live_panel, query_box
 from ui.gate_panel import remember_overview_click
 from ui.hits import hits_list, retrieval_scores
+from ui.intro import intro
+from ui.learned import k_mismatch
 from ui.loading import query_vector, usual_cosine_for
 from ui.presenter import presenting
 from ui.setup import Setup, sidebar_setup
@@ -42,27 +48,27 @@ from ui.tables import grid_table, show_table
 
 NUMBER_COLUMNS = ("cos(q,n)", "b(c,n)", "lex(q,n)", "μ·lex(q,n)", "S", "bar τ·cos(q,c)", "margin")
 NUMBER_COLUMNS += ("score", "probability")
-PRESENTER_PLANE_WIDTH = 760  # fits the main area at 1280 px beside the presenter sidebar
+PRESENTER_PLANE_WIDTH = 760  # fits the main area at 1280 px in presenter mode
 LABELS = {  # metric labels: full, and short enough for presenter mode's large type
     False: ("Retrieved", "Admitted neighbours", "Rejected neighbours", "chunks", "tokens"),
     True: ("Retrieved", "Admitted", "Rejected", "chunks", "tokens"),
 }
 
 st.title("Explorer")
-st.caption(
-    "Type a question, then move λ and τ: the SCAR gate admits a neighbour n of a "
-    "retrieved chunk c iff cos(q,n) − λ·(1 − cos(c,n)) > τ·cos(q,c). μ (0 by default, this "
-    "project's extension) adds μ·lex(q,n), the share of the question's words found in n."
-)
+intro()  # chunk, retriever, boundary penalty and the bar; the way to Learn
 
 setup = sidebar_setup()
 if setup is None:
     st.stop()
 prep, embedder = setup.prepared, setup.embedder
 query = query_box(setup.name, setup.source, setup.doc_key)
+if query is None:  # no question yet: on a corpus, what was loaded
+    loaded_section(setup, presenting())
+    st.stop()
 qvec = query_vector(embedder, query)
 sims = or_stop(lambda: cached(("sims", *setup.key, query), lambda: query_sims(prep.unit, qvec)))
 lexical, rank, words = retrieval_scores(setup, query, sims)
+gold = gold_for(prep, setup.name, query)  # a labelled question's evidence chunks, or ()
 usual = usual_cosine_for(setup.key, prep, embedder)  # once per document and model
 notice = cached(  # once per document, model and question: ~20 ms of script counting
     ("language", *setup.key, query),
@@ -104,7 +110,7 @@ def overview(setup: Setup, sims, sel, focus: int | None, big: bool) -> None:
     the hits list. In a corpus: the table and small multiples first, then the focused file."""
     data, first, path = overview_source(corpus_data(setup, sims, sel), sims, sel, focus, big)
     size = (240, 18) if big else (190, 12)
-    whole = overview_spec(data, focus, size[0], size[1], first=first, file=path)
+    whole = overview_spec(data, focus, size[0], size[1], first=first, file=path, gold=gold)
     figs = split_spec(whole)
     for fig, key, bar in zip(
         figs, (keys.OVERVIEW_MARKS, keys.OVERVIEW), (True, False), strict=True
@@ -112,10 +118,12 @@ def overview(setup: Setup, sims, sel, focus: int | None, big: bool) -> None:
         pickable_chart(
             fig, key, remember_overview_click(key, keys.FOCUS), "overview", displayModeBar=bar
         )
-    hits_list(hits(setup.prepared.chunks, sims, sel.retrieved, lexical))
+    gold_note(gold)
+    hits_list(hits(setup.prepared.chunks, sims, sel.retrieved, lexical, gold if gold else None))
 
 
-def plane(sel, lam: float, big: bool) -> None:
+def plane_toggle(big: bool) -> bool:
+    """The decision plane's heading and switch; whether to draw the chart."""
     st.subheader("Decision plane")
     shown = st.toggle(
         "Draw it as a chart (hover, PNG/SVG download)",
@@ -126,20 +134,21 @@ def plane(sel, lam: float, big: bool) -> None:
     )
     if not shown:
         st.caption("The live panel above shows the decision plane.")
-        return
+    return shown
+
+
+def plane(sel, lam: float, big: bool) -> None:
+    """The plane at its fixed width (its labels are placed for it), on a row of its own."""
     fig = decision_plane(
         sel.decisions,
         lam,
         height=560 if big else 380,
         font_size=20 if big else 12,
         marker_size=18 if big else 11,
-        width=PRESENTER_PLANE_WIDTH if big else None,  # labels placed for the width drawn
+        width=PRESENTER_PLANE_WIDTH if big else None,
     )
     st.plotly_chart(
-        fig,
-        key=keys.PLANE_CHART,
-        config=chart_config("decision-plane"),
-        width="content" if big else "stretch",
+        fig, key=keys.PLANE_CHART, config=chart_config("decision-plane"), width="content"
     )
 
 
@@ -182,44 +191,45 @@ def decisions(sel) -> None:
     )
 
 
-def context(prep: PreparedDoc, sel, big: bool) -> None:
-    st.subheader("Context sent to the language model")
-    st.caption(
-        "Blue: retrieved (with rank); green: admitted by the gate; yellow: text repeated "
-        "from the previous chunk by the splitter's overlap. Document order."
-    )
-    st.html(context_html(prep.chunks, sel.retrieved, sel.admitted, font_px=20 if big else 14))
-
-
 @st.fragment
 def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
     """Everything that depends on the gate: a release or a slider move reruns only this."""
     prep = setup.prepared
     big = presenting()
-    policy, p = policy_choice()
-    params = gate_sliders(len(prep.chunks), learned=policy == "learned")
-    gate, source = active_gate() if policy == "learned" else (None, "")
-    sel = policy_selection(policy, sims, prep.unit, params, gate, p, prep.doc_of, words, rank)
+    knobs, charts = st.container(), st.container()
+    if big:  # presenting: the charts come first, on the first screen
+        knobs, charts = charts, knobs
+    with knobs:
+        policy, p = policy_choice()
+        params = gate_sliders(len(prep.chunks), learned=policy == "learned")
+        gate, source = active_gate() if policy == "learned" else (None, "")
+        sel = policy_selection(policy, sims, prep.unit, params, gate, p, prep.doc_of, words, rank)
+        if policy == "learned":
+            k_mismatch(resolve_gate(gate), params.k, decision_features(sel.decisions), p)
     summary = summarise(prep.chunks, sel, policy, prep.doc_of)
     focus = state.get(keys.FOCUS)
-    if not big:
-        metrics(sel, summary, prep, big)
-    overview(setup, sims, sel, focus, big)
+    with charts:
+        if not big:
+            metrics(sel, summary, prep, big)
+        overview(setup, sims, sel, focus, big)
     if policy == "SCAR":
         live_panel(prep, setup.key, query, sims, params, focus, big, words.share, rank)
     if big:
         metrics(sel, summary, prep, big)
     left, right = (st.container(), None) if big else st.columns([1, 1])
+    drawn = False
     with left:
         if policy == "SCAR":
-            plane(sel, params.lam, big)
+            drawn = plane_toggle(big)
         else:
             learned_why(sel, source)
     if right is not None:
         with right:
             summary_and_why(sel, summary)
+    if drawn:
+        plane(sel, params.lam, big)
     decisions(sel)
-    context(prep, sel, big)
+    context_view(prep.chunks, sel, big, gold)
     if big:
         summary_and_why(sel, summary)
     return sel, policy

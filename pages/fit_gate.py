@@ -7,11 +7,14 @@ from __future__ import annotations
 import streamlit as st
 
 from scar_viz.charts import pareto_chart
-from scar_viz.charts.learned import add_p_curve, gate_weights_chart
+from scar_viz.charts.learned import add_in_sample_curve, add_p_curve, gate_weights_chart
+from scar_viz.evaluation.learned import judged_features
 from scar_viz.scoring.learned import DEFAULT_L2, setting_notes
 from scar_viz.scoring.params import DEFAULT_K, DEFAULT_RADIUS
 from scar_viz.views.coverage import display_rows
 from scar_viz.views.fit_report import (
+    CROSSVAL,
+    FEATURE_CHOICES,
     FIT_ON,
     curve_options,
     fit_report,
@@ -29,6 +32,7 @@ from ui.learned import (
     active_gate,
     forget_gate,
     has_session_gate,
+    k_mismatch,
     keep_gate,
     p_slider,
     upload_gate,
@@ -57,8 +61,9 @@ def _pick_from_list() -> None:
 st.title("Fit a gate")
 st.caption(
     "The learned gate admits a neighbour n of a retrieved chunk c when σ(w·z + b) > p, where z "
-    "are five standardised features (cos(q,n), cos(q,c), cos(c,n), the rank of c, the side of "
-    "n). Fit w and b on labelled queries, read the weights, and choose p on the curve."
+    "are standardised features (cos(q,n), cos(q,c), cos(c,n), the rank of c, the side of n; "
+    "optionally the question's words in n and c). Fit w and b on labelled queries, read the "
+    "weights, and choose p on the curve: cross-validated, as the verdict is."
 )
 
 lab = labelled_setup()
@@ -73,13 +78,25 @@ l2 = c3.number_input("L2 penalty", 0.0, 100.0, DEFAULT_L2, 0.5, key=keys.FG_L2, 
 on = c4.radio(
     "Fit on", list(FIT_ON), format_func=FIT_ON.get, horizontal=True, key=keys.FIT_ON, bind=URL
 )
-key = (*content_key(prep, active, "fit-gate"), k, radius, float(l2), on)
-with st.spinner("Fitting the gate …"):
+features = st.radio(
+    "Features",
+    list(FEATURE_CHOICES),
+    format_func=FEATURE_CHOICES.get,
+    horizontal=True,
+    key=keys.FG_FEATURES,
+    bind=URL,
+    help="The question's words: lex(q,n) and lex(q,c), the idf-weighted share of the "
+    "question's content words in n and in c, and new(q,c,n), those in n but not in c "
+    "(docs/method.md §8; fit-gate --features lexical).",
+)
+key = (*content_key(prep, active, "fit-gate"), k, radius, float(l2), on, features)
+checked = f", then cross-validating it ({CROSSVAL})" if on == "all" else ""
+with st.spinner(f"Fitting the gate{checked} …"):
     report = or_stop(
         lambda: cached(
             key,
             lambda: fit_report(
-                prep, active.labelled, vecs, k, radius, on, l2, retriever=current_retriever()
+                prep, active.labelled, vecs, k, radius, on, l2, current_retriever(), features
             ),
         ),
         "The gate cannot be fitted on this set:",
@@ -126,12 +143,17 @@ fig = pareto_chart(
     front.frontier,
     front.points,
 )
+label, curve = report.headline
 state.put(keys.FG_TRACE, len(fig.data))
-add_p_curve(fig, report.curves[shown.name], p)
+add_p_curve(fig, curve, p, name=label)
+if report.in_sample is not None:
+    add_in_sample_curve(fig, report.in_sample)
 pickable_chart(fig, keys.FG_CHART, _pick_from_chart, "fit-gate-2")
+if report.crossval_note:
+    alert(report.crossval_note, "info")
 st.selectbox(
     "…or set p from a point of the learned curve",
-    curve_options(report.curves[shown.name]),
+    curve_options(curve),
     index=None,
     format_func=lambda o: f"p = {o[0]:.3g}: recall {o[1]:.3f}, {o[2]:.2f} chunks",
     key=keys.FG_POINT,
@@ -139,9 +161,14 @@ st.selectbox(
     placeholder="Pick a point (or click one on the chart)",
 )
 st.caption(
-    f"On {shown.label}: the learned gate's curve (purple, ★ "
-    "at the current p), SCAR's λ×τ grid and its front, presets A and B, top-k and window ±1. "
-    "Click a purple point to set p."
+    f"On {shown.label}: the {label} (purple, ★ at the current p), SCAR's λ×τ grid and its "
+    "front, presets A and B, top-k and window ±1. Click a purple point to set p."
+    + (
+        " Dotted: the same gate read on the queries it was fitted on (in sample), above "
+        "what it does on questions it has not seen."
+        if report.in_sample is not None
+        else ""
+    )
 )
 show_table(display_rows(half_rows(report, p)), hide_index=True, key=keys.FG_HALVES)
 if on == "tune":
@@ -149,7 +176,6 @@ if on == "tune":
         "Fitted on the tune half only: the held-out check half is the honest estimate of how "
         "the gate does on new questions."
     )
-curve = report.curves[shown.name]
 by_file_table(
     held_out_file_rows(report, front, p),
     keys.FG_BY_FILE,
@@ -188,5 +214,10 @@ st.caption(
     + ("this session's gate (fitted or uploaded)" if has_session_gate() else "the default gate")
     + f"; p = {p:g}."
 )
-for note in setting_notes(in_use, prep.embedder_id, prep.config.label, k):
+for note in setting_notes(in_use, prep.embedder_id, prep.config.label):
     alert(note, "warning")
+judged = cached(
+    (*content_key(prep, active, "fit-gate-k"), in_use.to_json(), k, radius),
+    lambda: judged_features(prep, active.labelled, vecs, in_use, k, radius, current_retriever()),
+)
+k_mismatch(in_use, k, judged, p)

@@ -26,6 +26,7 @@ from scar_viz.teaching.lesson import (
     pooled_decisions,
     scale_caption,
     scale_demo,
+    scale_digits,
     scale_rows,
 )
 from scar_viz.teaching.rounds import (
@@ -192,6 +193,7 @@ if done:
         decision_plane(round_sel.decisions, rnd.lam, height=340),
         key=keys.lesson_plane(which),
         config=chart_config("lesson-plane"),
+        width="content",  # drawn at the width its labels are placed for
     )
 if score.revealed:
     st.metric(
@@ -222,7 +224,13 @@ m2.metric(
 st.caption(scale_caption(demo))
 table = scale_rows(demo)
 if table:
-    show_table(pd.DataFrame(table), hide_index=True, key=keys.L_SCALE_TABLE)
+    digits = st.column_config.NumberColumn(format=f"%.{scale_digits(demo)}f")
+    show_table(
+        pd.DataFrame(table),
+        hide_index=True,
+        key=keys.L_SCALE_TABLE,
+        column_config=dict.fromkeys(("S", "bar", "S′", "bar′"), digits),
+    )
     st.caption("One row per decision that a bar changes; a pair recurs once per question.")
 else:
     st.caption("No decision changes at this α and β.")

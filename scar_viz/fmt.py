@@ -4,7 +4,7 @@ instead of Python's ``[15, 18]``. Pure string formatting; escaping is left to th
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 EMPTY_CELL = "—"
 """What a table cell shows when a value is missing (never Python's ``None``)."""
@@ -35,6 +35,58 @@ def change(ours: float, theirs: float, digits: int = 0) -> str:
     if not theirs:
         return EMPTY_CELL
     return percent((ours - theirs) / theirs, digits, signed=True)
+
+
+def compared(ours: float, theirs: float, noun: str, other: str, digits: int = 0) -> str:
+    """A change written as a change: how ``ours`` compares with ``other``'s ``theirs``.
+
+    ``compared(7, 10, "tokens", "window ±1") == "30% fewer tokens than window ±1"``;
+    ``compared(12, 10, …) == "20% more tokens than window ±1"``; equal values give
+    ``"the same tokens as window ±1"``; a change that rounds to 0 at ``digits`` says
+    ``"under 1% fewer …"`` (never "0% fewer" nor "−0%"); against nothing (``theirs == 0``),
+    ``"7 tokens where window ±1 has none"``. Never "sends −30% of".
+    """
+    if ours == theirs:
+        return f"the same {noun} as {other}"
+    if not theirs:
+        return f"{ours:g} {noun} where {other} has none"
+    rel = (ours - theirs) / theirs
+    word = "fewer" if rel < 0 else "more"
+    size = percent(abs(rel), digits)
+    if round(100.0 * abs(rel), digits) == 0:
+        size = f"under {10.0**-digits:g}%"
+    return f"{size} {word} {noun} than {other}"
+
+
+def decides(greater: bool, left: float, right: float, digits: int) -> bool:
+    """Whether ``left`` and ``right`` written with ``digits`` decimals say the comparison that
+    holds: ``left > right`` when ``greater``, else ``left ≤ right`` (a reader comparing the
+    printed numbers reaches the true verdict)."""
+    a, b = round(left, digits), round(right, digits)
+    return a > b if greater else a <= b
+
+
+def decisive_digits(check: Callable[[int], bool], least: int = 3, most: int = 6) -> int:
+    """The fewest decimals from ``least`` to ``most`` at which ``check(digits)`` holds (every
+    comparison a view prints is decided by its printed digits, :func:`decides`); ``most``
+    when none does (a tie closer than 10⁻⁶)."""
+    for digits in range(least, most + 1):
+        if check(digits):
+            return digits
+    return most
+
+
+def elide_middle(text: str, chars: int) -> str:
+    """``text`` cut to ``chars`` characters by an ellipsis in the middle, keeping its start and
+    its end (a path's file name whole where it fits): ``"docs/…/api/limits.md"``. Plain text
+    (escape it where it goes into HTML); unchanged when it fits."""
+    if len(text) <= chars:
+        return text
+    room = max(chars - 1, 2)
+    name = len(text) - text.rfind("/")  # the file name with its slash, or all of it
+    tail = min(max(room // 2, name), room - min(6, room // 2))
+    head = room - tail
+    return f"{text[:head]}…{text[len(text) - tail :]}"
 
 
 def join_words(items: Iterable[object], conjunction: str = "and") -> str:

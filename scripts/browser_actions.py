@@ -26,6 +26,15 @@ def fresh_page(chromium, url: str):
     return page
 
 
+def open_sidebar(page) -> None:
+    """Open the sidebar when it is collapsed (presenter mode collapses it), by its chevron, as
+    a person would."""
+    sidebar = page.get_by_test_id("stSidebar")
+    if sidebar.get_attribute("data-collapsed") == "true":
+        page.get_by_test_id("stExpandSidebarButton").click()
+        page.locator("[data-testid=stSidebar][data-collapsed=false]").wait_for()
+
+
 def choose(page, label: str, option: str) -> None:
     """Pick ``option`` in the selectbox labelled ``label`` (typed first, so the option is in
     the list's rendered window even when the select sits low in a small viewport)."""
@@ -36,7 +45,9 @@ def choose(page, label: str, option: str) -> None:
 
 
 def upload(page, name: str, data: bytes, mime: str = "text/plain") -> None:
-    """Upload a file in the sidebar's document uploader (switching to "Uploaded document" first)."""
+    """Upload a file in the sidebar's document uploader (switching to "Uploaded document" first,
+    in the sidebar opened when it is collapsed)."""
+    open_sidebar(page)
     uploader = page.locator(DOCUMENT_UPLOADER)
     if "doc=upload" in page.url:
         # chosen already: the uploader attaches a moment after its run ends (choosing the
@@ -60,7 +71,9 @@ def ask(page, question: str) -> None:
 
 def go(page, title: str) -> None:
     """Follow the sidebar navigation to another page in the same session (the page's link,
-    not a section header of the same name, e.g. "Evaluation lab")."""
+    not a section header of the same name, e.g. "Evaluation lab"), opening the sidebar first
+    when it is collapsed."""
+    open_sidebar(page)
     links = page.get_by_test_id("stSidebarNav").get_by_test_id("stSidebarNavLink")
     links.filter(has=page.get_by_text(title, exact=True)).first.click()
     wait_for_app_run(page)

@@ -111,3 +111,16 @@ def test_a_localized_number_column_is_thousands_separated_in_the_large_table():
     html_table = table_html(pd.DataFrame({"characters": [3113, 1_250_000]}), config)
     assert '<td class="sv-num">3,113</td>' in html_table
     assert "1,250,000" in html_table
+
+
+def test_titles_put_the_whole_text_on_hover_escaped():
+    whole = ['docs/very/deep/"quoted"/<b>bold</b>.md', "b.md"]
+    frame = pd.DataFrame({"file": ["docs/…/<b>bold</b>.md", "b.md"], "chunks": [3, 4]})
+    markup = table_html(frame, titles={"file": whole})
+    titles = re.findall(r'<td title="([^"]*)">', markup)
+    assert titles == [
+        "docs/very/deep/&quot;quoted&quot;/&lt;b&gt;bold&lt;/b&gt;.md",
+        "b.md",
+    ]
+    assert "<b>" not in markup  # neither the cell nor its title lets markup through
+    assert 'title="' not in table_html(frame)  # no titles unless asked

@@ -19,8 +19,9 @@ import numpy as np
 import streamlit as st
 
 from scar_viz.charts.corpus import MAX_ROWS, corpus_spec
+from scar_viz.fmt import elide_middle
 from scar_viz.queries.gold import GoldQuery, label_queries, query_set_key
-from scar_viz.views.corpus import CorpusView, corpus_view
+from scar_viz.views.corpus import CorpusView, corpus_view, loaded_view
 from scar_viz.views.focus import Overview, overview_data
 from ui import keys
 from ui.cache import cached
@@ -53,6 +54,10 @@ TABLE_ROWS = 8
 """Rows the table shows before it scrolls."""
 PICK_FILES = 12
 """Presenter mode's file buttons: the table's first files (those holding hits come first)."""
+PATH_CHARS = 48
+"""Longest path the table shows; a longer one is cut in the middle, its file name kept."""
+OPEN_CHARS = 90
+"""Longest path of the open file's line (the whole path on hover)."""
 
 
 def _gold(setup: Setup) -> tuple[GoldQuery, ...] | None:
@@ -90,6 +95,16 @@ def corpus_data(setup: Setup, sims: np.ndarray, sel) -> CorpusView | None:
     return corpus_view(prep.document, prep.doc_of, sims, sel, _gold(setup))
 
 
+def loaded_section(setup: Setup, big: bool) -> None:
+    """Before any question, on a corpus: what was loaded (the table of files with their chunks
+    and characters, and the small multiples coloured by chunk length). Nothing on one file."""
+    prep = setup.prepared
+    if not prep.document.several_files:
+        return
+    # a few milliseconds, and the loaded query set's counts follow it (not cached)
+    corpus_section(loaded_view(prep.document, prep.doc_of, prep.chunks, _gold(setup)), None, big)
+
+
 def overview_source(
     view: CorpusView | None, sims: np.ndarray, sel, focus: int | None, big: bool
 ) -> tuple[Overview, int, str | None]:
@@ -115,7 +130,8 @@ def file_overview(view: CorpusView, focus: int | None) -> tuple[Overview, int, s
     d = focused_file(view, focus)
     st.html(
         f'<div data-testid="sv-open-file" style="font-weight:600">Open file: '
-        f"{html.escape(view.paths[d])} "
+        f'<span title="{html.escape(view.paths[d], quote=True)}">'
+        f"{html.escape(elide_middle(view.paths[d], OPEN_CHARS))}</span> "
         f'<span style="font-weight:400;opacity:.7">· its {int(view.counts[d]):,} chunks '
         f"({int(view.retrieved[d])} retrieved)</span></div>"
     )
@@ -125,24 +141,36 @@ def file_overview(view: CorpusView, focus: int | None) -> tuple[Overview, int, s
 def corpus_section(view: CorpusView, focus: int | None, big: bool) -> None:
     """The table of files and the small multiples, under a "Corpus" heading."""
     st.subheader("Corpus")
-    st.caption(
-        f"{view.n_files:,} files, {view.overview.n:,} chunks; this question's hits fall in "
-        f"{view.with_hits:,} of them. Retrieval ranks every chunk of the corpus; no neighbour "
-        "is admitted past its file's edge. Click a file or a mark to open it below."
-    )
+    if view.asked:
+        st.caption(
+            f"{view.n_files:,} files, {view.overview.n:,} chunks; this question's hits fall in "
+            f"{view.with_hits:,} of them. Retrieval ranks every chunk of the corpus; no "
+            "neighbour is admitted past its file's edge. Click a file or a mark to open it below."
+        )
+    else:
+        st.caption(
+            f"Loaded: {view.n_files:,} files, {view.overview.n:,} chunks. Each row below is a "
+            "file cut into its chunks, darker for longer ones; ask a question above to see "
+            "where its hits fall."
+        )
     columns = view.columns()
+    full = [str(p) for p in columns["file"]]
+    columns["file"] = [elide_middle(p, PATH_CHARS) for p in full]
     best = view.best_chunk[view.order].tolist()
     config = {c: COLUMNS[c] for c in columns}
     if big:  # the grid draws ~14 px text on a canvas: a large table, a button per file
-        show_table(grid_table(columns), hide_index=True, column_config=config)
-        chunks = [c for c in best[:PICK_FILES] if c >= 0]  # each file by its best chunk
-        st.pills(
-            "Open a file",
-            chunks,
-            format_func=lambda c: view.paths[view.file_of(c)],
-            key=keys.CORPUS_PICK,
-            on_change=remember_pick(keys.CORPUS_PICK, keys.FOCUS),
+        show_table(
+            grid_table(columns), hide_index=True, column_config=config, titles={"file": full}
         )
+        chunks = [c for c in best[:PICK_FILES] if c >= 0]  # each file by its best chunk
+        if chunks:
+            st.pills(
+                "Open a file",
+                chunks,
+                format_func=lambda c: elide_middle(view.paths[view.file_of(c)], PATH_CHARS),
+                key=keys.CORPUS_PICK,
+                on_change=remember_pick(keys.CORPUS_PICK, keys.FOCUS),
+            )
     else:
         st.dataframe(
             grid_table(columns),
@@ -155,6 +183,8 @@ def corpus_section(view: CorpusView, focus: int | None, big: bool) -> None:
         )
     fig = corpus_spec(view, focus, max_rows=MAX_ROWS, font_size=16 if big else 11)
     hidden = fig["layout"]["meta"]["hidden"]
+    if not view.asked:
+        st.caption("Hover a row for its whole path and a chunk's length.")
     pickable_chart(
         fig,
         keys.CORPUS_CHART,
@@ -163,7 +193,5 @@ def corpus_section(view: CorpusView, focus: int | None, big: bool) -> None:
         displayModeBar=False,
     )
     if hidden:
-        st.caption(
-            f"{hidden:,} more files (fewer hits, lower best cos(q,c)) are not drawn; the "
-            "table lists every file."
-        )
+        why = "fewer hits, lower best cos(q,c)" if view.asked else "later in the corpus"
+        st.caption(f"{hidden:,} more files ({why}) are not drawn; the table lists every file.")

@@ -1,4 +1,4 @@
-"""The Explorer's tools under the context view: the gate policy (SCAR or learned) with the
+"""The Explorer's context view and the tools around it: the gate policy (SCAR or learned) with the
 learned gate's why? box, labelling the current question, and answering it with an LLM.
 
 Widgets and rendering only; the computing is in :mod:`scar_viz.views.explorer`,
@@ -13,11 +13,14 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import streamlit as st
 
+from scar_viz.charts.context import context_html
 from scar_viz.charts.learned import contributions_chart
+from scar_viz.chunking.base import Chunk
 from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder
 from scar_viz.errors import UserError, user_message
+from scar_viz.fmt import chunk_list
 from scar_viz.pipeline import PreparedDoc, embed_function
 from scar_viz.queries.labelling import to_jsonl
 from scar_viz.queries.reading import LabelledQuery, parse_queries
@@ -28,7 +31,8 @@ from scar_viz.views.explorer import (
     answer_question,
     answer_rows,
     chunk_span,
-    known_evidence,
+    gold_chunks,
+    labelled_query,
     why_table,
 )
 from ui import keys
@@ -133,6 +137,22 @@ def label_box(prep: PreparedDoc, question: str, chunk_ids: Sequence[int]) -> Non
             )
 
 
+# --- the context -----------------------------------------------------------------------------
+
+
+def context_view(chunks: Sequence[Chunk], sel, big: bool, gold: Sequence[int] = ()) -> None:
+    """The context sent to the language model (:func:`scar_viz.charts.context.context_html`:
+    every piece of document text escaped), a labelled question's gold chunks marked."""
+    st.subheader("Context sent to the language model")
+    st.caption(
+        "Blue: retrieved (with rank); green: admitted by the gate; yellow: text repeated "
+        "from the previous chunk by the splitter's overlap"
+        + ("; gold outline and ★: the labelled question's evidence" if gold else "")
+        + ". Document order."
+    )
+    st.html(context_html(chunks, sel.retrieved, sel.admitted, font_px=20 if big else 14, gold=gold))
+
+
 # --- answer with an LLM ----------------------------------------------------------------------
 
 
@@ -141,14 +161,37 @@ def _sample_queries(doc_choice: str, doc_key: str, _doc: Document) -> tuple[Labe
     return parse_queries(samples.sample_queries_text(doc_choice), _doc).queries
 
 
-def known_evidence_for(prep: PreparedDoc, doc_choice: str | None, question: str) -> tuple[str, ...]:
-    """Evidence texts of ``question`` when it is labelled: in this session's query set, or
-    in a built-in sample's own query file."""
+def known_query_for(
+    prep: PreparedDoc, doc_choice: str | None, question: str
+) -> LabelledQuery | None:
+    """``question`` when it is labelled: in this session's query set, or in a built-in
+    sample's own query file; else None."""
     doc = prep.document
-    found = known_evidence(session_set(doc).queries, question)
-    if not found and doc_choice in samples.SAMPLES:
-        found = known_evidence(_sample_queries(doc_choice, document_key(doc), doc), question)
+    found = labelled_query(session_set(doc).queries, question)
+    if found is None and doc_choice in samples.SAMPLES:
+        found = labelled_query(_sample_queries(doc_choice, document_key(doc), doc), question)
     return found
+
+
+def known_evidence_for(prep: PreparedDoc, doc_choice: str | None, question: str) -> tuple[str, ...]:
+    """Evidence texts of ``question`` when it is labelled (:func:`known_query_for`), else ()."""
+    found = known_query_for(prep, doc_choice, question)
+    return () if found is None else tuple(e.text for e in found.evidence)
+
+
+def gold_for(prep: PreparedDoc, doc_choice: str | None, question: str) -> tuple[int, ...]:
+    """The chunks holding a labelled ``question``'s evidence under this chunking; () when the
+    question is not labelled."""
+    return gold_chunks(known_query_for(prep, doc_choice, question), prep.document, prep.chunks)
+
+
+def gold_note(gold: Sequence[int]) -> None:
+    """Under the overview: which chunks hold the labelled question's evidence."""
+    if gold:
+        st.caption(
+            f"★ Gold evidence of this labelled question: {chunk_list(gold)} (the gold "
+            "band under the row; ★ in the hits and the context)."
+        )
 
 
 def answer_box(

@@ -208,6 +208,8 @@ def current_gate() -> GateParams:
 
 
 LEARNED_NOTE = "The learned gate does not use λ, τ and μ (nor the presets); k and r still apply."
+MU_NOTE = "μ: this project's extension, the question's words found in n; 0 is the paper's gate."
+"""Beside μ, under the four main knobs."""
 MU_HELP = (
     "Weight of the question's words: SCAR admits n iff cos(q,n) − λ·b(c,n) + μ·lex(q,n) > "
     "τ·cos(q,c), lex(q,n) the idf-weighted share of the question's content words found in n. "
@@ -216,13 +218,13 @@ MU_HELP = (
 
 
 def gate_sliders(n_chunks: int, learned: bool = False) -> GateParams:
-    """Sliders for k, r, λ, τ, μ and the preset buttons (defaults from
-    ``scar_viz.scoring.params``); the presets leave μ as it is.
+    """Sliders for k, r, λ, τ and the preset buttons on one row, μ (this project's extension)
+    on the row below (defaults from ``scar_viz.scoring.params``); the presets leave μ as it is.
 
     ``learned``: the learned gate is picked; λ, τ, μ and the presets are disabled, with a note.
     """
     d = DEFAULT_PARAMS
-    c1, c2, c3, c4, c6, c5 = st.columns([1, 1, 1.3, 1.3, 1.3, 1.1])
+    c1, c2, c3, c4, c5 = st.columns([1, 1, 1.3, 1.3, 1.1])  # the four main knobs
     k = c1.slider("k (retrieved)", *limits(keys.K), default(keys.K, d.k), key=keys.K, bind=URL)
     r = c2.slider("r (radius)", *limits(keys.R), default(keys.R, d.radius), key=keys.R, bind=URL)
     lam = c3.slider(
@@ -243,16 +245,6 @@ def gate_sliders(n_chunks: int, learned: bool = False) -> GateParams:
         bind=URL,
         disabled=learned,
     )
-    mu = c6.slider(
-        "μ (word weight)",
-        *limits(keys.MU),
-        default(keys.MU, d.mu),
-        0.05,
-        key=keys.MU,
-        bind=URL,
-        disabled=learned,
-        help=MU_HELP,
-    )
     with c5:
         st.caption("Presets")
         for col, (name, p) in zip(st.columns(len(PRESETS)), PRESETS.items(), strict=True):
@@ -265,6 +257,18 @@ def gate_sliders(n_chunks: int, learned: bool = False) -> GateParams:
                 help=f"λ = {p['lam']:g}, τ = {p['tau']:g}, r = {DEFAULT_RADIUS} "
                 f"({PRESET_SOURCES.get(name, 'preset')})",
             )
+    m1, m2 = st.columns([1.3, 4.4], vertical_alignment="center")  # μ below them
+    mu = m1.slider(
+        "μ (word weight)",
+        *limits(keys.MU),
+        default(keys.MU, d.mu),
+        0.05,
+        key=keys.MU,
+        bind=URL,
+        disabled=learned,
+        help=MU_HELP,
+    )
+    m2.caption(MU_NOTE)
     if learned:
         st.caption(LEARNED_NOTE)
     if k > n_chunks:

@@ -365,21 +365,26 @@ function crosses(q, ax, ay, bx, by) {
   return Math.min(y0, y1) < q.y1 && Math.max(y0, y1) > q.y0;
 }
 
+const LABEL_GAP = 3; // px kept between labels, and between a label and a marker: never touching
+
 function placeLabels(pl, visible, lam) {
-  // greedy: above, below, right or left of the point, inside the frame, overlapping nothing
-  // and off the gate line; failing that farther out on rings, with a leader line (as
-  // scar_viz.charts.plane.place_labels)
+  // greedy: above, below, right or left of the point, inside the frame, LABEL_GAP px from
+  // every other label and marker and off the gate line; failing that farther out on rings,
+  // with a leader line (as scar_viz.charts.plane.place_labels). Widths are the canvas's own
+  // measure of each label in the font it is drawn in, so a drawn label never outgrows its box.
   const rad = 5 * pl.f;
   const px = pl.labelPx;
+  const g0 = LABEL_GAP;
+  pl.ctx.font = `${px}px sans-serif`;
   const taken = visible.map((p) => ({ x0: p.x - rad, x1: p.x + rad, y0: p.y - rad, y1: p.y + rad }));
   const line = [pl.sx(0), pl.sy(0), pl.sx(pl.xmax), pl.sy(lam * pl.xmax)];
   const fits = (q) =>
     q.x0 >= pl.L && q.x1 <= pl.W - pl.R && q.y0 >= pl.T && q.y1 <= pl.H - pl.B &&
     !crosses(q, ...line) &&
-    taken.every((o) => q.x1 <= o.x0 || q.x0 >= o.x1 || q.y1 <= o.y0 || q.y0 >= o.y1);
+    taken.every((o) => q.x1 + g0 <= o.x0 || q.x0 >= o.x1 + g0 || q.y1 + g0 <= o.y0 || q.y0 >= o.y1 + g0);
   const out = [];
   for (const p of visible) {
-    const w = 0.6 * px * p.label.length + 2, h = px;
+    const w = Math.ceil(pl.ctx.measureText(p.label).width) + 2, h = px;
     const g = rad + 3;
     const spots = [[p.x - w / 2, p.y - g - h], [p.x - w / 2, p.y + g], [p.x + g, p.y - h / 2], [p.x - g - w, p.y - h / 2]];
     for (let ring = 1; ring <= 6; ring++) {

@@ -38,6 +38,9 @@ COLUMNS = {
         "BM25 rank", width="small", help="The chunk's rank by its BM25 score among all chunks"
     ),
     "BM25": st.column_config.NumberColumn("BM25", format="%.2f", help="The chunk's BM25 score"),
+    "gold": st.column_config.TextColumn(
+        "gold", width="small", help="★: the chunk holds the labelled question's evidence"
+    ),
 }
 
 ROW_PX = 35

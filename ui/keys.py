@@ -224,6 +224,8 @@ CHUNKER_BY_FILE = "chunker_by_file"
 # --- Fit a gate ------------------------------------------------------------------------------
 FG_L2 = "fg_l2"
 FIT_ON = "fit_on"
+FG_FEATURES = "fg_features"
+"""Fit a gate: the feature set (base or lexical)."""
 FG_WEIGHTS = "fg_weights"
 FG_WEIGHTS_TABLE = "fg_weights_table"
 FG_CHART = "fg_chart"
@@ -234,6 +236,8 @@ FG_BY_FILE = "fg_by_file"
 FG_USE = "fg_use"
 FG_DOWNLOAD = "fg_download"
 FG_DEFAULT = "fg_default"
+K_FIX = "k_fix"
+"""The button that sets k to the learned gate's fitted k (shown only when k changes a decision)."""
 
 # --- Answers (LLM) ---------------------------------------------------------------------------
 GEN_N = "gen_n"

@@ -10,9 +10,18 @@ from __future__ import annotations
 import streamlit as st
 
 from scar_viz.errors import user_message
-from scar_viz.scoring.learned import DEFAULT_P, GateFileError, LearnedGate, default_gate
+from scar_viz.scoring.learned import (
+    DEFAULT_P,
+    GateFileError,
+    LearnedGate,
+    default_gate,
+    fitted_k,
+    k_note,
+    rank_changes,
+)
 from ui import keys
-from ui.state import URL, default, limits
+from ui.alerts import alert
+from ui.state import URL, default, limits, set_widget
 
 P_MIN, P_MAX = limits(keys.P)
 
@@ -86,3 +95,28 @@ def upload_gate() -> None:
         st.session_state[keys.GATE_FILE_ERROR] = f"'{upload.name}' is not a gate file: " + (
             user_message(exc)
         )
+
+
+def _use_k(k: int) -> None:
+    set_widget(keys.K, int(k))
+
+
+def k_mismatch(gate: LearnedGate, k: int, features, p: float, where=st) -> bool:
+    """The note on a k the gate was not fitted at, only when it changes one of the decisions
+    on ``features`` (the candidate rows this page judges, :func:`~scar_viz.scoring.learned.
+    rank_changes`), with a button that sets k to the gate's own; True when shown."""
+    note = k_note(gate, k, rank_changes(gate, features, p))
+    k_fit = fitted_k(gate)
+    if not note or k_fit is None:
+        return False
+    with where.container():
+        alert(f"Learned policy: {note}", "warning")
+        st.button(
+            f"Use k = {k_fit}, the gate's own",
+            key=keys.K_FIX,
+            icon=":material/build:",
+            on_click=_use_k,
+            args=(k_fit,),
+            help="Sets k (the sidebar's and every page's) to the k the gate was fitted at.",
+        )
+    return True

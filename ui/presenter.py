@@ -30,14 +30,16 @@ def _chart_text_rules() -> str:
 PRESENTER_CSS = f"""<style>
 html, body, [data-testid="stAppViewContainer"] {{ font-size: 22px; }}
 [data-testid="stAppViewContainer"] {{ background: #ffffff; color: #000000; }}
-[data-testid="stHeader"], [data-testid="stToolbar"], footer {{ display: none; }}
+footer {{ display: none; }}
+[data-testid="stHeader"] {{ background: transparent; pointer-events: none; }}
+[data-testid="stExpandSidebarButton"] {{ pointer-events: auto; }}
 h1 {{ font-size: 2.6rem !important; }} h2, h3 {{ font-size: 1.9rem !important; }}
 [data-testid="stMetricValue"] {{ font-size: 2.4rem !important; color: #000; }}
 [data-testid="stCaptionContainer"] {{ color: #111 !important; font-size: 1rem; }}
 .block-container {{ padding: 1rem 1.2rem 2rem !important; max-width: 100% !important; }}
 [data-testid="stAppViewContainer"] :is(p, span, div, label, li, td, th, code, small, button,
   a, input, textarea, summary, pre) {{ font-size: max({MIN_PX}px, 1em); }}
-[data-testid="stSidebar"] {{
+[data-testid="stSidebar"][data-collapsed="false"] {{
   width: {SIDEBAR_PX}px !important; min-width: {SIDEBAR_PX}px !important;
 }}
 [data-testid="stMain"] [data-testid="stHorizontalBlock"] {{ flex-wrap: wrap; }}
@@ -78,6 +80,9 @@ def presenter_toggle() -> bool:
         "and the decision plane come first. Shareable: ?present=true",
         on_change=_keep_choice,
     )
+    # collapsed while presenting, so the charts get the width (the chevron opens it again,
+    # and the browser then remembers that choice); "auto" puts it back when presenting ends
+    st.set_page_config(initial_sidebar_state="collapsed" if on else "auto")
     if on:
         st.session_state[keys.PRESENT_KEPT] = True
         st.sidebar.html(PRESENTER_CSS)

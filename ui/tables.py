@@ -64,9 +64,17 @@ def grid_table(data: Sequence[Mapping[str, object]] | Mapping[str, Sequence]) ->
         return pd.DataFrame(columns)
 
 
-def show_table(data, *, column_config: Mapping[str, object] | None = None, **kw):
+def show_table(
+    data,
+    *,
+    column_config: Mapping[str, object] | None = None,
+    titles: Mapping[str, Sequence[str]] | None = None,
+    **kw,
+):
     """``data`` as a table: ``st.dataframe(data, column_config=..., **kw)``, or in presenter
-    mode an HTML table at :data:`ui.presenter.MIN_PX` or more (see :func:`table_html`).
+    mode an HTML table at :data:`ui.presenter.MIN_PX` or more (see :func:`table_html`), whose
+    cells of a column named in ``titles`` carry the given text on hover (the grid has no
+    per-cell hover: ``titles`` is for the HTML table only).
 
     A call that needs the grid's selection events (``on_select``) must call ``st.dataframe``
     itself: the HTML table has none.
@@ -81,7 +89,7 @@ def show_table(data, *, column_config: Mapping[str, object] | None = None, **kw)
     hide = kw.get("hide_index")
     if hide is None:  # st.dataframe's default: a plain row count is not shown
         hide = isinstance(frame.index, pd.RangeIndex)
-    st.html(table_html(frame, column_config, hide_index=bool(hide)))
+    st.html(table_html(frame, column_config, hide_index=bool(hide), titles=titles))
     return None
 
 
@@ -91,6 +99,7 @@ def table_html(
     *,
     hide_index: bool = True,
     max_rows: int = MAX_ROWS,
+    titles: Mapping[str, Sequence[str]] | None = None,
 ) -> str:
     """``frame`` as an HTML table whose every header and cell is escaped.
 
@@ -101,6 +110,8 @@ def table_html(
             ``"%.0f %%"``) formats its numbers. Other settings (widths, help) are the grid's.
         hide_index: leave the frame's index out.
         max_rows: rows shown at most; a note under the table says how many were left out.
+        titles: per column, row by row, the text a cell shows on hover (its ``title``,
+            escaped): e.g. a whole path beside a cell that shows it cut in the middle.
     """
     config = dict(column_config or {})
     columns = [c for c in frame.columns if not (c in config and config[c] is None)]
@@ -116,6 +127,8 @@ def table_html(
             text = _cell_text(value, _format_of(config.get(c)))
             numeric = isinstance(value, Number) and not isinstance(value, bool)
             cls = ' class="sv-num"' if numeric else ""
+            if titles and c in titles:
+                cls += f' title="{html.escape(str(titles[c][i]), quote=True)}"'
             cells.append(f"<td{cls}>{html.escape(text)}</td>")
         body.append(f"<tr>{''.join(cells)}</tr>")
     header = "".join(f"<th>{html.escape(h)}</th>" for h in head)

@@ -11,6 +11,7 @@ import html
 from collections.abc import Sequence
 
 from scar_viz.chunking.base import Chunk
+from scar_viz.fmt import chunk_list
 
 _CSS = """
 <style>
@@ -19,6 +20,7 @@ _CSS = """
  overflow-wrap:anywhere}
 .sv-retrieved{border-color:#1f3b73;background:#eef2fa}
 .sv-admitted{border-color:#1a9850;background:#eef8f1}
+.sv-gold{outline:3px solid #e6a800;outline-offset:-3px}
 .sv-head{font-family:system-ui,sans-serif;font-size:0.8em;color:#444;margin-bottom:3px}
 .sv-overlap{background:#ffe08a}
 .sv-gap{font-family:system-ui,sans-serif;font-size:0.8em;color:#888;text-align:center;
@@ -28,14 +30,21 @@ _CSS = """
 
 
 def context_html(
-    chunks: Sequence[Chunk], retrieved: Sequence[int], admitted: Sequence[int], font_px: int = 14
+    chunks: Sequence[Chunk],
+    retrieved: Sequence[int],
+    admitted: Sequence[int],
+    font_px: int = 14,
+    gold: Sequence[int] = (),
 ) -> str:
     """HTML of the final context: one block per chunk in document order.
 
     Retrieved chunks are blue with their rank, admitted neighbours green; text shared with the
     previous chunk (the splitter's overlap) is highlighted; a dashed rule marks a gap where
-    the document skips chunks. Every piece of document text is HTML-escaped.
+    the document skips chunks. A labelled question's ``gold`` chunks are outlined in gold
+    with "★ gold evidence" in their heading, and a last line names those the context misses.
+    Every piece of document text is HTML-escaped.
     """
+    golden = set(gold)
     rank = {c: r + 1 for r, c in enumerate(retrieved)}
     ids = sorted(set(retrieved) | set(admitted))
     parts = [_CSS % {"fs": font_px}, '<div class="sv-ctx">']
@@ -52,6 +61,9 @@ def context_html(
             overlap = previous.end - chunk.start
         kind = "retrieved" if i in rank else "admitted"
         tag = f"retrieved · rank {rank[i]}" if i in rank else "admitted neighbour"
+        if i in golden:
+            kind += " sv-gold"
+            tag += " · ★ gold evidence"
         head = (
             f"chunk {i} · {tag} · chars {chunk.start}–{chunk.end} · "
             f"{html.escape(chunk.section_label)}"
@@ -67,5 +79,11 @@ def context_html(
             f'<div class="sv-chunk sv-{kind}"><div class="sv-head">{head}</div>{body}</div>'
         )
         previous = chunk
+    missed = sorted(golden - set(ids))
+    if missed:
+        parts.append(
+            f'<div class="sv-gap sv-missed">★ gold evidence not in this context: '
+            f"{chunk_list(missed)}</div>"
+        )
     parts.append("</div>")
     return "".join(parts)

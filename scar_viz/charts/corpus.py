@@ -24,21 +24,25 @@ import numpy as np
 from scar_viz.charts._style import SIM_SCALE, FigureSpec, figure_builder, figure_spec
 from scar_viz.charts.marks import text_width
 from scar_viz.charts.overview_marks import MIN_WIDTH, mark_traces
+from scar_viz.fmt import elide_middle
 from scar_viz.views.corpus import CorpusView
 from scar_viz.views.focus import Overview
 
 MAX_ROWS = 30
 """Files drawn at most (the table lists them all)."""
+LENGTH_SCALE = [[0.0, "#f2f2f2"], [1.0, "#5a6b7d"]]
+"""Before a question: a chunk's length in characters, pale (short) to slate (long)."""
 CLICK_POINTS = 400
 """Clickable markers per row at most; a longer file gets one per bin, at its best chunk."""
 LABEL_CHARS = 34
-"""Longest row label; a longer path keeps its end ("…/dir/file.md")."""
+"""Longest row label; a longer path is cut in the middle ("docs/…/api/limits.md"), the whole
+path in the row's hover."""
 
 
 def row_label(path: str, chars: int = LABEL_CHARS) -> str:
-    """``path`` shortened from the left to ``chars`` characters, HTML-escaped."""
-    short = path if len(path) <= chars else "…" + path[-(chars - 1) :]
-    return html.escape(short, quote=True)
+    """``path`` cut in the middle to ``chars`` characters (:func:`scar_viz.fmt.elide_middle`),
+    HTML-escaped."""
+    return html.escape(elide_middle(path, chars), quote=True)
 
 
 def drawn_files(view: CorpusView, max_rows: int, focus: int | None = None) -> list[int]:
@@ -96,6 +100,8 @@ def corpus_spec(
     """
     files = drawn_files(view, max_rows, focus)
     strip_px = max(strip_px, round(1.4 * font_size))  # a row as tall as its label
+    measure = html.escape(view.measure)
+    value_format = ".3f" if view.asked else ",.0f"
     width = max([int(view.counts[d]) for d in files] + [1])
     zmin, zmax = view.scale
     traces: list[dict] = []
@@ -138,7 +144,7 @@ def corpus_spec(
                 # nearly invisible but hit-testable: clicking a cell selects its marker
                 "marker": {"size": strip_px, "symbol": "square", "color": "rgba(0,0,0,0.01)"},
                 "hovertemplate": "chunk %{customdata[0]} (#%{x} in the file)"
-                "<br>cos(q,c) = %{customdata[1]:.3f}",
+                f"<br>{measure} = %{{customdata[1]:{value_format}}}",
                 "showlegend": False,
             }
         )
@@ -175,7 +181,7 @@ def corpus_spec(
         "legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0},
         "meta": {"files": files, "hidden": hidden, "width": width},
         "coloraxis": {
-            "colorscale": SIM_SCALE,
+            "colorscale": SIM_SCALE if view.asked else LENGTH_SCALE,
             "cmin": zmin,
             "cmax": zmax,
             "colorbar": {
@@ -184,7 +190,7 @@ def corpus_spec(
                 "y": 1.0,
                 "yanchor": "top",
                 "nticks": 3,
-                "title": {"text": "cos(q,c)", "side": "right"},
+                "title": {"text": measure, "side": "right"},
             },
         },
         "xaxis": {

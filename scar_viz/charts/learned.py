@@ -15,8 +15,33 @@ from scar_viz.scoring.learned import FEATURE_MEANING, LearnedDecision, LearnedGa
 LEARNED = "#7b3294"
 
 
-def add_p_curve(fig: go.Figure, curve: PCurve, current_p: float | None = None) -> go.Figure:
-    """Add the learned gate's (mean chunks, recall) points, one per p, to ``fig`` (in place).
+def add_in_sample_curve(fig: go.Figure, curve: PCurve) -> go.Figure:
+    """Add the learned gate's in-sample curve (read on the very queries it was fitted on) to
+    ``fig``, faint and dashed, named so: beside a held-out curve it shows how much fitting on
+    the queries flatters the gate. Not pickable (no ``customdata``)."""
+    order = np.argsort(curve.mean_chunks, kind="stable")
+    fig.add_trace(
+        go.Scatter(
+            x=curve.mean_chunks[order],
+            y=curve.recall[order],
+            mode="lines",
+            name="learned gate, in sample (fitted on these queries)",
+            line={"color": LEARNED, "width": 1.5, "dash": "dot"},
+            opacity=0.55,
+            hovertemplate="in sample: chunks %{x:.2f}, recall %{y:.3f}<extra></extra>",
+        )
+    )
+    return fig
+
+
+def add_p_curve(
+    fig: go.Figure,
+    curve: PCurve,
+    current_p: float | None = None,
+    name: str = "learned gate (p varies)",
+) -> go.Figure:
+    """Add the learned gate's (mean chunks, recall) points, one per p, to ``fig`` (in place),
+    as ``name``.
 
     Points carry ``customdata`` [p, index] so a selection on the chart can set p; the point
     nearest ``current_p`` is marked.
@@ -27,7 +52,7 @@ def add_p_curve(fig: go.Figure, curve: PCurve, current_p: float | None = None) -
             x=curve.mean_chunks[order],
             y=curve.recall[order],
             mode="lines+markers",
-            name="learned gate (p varies)",
+            name=name,
             line={"color": LEARNED, "width": 2},
             marker={"color": LEARNED, "size": 6},
             customdata=np.column_stack([curve.ps[order], order]),

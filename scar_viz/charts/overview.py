@@ -13,6 +13,8 @@ the page's hits list keep every rank). The placement is made for a plot ``min_wi
 wide and holds at any larger width, in the figures :func:`split_overview` returns (whose
 marks row has exactly the height the placement needs).
 
+A labelled question's gold chunks get a gold band along the bottom of their cells.
+
 Click to focus: every clickable point carries its chunk index as ``customdata[0]`` (a mark
 standing for several chunks carries its best-ranked one). A page mounts the figure with
 ``st.plotly_chart(fig, on_select="rerun", selection_mode="points", key=...)`` and passes the
@@ -22,7 +24,7 @@ returned ``event.selection`` to :func:`clicked_chunk`.
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -33,6 +35,10 @@ from scar_viz.views.focus import Overview
 
 MAX_POINTS = 2000
 """Most clickable markers drawn; larger documents get one per bin of chunks."""
+GOLD_COLOUR = "#e6a800"
+"""A labelled question's gold evidence: a band under its chunks (★ in the hits and context)."""
+GOLD_BAND = 0.22
+"""The gold band's share of the similarity row's height, from its bottom."""
 
 
 def _click_layer(sims: np.ndarray, max_points: int) -> np.ndarray:
@@ -55,6 +61,7 @@ def overview_spec(
     min_width: float = MIN_WIDTH,
     first: int = 0,
     file: str | None = None,
+    gold: Sequence[int] = (),
 ) -> FigureSpec:
     """The whole document: cos(q, c) per chunk, retrieved ▼ (with rank), admitted ▲, rejected ✕.
 
@@ -67,6 +74,8 @@ def overview_spec(
         first, file: one file of a corpus: ``overview`` holds its chunks, whose corpus
             indices start at ``first``; the x axis and every click use corpus indices and
             the axis title names ``file`` (escaped: a path is untrusted text).
+        gold: chunks (corpus indices) holding a labelled question's evidence: each gets a
+            gold band along the bottom of its cell (:data:`GOLD_COLOUR`).
 
     Every marker's ``customdata[0]`` is its chunk index (read it with :func:`clicked_chunk`).
     """
@@ -138,6 +147,7 @@ def overview_spec(
                 "fillcolor": "rgba(0,0,0,0)",
             }
         )
+    shapes.extend(_gold_band(c) for c in gold if first <= c < first + n)
     top = 4 + 2 * font_size  # the legend
     total = height + marks_height
     split = (height - 36) / total  # the similarity row's share of the plot, above the x axis
@@ -171,6 +181,22 @@ def overview_spec(
 
 
 overview_chart = figure_builder(overview_spec)
+
+
+def _gold_band(chunk: int) -> dict:
+    """A gold band along the bottom fifth of ``chunk``'s cell in the similarity row."""
+    return {
+        "type": "rect",
+        "xref": "x",
+        "yref": "y domain",
+        "x0": chunk - 0.5,
+        "x1": chunk + 0.5,
+        "y0": 0,
+        "y1": GOLD_BAND,
+        "line": {"width": 0},
+        "fillcolor": GOLD_COLOUR,
+        "name": "gold",
+    }
 
 
 def _axis_title(n: int, first: int, file: str | None) -> str:

@@ -31,7 +31,10 @@ from scar_viz.scoring.learned import (
     FEATURE_SETS,
     LearnedGate,
     LearnedSelection,
+    fitted_k,
+    k_note,
     p_curve,
+    rank_changes,
     resolve_gate,
     setting_notes,
     threshold_logit,
@@ -86,12 +89,24 @@ def print_eval_gate(args: argparse.Namespace, knobs: dict[str, dict] | None) -> 
         print(f"learned: gate {gate_label(args)}, p = {args.p:g}")
 
 
-def print_setting_notes(knobs: dict[str, object], prep, k: int) -> None:
-    """A ``note:`` line on stderr per difference between the gate's fitting and this run."""
+def print_setting_notes(knobs: dict[str, object], prep) -> None:
+    """A ``note:`` line on stderr per difference between the gate's fitting (model,
+    chunking) and this run."""
     gate = knobs.get("gate")
     if isinstance(gate, LearnedGate):
-        for note in setting_notes(gate, prep.embedder_id, prep.config.label, k):
+        for note in setting_notes(gate, prep.embedder_id, prep.config.label):
             print(f"note: {note}", file=sys.stderr)
+
+
+def print_k_note(knobs: dict[str, object], k: int, features) -> None:
+    """A ``note:`` line on stderr when ``k`` is not the gate's fitted k and that changes one
+    of its decisions on ``features`` (the candidates it judged), naming the --k to use."""
+    gate = knobs.get("gate")
+    if not isinstance(gate, LearnedGate):
+        return
+    note = k_note(gate, k, rank_changes(gate, features, float(knobs.get("p", DEFAULT_P))))
+    if note:
+        print(f"note: {note} Run with --k {fitted_k(gate)} to use it as fitted.", file=sys.stderr)
 
 
 def print_decisions(sel: LearnedSelection) -> None:

@@ -33,9 +33,11 @@ from scar_viz.cli.common import (
 from scar_viz.cli.llm import register as register_llm_commands
 from scar_viz.documents.corpus import local_span
 from scar_viz.errors import SettingsError, UserError, user_message
+from scar_viz.evaluation.learned import judged_features
 from scar_viz.pipeline import PreparedDoc, embed_function, embed_query, query_inputs
 from scar_viz.policies import POLICIES, run_policy
-from scar_viz.scoring.learned.select import LearnedSelection
+from scar_viz.scoring.learned import LearnedGate
+from scar_viz.scoring.learned.select import LearnedSelection, decision_features
 from scar_viz.scoring.scar import Selection
 from scar_viz.spans import Span
 from scar_viz.views.compare_settings import CompareSettings
@@ -114,7 +116,7 @@ def cmd_select(args: argparse.Namespace) -> int:
     gate_knobs = cli_gate.gate_knobs(args) if args.policy == "learned" else {}
     retriever = retriever_of(args)
     embedder, cache, prep = cli_index.store_or_setup(args)
-    cli_gate.print_setting_notes(gate_knobs, prep, args.k)
+    cli_gate.print_setting_notes(gate_knobs, prep)
     qvec = embed_query(embedder, args.query, cache)
     gate = gate_params(args)
     inputs = query_inputs(
@@ -126,6 +128,8 @@ def cmd_select(args: argparse.Namespace) -> int:
         params.update(gate=cli_gate.gate_label(args), p=args.p)
     sel = result.detail if isinstance(result.detail, Selection) else None
     decisions = [d.as_row() for d in sel.decisions] if sel is not None else []
+    if gate_knobs and sel is not None:
+        cli_gate.print_k_note(gate_knobs, gate.k, decision_features(sel.decisions))
     out = {
         "document": prep.document.name,
         "n_chunks": len(prep.chunks),
@@ -230,10 +234,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
     knobs = cli_gate.eval_knobs(args, policies)
     retriever = retriever_of(args)
     embedder, cache, prep = cli_index.store_or_setup(args)
-    cli_gate.print_setting_notes((knobs or {}).get("learned", {}), prep, args.k)
+    learned = (knobs or {}).get("learned", {})
+    cli_gate.print_setting_notes(learned, prep)
     qset, labelled, vecs = load_labelled(
         args.queries, prep, embedder, cache, max_queries=args.max_queries
     )
+    if isinstance(learned.get("gate"), LearnedGate):
+        cli_gate.print_k_note(
+            learned,
+            args.k,
+            judged_features(
+                prep, labelled, vecs, learned["gate"], args.k, gate_params(args).radius, retriever
+            ),
+        )
     ev = evaluate(
         prep,
         labelled,

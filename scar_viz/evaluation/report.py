@@ -17,7 +17,7 @@ from scar_viz.evaluation.run_json import rounded, run_json
 from scar_viz.evaluation.significance import Comparison
 from scar_viz.evaluation.transfer import BarTransfer
 from scar_viz.evaluation.tune import GridPoint, TuneCheck
-from scar_viz.fmt import EMPTY_CELL, change
+from scar_viz.fmt import EMPTY_CELL, compared
 from scar_viz.queries.gold import GoldQuery
 from scar_viz.queries.reading import QueryIssue
 
@@ -48,27 +48,31 @@ def points(ours: float, theirs: float) -> str:
 
 
 def chunk_sentence(ev: Evaluation, target: str = "scar", baseline: str = "window1") -> str:
-    """ "SCAR against window ±1: chunks −30%, recall −2.9 points over all queries (chunks
-    −41%, recall +0.0 points on the fragmented ones)." — the chunk change always beside the
-    recall change; "" when either policy did not run; a subset without queries shows "—"."""
+    """ "SCAR: **30.0% fewer chunks than window ±1**, recall **−2.9 points** over all queries
+    (on the fragmented ones: 41.0% fewer chunks than window ±1, recall +0.0 points)." — the chunk
+    change (:func:`scar_viz.fmt.compared`) always beside the recall change; "" when either
+    policy did not run; a subset without queries shows "—"."""
     names = ran(ev)
     if target not in names or baseline not in names:
         return ""
+    other = "window ±1" if baseline == "window1" else baseline
 
     def rel(subset: str) -> tuple[str, str]:
         ours = ev.policies[target].summaries[subset]
         theirs = ev.policies[baseline].summaries[subset]
         if not ours.n:
             return EMPTY_CELL, EMPTY_CELL
-        return change(ours.mean_chunks, theirs.mean_chunks, 1), points(ours.recall, theirs.recall)
+        return (
+            compared(ours.mean_chunks, theirs.mean_chunks, "chunks", other, 1),
+            points(ours.recall, theirs.recall),
+        )
 
     label = "SCAR" if target == "scar" else target
-    other = "window ±1" if baseline == "window1" else baseline
     chunks, recall = rel("all")
     f_chunks, f_recall = rel("fragmented")
     return (
-        f"{label} against {other}: chunks **{chunks}**, recall **{recall}** over all queries "
-        f"(chunks {f_chunks}, recall {f_recall} on the fragmented ones)."
+        f"{label}: **{chunks}**, recall **{recall}** over all queries (on the fragmented ones: "
+        f"{f_chunks}, recall {f_recall})."
     )
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz.edges import bounds
+from scar_viz.fmt import decides, decisive_digits
 from scar_viz.scoring.learned.select import LearnedDecision
 from scar_viz.scoring.scar import Decision, Selection
 
@@ -17,23 +18,55 @@ class Explanation:
     sentence: str
 
 
+def shown_digits(d: Decision, least: int = 3) -> int:
+    """Decimals at which ``d``'s printed numbers decide it: S against the bar as printed, S and
+    the bar worked out from the printed cos(q,n), b(c,n), lex(q,n) and cos(q,c), and what the
+    sentence compares (cos(q,n) against the bar for a rejection, the margin against μ·lex(q,n)
+    for an admission with μ > 0) all reach the gate's verdict: 3 unless the margin is thinner
+    (:func:`scar_viz.fmt.decisive_digits`)."""
+
+    def check(digits: int) -> bool:
+        parts = (
+            round(d.cos_qn, digits)
+            - d.lam * round(d.penalty, digits)
+            + (d.mu * round(d.lex_qn, digits) if d.mu else 0.0)
+        )
+        bar = d.tau * round(d.cos_qc, digits)
+        said = True
+        if d.outcome == "rejected":
+            relevant = d.blocked_by == "penalty"
+            said = decides(relevant, d.cos_qn + d.lexical_term, d.bar, digits)
+        elif d.outcome == "admitted" and d.mu:
+            said = decides(d.margin > d.lexical_term, d.margin, d.lexical_term, digits)
+        return decides(d.passes, d.score, d.bar, digits) and (parts > bar) == d.passes and said
+
+    return decisive_digits(check, least)
+
+
 def explain_decision(d: Decision) -> Explanation:
-    """The gate with this decision's numbers filled in, and one sentence saying why."""
+    """The gate with this decision's numbers filled in, and one sentence saying why; the
+    numbers carry as many decimals as the verdict needs to follow from them
+    (:func:`shown_digits`)."""
     relation = ">" if d.passes else r"\le"
+    g = shown_digits(d)
+
+    def f(x: float) -> str:
+        return f"{x:.{g}f}"
+
     lexical = (
-        rf" + \underbrace{{{d.mu:.2f}}}_{{\mu}}\cdot"
-        rf"\underbrace{{{d.lex_qn:.3f}}}_{{\mathrm{{lex}}(q,n)}}"
+        rf" + \underbrace{{{d.mu:g}}}_{{\mu}}\cdot"
+        rf"\underbrace{{{f(d.lex_qn)}}}_{{\mathrm{{lex}}(q,n)}}"
         if d.mu
         else ""
     )
     latex = (
         r"\begin{aligned}"
-        rf"S &= \underbrace{{{d.cos_qn:.3f}}}_{{\cos(q,n_{{{d.neighbour}}})}}"
-        rf" - \underbrace{{{d.lam:.2f}}}_{{\lambda}}\cdot"
-        rf"\underbrace{{{d.penalty:.3f}}}_{{b(c_{{{d.chunk}}},n)}}{lexical} = {d.score:.3f}\\"
-        rf"\text{{bar}} &= \underbrace{{{d.tau:.2f}}}_{{\tau}}\cdot"
-        rf"\underbrace{{{d.cos_qc:.3f}}}_{{\cos(q,c_{{{d.chunk}}})}} = {d.bar:.3f}\\"
-        rf"S &{relation} \text{{bar}} \quad(\text{{margin }} {d.margin:+.3f})"
+        rf"S &= \underbrace{{{f(d.cos_qn)}}}_{{\cos(q,n_{{{d.neighbour}}})}}"
+        rf" - \underbrace{{{d.lam:g}}}_{{\lambda}}\cdot"
+        rf"\underbrace{{{f(d.penalty)}}}_{{b(c_{{{d.chunk}}},n)}}{lexical} = {f(d.score)}\\"
+        rf"\text{{bar}} &= \underbrace{{{d.tau:g}}}_{{\tau}}\cdot"
+        rf"\underbrace{{{f(d.cos_qc)}}}_{{\cos(q,c_{{{d.chunk}}})}} = {f(d.bar)}\\"
+        rf"S &{relation} \text{{bar}} \quad(\text{{margin }} {d.margin:+.{g}f})"
         r"\end{aligned}"
     )
     if d.outcome == "retrieved":
@@ -42,21 +75,21 @@ def explain_decision(d: Decision) -> Explanation:
             "(counted once) and expansion continues past it."
         )
     elif d.outcome == "admitted":
-        sentence = f"Admitted: chunk {d.neighbour}'s score clears the bar by {d.margin:.3f}."
+        sentence = f"Admitted: chunk {d.neighbour}'s score clears the bar by {f(d.margin)}."
         if d.mu:
-            sentence += f" The question's words add μ·lex(q,n) = {d.lexical_term:.3f}" + (
+            sentence += f" The question's words add μ·lex(q,n) = {f(d.lexical_term)}" + (
                 " — without them it would be rejected." if d.margin <= d.lexical_term else "."
             )
     elif d.blocked_by == "relevance":
-        with_words = f" plus μ·lex(q,n) = {d.lexical_term:.3f}" if d.mu else ""
+        with_words = f" plus μ·lex(q,n) = {f(d.lexical_term)}" if d.mu else ""
         sentence = (
-            f"Rejected by relevance: even with no penalty, cos(q,n) = {d.cos_qn:.3f}"
-            f"{with_words} does not clear the bar {d.bar:.3f}."
+            f"Rejected by relevance: even with no penalty, cos(q,n) = {f(d.cos_qn)}"
+            f"{with_words} does not clear the bar {f(d.bar)}."
         )
     else:
         sentence = (
-            f"Rejected by the boundary penalty: cos(q,n) = {d.cos_qn:.3f} clears the bar, "
-            f"but λ·b = {d.lam * d.penalty:.3f} pulls S down to {d.score:.3f}. "
+            f"Rejected by the boundary penalty: cos(q,n) = {f(d.cos_qn)} clears the bar "
+            f"{f(d.bar)}, but λ·b = {f(d.lam * d.penalty)} pulls S down to {f(d.score)}. "
             "The text changes topic across this boundary."
         )
     return Explanation(latex, sentence)

@@ -13,7 +13,7 @@ import numpy as np
 
 from scar_viz.chunking.base import Chunk
 from scar_viz.embeddings.vectors import normalize
-from scar_viz.fmt import percent
+from scar_viz.fmt import decides, decisive_digits, percent
 from scar_viz.scoring.params import DEFAULT_K, DEFAULT_LAM, DEFAULT_TAU, GateParams
 from scar_viz.scoring.scar import Decision, select_from_sims
 
@@ -280,6 +280,29 @@ def scale_caption(demo: ScaleDemo) -> str:
     return " ".join((now, spread, offset, advice))
 
 
+def _listed(demo: ScaleDemo, changed_only: bool) -> tuple[ScaleDemoRow, ...]:
+    if not changed_only:
+        return demo.rows
+    return tuple(r for r in demo.rows if r.relative2 != r.model1 or r.absolute2 != r.model1)
+
+
+def scale_digits(demo: ScaleDemo, changed_only: bool = True) -> int:
+    """Decimals at which step 4's table (:func:`scale_rows`) decides each of its verdicts from
+    the digits it shows: S against bar (model 1), S′ against bar′ (relative) and S′ against θ
+    (absolute); 3 unless a row is closer than that (:func:`scar_viz.fmt.decisive_digits`)."""
+    rows, theta = _listed(demo, changed_only), demo.theta
+
+    def check(digits: int) -> bool:
+        return all(
+            decides(r.model1, r.score1, r.bar1, digits)
+            and decides(r.relative2, r.score2, r.bar2, digits)
+            and decides(r.absolute2, r.score2, theta, digits)
+            for r in rows
+        )
+
+    return decisive_digits(check)
+
+
 def scale_rows(demo: ScaleDemo, changed_only: bool = True) -> list[dict[str, object]]:
     """Step 4's table: each decision (by default only those one of the bars changes) with its
     numbers on model 1 and model 2 and the three verdicts ("admit" / "reject")."""
@@ -287,19 +310,18 @@ def scale_rows(demo: ScaleDemo, changed_only: bool = True) -> list[dict[str, obj
     def verdict(admit: bool) -> str:
         return "admit" if admit else "reject"
 
-    rows = demo.rows
-    if changed_only:
-        rows = tuple(r for r in rows if r.relative2 != r.model1 or r.absolute2 != r.model1)
+    rows = _listed(demo, changed_only)
+    g = scale_digits(demo, changed_only)
     return [
         {
             "c → n": f"{r.chunk} → {r.neighbour}",
-            "S": round(r.score1, 3),
-            "bar": round(r.bar1, 3),
+            "S": round(r.score1, g),
+            "bar": round(r.bar1, g),
             "model 1": verdict(r.model1),
-            "S′": round(r.score2, 3),
-            "bar′": round(r.bar2, 3),
+            "S′": round(r.score2, g),
+            "bar′": round(r.bar2, g),
             "model 2, relative bar": verdict(r.relative2),
-            f"model 2, absolute θ = {demo.theta:.3f}": verdict(r.absolute2),
+            f"model 2, absolute θ = {demo.theta:.{g}f}": verdict(r.absolute2),
         }
         for r in rows
     ]

@@ -14,6 +14,12 @@ rounds, each on its own question and its own chunk pair, whose answers differ:
 - ``tau``: τ, not λ, decides: cos(q,n) ≤ bar, so no λ ≥ 0 admits n, while a lower τ on the
   grid does.
 
+Every round can be worked out from what its boxes show: each candidate's numbers are printed
+with :data:`SHOWN_DIGITS` decimals, S worked out from them falls on the same side of the
+printed bar as the gate's own S, and the gate's margin |S − bar| is at least
+:data:`MIN_MARGIN` (:func:`decidable`); a setting with a candidate closer than that is never
+picked (the warm-up takes the setting nearest preset A where this holds).
+
 :class:`Answers` records predictions; :func:`score_rounds` scores every revealed round once.
 """
 
@@ -24,7 +30,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from scar_viz.fmt import chunk_list
+from scar_viz.fmt import chunk_list, decides
 from scar_viz.queries.gold import GoldQuery
 from scar_viz.scoring.params import DEFAULT_K, PRESETS, GateParams
 from scar_viz.scoring.scar import Decision, Selection, normalize, select_from_sims
@@ -36,6 +42,11 @@ ROUND_TAUS: tuple[float, ...] = (0.0, 0.1, 0.3, 0.5, 0.8, 1.0, 1.2)
 KINDS = ("warm-up", "penalty", "low-bar", "tau")
 WEAK = 0.5
 """A neighbour is weak when cos(q,n) < WEAK · cos(q,c)."""
+SHOWN_DIGITS = 3
+"""Decimals of the numbers a candidate's box shows (:func:`candidate_label`)."""
+MIN_MARGIN = 0.01
+"""The smallest |S − bar| of a candidate in a round: nearer the bar, rounding the printed
+numbers could tip the comparison a student works out."""
 
 
 @dataclass(frozen=True)
@@ -145,6 +156,33 @@ def score_rounds(rounds: Sequence[LessonRound], answers: Answers) -> LessonScore
 # --- picking rounds from the document's decisions -------------------------------------------
 
 
+def decidable(d: Decision, digits: int = SHOWN_DIGITS, margin: float = MIN_MARGIN) -> bool:
+    """Whether a student can decide ``d`` from its box: S worked out from the printed
+    cos(q,n) and b (``digits`` decimals) at the round's λ lands on the gate's side of the
+    printed bar, and the gate's own margin is at least ``margin``."""
+    worked = round(d.cos_qn, digits) - d.lam * round(d.penalty, digits)
+    return abs(d.margin) >= margin and decides(d.passes, worked, d.bar, digits)
+
+
+def shown_decisions(sel: Selection) -> dict[int, Decision]:
+    """The decision each candidate neighbour's box shows (document order): of a neighbour
+    between two retrieved chunks, the admitting one if any, else the one with the higher
+    score (the one that counts)."""
+    best: dict[int, Decision] = {}
+    for d in sel.decisions:
+        if d.outcome == "retrieved":
+            continue
+        old = best.get(d.neighbour)
+        if old is None or (d.passes, d.score) > (old.passes, old.score):
+            best[d.neighbour] = d
+    return dict(sorted(best.items()))
+
+
+def round_decidable(sel: Selection) -> bool:
+    """Whether every candidate of ``sel`` can be decided from its box (:func:`decidable`)."""
+    return all(decidable(d) for d in shown_decisions(sel).values())
+
+
 def _candidates(sel: Selection) -> tuple[int, ...]:
     return tuple(sorted({d.neighbour for d in sel.decisions if d.outcome != "retrieved"}))
 
@@ -218,13 +256,15 @@ def _scan(q: RoundQuestion, unit: np.ndarray, k: int, lams: Sequence[float], tau
         yield select_from_sims(sims, unit, GateParams(k, lam, tau, 1))
 
 
-def _grid(lams: Sequence[float], taus: Sequence[float]) -> list[tuple[float, float]]:
-    """Grid settings, nearest a preset first (ties: lower λ, then lower τ)."""
-    presets = [(p["lam"], p["tau"]) for p in PRESETS.values()]
+def _grid(
+    lams: Sequence[float], taus: Sequence[float], presets: Sequence[str] = tuple(PRESETS)
+) -> list[tuple[float, float]]:
+    """Grid settings, nearest one of ``presets`` first (ties: lower λ, then lower τ)."""
+    points = [(PRESETS[p]["lam"], PRESETS[p]["tau"]) for p in presets]
 
     def key(point: tuple[float, float]) -> tuple[float, float, float]:
         lam, tau = point
-        return (min(abs(lam - a) + abs(tau - b) for a, b in presets), lam, tau)
+        return (min(abs(lam - a) + abs(tau - b) for a, b in points), lam, tau)
 
     return sorted(((float(a), float(b)) for a in lams for b in taus), key=key)
 
@@ -233,7 +273,7 @@ def _find(kind: str, q: RoundQuestion, unit, k, lams, taus, taken, pairs) -> Les
     gold = set(q.gold)
     for sel in _scan(q, unit, k, lams, taus):
         answer = tuple(sel.admitted)
-        if answer in taken:
+        if answer in taken or not round_decidable(sel):
             continue
         for d in sel.decisions:
             if (d.chunk, d.neighbour) in pairs:
@@ -277,9 +317,8 @@ def pick_rounds(
         return ()
     first = next((q for q in questions if q.id == lesson_id), questions[0])
     ordered = [first, *(q for q in questions if q is not first)]
-    preset = PRESETS["A"]
     sims = unit @ first.vector
-    warm_sel = select_from_sims(sims, unit, GateParams(k, preset["lam"], preset["tau"], 1))
+    warm_sel = _warm_up(sims, unit, k, lams, taus)
     pool = [d for d in warm_sel.decisions if d.outcome != "retrieved"]
     focus = next((d for d in pool if d.passes), pool[0] if pool else None)
     warm = _round("warm-up", first, warm_sel, k, focus, _reason("warm-up", focus) if focus else "")
@@ -305,6 +344,21 @@ def pick_rounds(
     return tuple(rounds)
 
 
+def _warm_up(sims, unit, k: int, lams: Sequence[float], taus: Sequence[float]) -> Selection:
+    """The warm-up's selection: at preset A, or failing :func:`round_decidable` there, at the
+    nearest grid setting where every candidate can be decided from its box (preset A when
+    none can)."""
+    preset = PRESETS["A"]
+    at_a = select_from_sims(sims, unit, GateParams(k, preset["lam"], preset["tau"], 1))
+    if round_decidable(at_a):
+        return at_a
+    for lam, tau in _grid(lams, taus, ("A",)):
+        sel = select_from_sims(sims, unit, GateParams(k, lam, tau, 1))
+        if round_decidable(sel):
+            return sel
+    return at_a
+
+
 def round_questions(
     gold_queries: Sequence[GoldQuery], vectors: np.ndarray
 ) -> tuple[RoundQuestion, ...]:
@@ -321,11 +375,13 @@ def round_questions(
 
 
 def candidate_label(d: Decision) -> str:
-    """A checkbox label with every number the gate reads: cos(q,n), b = 1 − cos(c,n) and the
-    bar τ·cos(q,c): ``"chunk 15 (next to 16) · cos(q,n) 0.42 · b 0.31 · bar 0.06"``."""
+    """A checkbox label with every number the gate reads, to :data:`SHOWN_DIGITS` decimals:
+    cos(q,n), b = 1 − cos(c,n) and the bar τ·cos(q,c):
+    ``"chunk 15 (next to 16) · cos(q,n) 0.423 · b 0.312 · bar 0.061"``."""
+    g = SHOWN_DIGITS
     return (
-        f"chunk {d.neighbour} (next to {d.chunk}) · cos(q,n) {d.cos_qn:.2f} · "
-        f"b {d.penalty:.2f} · bar {d.bar:.2f}"
+        f"chunk {d.neighbour} (next to {d.chunk}) · cos(q,n) {d.cos_qn:.{g}f} · "
+        f"b {d.penalty:.{g}f} · bar {d.bar:.{g}f}"
     )
 
 
@@ -337,16 +393,8 @@ def round_selection(unit: np.ndarray, question: RoundQuestion, rnd: LessonRound)
 
 def candidate_labels(sel: Selection) -> dict[int, str]:
     """Each candidate neighbour (document order) -> its checkbox label
-    (:func:`candidate_label`). A neighbour between two retrieved chunks is labelled with the
-    decision that counts: the admitting one if any, else the one with the higher score."""
-    best: dict[int, Decision] = {}
-    for d in sel.decisions:
-        if d.outcome == "retrieved":
-            continue
-        old = best.get(d.neighbour)
-        if old is None or (d.passes, d.score) > (old.passes, old.score):
-            best[d.neighbour] = d
-    return {n: candidate_label(best[n]) for n in sorted(best)}
+    (:func:`candidate_label`) of the decision that counts (:func:`shown_decisions`)."""
+    return {n: candidate_label(d) for n, d in shown_decisions(sel).items()}
 
 
 def round_title(index: int, rnd: LessonRound) -> str:

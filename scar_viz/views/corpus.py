@@ -10,6 +10,10 @@ For the small multiples, :meth:`CorpusView.file_overview` gives one file's chunk
 :class:`~scar_viz.views.focus.Overview` (cos(q, c), retrieved rank, mark) and
 :attr:`CorpusView.scale` the one similarity scale every row shares.
 
+Before any question (:func:`loaded_view`) the same view says what was loaded: per file its
+chunks and characters (and the query set's counts), files in corpus order, each chunk's value
+its length in characters (``measure``), so the small multiples show where the files were cut.
+
 Everything is vectorised over ``doc_of`` (``np.bincount``, ``np.maximum.reduceat``): a
 1,000-file, 50,000-chunk corpus costs a few milliseconds.
 """
@@ -17,15 +21,19 @@ Everything is vectorised over ``doc_of`` (``np.bincount``, ``np.maximum.reduceat
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from scar_viz.documents.reading import Document
 from scar_viz.edges import chunk_files
 from scar_viz.queries.gold import GoldQuery
+from scar_viz.scoring.params import DEFAULT_PARAMS
 from scar_viz.scoring.scar import Selection
 from scar_viz.views.focus import Overview, overview_data
+
+QUESTION_MEASURE = "cos(q,c)"
+LENGTH_MEASURE = "characters"
 
 
 @dataclass(frozen=True)
@@ -83,6 +91,14 @@ class CorpusView:
     fragmented: np.ndarray | None  # (D,) int64, or None without a query set
     order: np.ndarray  # (D,) int64
     overview: Overview
+    measure: str = QUESTION_MEASURE
+    """What each chunk's value in :attr:`overview` is: cos(q, c), or (no question yet) its
+    length in characters."""
+
+    @property
+    def asked(self) -> bool:
+        """Whether the view is of a question (else of what was loaded: :func:`loaded_view`)."""
+        return self.measure == QUESTION_MEASURE
 
     @property
     def n_files(self) -> int:
@@ -95,11 +111,12 @@ class CorpusView:
 
     @property
     def scale(self) -> tuple[float, float]:
-        """(zmin, zmax): the one similarity scale of every file's row (as the overview's)."""
+        """(zmin, zmax): the one scale of every file's row (the overview's similarity scale;
+        0 to the longest chunk before a question)."""
         sims = self.overview.sims
         if not len(sims):
             return 0.0, 1.0
-        return float(min(0.0, sims.min())), float(sims.max())
+        return float(min(0.0, sims.min())), float(max(sims.max(), 1e-9))
 
     def row(self, d: int) -> FileRow:
         """File ``d``'s :class:`FileRow`."""
@@ -128,13 +145,15 @@ class CorpusView:
             "file": np.asarray(self.paths, dtype=object)[o],
             "chunks": self.counts[o],
             "characters": self.characters[o],
-            "retrieved": self.retrieved[o],
-            "admitted": self.admitted[o],
         }
+        if self.asked:
+            cols["retrieved"] = self.retrieved[o]
+            cols["admitted"] = self.admitted[o]
         if self.queries is not None and self.fragmented is not None:
             cols["queries"] = self.queries[o]
             cols["fragmented queries"] = self.fragmented[o]
-        cols["best cos(q,c)"] = self.best[o]
+        if self.asked:
+            cols["best cos(q,c)"] = self.best[o]
         return cols
 
     def file_overview(self, d: int) -> Overview:
@@ -236,4 +255,33 @@ def corpus_view(
         fragmented,
         order,
         overview_data(sims, selection),
+    )
+
+
+def loaded_view(
+    document: Document,
+    doc_of: np.ndarray | None,
+    chunks: Sequence,
+    gold: Sequence[GoldQuery] | None = None,
+) -> CorpusView:
+    """The :class:`CorpusView` of what was loaded, before any question: per file its chunks,
+    characters (and ``gold``'s query counts), in corpus order; each chunk's value its length
+    in characters (``measure`` :data:`LENGTH_MEASURE`), nothing retrieved.
+
+    Args:
+        document: the corpus; ``doc_of`` (N,) the file of each chunk; ``chunks`` its chunks
+            (anything with ``start`` and ``end``).
+    """
+    lengths = np.array([c.end - c.start for c in chunks], dtype=np.float64)
+    n = len(lengths)
+    none: Selection = Selection([], [], [], (), lengths, DEFAULT_PARAMS)
+    view = corpus_view(document, doc_of, lengths, none, gold)
+    files = view.n_files
+    return replace(
+        view,
+        best=np.full(files, np.nan),
+        best_chunk=np.full(files, -1, dtype=np.int64),
+        order=np.arange(files, dtype=np.int64),
+        overview=Overview(lengths, np.zeros(n, dtype=np.int32), np.zeros(n, dtype=np.int8)),
+        measure=LENGTH_MEASURE,
     )

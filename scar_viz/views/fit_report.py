@@ -1,7 +1,8 @@
 """What the "Fit a gate" page computes: fit a learned gate on a query set (or on the tune half
 of the two-set split, so the check half stays honest), its recall-vs-chunks curve as p varies
-on each half, SCAR's λ×τ front and the baselines on the same queries, and reading a picked
-chart point back as p.
+— cross-validated when it is fitted on the whole set, as the verdict is, with the in-sample
+curve beside it, labelled so — SCAR's λ×τ front and the baselines on the same queries, and
+reading a picked chart point back as p.
 """
 
 from __future__ import annotations
@@ -11,18 +12,30 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from scar_viz.errors import SettingsError
 from scar_viz.evaluation import candidates_for
 from scar_viz.evaluation.best_point import window_baseline, window_per_query
 from scar_viz.evaluation.by_file import Rows, curve_file_rows
-from scar_viz.evaluation.learned import fit_gate_on, p_curve_on
+from scar_viz.evaluation.folds import DEFAULT_FOLDS, DEFAULT_REPEATS
+from scar_viz.evaluation.learned import (
+    crossval_p_curve,
+    fit_gate_on,
+    p_curve_on,
+)
 from scar_viz.queries.gold import GoldQuery, split_alternate
 from scar_viz.retrieval import DENSE, Retriever
-from scar_viz.scoring.learned import DEFAULT_L2, LearnedGate, PCurve
+from scar_viz.scoring.learned import DEFAULT_L2, FitError, LearnedGate, PCurve
 from scar_viz.scoring.params import DEFAULT_RADIUS, PRESETS
 from scar_viz.scoring.sweep import LAMS, TAUS, SweepResult, pareto_frontier, sweep
 
 FIT_ON = {"all": "the whole query set", "tune": "the tune half (check half held out)"}
 """Where the gate is fitted: the page's choices."""
+FEATURE_CHOICES = {
+    "base": "five features (cosines, rank, side)",
+    "lexical": "+ the question's words (lex(q,n), lex(q,c), new(q,c,n))",
+}
+"""The gate's feature sets (:data:`scar_viz.scoring.learned.features.FEATURE_SETS`) in words."""
+CROSSVAL = f"{DEFAULT_FOLDS} folds × {DEFAULT_REPEATS} repeats"
 
 
 @dataclass(frozen=True)
@@ -61,17 +74,39 @@ def halves(queries: Sequence[GoldQuery], vecs: np.ndarray, on: str) -> tuple[Hal
 
 @dataclass(frozen=True)
 class FitReport:
-    """The fitted gate, the parts of the set (the first is the one fitted on) and the gate's
-    p-curve on each part."""
+    """The fitted gate, the parts of the set (the first is the one fitted on), the gate's
+    p-curve on each part, and — fitted on the whole set — its cross-validated curve
+    (``crossval``; None with ``crossval_note`` saying why when it cannot be had)."""
 
     gate: LearnedGate
     parts: tuple[Half, ...]
     curves: dict[str, PCurve]
+    crossval: PCurve | None = None
+    crossval_note: str = ""
 
     @property
     def shown(self) -> Half:
         """The part the chart shows: the check half when there is one (honest), else all."""
         return self.parts[-1]
+
+    @property
+    def headline(self) -> tuple[str, PCurve]:
+        """(label, curve) the chart leads with, never an in-sample curve when a held-out one
+        exists: the check half's when fitted on the tune half; else the cross-validated one;
+        else (too few queries to cross-validate) the in-sample one, labelled so."""
+        if len(self.parts) > 1:
+            return "learned gate on the check half (held out)", self.curves[self.shown.name]
+        if self.crossval is not None:
+            return f"learned gate, cross-validated ({CROSSVAL})", self.crossval
+        return "learned gate, in sample (read on the queries it was fitted on)", self.curves["all"]
+
+    @property
+    def in_sample(self) -> PCurve | None:
+        """The curve of the gate on the very queries it was fitted on, when the headline is
+        held out (drawn beside it, labelled in sample); None otherwise."""
+        if len(self.parts) == 1 and self.crossval is not None:
+            return self.curves["all"]
+        return None
 
 
 def fit_report(
@@ -83,20 +118,38 @@ def fit_report(
     on: str = "all",
     l2: float = DEFAULT_L2,
     retriever: Retriever = DENSE,
+    features: str = "base",
 ) -> FitReport:
-    """Fit on ``halves(queries, vecs, on)[0]`` and trace the p-curve on every part.
+    """Fit on ``halves(queries, vecs, on)[0]`` with ``features`` (base | lexical) and trace
+    the p-curve on every part; fitted on all the queries, the curve is also cross-validated
+    (:func:`~scar_viz.evaluation.learned.crossval_p_curve`) when the set allows it.
 
     Raises:
         FitError: when the fitting part has no positive or no negative candidate.
     """
     parts = halves(queries, vecs, on)
     fit = parts[0]
-    gate = fit_gate_on(prep, fit.queries, fit.vecs, k, radius=radius, l2=l2, retriever=retriever)
+    gate = fit_gate_on(
+        prep, fit.queries, fit.vecs, k, radius=radius, l2=l2, retriever=retriever,
+        features=features,
+    )  # fmt: skip
     curves = {
         h.name: p_curve_on(prep, h.queries, h.vecs, gate, k, radius, retriever=retriever)
         for h in parts
     }
-    return FitReport(gate, parts, curves)
+    crossval, note = None, ""
+    if on == "all":
+        try:
+            crossval = crossval_p_curve(
+                prep, fit.queries, fit.vecs, k, radius, l2=l2, features=features,
+                retriever=retriever,
+            )  # fmt: skip
+        except (SettingsError, FitError) as exc:
+            note = (
+                f"Not cross-validated ({exc}); the curve is in sample: read on the queries "
+                "the gate was fitted on, so better than the gate will do on new questions."
+            )
+    return FitReport(gate, parts, curves, crossval, note)
 
 
 @dataclass(frozen=True)
@@ -138,15 +191,23 @@ def scar_front(
 
 
 def half_rows(report: FitReport, p: float) -> list[dict[str, object]]:
-    """One row per part at the grid p nearest ``p``: queries, recall, mean chunks."""
+    """One row per curve at the grid p nearest ``p``: queries, recall, mean chunks — the part
+    fitted on (in sample), the held-out part, and the cross-validated reading of the set."""
+    named = [
+        (h.name + (" (fitted on: in sample)" if h is report.parts[0] else " (held out)"),
+         len(h.queries), report.curves[h.name])
+        for h in report.parts
+    ]  # fmt: skip
+    if report.crossval is not None:
+        named.append((f"all (cross-validated, {CROSSVAL})", len(report.parts[0].queries),
+                      report.crossval))  # fmt: skip
     rows = []
-    for h in report.parts:
-        curve = report.curves[h.name]
+    for name, n, curve in named:
         i = curve.nearest(p)
         rows.append(
             {
-                "part": h.name + (" (fitted on)" if h is report.parts[0] else " (held out)"),
-                "queries": len(h.queries),
+                "part": name,
+                "queries": n,
                 "p": float(curve.ps[i]),
                 "recall": float(curve.recall[i]),
                 "mean chunks": float(curve.mean_chunks[i]),
@@ -157,12 +218,11 @@ def half_rows(report: FitReport, p: float) -> list[dict[str, object]]:
 
 def held_out_file_rows(report: FitReport, front: ScarFront, p: float) -> Rows:
     """Window ±1 and the learned gate (at the grid p nearest ``p``) by file, on the part the
-    chart shows (:attr:`FitReport.shown`, ``front`` being SCAR's front on it); empty on a
-    single document."""
+    chart shows (:attr:`FitReport.shown`, ``front`` being SCAR's front on it) under its
+    headline curve (held out where there is one); empty on a single document."""
     if front.window is None:
         return []
-    shown = report.shown
-    return curve_file_rows(shown.queries, report.curves[shown.name], p, front.window)
+    return curve_file_rows(report.shown.queries, report.headline[1], p, front.window)
 
 
 def curve_options(curve: PCurve) -> list[tuple[float, float, float]]:

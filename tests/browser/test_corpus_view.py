@@ -87,6 +87,54 @@ def _open_corpus(page, tmp_path) -> Document:
     return join_documents([document_from_text(p, t) for p, t in FILES.items()])
 
 
+def test_after_a_zip_upload_the_corpus_shows_before_any_question(
+    app, chromium, artifacts, tmp_path
+):
+    page = chromium.new_context(viewport={"width": 1400, "height": 1600}).new_page()
+    page.goto(app.url + "/")
+    wait_for_app_run(page)
+    corpus = _open_corpus(page, tmp_path)
+    paths = _corpus_paths(corpus)
+    body = page.inner_text("body")
+    assert "Traceback" not in body
+    assert f"Loaded: {len(FILES)} files, {len(paths)} chunks" in body
+
+    # the table: every file with its chunks and characters, in corpus order
+    table = page.locator(".st-key-corpus_table [data-testid=stDataFrame]")
+    table.wait_for()
+    cells = table.locator("[role=gridcell]").all_inner_texts()
+    for part in corpus.parts:
+        assert part.path in cells, (part.path, cells[:20])
+        i = cells.index(part.path)
+        assert cells[i + 1] == str(paths.count(part.path))  # its chunks
+        assert cells[i + 2].replace(",", "") == str(part.end - part.start)  # its characters
+    headers = table.locator("[role=columnheader]").all_inner_texts()
+    assert not any("retrieved" in h or "cos" in h for h in headers), headers
+
+    # the small multiples: one row per file, coloured by chunk length
+    chart = page.locator(".st-key-corpus_chart .js-plotly-plot")
+    chart.wait_for()
+    drawn = chart.evaluate(
+        "p => ({rows: p.data.filter(t => t.type === 'heatmap').map(t => t.name),"
+        " colour: p.layout.coloraxis.colorbar.title.text})"
+    )
+    assert sorted(drawn["rows"]) == sorted(FILES), drawn
+    assert drawn["colour"] == "characters"
+
+    # the question box sits above the corpus
+    question = page.get_by_label("Question", exact=True).bounding_box()
+    heading = page.get_by_role("heading", name="Corpus").bounding_box()
+    assert question is not None and heading is not None
+    assert question["y"] < heading["y"]
+    page.screenshot(path=str(artifacts / "browser-corpus-loaded.png"), full_page=True)
+
+    # a question turns the same view into its hits
+    ask(page, QUESTION)
+    settle(page)
+    assert "hits fall in" in page.inner_text("body")
+    page.context.close()
+
+
 def test_table_then_a_mark_opens_its_file_in_the_focus_rows(app, chromium, artifacts, tmp_path):
     page = chromium.new_context(viewport={"width": 1400, "height": 2000}).new_page()
     page.goto(app.url + "/")

@@ -214,16 +214,26 @@ def test_on_one_document_the_rows_name_the_documents_edges(harness, page):
     assert set(chips) == {"document end", "document start"}  # rows within r of either edge
 
 
+GAP_PX = 3
+"""Labels keep this far apart (``LABEL_GAP`` in ui/gate_panel.js): they never touch."""
+
+
 def _labels_inside_and_apart(view) -> None:
-    """Decision-plane labels lie inside the frame (never clipped at the top) and never overlap."""
+    """Decision-plane labels lie inside the frame (never clipped at the top), and never
+    overlap nor touch: at least :data:`GAP_PX` between any two (boxes as wide as the canvas
+    measures each label's text)."""
     boxes, frame = view["labelBoxes"], view["frame"]
     assert view["points"] > 0 and boxes
+    g = GAP_PX
     for i, a in enumerate(boxes):
         assert frame["x0"] <= a["x0"] < a["x1"] <= frame["x1"]
         assert frame["y0"] <= a["y0"] < a["y1"] <= frame["y1"]
         for b in boxes[i + 1 :]:
             apart = (
-                a["x1"] <= b["x0"] or b["x1"] <= a["x0"] or a["y1"] <= b["y0"] or b["y1"] <= a["y0"]
+                a["x1"] + g <= b["x0"]
+                or b["x1"] + g <= a["x0"]
+                or a["y1"] + g <= b["y0"]
+                or b["y1"] + g <= a["y0"]
             )
             assert apart, (a, b)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
+from scripts.browser_actions import open_sidebar
 from scripts.live_app import settle, wait_for_app_run
 
 
@@ -89,6 +90,7 @@ def test_presenter_mode_shows_full_labels(live_app, page, artifacts):
         metric = page.get_by_test_id("stMetric").filter(has_text=label)
         shown = metric.get_by_test_id("stMetricLabel")
         assert shown.evaluate("el => el.scrollWidth <= el.clientWidth + 1"), label
+    open_sidebar(page)  # presenter mode collapses it; its toggle's label must fit too
     for box in page.get_by_test_id("stCheckbox").all():
         assert box.evaluate("el => el.scrollWidth <= el.clientWidth + 1"), box.inner_text()
     page.screenshot(path=str(artifacts / "learn-presenter.png"), full_page=True)

@@ -154,6 +154,52 @@ def test_plane_labels_keep_off_the_gate_line_and_none_goes_missing(font_size, la
     assert not LabelBox(0, mid_x - 5, mid_x + 5, mid_y - 60, mid_y - 50, "", "").crosses(line)
 
 
+@pytest.mark.parametrize(("font_size", "marker", "width"), [(12, 11, None), (20, 18, 760)])
+@pytest.mark.parametrize("seed", range(12))
+def test_plane_figure_labels_keep_apart_at_the_width_it_is_drawn(seed, font_size, marker, width):
+    """Read back from the figure itself: it is drawn at a fixed width, and at that width the
+    boxes of its annotations (each label's text at the placement's character width, where
+    the annotation puts it) keep :data:`LABEL_GAP_PX` apart and off every marker."""
+    from scar_viz.charts.plane import LABEL_GAP_PX, NOMINAL_WIDTH, LabelBox
+
+    rng = np.random.default_rng(seed)
+    vecs = rng.normal(size=(60, 16)) + 0.6 * rng.normal(size=(1, 16))
+    q = vecs[rng.integers(60)] + 0.4 * rng.normal(size=16)
+    lam = float(rng.choice([0.2, 0.5, 1.0]))
+    params = GateParams(int(rng.choice([3, 5, 8])), lam, float(rng.choice([0.1, 0.5])), 2)
+    sel = scar_select(q, vecs, params)
+    fig = decision_plane(sel.decisions, lam, font_size=font_size, marker_size=marker, width=width)
+    layout = fig.layout
+    assert layout.width == (width or NOMINAL_WIDTH)  # fixed: never stretched to a column
+    m = layout.margin
+    plot_w, plot_h = layout.width - m.l - m.r, layout.height - m.t - m.b
+    (xa, xb), (ya, yb) = layout.xaxis.range, layout.yaxis.range
+
+    def px(x, y):
+        return m.l + (x - xa) / (xb - xa) * plot_w, m.t + (yb - y) / (yb - ya) * plot_h
+
+    boxes, points = [], []
+    for trace in fig.data:
+        if trace.mode == "markers":
+            points += [px(x, y) for x, y in zip(trace.x, trace.y, strict=True)]
+    for note in layout.annotations:
+        size = note.font.size
+        w, h = 0.62 * size * len(note.text) + 4, 1.3 * size
+        x, y = px(note.x, note.y)
+        if note.showarrow:
+            cx, cy = x + note.ax, y + note.ay
+        else:
+            cx = x + note.xshift + {"left": w / 2, "right": -w / 2, "center": 0}[note.xanchor]
+            cy = y - note.yshift + {"bottom": -h / 2, "top": h / 2, "middle": 0}[note.yanchor]
+        boxes.append(LabelBox(0, cx - w / 2, cx + w / 2, cy - h / 2, cy + h / 2, "", ""))
+    assert boxes
+    rad = marker / 2 + 1
+    for i, a in enumerate(boxes):
+        assert not any(a.overlaps(b, LABEL_GAP_PX - 0.01) for b in boxes[i + 1 :]), i
+        for x, y in points:
+            assert not a.overlaps(LabelBox(0, x - rad, x + rad, y - rad, y + rad, "", ""), 1.0)
+
+
 def test_plane_without_decisions_still_draws_the_gate():
     fig = validated(decision_plane([], 0.7))
     assert [t.name for t in fig.data] == ["gate y = 0.70·x", "admit region"]

@@ -107,3 +107,19 @@ def test_split_overview_keeps_every_trace_and_aligns_the_axes():
     other = select_from_sims(sims, unit, GateParams(3, 2.0, 1.5, 2))
     _, base2 = split_overview(overview_chart(overview_data(sims, other), focus=5))
     assert base2.to_json() == base.to_json()
+
+
+def test_gold_chunks_get_a_band_in_the_similarity_row():
+    from scar_viz.charts.overview import GOLD_COLOUR, split_overview
+
+    ov, _ = _overview(60)
+    fig = overview_chart(ov, focus=5, gold=[10, 11, 70])  # 70 is past the end: not drawn
+    bands = [s for s in fig.layout.shapes if s.fillcolor == GOLD_COLOUR]
+    assert [(b.x0, b.x1) for b in bands] == [(9.5, 10.5), (10.5, 11.5)]
+    assert all(b.yref == "y domain" and b.y0 == 0 and b.y1 < 0.5 for b in bands)
+    _, base = split_overview(fig)  # the band is drawn with the row, which λ and τ never redraw
+    assert len([s for s in base.layout.shapes if s.fillcolor == GOLD_COLOUR]) == 2
+    assert not [s for s in overview_chart(ov).layout.shapes if s.fillcolor == GOLD_COLOUR]
+    # one file of a corpus: corpus indices
+    part = overview_chart(ov, first=100, gold=[99, 130])
+    assert [s.x0 for s in part.layout.shapes if s.fillcolor == GOLD_COLOUR] == [129.5]

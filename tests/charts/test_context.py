@@ -49,3 +49,17 @@ def test_document_text_and_section_labels_are_escaped():
     out = context_html(chunks, retrieved=[0], admitted=[1])
     assert "<script>" not in out and "<img" not in out and "<b>Part" not in out
     assert "&lt;script&gt;" in out and "&lt;b&gt;Part&lt;/b&gt;" in out
+
+
+def test_gold_chunks_are_outlined_and_missed_ones_named():
+    chunks = overlapping_chunks()
+    out = context_html(chunks, retrieved=[2], admitted=[3], gold=[3, 5])
+    assert re.findall(r'<div class="sv-chunk sv-([\w -]+)">', out) == [
+        "retrieved",
+        "admitted sv-gold",
+    ]
+    assert "chunk 3 · admitted neighbour · ★ gold evidence" in out
+    assert "chunk 2 · retrieved · rank 1 ·" in out and "chunk 2 · retrieved · rank 1 · ★" not in out
+    assert re.findall(r"gold evidence not in this context: ([^<]*)</div>", out) == ["chunk 5"]
+    plain = context_html(chunks, retrieved=[2], admitted=[3])
+    assert "gold" not in plain.split("</style>")[1]  # nothing when the question is not labelled

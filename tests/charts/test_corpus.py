@@ -12,7 +12,7 @@ from scar_viz.charts.overview import clicked_chunk, overview_chart
 from scar_viz.documents.reading import Document, Part
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import normalize, select_from_sims
-from scar_viz.views.corpus import corpus_view
+from scar_viz.views.corpus import LENGTH_MEASURE, corpus_view, loaded_view
 
 HOSTILE = '<img src=x onerror="alert(1)">.md'
 
@@ -86,8 +86,12 @@ def test_file_paths_are_escaped():
     text = pio.to_json(fig)
     assert "<img" not in text
     assert "&lt;img" in text
-    assert row_label("a/" * 40 + "end.md").endswith("end.md")
-    assert len(row_label("a/" * 40 + "end.md")) == 34
+    long = "a/" * 40 + "end.md"
+    assert row_label(long).startswith("a/a/") and row_label(long).endswith("/end.md")
+    assert "…" in row_label(long) and len(row_label(long)) == 34  # cut in the middle
+    assert row_label("<b>/" * 20 + "x.md").count("&lt;b&gt;") >= 2  # cut, then escaped
+    fig = corpus_chart(_view([6, 6], paths=[long, "b.md"])[0])
+    assert long in {t.name for t in fig.data}  # the whole path in the row's hover
 
 
 def test_overview_of_one_file_names_corpus_chunks():
@@ -114,3 +118,28 @@ def test_each_kind_of_mark_is_in_the_legend_once():
     kinds = {"retrieved"} | ({"admitted"} if sel.admitted else set())
     kinds |= {"rejected"} if sel.rejected else set()
     assert sorted(shown) == sorted(kinds)
+
+
+def test_before_a_question_rows_are_coloured_by_chunk_length():
+    files = {"docs/a.md": [100, 250, 40], "docs/deep/b.md": [300, 10]}
+    parts, chunks, pos = [], [], 0
+    for path, lengths in files.items():
+        start = pos
+        for n in lengths:
+            chunks.append(Part(path, pos, pos + n))  # anything with start and end
+            pos += n
+        parts.append(Part(path, start, pos))
+    corpus = Document("corpus", "x" * pos, (), "", parts=tuple(parts))
+    doc_of = np.array([0, 0, 0, 1, 1])
+    view = loaded_view(corpus, doc_of, chunks)
+    fig = corpus_chart(view, min_width=50_000)
+    heat = {t.name: list(t.z[0]) for t in fig.data if t.type == "heatmap"}
+    assert heat["docs/a.md"][:3] == [100, 250, 40]
+    assert heat["docs/deep/b.md"][:2] == [300, 10]
+    assert fig.layout.coloraxis.colorbar.title.text == LENGTH_MEASURE
+    assert fig.layout.coloraxis.cmax == 300
+    assert not [t for t in fig.data if t.name in ("retrieved", "admitted")]
+    hover = {t.hovertemplate for t in fig.data if t.type == "scatter"}
+    assert hover and all("characters = " in h and "cos(q,c)" not in h for h in hover)
+    asked, _, _ = _view([6, 6])
+    assert corpus_chart(asked).layout.coloraxis.colorbar.title.text == "cos(q,c)"

@@ -4,6 +4,7 @@ eval (hashing embedder: no model download)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -200,3 +201,24 @@ def test_select_scar_with_mu(sample_files, capsys):
     assert set(plain["selected"]) <= set(lexical["selected"])
     assert main([*base, "--mu", "-1"]) == 1
     assert "--mu must be 0 or more" in capsys.readouterr().err
+
+
+def test_the_k_note_comes_only_when_k_changes_a_decision(sample_files, hash_gate, tmp_path, capsys):
+    """A gate fitted at k = 4 run at k = 3 judges only ranks it knows: no note. Made to lean
+    on the rank (w = +1 per standard deviation) and run at k = 10, it changes decisions
+    there, and says so with the --k to use."""
+    doc, queries = sample_files
+    gate = LearnedGate.from_json(hash_gate.read_text())
+    assert gate.fitted_on["k"] == 4
+    weights = list(gate.weights)
+    weights[gate.feature_names.index("rank")] = 1.0
+    leaning = tmp_path / "leaning.json"
+    leaning.write_text(replace(gate, weights=tuple(weights)).to_json())
+    base = ["eval", str(doc), str(queries), "--policies", "learned", "--model", "hash"]
+    base += ["--boot", "0", "--json", "--p", "0.05", "--gate"]
+    assert main([*base, str(leaning), "--k", "3"]) == 0
+    assert "fitted with k" not in capsys.readouterr().err
+    assert main([*base, str(leaning), "--k", "10"]) == 0
+    err = capsys.readouterr().err
+    assert "note: The gate was fitted with k = 4; at k = 10" in err, err
+    assert "Run with --k 4" in err

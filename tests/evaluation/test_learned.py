@@ -50,3 +50,49 @@ def test_p_curve_on_matches_the_selection_of_each_query(sample):
     assert curve.query_chunks[0].tolist() == chunks
     assert curve.fragmented.tolist() == [q.fragmented for q in labelled]
     assert np.isfinite(curve.recall).all()
+
+
+@pytest.mark.parametrize(("features", "radius"), [("base", 1), ("lexical", 2)])
+def test_the_crossvalidated_curve_reads_each_query_under_a_gate_not_fitted_on_it(
+    sample, features, radius
+):
+    """Against a reference written out: for every fold of every repeat, fit_gate_on the other
+    folds' queries, p_curve_on each held-out query; each query's figures averaged over the
+    repeats, then over the queries."""
+    from scar_viz.evaluation.folds import assign_folds
+    from scar_viz.evaluation.learned import crossval_p_curve
+
+    prep, labelled, vecs = sample
+    ps = [0.01, 0.05, 0.2, 0.5]
+    curve = crossval_p_curve(
+        prep, labelled, vecs, 4, radius, features=features, ps=ps, folds=3, repeats=2
+    )
+    folds = assign_folds(labelled, 3, 2)
+    recall = np.zeros((len(ps), len(labelled)))
+    chunks = np.zeros_like(recall)
+    for r in range(folds.repeats):
+        for f in range(folds.k):
+            held = np.flatnonzero(folds.fold[r] == f)
+            train = [labelled[i] for i in np.flatnonzero(folds.fold[r] != f)]
+            tv = vecs[np.flatnonzero(folds.fold[r] != f)]
+            gate = fit_gate_on(prep, train, tv, 4, radius=radius, features=features)
+            for i in held:
+                one = p_curve_on(prep, [labelled[i]], vecs[[i]], gate, 4, radius, ps=ps)
+                recall[:, i] += one.query_recall[:, 0] / folds.repeats
+                chunks[:, i] += one.query_chunks[:, 0] / folds.repeats
+    assert np.allclose(curve.query_recall, recall) and np.allclose(curve.query_chunks, chunks)
+    assert np.allclose(curve.recall, recall.mean(axis=1))
+    in_sample = p_curve_on(
+        prep, labelled, vecs, fit_gate_on(prep, labelled, vecs, 4, radius=radius,
+                                          features=features), 4, radius, ps=ps
+    )  # fmt: skip
+    assert not np.allclose(in_sample.query_recall, curve.query_recall)  # another gate per fold
+
+
+def test_crossvalidation_needs_ten_queries(sample):
+    from scar_viz.errors import SettingsError
+    from scar_viz.evaluation.learned import crossval_p_curve
+
+    prep, labelled, vecs = sample
+    with pytest.raises(SettingsError, match="at least 10"):
+        crossval_p_curve(prep, labelled[:9], vecs[:9], 4)

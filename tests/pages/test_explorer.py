@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import html
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -10,11 +12,18 @@ from streamlit.testing.v1 import AppTest
 
 from scar_viz.chunking.config import ChunkingConfig, chunk_doc_of, chunk_document
 from scar_viz.documents import samples
+from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import document_from_text
 from scar_viz.embeddings import text_key
+from scar_viz.fmt import chunk_list, elide_middle
+from scar_viz.queries.reading import parse_queries
 from scar_viz.scoring.scar import DEFAULT_K
+from scar_viz.views.explorer import gold_chunks, labelled_query
 from tests.pages.helpers import alerts, use_endpoint
 from ui import keys
+from ui.corpus_view import PATH_CHARS
+from ui.gate_controls import MU_NOTE
+from ui.intro import LESSON, TERMS
 
 APP = "../../app.py"
 TIMEOUT = 60
@@ -123,6 +132,43 @@ def test_invalid_chunking_shows_message_and_keeps_page(at):
     at.number_input(key="overlap").set_value(60).run()
     assert not at.error
     assert int(metric(at, "Retrieved")) == DEFAULT_K
+
+
+def _sliders(node) -> list[str]:
+    """The keys of the sliders under ``node``, in page order."""
+    if getattr(node, "type", None) == "slider":
+        return [node.key]
+    children = (getattr(node, "children", None) or {}).values()
+    return [k for child in children for k in _sliders(child)]
+
+
+def _rows(node) -> list[list[str]]:
+    """Each row of columns holding sliders: the slider keys of its columns, in page order."""
+    children = list((getattr(node, "children", None) or {}).values())
+    if children and all(getattr(c, "type", None) == "column" for c in children):
+        keys_here = _sliders(node)
+        if keys_here and not any(len(_rows(c)) for c in children):
+            return [keys_here]
+    return [row for c in children for row in _rows(c)]
+
+
+def test_a_newcomer_reads_four_words_and_finds_learn(at):
+    caption = at.caption[0].value  # the page's first lines, above the question
+    for word, text in TERMS:
+        assert f"**{word}**: {text}" in caption
+    assert caption.index("**Chunk**") < caption.index("**Retriever**")
+    assert caption.index("**Boundary penalty**") < caption.index("**The bar**")
+    assert "μ" not in caption  # the extension waits beside its slider
+    (link,) = at.get("page_link")
+    assert link.proto.label == LESSON and link.proto.page == "learn"
+
+
+def test_mu_sits_below_the_four_main_knobs(at):
+    rows = _rows(at.main)
+    assert [keys.K, keys.R, keys.LAM, keys.TAU] in rows
+    assert [keys.MU] in rows
+    assert rows.index([keys.MU]) == rows.index([keys.K, keys.R, keys.LAM, keys.TAU]) + 1
+    assert any(MU_NOTE in c.value for c in at.caption)
 
 
 def test_empty_query_asks_for_one(at):
@@ -489,6 +535,105 @@ def test_a_corpus_shows_its_files_and_the_focused_file(at):
     at.session_state["focus"] = chunk
     at.run()
     assert last in " ".join(h.body for h in at.get("html"))
+
+
+def test_a_corpus_without_a_question_shows_what_was_loaded(at):
+    at.selectbox(key="doc").set_value("kestrel").run()
+    at.text_input(key="q").set_value("").run()
+    assert not at.exception, at.exception
+    assert [c.key for c in at.get("plotly_chart")] == ["corpus_chart"]  # no overview yet
+    table = table_with(at, "characters")
+    corpus = samples.load_sample("kestrel")
+    assert list(table["file"]) == [p.path for p in corpus.parts]  # corpus order
+    assert "retrieved" not in table.columns and "best cos(q,c)" not in table.columns
+    doc_of = chunk_doc_of(corpus, chunk_document(corpus, ChunkingConfig()))
+    assert list(table["chunks"]) == [int((doc_of == d).sum()) for d in range(len(corpus.parts))]
+    assert list(table["characters"]) == [p.end - p.start for p in corpus.parts]
+    assert table["queries"].sum() > 0  # the sample's labelled set is counted already
+    assert any("Loaded: " in c.value for c in at.caption)
+
+
+LONG = "handbooks/<b>operations</b>/chapters/2026/vessels/the-gannet/engine-room/checks.md"
+
+
+def test_a_long_path_is_cut_in_the_middle_with_the_whole_path_on_hover(hash_model):
+    files = [
+        document_from_text(
+            LONG, "# Checks\n\n" + "Check the engine oil before the first crossing. " * 30
+        ),
+        document_from_text("short.md", "# Short\n\n" + "The ramp is lowered at the quay. " * 30),
+    ]
+    corpus = join_documents(files)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state["uploaded"] = (text_key(corpus.text), corpus)
+    at.run()
+    at.selectbox(key="doc").set_value("upload").run()
+    at.text_input(key="q").set_value("When is the engine oil checked?").run()
+    assert not at.exception, at.exception
+    shown = list(table_with(at, "characters")["file"])
+    cut = elide_middle(LONG, PATH_CHARS)
+    assert cut in shown and LONG not in shown and cut.endswith("/checks.md") and "…" in cut
+    opened = next(h.proto.body for h in at.get("html") if "sv-open-file" in h.proto.body)
+    assert f'title="{html.escape(LONG, quote=True)}"' in opened  # the whole path on hover
+    assert "<b>operations" not in opened  # escaped
+
+
+def test_presenter_mode_shows_what_was_loaded_as_a_large_table(hash_model):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["present"] = "true"
+    at.query_params["doc"] = "kestrel"
+    at.run()
+    at.text_input(key="q").set_value("").run()
+    assert not at.exception, at.exception
+    table = next(h.proto.body for h in at.get("html") if "<th>characters</th>" in h.proto.body)
+    assert "<th>retrieved</th>" not in table
+    assert all(html.escape(p.path) in table for p in samples.load_sample("kestrel").parts)
+    assert not [b for b in at.get("button_group") if b.key == keys.CORPUS_PICK]  # no hits yet
+
+
+def test_presenter_mode_shows_each_whole_path_on_hover(hash_model):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["present"] = "true"
+    at.query_params["doc"] = "kestrel"
+    at.run()
+    assert not at.exception, at.exception
+    table = next(h.proto.body for h in at.get("html") if "<th>fragmented</th>" in h.proto.body)
+    corpus = samples.load_sample("kestrel")
+    for part in corpus.parts:
+        assert f'title="{html.escape(part.path, quote=True)}"' in table
+
+
+def test_a_labelled_questions_gold_is_marked_in_the_overview_hits_and_context(at):
+    doc = samples.load_sample()
+    question = at.text_input(key="q").value
+    labelled = labelled_query(parse_queries(samples.sample_queries_text(), doc).queries, question)
+    gold = gold_chunks(labelled, doc, chunk_document(doc, ChunkingConfig()))
+    assert gold  # the sample's first example question is labelled
+    at.slider(key=keys.K).set_value(20).run()  # enough hits to hold some of the gold
+    assert not at.exception, at.exception
+    assert any(
+        f"Gold evidence of this labelled question: {chunk_list(gold)}" in c.value
+        for c in at.caption
+    )
+    # the overview: a gold band under each gold chunk
+    base = next(c for c in at.get("plotly_chart") if c.key == keys.OVERVIEW)
+    bands = [s for s in json.loads(base.proto.spec)["layout"]["shapes"] if s.get("name") == "gold"]
+    assert sorted(b["x0"] + 0.5 for b in bands) == list(gold)
+    # the hits: ★ exactly on the gold ones
+    hits = _hits(at)
+    assert [c in gold for c in hits["chunk"]] == [g == "★" for g in hits["gold"]]
+    assert (hits["gold"] == "★").any()
+    # the context: each gold chunk outlined where it is sent, named where it is missed
+    context = next(h.proto.body for h in at.get("html") if "sv-ctx" in h.proto.body)
+    sent = {int(m) for m in re.findall(r'<div class="sv-head">chunk (\d+) ·', context)}
+    marked = {int(m) for m in re.findall(r"chunk (\d+) · [^<]*★ gold evidence", context)}
+    assert marked == set(gold) & sent
+    missed = re.findall(r"gold evidence not in this context: ([^<]*)</div>", context)
+    assert missed == ([chunk_list(set(gold) - sent)] if set(gold) - sent else [])
+    # an unlabelled question marks nothing
+    at.text_input(key="q").set_value("Where are the life jackets kept?").run()
+    assert "gold" not in _hits(at).columns
+    assert not any("Gold evidence" in c.value for c in at.caption)
 
 
 def _hits(at: AppTest):

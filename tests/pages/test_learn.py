@@ -112,10 +112,18 @@ def test_rounds_answers_differ_and_reasons_show(hash_model):
 
 
 def test_checkbox_labels_show_cos_and_b_in_full(hash_model):
+    """Three decimals, and in every round the printed numbers decide each box: worked out
+    from them, cos(q,n) − λ·b > bar exactly for the chunks the gate admits."""
+    rounds, _ = core_rounds("hash")
     at = learn()
-    labels = [c.label for c in boxes(at, 0).values()]
-    pattern = r"cos\(q,n\) -?\d\.\d\d · b -?\d\.\d\d · bar -?\d\.\d\d$"
-    assert labels and all(re.search(pattern, x) for x in labels)
+    pattern = r"cos\(q,n\) (-?\d\.\d{3}) · b (-?\d\.\d{3}) · bar (-?\d\.\d{3})$"
+    for i, rnd in enumerate(rounds):
+        at.radio(key="l_round").set_value(i).run()
+        shown = {c: box.label for c, box in boxes(at, i).items()}
+        assert shown and all(re.search(pattern, x) for x in shown.values())
+        for c, label in shown.items():
+            cos, b, bar = (float(v) for v in re.search(pattern, label).groups())
+            assert (cos - rnd.lam * b > bar) == (c in rnd.admitted), (i, label)
 
 
 def test_rounds_show_their_own_questions(hash_model):

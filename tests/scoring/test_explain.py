@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -170,3 +172,52 @@ def test_edge_notes_at_a_file_edge_inside_a_corpus():
     assert [m for _, m in edge_notes(sel, n, doc_of) if m.startswith("Chunk")] == [
         "Chunk 0 is retrieved: it has no left neighbour."
     ]
+
+
+LATEX_S = re.compile(r"\}_\{b\(c_\{\d+\},n\)\}(?:.*?)= (-?\d+\.\d+)\\\\")
+LATEX_BAR = re.compile(r"\\text\{bar\} &= .*?= (-?\d+\.\d+)\\\\")
+
+
+def _printed(why) -> tuple[float, float]:
+    """(S, bar) as the explanation's LaTeX prints them."""
+    return float(LATEX_S.search(why.latex).group(1)), float(LATEX_BAR.search(why.latex).group(1))
+
+
+@pytest.mark.parametrize(("outcome", "gap"), [("admitted", 4e-5), ("rejected", -4e-5)])
+def test_a_thin_margin_is_printed_with_the_digits_that_decide_it(outcome, gap):
+    """S 0.00004 above (or below) a bar of 0.43: at three decimals both print 0.430, so the
+    explanation prints as many as it takes to tell them apart."""
+    d = decision(outcome, "penalty" if outcome == "rejected" else "", cos_qn=0.462 + gap,
+                 penalty=0.32, lam=0.1, cos_qc=0.5375, tau=0.8)  # fmt: skip
+    why = explain_decision(d)
+    s, bar = _printed(why)
+    assert (s > bar) == d.passes and s != bar, why.latex
+    assert f"{d.score:.5f}" in why.latex and f"{d.bar:.5f}" in why.latex
+
+
+def test_every_explanation_is_decided_by_its_printed_numbers():
+    """Random gates at slider settings (two decimals): the printed S and bar compare as the
+    gate decided, and the printed parts worked out give the same verdict."""
+    parts = re.compile(
+        r"S &= \\underbrace\{(-?\d+\.\d+)\}.*?\\underbrace\{([\d.]+)\}_\{\\lambda\}\\cdot"
+        r"\\underbrace\{(-?\d+\.\d+)\}.*?\\text\{bar\} &= \\underbrace\{([\d.]+)\}_\{\\tau\}"
+        r"\\cdot\\underbrace\{(-?\d+\.\d+)\}"
+    )
+    seen = 0
+    for seed in range(200):
+        rng = np.random.default_rng(seed)
+        vecs = rng.normal(size=(16, 8)) + 0.6 * rng.normal(size=(1, 8))
+        q = vecs[rng.integers(16)] + 0.4 * rng.normal(size=8)
+        lam, tau = round(float(rng.uniform(0, 2)), 2), round(float(rng.uniform(0, 1.5)), 2)
+        for d in scar_select(q, vecs, GateParams(4, lam, tau, 1)).decisions:
+            if d.outcome == "retrieved":
+                continue
+            why = explain_decision(d)
+            s, bar = _printed(why)
+            assert (s > bar) == d.passes, why.latex
+            cos, lam_shown, b, tau_shown, cos_qc = (
+                float(x) for x in parts.search(why.latex).groups()
+            )
+            assert (cos - lam_shown * b > tau_shown * cos_qc) == d.passes, why.latex
+            seen += 1
+    assert seen > 500

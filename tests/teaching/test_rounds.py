@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from scar_viz.documents import samples
-from scar_viz.embeddings import HashEmbedder
+from scar_viz.embeddings import HashEmbedder, make_embedder
 from scar_viz.pipeline import prepare_document
 from scar_viz.queries.gold import label_queries
 from scar_viz.queries.reading import parse_queries
@@ -120,9 +122,64 @@ def test_candidate_label_shows_cos_and_b(sample_rounds):
     _, _, rounds = sample_rounds
     d = rounds[1].focus
     label = rd.candidate_label(d)
-    assert f"chunk {d.neighbour}" in label and f"{d.cos_qn:.2f}" in label
-    assert f"b {d.penalty:.2f}" in label and f"bar {d.bar:.2f}" in label
-    assert label.endswith(f"· bar {d.bar:.2f}") and len(label) <= 60
+    assert f"chunk {d.neighbour}" in label and f"{d.cos_qn:.3f}" in label
+    assert f"b {d.penalty:.3f}" in label and f"bar {d.bar:.3f}" in label
+    assert label.endswith(f"· bar {d.bar:.3f}") and len(label) <= 64
+
+
+LABEL = re.compile(r"cos\(q,n\) (-?\d+\.\d+) · b (-?\d+\.\d+) · bar (-?\d+\.\d+)$")
+
+
+def _worked_out(label: str, lam: float) -> bool:
+    """What a student concludes from a box: admitted iff cos(q,n) − λ·b > bar, with the
+    numbers as printed."""
+    cos, b, bar = (float(x) for x in LABEL.search(label).groups())
+    return cos - lam * b > bar
+
+
+@pytest.fixture(scope="module", params=["hash", "default"])
+def model_rounds(request):
+    """The lesson's rounds on the sample under the hash embedder and the default model (on
+    which a round once showed 0.46 − 0.1·0.32 = 0.428 < 0.43 and admitted the chunk)."""
+    doc = samples.load_sample()
+    emb = make_embedder(request.param)
+    prep = prepare_document(doc, emb)
+    gold = label_queries(
+        parse_queries(samples.sample_queries_text(), doc.text), doc.text, prep.chunks
+    )
+    questions = rd.round_questions(gold, emb.embed([g.query.query for g in gold]))
+    return prep, questions, rd.pick_rounds(prep.unit, questions, lesson_id="harbor-f-01")
+
+
+def test_every_round_is_decidable_from_the_digits_its_boxes_show(model_rounds):
+    """Each candidate of each round: S worked out from the box's printed numbers falls on the
+    gate's side of the printed bar, with a margin of at least 0.01; and every kind is found."""
+    prep, questions, rounds = model_rounds
+    assert tuple(r.kind for r in rounds) == rd.KINDS
+    by_id = {q.id: q for q in questions}
+    for r in rounds:
+        sel = rd.round_selection(prep.unit, by_id[r.question_id], r)
+        shown = rd.shown_decisions(sel)
+        for n, label in rd.candidate_labels(sel).items():
+            admitted = n in r.admitted
+            assert _worked_out(label, r.lam) == admitted, (r.kind, label, r.lam)
+            assert abs(shown[n].margin) >= rd.MIN_MARGIN, (r.kind, n, shown[n].margin)
+    assert rounds[0].question_id == "harbor-f-01"
+
+
+def test_a_round_too_close_to_call_is_not_decidable():
+    """The issue's box: cos(q,n) 0.46, b 0.32 at λ = 0.1 against a bar 0.43 reads
+    0.46 − 0.032 = 0.428 < 0.43, yet the gate admits (S = 0.4306 > 0.4300)."""
+    from scar_viz.scoring.scar import Decision
+
+    d = Decision(
+        chunk=1, neighbour=2, side="right", distance=1, score=0.4306, bar=0.4300,
+        margin=0.0006, passes=True, outcome="admitted", blocked_by="",
+        cos_qn=0.4626, cos_qc=0.5375, penalty=0.32, lam=0.1, tau=0.8,
+    )  # fmt: skip
+    assert not rd.decidable(d)  # margin 0.0006 < 0.01
+    assert rd.decidable(d, margin=0.0) is True  # three digits: 0.463 − 0.032 = 0.431 > 0.430
+    assert not rd.decidable(d, digits=2, margin=0.0)  # two: 0.46 − 0.032 = 0.428 ≤ 0.43
 
 
 def test_round_selection_and_labels_follow_the_round(sample_rounds):

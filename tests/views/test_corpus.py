@@ -14,7 +14,7 @@ from scar_viz.queries.gold import GoldQuery
 from scar_viz.queries.reading import LabelledQuery
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import normalize, select_from_sims
-from scar_viz.views.corpus import corpus_view
+from scar_viz.views.corpus import LENGTH_MEASURE, corpus_view, loaded_view
 from scar_viz.views.focus import STATUS_RETRIEVED
 
 
@@ -180,3 +180,31 @@ def test_a_thousand_files_equal_a_per_file_loop():
     assert [list(r.as_row().values()) for r in got[:50]] == [
         [columns[name][i] for name in columns] for i in range(50)
     ]
+
+
+def test_loaded_view_says_what_was_loaded_before_a_question():
+    corpus, chunks, doc_of = _corpus()
+    view = loaded_view(corpus, doc_of, chunks)
+    assert not view.asked and view.measure == LENGTH_MEASURE
+    assert list(view.order) == [0, 1, 2]  # corpus order, no hits to sort by
+    assert list(view.counts) == [int(np.sum(doc_of == d)) for d in range(3)]
+    assert view.retrieved.sum() == 0 and view.admitted.sum() == 0
+    # each chunk's value is its length in characters; the scale runs to the longest
+    lengths = [c.end - c.start for c in chunks]
+    assert view.overview.sims.tolist() == lengths
+    assert view.scale == (0.0, float(max(lengths)))
+    part = view.file_overview(1)
+    assert part.sims.tolist() == [lengths[i] for i in np.flatnonzero(doc_of == 1)]
+    columns = view.columns()
+    assert list(columns) == ["file", "chunks", "characters"]  # nothing of a question
+    assert list(columns["file"]) == list(view.paths)
+    assert list(columns["characters"]) == list(view.characters)
+
+
+def test_loaded_view_counts_a_query_sets_files():
+    corpus, chunks, doc_of = _corpus()
+    c = int(np.flatnonzero(doc_of == 2)[0])
+    gold = [_gold("pilot", (c,), "single")]
+    columns = loaded_view(corpus, doc_of, chunks, gold).columns()
+    assert list(columns) == ["file", "chunks", "characters", "queries", "fragmented queries"]
+    assert list(columns["queries"]) == [0, 0, 1]

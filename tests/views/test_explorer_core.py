@@ -25,7 +25,9 @@ from scar_viz.views.explorer import (
     answer_rows,
     chunk_span,
     contexts,
+    gold_chunks,
     known_evidence,
+    labelled_query,
     policy_selection,
     query_sims,
     summarise,
@@ -77,6 +79,22 @@ def test_summary_costs_and_deltas(prep, sims):
     assert [r["policy"] for r in rows] == list(summary.costs)
     assert rows[1]["tokens vs window"] == "0%"  # the window against itself: never "-0%"
     assert "None" not in summary.sentence()
+
+
+@pytest.mark.parametrize(("lam", "tau"), [(0.0, 0.0), (0.5, 0.1), (5.0, 1.0)])
+def test_summary_sentence_writes_changes_as_changes(prep, sims, lam, tau):
+    """Never "sends −30% of the window's tokens" (nor "0% of" when it sends all of them)."""
+    sel = policy_selection("SCAR", sims, prep.unit, GateParams(3, lam, tau, 1))
+    summary = summarise(prep.chunks, sel)
+    text = summary.sentence()
+    ours, base = summary.ours.tokens, summary.base.tokens
+    assert "% of" not in text and "−" not in text
+    if ours == base:
+        assert "SCAR sends the same tokens as window ±1" in text
+    else:
+        word = "fewer" if ours < base else "more"
+        assert f"% {word} tokens than window ±1" in text
+    assert "top-k." in text
 
 
 def test_an_equal_context_has_no_arrow_and_zero_change(prep, sims):
@@ -148,3 +166,23 @@ def test_answer_question_unscored_and_scored(llm_server, prep, sims):
         evidence=(prep.chunks[sel.retrieved[0]].text[:200],),
     )
     assert all("faithfulness" in a.scores and "context_recall" in a.scores for a in scored)
+
+
+def test_gold_chunks_of_a_labelled_question_cover_its_evidence(prep):
+    doc = samples.load_sample()
+    queries = parse_queries(samples.sample_queries_text(), doc).queries
+    first = labelled_query(queries, "  " + queries[0].query.lower() + "\n")
+    assert first is queries[0]
+    assert labelled_query(queries, "a question nobody labelled") is None
+    gold = gold_chunks(first, doc, prep.chunks)
+    assert gold and list(gold) == sorted(gold)
+    for ev in first.evidence:  # every evidence character lies in a gold chunk
+        held = [c for c in gold if prep.chunks[c].start <= ev.start < prep.chunks[c].end]
+        assert held, (ev.start, gold)
+        assert any(prep.chunks[c].start < ev.end <= prep.chunks[c].end for c in gold)
+    # and no gold chunk misses the evidence
+    for c in gold:
+        assert any(
+            prep.chunks[c].start < ev.end and ev.start < prep.chunks[c].end for ev in first.evidence
+        )
+    assert gold_chunks(None, doc, prep.chunks) == ()

@@ -55,7 +55,7 @@ def test_fitting_on_the_tune_half_reports_both_halves(sample_setup):
     assert not np.allclose(full.gate.weights, tune.gate.weights)
     assert tune.gate.fitted_on["n_queries"] == len(tune.parts[0].queries) < len(labelled)
     rows = half_rows(tune, 0.04)
-    assert [r["part"] for r in rows] == ["tune (fitted on)", "check (held out)"]
+    assert [r["part"] for r in rows] == ["tune (fitted on: in sample)", "check (held out)"]
     assert sum(r["queries"] for r in rows) == len(labelled)
     check = tune.curves["check"]
     i = check.nearest(0.04)
@@ -126,3 +126,22 @@ def test_held_out_rows_by_file_on_a_corpus_only(sample_setup):
     window = dict((p[0], p[1:]) for p in front.points)["window ±1"]
     weighted = sum(r["queries"] * r["window1 recall"] for r in rows) / len(shown.queries)
     assert weighted == pytest.approx(window[1])
+
+
+def test_the_headline_is_never_in_sample_when_a_held_out_curve_exists(sample_setup):
+    prep, labelled, vecs = sample_setup
+    full = fit_report(prep, labelled, vecs, k=4)
+    label, curve = full.headline
+    assert "cross-validated" in label and curve is full.crossval
+    assert full.in_sample is full.curves["all"] and full.crossval_note == ""
+    # in sample is never below the cross-validated curve on average: fitting flatters it
+    assert full.in_sample.recall.mean() >= full.crossval.recall.mean() - 0.02
+    tune = fit_report(prep, labelled, vecs, k=4, on="tune")
+    assert tune.headline == ("learned gate on the check half (held out)", tune.curves["check"])
+    assert tune.in_sample is None and tune.crossval is None
+    few = fit_report(prep, labelled[:8], vecs[:8], k=4)
+    label, curve = few.headline
+    assert label.startswith("learned gate, in sample") and curve is few.curves["all"]
+    assert few.in_sample is None and "Not cross-validated" in few.crossval_note
+    lexical = fit_report(prep, labelled, vecs, k=4, features="lexical")
+    assert lexical.gate.uses_lexical and lexical.crossval is not None

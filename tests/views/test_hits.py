@@ -7,7 +7,7 @@ import pytest
 
 from scar_viz.chunking.base import Chunk
 from scar_viz.documents.sections import FRONT_MATTER
-from scar_viz.views.hits import hits
+from scar_viz.views.hits import GOLD_MARK, hits
 
 
 def test_one_row_per_retrieved_chunk_in_rank_order():
@@ -40,3 +40,11 @@ def test_dense_and_bm25_ranks_among_all_chunks():
     assert [r["BM25 rank"] for r in rows] == [3, 4]  # 0 and 3 tie at 2.0; 1 scores 0
     assert rows[0]["BM25"] == 1.0
     assert "dense rank" not in hits(chunks, sims, [2])[0].as_row()
+
+
+def test_gold_hits_are_starred_only_when_the_question_is_labelled():
+    chunks = [Chunk(i, 100 * i, 100 * (i + 1), "x" * 100) for i in range(5)]
+    sims = np.array([0.1, 0.5, 0.7, 0.2, 0.3])
+    rows = [h.as_row() for h in hits(chunks, sims, [2, 1, 4], gold=[1, 3])]
+    assert [r["gold"] for r in rows] == ["", GOLD_MARK, ""]
+    assert "gold" not in hits(chunks, sims, [2, 1])[0].as_row()  # not labelled: no column

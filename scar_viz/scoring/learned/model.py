@@ -294,16 +294,63 @@ def _parse_cached(text: str, name: str) -> LearnedGate:
         raise GateFileError(f"'{name}': {exc}") from None
 
 
-def setting_notes(gate: LearnedGate, model: str, chunking: str, k: int) -> tuple[str, ...]:
-    """Sentences saying where the current setting differs from the one ``gate`` was fitted in.
+def setting_notes(gate: LearnedGate, model: str, chunking: str) -> tuple[str, ...]:
+    """Sentences saying where the current model or chunking differs from the one ``gate`` was
+    fitted in.
 
     The gate still runs; its features are similarities of another model or chunking, so its
-    probabilities are less trustworthy (the pages and the CLI show these as notes).
+    probabilities are less trustworthy (the pages and the CLI show these as notes). A
+    different k is a note only where it changes a decision (:func:`k_note`).
     """
     meta = gate.fitted_on
     notes = []
-    for key, now in (("model", model), ("chunking", chunking), ("k", k)):
+    for key, now in (("model", model), ("chunking", chunking)):
         then = meta.get(key)
         if then is not None and str(then) != str(now):
             notes.append(f"The gate was fitted with {key} {then}; it is used with {now}.")
     return tuple(notes)
+
+
+def fitted_k(gate: LearnedGate) -> int | None:
+    """The k the gate was fitted at (its ``fitted_on``), or None when it does not say."""
+    k = gate.fitted_on.get("k")
+    try:
+        return int(k) if k is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def rank_changes(gate: LearnedGate, features: np.ndarray, p: float) -> int:
+    """How many of the decisions at ``p`` on candidate rows ``features`` ((M, 9), in
+    :data:`ALL_FEATURES` order) a k beyond the gate's fitted k changes.
+
+    A gate fitted at k has seen the rank of c from 0 to k − 1 only. A candidate of a chunk
+    ranked lower is judged on a rank the fit never saw; its decision is changed by that when
+    holding the rank at k − 1, the last one the gate knows, decides it the other way. Used
+    at a k at or below the fitted one, every rank is one the gate knows: nothing changes.
+    """
+    k_fit = fitted_k(gate)
+    rows = np.atleast_2d(np.asarray(features, dtype=np.float64))
+    if k_fit is None or "rank" not in gate.feature_names or not rows.size:
+        return 0
+    rank = ALL_FEATURES.index("rank")
+    beyond = rows[:, rank] > k_fit - 1
+    if not beyond.any():
+        return 0
+    held = rows[beyond].copy()
+    held[:, rank] = k_fit - 1
+    bar = threshold_logit(p)
+    return int(np.sum((gate.scores(rows[beyond]) > bar) != (gate.scores(held) > bar)))
+
+
+def k_note(gate: LearnedGate, k: int, changed: int) -> str:
+    """The note for a k the gate was not fitted at, "" when it changes no decision
+    (``changed``, from :func:`rank_changes`)."""
+    k_fit = fitted_k(gate)
+    if not changed or k_fit is None or k == k_fit:
+        return ""
+    return (
+        f"The gate was fitted with k = {k_fit}; at k = {k} it also judges neighbours of the "
+        f"chunks ranked {k_fit + 1} to {k}, ranks it never saw, and that changes {changed} of "
+        "its decisions here."
+    )

@@ -10,7 +10,7 @@ similarities alone, the contiguity rule being the only brake.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -174,3 +174,13 @@ def learned_select(
         gate=gate,
         p=float(p),
     )
+
+
+def decision_features(decisions: Sequence[LearnedDecision]) -> np.ndarray:
+    """(M, 9) feature rows in :data:`ALL_FEATURES` order (NaN where a decision has none) of
+    the candidates the gate judged (not those already retrieved): what
+    :func:`~scar_viz.scoring.learned.model.rank_changes` reads."""
+    judged = [d for d in decisions if d.outcome != "retrieved"]
+    return np.array(
+        [[d.features.get(f, np.nan) for f in ALL_FEATURES] for d in judged], dtype=np.float64
+    ).reshape(len(judged), len(ALL_FEATURES))

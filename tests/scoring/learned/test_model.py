@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from scar_viz.scoring.learned import (
+    ALL_FEATURES,
     BASE_FEATURES,
     LEXICAL_FEATURES,
     GateFileError,
@@ -16,6 +18,9 @@ from scar_viz.scoring.learned import (
     build_table,
     default_gate,
     fit_gate,
+    fitted_k,
+    k_note,
+    rank_changes,
     resolve_gate,
     setting_notes,
     sigmoid,
@@ -110,9 +115,45 @@ def test_gate_json_is_plain_json():
 def test_setting_notes_name_each_difference():
     gate = default_gate()
     meta = gate.fitted_on
-    assert setting_notes(gate, meta["model"], meta["chunking"], meta["k"]) == ()
-    notes = setting_notes(gate, "hash-256", meta["chunking"], 3)
+    assert setting_notes(gate, meta["model"], meta["chunking"]) == ()
+    notes = setting_notes(gate, "hash-256", "recursive 300/30")
     assert len(notes) == 2
     assert "model" in notes[0] and "hash-256" in notes[0]
-    assert "k 4" in notes[1] and "3" in notes[1]
-    assert setting_notes(LearnedGate.scar(0.5, 0.1), "x", "y", 9) == ()
+    assert "chunking" in notes[1] and "300/30" in notes[1]
+    assert setting_notes(LearnedGate.scar(0.5, 0.1), "x", "y") == ()
+
+
+def _rows(ranks, cos_qn=0.4):
+    """Candidate feature rows (ALL_FEATURES order) differing only in the rank of c."""
+    rows = np.zeros((len(ranks), len(ALL_FEATURES)))
+    rows[:, 0], rows[:, 1], rows[:, 2] = cos_qn, 0.5, 0.6
+    rows[:, ALL_FEATURES.index("rank")] = ranks
+    rows[:, ALL_FEATURES.index("distance")] = 1
+    return rows
+
+
+def test_a_k_at_or_below_the_fitted_one_changes_no_decision():
+    gate = default_gate()
+    k_fit = fitted_k(gate)
+    assert k_fit == 4
+    rows = _rows(np.repeat(np.arange(k_fit), 50), np.linspace(0, 1, 50 * k_fit))
+    assert rank_changes(gate, rows, 0.05) == 0
+    assert k_note(gate, 3, 0) == ""
+
+
+def test_ranks_beyond_the_fit_change_decisions_where_holding_the_rank_flips_them():
+    """A gate whose rank weight is strong: at rank 9 (k = 10) a candidate it would admit at
+    rank 3, the last it knows, is rejected: one changed decision, and the note says so."""
+    base = default_gate()
+    weights = list(base.weights)
+    weights[base.feature_names.index("rank")] = -5.0
+    gate = replace(base, weights=tuple(weights))
+    at_three = gate.scores(_rows([3]))[0]
+    p = float(1 / (1 + np.exp(-(at_three - 0.01))))  # just admits at rank 3
+    assert rank_changes(gate, _rows([3]), p) == 0
+    assert rank_changes(gate, _rows([9, 2, 1]), p) == 1
+    note = k_note(gate, 10, 1)
+    assert "fitted with k = 4" in note and "at k = 10" in note and "ranked 5 to 10" in note
+    assert "changes 1 of its decisions here" in note
+    assert k_note(gate, 4, 3) == ""  # its own k: nothing to say
+    assert rank_changes(LearnedGate.scar(0.5, 0.1), _rows([9]), 0.5) == 0  # no rank feature
