@@ -3,6 +3,8 @@ the local cache; everything else is one message, the same whether the path exist
 
 from __future__ import annotations
 
+import re
+
 import huggingface_hub.constants
 import pytest
 
@@ -36,8 +38,9 @@ def test_an_existing_and_a_missing_path_outside_read_the_same(root, tmp_path):
     (outside / "config.json").write_text("{}")
     existing = refused(str(outside), root)
     missing = refused(str(tmp_path / "no-such-folder"), root)
-    assert existing.replace(str(outside), "X") == missing.replace(
-        str(tmp_path / "no-such-folder"), "X"
+    # the name as typed (shortened when long) is the only difference
+    assert re.sub(r"^The model '[^']*'", "X", existing) == re.sub(
+        r"^The model '[^']*'", "X", missing
     )
     assert existing == refusal(str(outside))
     assert refused("../private", root) == refusal("../private")

@@ -104,7 +104,12 @@ def print_k_note(knobs: dict[str, object], k: int, features) -> None:
     gate = knobs.get("gate")
     if not isinstance(gate, LearnedGate):
         return
-    note = k_note(gate, k, rank_changes(gate, features, float(knobs.get("p", DEFAULT_P))))
+    p = knobs.get("p", DEFAULT_P)
+    note = k_note(
+        gate,
+        k,
+        rank_changes(gate, features, float(p if isinstance(p, (int, float)) else DEFAULT_P)),
+    )
     if note:
         print(f"note: {note} Run with --k {fitted_k(gate)} to use it as fitted.", file=sys.stderr)
 

@@ -314,8 +314,10 @@ def setting_notes(gate: LearnedGate, model: str, chunking: str) -> tuple[str, ..
 def fitted_k(gate: LearnedGate) -> int | None:
     """The k the gate was fitted at (its ``fitted_on``), or None when it does not say."""
     k = gate.fitted_on.get("k")
+    if not isinstance(k, (int, float, str)):
+        return None
     try:
-        return int(k) if k is not None else None
+        return int(k)
     except (TypeError, ValueError):
         return None
 
