@@ -39,6 +39,13 @@ LABEL_CHARS = 34
 path in the row's hover."""
 
 
+def _nice_step(width: int, ticks: int = 8) -> int:
+    """A whole tick step (1, 2, 5 × 10ⁿ) that puts about ``ticks`` ticks on ``width`` positions."""
+    raw = max(width / ticks, 1.0)
+    power = 10 ** int(np.floor(np.log10(raw)))
+    return int(next(m * power for m in (1, 2, 5, 10) if m * power >= raw))
+
+
 def row_label(path: str, chars: int = LABEL_CHARS) -> str:
     """``path`` cut in the middle to ``chars`` characters (:func:`scar_viz.fmt.elide_middle`),
     HTML-escaped."""
@@ -195,6 +202,9 @@ def corpus_spec(
         },
         "xaxis": {
             "range": [-0.5, width - 0.5],
+            "tickformat": "d",  # chunk positions are whole numbers
+            "tick0": 0,
+            "dtick": max(1, _nice_step(width)),
             "showgrid": False,
             "zeroline": False,
             "title": {"text": "chunk position within its file"},

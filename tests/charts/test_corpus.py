@@ -143,3 +143,14 @@ def test_before_a_question_rows_are_coloured_by_chunk_length():
     assert hover and all("characters = " in h and "cos(q,c)" not in h for h in hover)
     asked, _, _ = _view([6, 6])
     assert corpus_chart(asked).layout.coloraxis.colorbar.title.text == "cos(q,c)"
+
+
+def test_chunk_positions_are_ticked_in_whole_steps():
+    for counts in ([4, 3, 2], [60, 5], [900, 40]):
+        view, _, _ = _view(counts)
+        fig = corpus_chart(view)
+        axis = fig.layout.xaxis
+        width = max(counts)
+        assert axis.tickformat == "d"
+        assert axis.dtick >= 1 and float(axis.dtick).is_integer()
+        assert 2 <= width / axis.dtick <= 12 or width < 8, (width, axis.dtick)
