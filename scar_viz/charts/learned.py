@@ -18,7 +18,9 @@ LEARNED = "#7b3294"
 def add_in_sample_curve(fig: go.Figure, curve: PCurve) -> go.Figure:
     """Add the learned gate's in-sample curve (read on the very queries it was fitted on) to
     ``fig``, faint and dashed, named so: beside a held-out curve it shows how much fitting on
-    the queries flatters the gate. Not pickable (no ``customdata``)."""
+    the queries flatters the gate. Not pickable and never hovered (``hoverinfo="skip"``): with
+    hover on, a click on the cross-validated curve's point picked this curve's nearer point
+    instead, and p did not move."""
     order = np.argsort(curve.mean_chunks, kind="stable")
     fig.add_trace(
         go.Scatter(
@@ -28,7 +30,7 @@ def add_in_sample_curve(fig: go.Figure, curve: PCurve) -> go.Figure:
             name="learned gate, in sample (fitted on these queries)",
             line={"color": LEARNED, "width": 1.5, "dash": "dot"},
             opacity=0.55,
-            hovertemplate="in sample: chunks %{x:.2f}, recall %{y:.3f}<extra></extra>",
+            hoverinfo="skip",
         )
     )
     return fig

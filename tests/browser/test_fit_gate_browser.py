@@ -17,11 +17,23 @@ def test_clicking_a_curve_point_sets_p(hash_app, page):
     settle(page, timeout_ms=120_000)
     before = _p_value(page)
     chart = page.get_by_test_id("stPlotlyChart").nth(1)
-    # SVG traces after the WebGL grid: frontier, 4 labelled points, the learned curve, its star
-    curve = chart.locator(".scatterlayer .trace").nth(-2)
+    # the learned curve is the SVG trace with the most markers (the in-sample curve is a
+    # line without markers, the star one marker, the labelled points one each)
+    traces = chart.locator(".scatterlayer .trace")
+    counts = [traces.nth(i).locator("path.point").count() for i in range(traces.count())]
+    curve = traces.nth(counts.index(max(counts)))
     points = curve.locator("path.point")
     assert points.count() > 10
-    point = points.nth(points.count() - 3)  # near the cheap end of p's range: large p
+    # the point whose p lies farthest from the slider's (the star may sit on any point)
+    ps = chart.locator(".js-plotly-plot").evaluate(
+        "(g, n) => Array.from(g._fullData.filter(t => t.type === 'scatter' && t.customdata"
+        " && t.customdata.length === n)[0].customdata, row => row[0])",
+        points.count(),
+    )
+    assert len(ps) == points.count()
+    far = max(range(len(ps)), key=lambda i: abs(ps[i] - before))
+    point = points.nth(far)
+    point.scroll_into_view_if_needed()  # a mouse click lands only inside the viewport
     box = point.bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.wait_for_function(

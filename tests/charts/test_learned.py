@@ -41,3 +41,21 @@ def test_charts_for_the_pages():
     assert both
     title = contributions_chart(both[0]).layout.title.text
     assert "already retrieved" in title and "admitted" not in title
+
+
+def test_the_in_sample_curve_never_takes_a_click_from_the_headline_curve():
+    import plotly.graph_objects as go
+
+    from scar_viz.charts.learned import add_in_sample_curve, add_p_curve
+
+    rng = np.random.default_rng(51)
+    unit = drifting_doc(rng)
+    sims, golds = random_queries(rng, unit, 20)
+    table = build_table(sims, unit, golds, 4)
+    curve = p_curve(table, fit_gate(table), [0.01, 0.05, 0.2])
+    fig = add_in_sample_curve(add_p_curve(go.Figure(), curve), curve)
+    headline, in_sample = fig.data
+    assert headline.customdata is not None and headline.hoverinfo != "skip"
+    # the same points drawn twice: only the headline's can be hovered or picked
+    assert in_sample.hoverinfo == "skip" and in_sample.customdata is None
+    assert "in sample" in in_sample.name
