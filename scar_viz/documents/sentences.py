@@ -33,9 +33,14 @@ DEFAULT_MAX_CHARS = 1000
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 _HARD_LINE = re.compile(r"[ \t]*(?:[-*+\u2022]\s|\d{1,3}[.)]\s|\([a-zA-Z0-9]{1,4}\)\s|#{1,6}\s|\|)")
-_MEMO_SIZE = 8
+_MEMO_CHARS = 32_000_000
+"""The memo keeps splits of texts up to this many characters in all (least recently used
+dropped first): every file of a large corpus, whose chunkers re-split each file per setting.
+A count of entries (it was 8) thrashed on a 90-file corpus: the Chunking lab's sweep of the
+sentence chunker re-ran pysbd on every file for each of its 28 settings, 155 s instead of 8."""
 _memo: OrderedDict[tuple, tuple[Span, ...]] = OrderedDict()
 _memo_lock = threading.Lock()
+_memo_chars = 0  # characters of the texts the memo holds
 _REGEX_END = re.compile(r"(?<=[.!?])([\"')\]]*)\s+(?=[\"'(\[]?[A-Z0-9])")
 
 
@@ -220,11 +225,17 @@ def _memoised(key: tuple, split) -> tuple[Span, ...]:
 
 
 def _store(key: tuple, spans: tuple[Span, ...]) -> None:
+    global _memo_chars
     with _memo_lock:
+        if not _memo:
+            _memo_chars = 0  # emptied from outside (tests clear it)
+        if key not in _memo:
+            _memo_chars += len(key[0])
         _memo[key] = spans
         _memo.move_to_end(key)
-        while len(_memo) > _MEMO_SIZE:
-            _memo.popitem(last=False)
+        while _memo_chars > _MEMO_CHARS and len(_memo) > 1:
+            old, _ = _memo.popitem(last=False)
+            _memo_chars -= len(old[0])
 
 
 def part_paragraph_spans(text: str, parts: tuple[Span, ...]) -> list[Span]:

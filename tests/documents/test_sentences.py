@@ -145,3 +145,42 @@ def test_a_document_of_one_file_is_split_once_whichever_way_it_is_asked(monkeypa
     monkeypatch.setattr(sentences, "_split", lambda *a: calls.append(a) or split(*a))
     whole = part_sentence_spans(text, ((0, len(text)),))
     assert sentence_spans(text) == whole and len(calls) == 1
+
+
+def _counting_splits(monkeypatch) -> list[str]:
+    from scar_viz.documents import sentences
+
+    calls: list[str] = []
+    real = sentences._split
+
+    def counting(text, method, max_chars):
+        calls.append(text)
+        return real(text, method, max_chars)
+
+    monkeypatch.setattr(sentences, "_split", counting)
+    sentences._memo.clear()
+    return calls
+
+
+def test_the_memo_holds_every_file_of_a_90_file_corpus(monkeypatch):
+    calls = _counting_splits(monkeypatch)
+    files = [f"File {i} opens here. It has two sentences." for i in range(90)]
+    for text in files:
+        sentence_spans(text)
+    for text in files:  # a chunker's second setting: every file is asked again
+        sentence_spans(text)
+    assert len(calls) == 90
+
+
+def test_the_memo_drops_the_least_recently_used_texts_past_its_character_budget(monkeypatch):
+    from scar_viz.documents import sentences
+
+    calls = _counting_splits(monkeypatch)
+    monkeypatch.setattr(sentences, "_MEMO_CHARS", 120)  # two of the 53-character texts
+    a, b, c = ("A" * 40 + f" {i}. Next one." for i in range(3))
+    for text in (a, b, a, c):  # c pushes the total past 120: b, the least recent, goes
+        sentence_spans(text)
+    sentence_spans(a)
+    assert calls == [a, b, c]
+    sentence_spans(b)
+    assert calls == [a, b, c, b]
