@@ -20,13 +20,13 @@ from scar_viz.chunking.registry import CHUNKERS, chunker_name
 from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder
-from scar_viz.errors import UserError
 from scar_viz.pipeline import embed_function
 from scar_viz.queries.reading import parse_queries
 from scar_viz.views import chunking_lab as lab
 from ui import keys, state
 from ui.alerts import alert, or_stop
 from ui.cache import disk_cache
+from ui.chunker_stats import chunker_table, table_chunkers
 from ui.lab_source import lab_source
 from ui.loading import load_model
 from ui.presenter import presenting
@@ -194,17 +194,14 @@ st.caption(
     "chunk covers all of the unit's non-whitespace characters. Token chunkers are compared at "
     f"the same length in characters ({scale:.2f} characters per o200k_base token here)."
 )
-with st.spinner("Chunking with every chunker …"):
-    rows = []
-    for name in names:
-        cfg = in_own_units(name, size_chars, overlap_chars, scale, config.percentile)
-        try:
-            spans = _spans(doc_key, doc, cfg, embedder.model_id, embedder)
-        except UserError as exc:
-            alert(lab.failed_chunker(name, exc), "warning")
-            continue
-        rows.append(lab.chunker_row(name, lab.summarise(name, doc.text, cfg, spans, units)))
-show_table(pd.DataFrame(rows), hide_index=True, key=keys.CHUNK_TABLE)
+chunker_table(
+    table_chunkers(doc_key, doc, embedder, [config.chunker, chunker_b]),
+    doc,
+    units,
+    (size_chars, overlap_chars, scale),
+    config.percentile,
+    lambda cfg: _spans(doc_key, doc, cfg, embedder.model_id, embedder),
+)
 with st.expander(f"Shortest chunks of A ({config.label})"):
     show_table(
         pd.DataFrame(lab.shortest_chunks(doc.text, spans_a)), hide_index=True, key=keys.SHORTEST

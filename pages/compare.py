@@ -65,7 +65,7 @@ prep, embedder, doc = setup.prepared, setup.embedder, setup.source
 query = query_box(setup.name, doc, setup.doc_key)
 gate = gate_sliders(len(prep.chunks))
 
-with_sentences = sentence_toggle(keys.CMP_SENTENCES)
+with_sentences = sentence_toggle(keys.CMP_SENTENCES, doc, embedder)
 with st.expander("Policy knobs", expanded=False):
     chosen = knob_controls(CompareSettings, per_row=4)
     p = p_slider(st.columns(4)[0])
