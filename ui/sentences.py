@@ -16,12 +16,17 @@ model, so later pages and reruns skip the step entirely.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import streamlit as st
 
 from scar_viz.documents.reading import Document
 from scar_viz.documents.sentence_cache import cached_sentence_spans, spans_key
-from scar_viz.documents.sentences import DEFAULT_MAX_CHARS, part_sentence_spans
+from scar_viz.documents.sentences import (
+    DEFAULT_MAX_CHARS,
+    part_sentence_spans,
+    split_speed_key,
+)
 from scar_viz.embeddings import Embedder, embed_cached, speed, text_key
 from scar_viz.embeddings.cache import vectors_id
 from ui.alerts import attempt, with_progress
@@ -37,11 +42,16 @@ FREE_SECONDS = 2.0
 """Sentence work estimated at most this long runs without being asked for."""
 
 
+SPLIT_CHARS_PER_SECOND = 150_000
+"""pysbd's speed when it has not split anything in this process yet: RFC 9293 (263,690
+characters) split in 1.47 s on this project's machine, rounded down."""
+
+
 def sentence_cost(doc: Document, embedder: Embedder) -> tuple[speed.Estimate, bool]:
-    """What embedding ``doc``'s sentences would cost now: the sentences not yet in the disk
-    cache (:class:`~scar_viz.embeddings.speed.Estimate`), and whether the count is exact (the
-    split is on disk) or approximate (the quick regex split; pysbd itself takes seconds on a
-    long corpus and runs only once asked)."""
+    """What ``doc``'s sentences would cost now: those not yet in the disk cache, the seconds to
+    embed them (None before this model's speed is known) plus, while the split is not on disk,
+    the seconds to split the document (pysbd: seconds on a long corpus); and whether the count
+    is exact (the split is on disk) or approximate (the quick regex split)."""
     parts = tuple(doc.part_bounds)
     spans = span_cache().get(spans_key(doc.text, parts, SPLITTER, DEFAULT_MAX_CHARS))
     exact = spans is not None
@@ -49,8 +59,11 @@ def sentence_cost(doc: Document, embedder: Embedder) -> tuple[speed.Estimate, bo
         spans = part_sentence_spans(doc.text, parts, "regex", DEFAULT_MAX_CHARS)
     texts = list(dict.fromkeys(doc.text[s:e] for s, e in spans))
     found = disk_cache().get_many(vectors_id(embedder), [text_key(t) for t in texts])
-    todo = [t for t in texts if text_key(t) not in found]
-    return speed.estimate(embedder.model_id, todo), exact
+    cost = speed.estimate(embedder.model_id, [t for t in texts if text_key(t) not in found])
+    if exact or cost.seconds is None:
+        return cost, exact
+    rate = speed.chars_per_second(split_speed_key(SPLITTER)) or SPLIT_CHARS_PER_SECOND
+    return replace(cost, seconds=cost.seconds + len(doc.text) / rate), exact
 
 
 def cost_words(cost: speed.Estimate, exact: bool, what: str = "sentences") -> str:
@@ -65,9 +78,10 @@ def cost_words(cost: speed.Estimate, exact: bool, what: str = "sentences") -> st
             f"{head}; the time is not known yet (the model has not embedded anything in this "
             "process to measure its speed)."
         )
+    split = "" if exact else ", the split into sentences included"
     return (
-        f"{head}, about {_duration(cost.seconds)} here (an estimate, from the speed this model "
-        "showed in this process)."
+        f"{head}, about {_duration(cost.seconds)} here{split} (an estimate, from the speed "
+        "this model showed in this process)."
     )
 
 

@@ -1,4 +1,5 @@
-"""How fast each embedder has encoded text in this process, and what a batch of texts would
+"""How fast each embedder has encoded text in this process (and the sentence splitter split
+it: :func:`~scar_viz.documents.sentences.split_speed_key`), and what a batch of texts would
 cost at that speed.
 
 :func:`~scar_viz.embeddings.cache.embed_cached` reports every call that encoded something

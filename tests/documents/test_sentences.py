@@ -184,3 +184,26 @@ def test_the_memo_drops_the_least_recently_used_texts_past_its_character_budget(
     assert calls == [a, b, c]
     sentence_spans(b)
     assert calls == [a, b, c, b]
+
+
+def test_a_corpus_split_whole_then_file_by_file_splits_each_file_once(monkeypatch):
+    calls = _counting_splits(monkeypatch)
+    files = ["First file. Two sentences.", "Second file here. It ends."]
+    text = "\n\n".join(files)
+    parts = ((0, len(files[0])), (len(files[0]) + 2, len(text)))
+    whole = part_sentence_spans(text, parts)
+    by_file = [sentence_spans(f) for f in files]  # as a chunker cuts each file
+    assert calls == files
+    shifted = [(parts[i][0] + s, parts[i][0] + e) for i, own in enumerate(by_file) for s, e in own]
+    assert list(whole) == shifted
+
+
+def test_a_split_records_the_splitters_speed(monkeypatch):
+    from scar_viz.documents.sentences import split_speed_key
+    from scar_viz.embeddings import speed
+
+    _counting_splits(monkeypatch)
+    speed.forget()
+    sentence_spans("A sentence about the weir and the tide. " * 100)
+    assert speed.chars_per_second(split_speed_key("pysbd")) > 0
+    speed.forget()
