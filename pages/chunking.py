@@ -9,10 +9,7 @@ from scar_viz.charts import boundary_map, fragmentation_curves, fragmentation_he
 from scar_viz.chunking.config import ChunkingConfig, chunk_spans
 from scar_viz.chunking.fragmentation import (
     UNIT_LABELS,
-    FragmentationGrid,
     chars_per_token,
-    document_units,
-    fragmentation_grid,
     in_characters,
     in_own_units,
 )
@@ -26,7 +23,7 @@ from scar_viz.views import chunking_lab as lab
 from ui import keys, state
 from ui.alerts import alert, or_stop
 from ui.cache import disk_cache
-from ui.chunker_stats import chunker_table, table_chunkers
+from ui.chunker_stats import chunker_table, lab_units, sweeps, table_chunkers
 from ui.lab_source import lab_source
 from ui.loading import load_model
 from ui.presenter import presenting
@@ -41,21 +38,6 @@ def _spans(
     doc_key: str, _doc: Document, config: ChunkingConfig, model_id: str, _embedder: Embedder
 ) -> list[tuple[int, int]]:
     return chunk_spans(_doc, config, embed_function(_embedder, disk_cache()))
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def _grid(
-    doc_key: str,
-    _doc: Document,
-    chunker: str,
-    units: tuple,
-    kind: str,
-    percentile: float,
-    model_id: str,
-    _embedder: Embedder,
-) -> FragmentationGrid:
-    embed = embed_function(_embedder, disk_cache())
-    return fragmentation_grid(_doc, chunker, list(units), kind, embed=embed, percentile=percentile)
 
 
 def _jump() -> None:
@@ -108,7 +90,7 @@ if issues:
 scale = chars_per_token(doc.text)
 size_chars, overlap_chars = in_characters(config, scale)
 config_b = in_own_units(chunker_b, size_chars, overlap_chars, scale, config.percentile)
-units = evidence if kind == "evidence" else document_units(doc, kind)
+units = evidence if kind == "evidence" else lab_units(doc_key, doc, kind)
 
 needs_model = (config.needs_embed and stored is None) or config_b.needs_embed
 if needs_model and not load_model(embedder, slot):
@@ -215,13 +197,7 @@ shown = st.multiselect(
     format_func=chunker_name,
     key=keys.CURVE_CHUNKERS,
 )
-with st.spinner(f"Sweeping {len(shown)} chunkers over sizes and overlaps …"):
-    grids = [
-        _grid(
-            doc_key, doc, name, tuple(units), kind, config.percentile, embedder.model_id, embedder
-        )
-        for name in shown
-    ]
+grids = sweeps(doc_key, doc, shown, units, kind, config.percentile, embedder)
 g1, g2 = st.columns([3, 2])
 with g1:
     if grids:

@@ -1,8 +1,9 @@
-"""The Chunking lab's statistics table: every chunker at the same length, cutting the same
-units. A chunker that needs the embedding model (semantic) embeds every sentence of the
-document, seconds to minutes on a corpus: it joins the table only when it is chunking A or B
-(asked for), when that work is cheap or done (:data:`ui.sentences.FREE_SECONDS`), or once the
-button that states its cost is clicked.
+"""The Chunking lab's statistics: the units (split file by file under a progress bar), the
+table of every chunker at the same length cutting the same units, and the curves' sweeps
+(each under a progress bar with the time left). A chunker that needs the embedding model
+(semantic) embeds every sentence of the document, seconds to minutes on a corpus: it joins
+the table only when it is chunking A or B (asked for), when that work is cheap or done
+(:data:`ui.sentences.FREE_SECONDS`), or once the button that states its cost is clicked.
 """
 
 from __future__ import annotations
@@ -13,15 +14,25 @@ import pandas as pd
 import streamlit as st
 
 from scar_viz.chunking.config import ChunkingConfig
-from scar_viz.chunking.fragmentation import in_own_units
+from scar_viz.chunking.fragmentation import (
+    DEFAULT_OVERLAPS,
+    DEFAULT_SIZES,
+    FragmentationGrid,
+    document_units,
+    fragmentation_grid,
+    in_own_units,
+)
 from scar_viz.chunking.registry import CHUNKERS, chunker_name
 from scar_viz.documents.reading import Document
+from scar_viz.documents.sentences import sentence_spans
 from scar_viz.embeddings import Embedder
 from scar_viz.errors import UserError
+from scar_viz.pipeline import embed_function
 from scar_viz.spans import Span
 from scar_viz.views import chunking_lab as lab
 from ui import keys, state
-from ui.alerts import alert
+from ui.alerts import alert, with_progress
+from ui.cache import cached, disk_cache
 from ui.sentences import FREE_SECONDS, cost_words, sentence_cost
 from ui.tables import show_table
 
@@ -78,3 +89,56 @@ def chunker_table(
                 continue
             rows.append(lab.chunker_row(name, lab.summarise(name, doc.text, cfg, spans, units)))
     show_table(pd.DataFrame(rows), hide_index=True, key=keys.CHUNK_TABLE)
+
+
+def lab_units(doc_key: str, doc: Document, kind: str) -> list[Span]:
+    """The document's sentences or paragraphs (:func:`document_units`); a corpus' sentences
+    are split file by file under a progress bar first (pysbd: seconds on a long corpus), once
+    per process."""
+    parts = doc.part_bounds
+    if kind == "sentence" and len(parts) > 1:
+
+        def split(update) -> bool:
+            for i, (start, end) in enumerate(parts):
+                sentence_spans(doc.text[start:end])
+                update(i + 1, len(parts))
+            return True
+
+        cached(
+            ("lab sentences", doc_key),
+            lambda: with_progress(f"Splitting {len(parts)} files into sentences", split),
+        )
+    return document_units(doc, kind)
+
+
+def sweeps(
+    doc_key: str,
+    doc: Document,
+    names: Sequence[str],
+    units: Sequence[Span],
+    kind: str,
+    percentile: float,
+    embedder: Embedder,
+) -> list[FragmentationGrid]:
+    """Each chunker of ``names`` over every size and overlap, once per content and process,
+    under a progress bar."""
+    settings = sum(o < s for s in DEFAULT_SIZES for o in DEFAULT_OVERLAPS)
+    embed = embed_function(embedder, disk_cache())
+    return [
+        cached(
+            ("lab sweep", doc_key, name, tuple(units), kind, percentile, embedder.model_id),
+            lambda name=name: with_progress(
+                f"{chunker_name(name)} at {settings} sizes and overlaps",
+                lambda update: fragmentation_grid(
+                    doc,
+                    name,
+                    list(units),
+                    kind,
+                    embed=embed,
+                    percentile=percentile,
+                    progress=update,
+                ),
+            ),
+        )
+        for name in names
+    ]
