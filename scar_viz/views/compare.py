@@ -207,3 +207,26 @@ def qasc_steps(detail: Any, percentile: float) -> tuple[str, list[dict[str, obje
         for x in detail.windows
     ]
     return summary, rows
+
+
+def hit_files(
+    parts: Sequence[tuple[str, int, int]],
+    hits: Sequence[Span],
+    rows: Sequence[Sequence[Span] | None],
+    limit: int = 4,
+) -> tuple[list[tuple[str, int, int]], int]:
+    """The files of a corpus (``parts``: (path, start, end)) to draw Compare's strips on:
+    those holding the retrieved ``hits``, in the hits' order, then those holding any other
+    policy's spans (``rows``), at most ``limit``; and how many more files hold spans."""
+    order: list[int] = []
+
+    def add(spans: Sequence[Span]) -> None:
+        for s, e in spans:
+            for i, (_, a, b) in enumerate(parts):
+                if s < b and e > a and i not in order:
+                    order.append(i)
+
+    add(hits)
+    for spans in rows:
+        add(spans or ())
+    return [parts[i] for i in order[:limit]], max(0, len(order) - limit)

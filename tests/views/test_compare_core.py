@@ -156,3 +156,11 @@ def test_qasc_steps_summarise_and_list_the_windows():
     assert "1 of 2 windows kept; 1 after merging; 1 sent." in summary
     assert rows[0] == {"seed": 3, "first": 1, "last": 5, "W": 0.312, "kept": True}
     assert qasc_steps(None, 75) == ("", [])
+
+
+def test_hit_files_come_in_the_hits_order_then_other_policies_files_up_to_a_limit():
+    parts = [("a.md", 0, 100), ("b.md", 100, 200), ("c.md", 200, 300), ("d.md", 300, 400)]
+    files, more = compare.hit_files(parts, [(250, 260), (10, 20)], [[(110, 120)], None])
+    assert [f[0] for f in files] == ["c.md", "a.md", "b.md"] and more == 0
+    files, more = compare.hit_files(parts, [(250, 260)], [[(0, 400)]], limit=2)
+    assert [f[0] for f in files] == ["c.md", "a.md"] and more == 2
