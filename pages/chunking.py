@@ -14,7 +14,6 @@ from scar_viz.chunking.fragmentation import (
     in_own_units,
 )
 from scar_viz.chunking.registry import CHUNKERS, chunker_name
-from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder
 from scar_viz.pipeline import embed_function
@@ -27,7 +26,7 @@ from ui.chunker_stats import chunker_table, lab_units, sweeps, table_chunkers
 from ui.lab_source import lab_source
 from ui.loading import load_model
 from ui.presenter import presenting
-from ui.queryset import evidence_spans
+from ui.queryset import active_set_text, evidence_spans, stash_lab_upload
 from ui.share import chart_config
 from ui.state import URL, default, set_widget
 from ui.tables import show_table
@@ -69,18 +68,21 @@ chunker_b = c1.selectbox(
     key=keys.CHUNKER_B,
     bind=URL,
 )
-queries_text = ""
-if doc_choice in samples.SAMPLES:
-    queries_text = samples.sample_queries_text(doc_choice)
-upload = c3.file_uploader(
-    "Query set (JSON Lines) for evidence spans",
-    type=["jsonl", "json"],
-    key=keys.CHUNK_QUERIES,
-    help="Evidence spans of a labelled query set become the units; the built-in sample "
-    "brings its own.",
-)
-if upload is not None:
-    queries_text = upload.getvalue().decode("utf-8-sig", errors="replace")
+qs_name, queries_text = active_set_text(doc_choice, doc)
+if queries_text:
+    c3.caption(
+        f"Evidence spans: the session's query set, {qs_name} (changed on any Evaluation page)."
+    )
+else:
+    c3.file_uploader(
+        "Query set (JSON Lines) for evidence spans",
+        type=["jsonl", "json"],
+        key=keys.CHUNK_QUERIES,
+        on_change=stash_lab_upload,
+        args=(doc, keys.CHUNK_QUERIES),
+        help="Evidence spans of a labelled query set become the units; it becomes the "
+        "session's query set, for every page.",
+    )
 evidence, issues = evidence_spans(queries_text, doc)
 kinds = lab.unit_kinds(bool(evidence))
 kind = c2.radio("Units", kinds, format_func=UNIT_LABELS.get, key=keys.UNITS, horizontal=False)

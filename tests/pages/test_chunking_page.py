@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -151,3 +152,21 @@ def test_semantic_chunker_keeps_headings_with_their_text(hash_model, size):
     texts = [doc.text[int(s) : int(e)] for s, e in zip(short["start"], short["end"], strict=True)]
     assert texts and not [t for t in texts if is_heading_alone(t)], texts
     assert all(len(t.strip()) > 5 for t in texts)
+
+
+def test_the_session_query_set_gives_the_evidence_units_without_a_second_upload(hash_model):
+    from scar_viz.documents.reading import document_from_text
+    from tests.pages.helpers import stash_queries
+
+    text = "Intro.\n\nThe weir opens at dawn. The tide follows it.\n\nKestrels nest by the mill."
+    doc = document_from_text("notes.md", text)
+    start = text.index("The weir")
+    evidence = {"text": "The weir opens at dawn.", "start": start, "end": start + 23}
+    line = {"id": "q1", "query": "When does the weir open?", "evidence": [evidence]}
+    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    stash_queries(app, text, "mine.jsonl", json.dumps(line) + "\n")
+    at = open_page(PAGE, TIMEOUT, app, upload=doc)
+    assert at.radio(key="cu").value == "evidence"
+    uploaders = [u.key for u in at.get("file_uploader")]
+    assert "cqs" not in uploaders  # no second upload asked for
+    assert any("the session's query set, mine.jsonl" in c.value for c in at.caption)
