@@ -39,6 +39,10 @@ def _spans(
     return chunk_spans(_doc, config, embed_function(_embedder, disk_cache()))
 
 
+def _to_top() -> None:
+    set_widget(keys.PASSAGE_START, 0)
+
+
 def _jump() -> None:
     picked = state.get(keys.JUMP)
     if picked is not None:
@@ -127,18 +131,26 @@ if kind == "evidence":
     )
 
 st.subheader("Document view")
-j1, j2 = st.columns([1, 2])
-jumps = lab.cut_unit_options(doc.text, units, summaries[0].cut)
+j0, j1, j2 = st.columns([1.2, 0.8, 1.6]) if doc.several_files else (None, *st.columns([1, 2]))
+extent = (0, len(doc.text))
+if j0 is not None:  # a corpus: one file at a time, on its own axis
+    paths = {p.path: (p.start, p.end) for p in doc.parts}
+    extent = paths[j0.selectbox("File", list(paths), key=keys.LAB_FILE, on_change=_to_top)]
+fv = lab.file_view(
+    doc.text, extent, {s.title: list(s.spans) for s in summaries}, units,
+    {s.title: s.cut for s in summaries},
+)  # fmt: skip
+jumps = lab.cut_unit_options(fv.text, fv.units, fv.cuts[summaries[0].title])
 j2.selectbox(
-    "Jump to a unit that A cuts",
+    "Jump to a unit that A cuts" + (" in this file" if j0 is not None else ""),
     list(jumps),
     index=None,
     format_func=jumps.get,
     key=keys.JUMP,
     on_change=_jump,
-    placeholder=f"{summaries[0].n_cut} units cut by A",
+    placeholder=f"{int(fv.cuts[summaries[0].title].sum())} units cut by A",
 )
-last = lab.last_position(doc.text)
+last = lab.last_position(fv.text)
 if state.get(keys.PASSAGE_START, 0) > last:
     set_widget(keys.PASSAGE_START, 0)
 pos = j1.number_input(
@@ -150,7 +162,7 @@ pos = j1.number_input(
     key=keys.PASSAGE_START,
     bind=URL,
 )
-lo, hi = lab.passage_window(pos, len(doc.text))
+lo, hi = lab.passage_window(pos, len(fv.text))
 st.caption(
     "Chunks alternate blue / green / pink; yellow text is held by two chunks (overlap); a red "
     "bar with a number starts a chunk, a grey bar ends one; a red wavy underline marks a unit "
@@ -159,15 +171,10 @@ st.caption(
 for col, s in zip(st.columns(2), summaries, strict=True):
     col.markdown(f"**{s.title}**", help=s.about)
     with col:
-        st.html(passage_html(doc.text, s.spans, lo, hi, lab.cut_units(units, s.cut)))
+        cut = lab.cut_units(fv.units, fv.cuts[s.title])
+        st.html(passage_html(fv.text, fv.spans[s.title], lo, hi, cut))
 st.plotly_chart(
-    boundary_map(
-        doc.text,
-        {s.title: s.spans for s in summaries},
-        units,
-        {s.title: s.cut for s in summaries},
-        window=(lo, hi),
-    ),
+    boundary_map(fv.text, fv.spans, fv.units, fv.cuts, window=(lo, hi)),
     key=keys.BOUNDARY_MAP,
     config=chart_config("chunking-1"),
 )

@@ -170,3 +170,30 @@ def test_the_session_query_set_gives_the_evidence_units_without_a_second_upload(
     uploaders = [u.key for u in at.get("file_uploader")]
     assert "cqs" not in uploaders  # no second upload asked for
     assert any("the session's query set, mine.jsonl" in c.value for c in at.caption)
+
+
+def test_on_a_corpus_the_document_view_shows_one_file_on_its_own_axis(hash_model):
+    from scar_viz.documents import samples
+    from tests.pages.helpers import open_corpus
+
+    at = open_corpus(PAGE, TIMEOUT)
+    corpus = samples.load_sample("kestrel")
+    lengths = {p.path: p.end - p.start for p in corpus.parts}
+
+    def map_range() -> list:
+        return json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["xaxis"]["range"]
+
+    files = at.selectbox(key="cfile")
+    assert files.options == list(lengths)
+    assert map_range() == [0, lengths[files.value]]
+    other = files.options[-1]
+    files.set_value(other).run()
+    assert not at.exception, at.exception
+    assert map_range() == [0, lengths[other]] and lengths[other] < len(corpus.text)
+    spans = [
+        (b["base"][i], b["base"][i] + b["x"][i])
+        for b in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
+        if b["type"] == "bar"
+        for i in range(len(b["x"]))
+    ]
+    assert spans and all(0 <= s < e <= lengths[other] for s, e in spans)  # no cut spans files
