@@ -75,7 +75,7 @@ chunker_b = c1.selectbox(
 qs_name, queries_text = active_set_text(doc_choice, doc)
 if queries_text:
     c3.caption(
-        f"Evidence spans: the session's query set, {qs_name} (changed on any Evaluation page)."
+        f"Evidence spans: the session's query set, {qs_name}; pick another on any Evaluation page."
     )
 else:
     c3.file_uploader(
@@ -174,7 +174,14 @@ for col, s in zip(st.columns(2), summaries, strict=True):
         cut = lab.cut_units(fv.units, fv.cuts[s.title])
         st.html(passage_html(fv.text, fv.spans[s.title], lo, hi, cut))
 st.plotly_chart(
-    boundary_map(fv.text, fv.spans, fv.units, fv.cuts, window=(lo, hi)),
+    boundary_map(
+        fv.text,
+        fv.spans,
+        fv.units,
+        fv.cuts,
+        window=(lo, hi),
+        where="document" if j0 is None else "file",
+    ),  # fmt: skip
     key=keys.BOUNDARY_MAP,
     config=chart_config("chunking-1"),
 )

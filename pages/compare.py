@@ -106,7 +106,7 @@ if doc.several_files:  # each file holding the hits on its own axis, not the who
         [(p.path, p.start, p.end) for p in doc.parts], hits, [r for _, r in strip_rows]
     )
     figure = file_strips(doc.text, strip_rows, files, doc.shown_sections)
-    note = f" {more} more files hold a policy's spans (not drawn)." if more else ""
+    note = f" {more} other files hold a policy's spans (not drawn)." if more else ""
     where = f"Each file holding the hits on its own axis (characters in that file).{note} "
 else:
     view = None

@@ -80,7 +80,7 @@ def cost_words(cost: speed.Estimate, exact: bool, what: str = "sentences") -> st
         )
     split = "" if exact else ", the split into sentences included"
     return (
-        f"{head}, about {_duration(cost.seconds)} here{split} (an estimate, from the speed "
+        f"{head}, {_duration(cost.seconds)} here{split} (an estimate, from the speed "
         "this model showed in this process)."
     )
 
@@ -89,8 +89,8 @@ def _duration(seconds: float) -> str:
     if seconds < 1:
         return "under 1 s"
     if seconds < 90:
-        return f"{seconds:.0f} s"
-    return f"{seconds / 60:.0f} min"
+        return f"about {seconds:.0f} s"
+    return f"about {seconds / 60:.0f} min"
 
 
 def sentence_toggle(key: str, doc: Document, embedder: Embedder) -> bool:

@@ -199,12 +199,14 @@ def file_strips(
     inside it, in its own character positions."""
     from plotly.subplots import make_subplots
 
-    per_row = 70 + 42 * (len(rows) + (1 if sections else 0))
+    n_rows = len(rows) + (1 if sections else 0)
+    panel_px, gap_px = 30 + 34 * n_rows, 70  # each panel, and the room for the next title
+    height = len(files) * panel_px + (len(files) - 1) * gap_px + 70
     fig = make_subplots(
         rows=len(files),
         cols=1,
         subplot_titles=[html.escape(path) for path, _, _ in files],
-        vertical_spacing=min(0.12, 0.5 / max(1, len(files))),
+        vertical_spacing=gap_px / height if len(files) > 1 else 0.0,
     )
     for i, (_, start, end) in enumerate(files, start=1):
         local_rows = [
@@ -221,12 +223,13 @@ def file_strips(
         for note in panel.layout.annotations:
             fig.add_annotation(note, row=i, col=1)
         fig.update_yaxes(panel.layout.yaxis, row=i, col=1)
+        fig.update_yaxes(range=[-0.5, n_rows - 0.5], row=i, col=1)  # every row, even empty
         fig.update_xaxes(range=[0, end - start], row=i, col=1, showgrid=True, gridcolor="#eeeeee")
     fig.update_xaxes(title_text="character position in the file", row=len(files), col=1)
     fig.update_layout(
         barmode="overlay",
         bargap=0.35,
-        height=per_row * len(files) + 30 * len(files),
+        height=height,
         margin={"l": 10, "r": 10, "t": 30, "b": 40},
         font={"size": font_size},
         plot_bgcolor="white",

@@ -215,18 +215,19 @@ def hit_files(
     rows: Sequence[Sequence[Span] | None],
     limit: int = 4,
 ) -> tuple[list[tuple[str, int, int]], int]:
-    """The files of a corpus (``parts``: (path, start, end)) to draw Compare's strips on:
-    those holding the retrieved ``hits``, in the hits' order, then those holding any other
-    policy's spans (``rows``), at most ``limit``; and how many more files hold spans."""
-    order: list[int] = []
+    """The files of a corpus (``parts``: (path, start, end)) to draw Compare's strips on: those
+    holding the retrieved ``hits``, in the hits' order (at most ``limit``; the files of the
+    other policies' spans, ``rows``, only when there are no hits); and how many other files
+    hold a policy's spans, not drawn."""
 
-    def add(spans: Sequence[Span]) -> None:
+    def files(spans: Sequence[Span]) -> list[int]:
+        found: list[int] = []
         for s, e in spans:
             for i, (_, a, b) in enumerate(parts):
-                if s < b and e > a and i not in order:
-                    order.append(i)
+                if s < b and e > a and i not in found:
+                    found.append(i)
+        return found
 
-    add(hits)
-    for spans in rows:
-        add(spans or ())
-    return [parts[i] for i in order[:limit]], max(0, len(order) - limit)
+    anywhere = files([span for spans in rows for span in spans or ()])
+    drawn = (files(hits) or anywhere)[:limit]
+    return [parts[i] for i in drawn], len(set(anywhere) - set(drawn))
