@@ -135,8 +135,11 @@ def measure_page(page: str, model: str, corpus: bool = False) -> dict:
     at.switch_page((CORPUS_PAGES if corpus else PAGES)[page])
     if page in SWITCHED_OFF:
         at.session_state[SWITCHED_OFF[page]] = False
+    first_run = 0.0
     if page == "compare":  # the page opens on an empty question box (it stops there)
+        t0 = time.perf_counter()
         at.run()
+        first_run = time.perf_counter() - t0
         at.text_input(key="q").set_value(question)
     profile = os.environ.get("PAGE_TIMES_PROFILE")
     if profile:  # cProfile of the page's script run (it runs in the script runner's thread)
@@ -153,7 +156,7 @@ def measure_page(page: str, model: str, corpus: bool = False) -> dict:
         script_runner.ScriptRunner._run_script = profiled
     t0 = time.perf_counter()
     at.run()
-    seconds = time.perf_counter() - t0
+    seconds = time.perf_counter() - t0 + first_run  # Compare: both runs, box then question
     if profile:
         script_runner.ScriptRunner._run_script = real
         prof.dump_stats(profile)
@@ -173,6 +176,7 @@ def measure_page(page: str, model: str, corpus: bool = False) -> dict:
         "reference_seconds": round(reference, 3),
         "ratio": round(seconds / reference, 2),
         "explorer_open_seconds": round(opened, 3),
+        "first_run_seconds": round(first_run, 3),
         "chunks": len(chunks),
         "load_before": load_before,
         "load_after": _load(),

@@ -135,3 +135,20 @@ def test_store_scale_writes_stores_that_read_back_as_built(tmp_path):
     assert stored.chunks == memory.chunks
     assert np.array_equal(stored.unit, memory.unit)
     assert stored.document.text == memory.document.text
+
+
+def test_page_times_corpus_mode_is_the_90_file_corpus_the_docs_cite():
+    from scar_viz.chunking.config import ChunkingConfig, chunk_spans
+    from scar_viz.queries.reading import parse_queries
+
+    bench = load("page_times")
+    doc, _, queries, question, size, overlap = bench._document(True)
+    assert len(doc.parts) == 90 and len(doc.text) == 513_396
+    assert len(chunk_spans(doc, ChunkingConfig(size=size, overlap=overlap))) == 1151
+    assert len(parse_queries(queries.decode(), doc).queries) == 40 and question
+    doc_md = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    assert "benchmarks/results/page_times_corpus.json" in doc_md
+    results = json.loads((ROOT / "benchmarks/results/page_times_corpus.json").read_text())
+    for page, figures in results["summary"].items():
+        assert figures["median_seconds"] <= figures["target_seconds"], page
+        assert f"{figures['median_seconds']:.2f} s" in doc_md, page

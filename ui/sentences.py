@@ -5,7 +5,7 @@ their cost stated before it is flipped.
 The switch is on at first only when the work is cheap: every sentence is embedded already, or
 embedding the rest is estimated at most :data:`FREE_SECONDS` from the speed this model showed
 in this process (:mod:`scar_viz.embeddings.speed`). Otherwise a page opens without them and says
-what they would cost ("4,907 sentences to embed, about 65 s here").
+what they would cost ("about 4,907 sentences to embed, at least 65 s here").
 
 The split is read from the on-disk span cache (:mod:`scar_viz.documents.sentence_cache`) and
 seeds the in-process memo the policies use; the vectors go through the on-disk embedding cache.
@@ -67,8 +67,8 @@ def sentence_cost(doc: Document, embedder: Embedder) -> tuple[speed.Estimate, bo
 
 
 def cost_words(cost: speed.Estimate, exact: bool, what: str = "sentences") -> str:
-    """'4,907 sentences to embed, about 65 s here (an estimate …)' or 'every sentence is
-    embedded already'."""
+    """'about 4,907 sentences to embed (…), at least 65 s here (an estimate …)' or 'every one
+    of the sentences is embedded already'."""
     if cost.texts == 0:
         return f"every one of the {what} is embedded already: no wait."
     about = "" if exact else "about "
@@ -80,17 +80,20 @@ def cost_words(cost: speed.Estimate, exact: bool, what: str = "sentences") -> st
         )
     split = "" if exact else ", the split into sentences included"
     return (
-        f"{head}, {_duration(cost.seconds)} here{split} (an estimate, from the speed "
-        "this model showed in this process)."
+        f"{head}, {_duration(cost.seconds)} here{split} (an estimate from the characters per "
+        "second this model showed in this process; short sentences take longer per character "
+        "than the chunks it was measured on)."
     )
 
 
 def _duration(seconds: float) -> str:
+    """'under 1 s', 'at least 52 s', 'at least 3 min': the estimate is a floor
+    (benchmarks/sentence_estimate.py measured the real work at 2.7 and 3.1 times it)."""
     if seconds < 1:
         return "under 1 s"
     if seconds < 90:
-        return f"about {seconds:.0f} s"
-    return f"about {seconds / 60:.0f} min"
+        return f"at least {seconds:.0f} s"
+    return f"at least {seconds / 60:.0f} min"
 
 
 def sentence_toggle(key: str, doc: Document, embedder: Embedder) -> bool:
