@@ -74,8 +74,10 @@ chunker_b = c1.selectbox(
 )
 qs_name, queries_text = active_set_text(doc_choice, doc)
 if queries_text:
-    c3.caption(
-        f"Evidence spans: the session's query set, {qs_name}; pick another on any Evaluation page."
+    alert(  # the set's name is the user's file name: shown escaped
+        f"Evidence spans: the session's query set, {qs_name}; pick another on any Evaluation page.",
+        "caption",
+        c3,
     )
 else:
     c3.file_uploader(

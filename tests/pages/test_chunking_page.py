@@ -169,7 +169,7 @@ def test_the_session_query_set_gives_the_evidence_units_without_a_second_upload(
     assert at.radio(key="cu").value == "evidence"
     uploaders = [u.key for u in at.get("file_uploader")]
     assert "cqs" not in uploaders  # no second upload asked for
-    assert any("the session's query set, mine.jsonl" in c.value for c in at.caption)
+    assert any("the session's query set, mine.jsonl" in t for t in alerts(at, "caption"))
 
 
 def test_on_a_corpus_the_document_view_shows_one_file_on_its_own_axis(hash_model):
