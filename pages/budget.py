@@ -44,7 +44,7 @@ status = reranker_status(DEFAULT_RERANKER)
 offered = available_policies(DEFAULT_RERANKER)
 c1, c2 = st.columns([2.4, 1.6])  # room for "the sliders (λ = …, τ = …, μ = …)"
 policies = c1.multiselect("Policies", offered, default=list(offered), key=keys.BUD_POLS)
-if not sentence_toggle(keys.BUD_SENTENCES):
+if not sentence_toggle(keys.BUD_SENTENCES, prep.document, embedder):
     policies = [n for n in policies if n not in SENTENCE_POLICIES]
 current = current_gate()
 CURRENT = "current"

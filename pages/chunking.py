@@ -9,28 +9,24 @@ from scar_viz.charts import boundary_map, fragmentation_curves, fragmentation_he
 from scar_viz.chunking.config import ChunkingConfig, chunk_spans
 from scar_viz.chunking.fragmentation import (
     UNIT_LABELS,
-    FragmentationGrid,
     chars_per_token,
-    document_units,
-    fragmentation_grid,
     in_characters,
     in_own_units,
 )
 from scar_viz.chunking.registry import CHUNKERS, chunker_name
-from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder
-from scar_viz.errors import UserError
 from scar_viz.pipeline import embed_function
 from scar_viz.queries.reading import parse_queries
 from scar_viz.views import chunking_lab as lab
 from ui import keys, state
 from ui.alerts import alert, or_stop
 from ui.cache import disk_cache
+from ui.chunker_stats import chunker_table, lab_units, sweeps, table_chunkers
 from ui.lab_source import lab_source
 from ui.loading import load_model
 from ui.presenter import presenting
-from ui.queryset import evidence_spans
+from ui.queryset import active_set_text, evidence_spans, stash_lab_upload
 from ui.share import chart_config
 from ui.state import URL, default, set_widget
 from ui.tables import show_table
@@ -43,19 +39,8 @@ def _spans(
     return chunk_spans(_doc, config, embed_function(_embedder, disk_cache()))
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def _grid(
-    doc_key: str,
-    _doc: Document,
-    chunker: str,
-    units: tuple,
-    kind: str,
-    percentile: float,
-    model_id: str,
-    _embedder: Embedder,
-) -> FragmentationGrid:
-    embed = embed_function(_embedder, disk_cache())
-    return fragmentation_grid(_doc, chunker, list(units), kind, embed=embed, percentile=percentile)
+def _to_top() -> None:
+    set_widget(keys.PASSAGE_START, 0)
 
 
 def _jump() -> None:
@@ -87,18 +72,23 @@ chunker_b = c1.selectbox(
     key=keys.CHUNKER_B,
     bind=URL,
 )
-queries_text = ""
-if doc_choice in samples.SAMPLES:
-    queries_text = samples.sample_queries_text(doc_choice)
-upload = c3.file_uploader(
-    "Query set (JSON Lines) for evidence spans",
-    type=["jsonl", "json"],
-    key=keys.CHUNK_QUERIES,
-    help="Evidence spans of a labelled query set become the units; the built-in sample "
-    "brings its own.",
-)
-if upload is not None:
-    queries_text = upload.getvalue().decode("utf-8-sig", errors="replace")
+qs_name, queries_text = active_set_text(doc_choice, doc)
+if queries_text:
+    alert(  # the set's name is the user's file name: shown escaped
+        f"Evidence spans: the session's query set, {qs_name}; pick another on any Evaluation page.",
+        "caption",
+        c3,
+    )
+else:
+    c3.file_uploader(
+        "Query set (JSON Lines) for evidence spans",
+        type=["jsonl", "json"],
+        key=keys.CHUNK_QUERIES,
+        on_change=stash_lab_upload,
+        args=(doc, keys.CHUNK_QUERIES),
+        help="Evidence spans of a labelled query set become the units; it becomes the "
+        "session's query set, for every page.",
+    )
 evidence, issues = evidence_spans(queries_text, doc)
 kinds = lab.unit_kinds(bool(evidence))
 kind = c2.radio("Units", kinds, format_func=UNIT_LABELS.get, key=keys.UNITS, horizontal=False)
@@ -108,7 +98,7 @@ if issues:
 scale = chars_per_token(doc.text)
 size_chars, overlap_chars = in_characters(config, scale)
 config_b = in_own_units(chunker_b, size_chars, overlap_chars, scale, config.percentile)
-units = evidence if kind == "evidence" else document_units(doc, kind)
+units = evidence if kind == "evidence" else lab_units(doc_key, doc, kind)
 
 needs_model = (config.needs_embed and stored is None) or config_b.needs_embed
 if needs_model and not load_model(embedder, slot):
@@ -143,18 +133,26 @@ if kind == "evidence":
     )
 
 st.subheader("Document view")
-j1, j2 = st.columns([1, 2])
-jumps = lab.cut_unit_options(doc.text, units, summaries[0].cut)
+j0, j1, j2 = st.columns([1.2, 0.8, 1.6]) if doc.several_files else (None, *st.columns([1, 2]))
+extent = (0, len(doc.text))
+if j0 is not None:  # a corpus: one file at a time, on its own axis
+    paths = {p.path: (p.start, p.end) for p in doc.parts}
+    extent = paths[j0.selectbox("File", list(paths), key=keys.LAB_FILE, on_change=_to_top)]
+fv = lab.file_view(
+    doc.text, extent, {s.title: list(s.spans) for s in summaries}, units,
+    {s.title: s.cut for s in summaries},
+)  # fmt: skip
+jumps = lab.cut_unit_options(fv.text, fv.units, fv.cuts[summaries[0].title])
 j2.selectbox(
-    "Jump to a unit that A cuts",
+    "Jump to a unit that A cuts" + (" in this file" if j0 is not None else ""),
     list(jumps),
     index=None,
     format_func=jumps.get,
     key=keys.JUMP,
     on_change=_jump,
-    placeholder=f"{summaries[0].n_cut} units cut by A",
+    placeholder=f"{int(fv.cuts[summaries[0].title].sum())} units cut by A",
 )
-last = lab.last_position(doc.text)
+last = lab.last_position(fv.text)
 if state.get(keys.PASSAGE_START, 0) > last:
     set_widget(keys.PASSAGE_START, 0)
 pos = j1.number_input(
@@ -166,7 +164,7 @@ pos = j1.number_input(
     key=keys.PASSAGE_START,
     bind=URL,
 )
-lo, hi = lab.passage_window(pos, len(doc.text))
+lo, hi = lab.passage_window(pos, len(fv.text))
 st.caption(
     "Chunks alternate blue / green / pink; yellow text is held by two chunks (overlap); a red "
     "bar with a number starts a chunk, a grey bar ends one; a red wavy underline marks a unit "
@@ -175,15 +173,17 @@ st.caption(
 for col, s in zip(st.columns(2), summaries, strict=True):
     col.markdown(f"**{s.title}**", help=s.about)
     with col:
-        st.html(passage_html(doc.text, s.spans, lo, hi, lab.cut_units(units, s.cut)))
+        cut = lab.cut_units(fv.units, fv.cuts[s.title])
+        st.html(passage_html(fv.text, fv.spans[s.title], lo, hi, cut))
 st.plotly_chart(
     boundary_map(
-        doc.text,
-        {s.title: s.spans for s in summaries},
-        units,
-        {s.title: s.cut for s in summaries},
+        fv.text,
+        fv.spans,
+        fv.units,
+        fv.cuts,
         window=(lo, hi),
-    ),
+        where="document" if j0 is None else "file",
+    ),  # fmt: skip
     key=keys.BOUNDARY_MAP,
     config=chart_config("chunking-1"),
 )
@@ -194,17 +194,14 @@ st.caption(
     "chunk covers all of the unit's non-whitespace characters. Token chunkers are compared at "
     f"the same length in characters ({scale:.2f} characters per o200k_base token here)."
 )
-with st.spinner("Chunking with every chunker …"):
-    rows = []
-    for name in names:
-        cfg = in_own_units(name, size_chars, overlap_chars, scale, config.percentile)
-        try:
-            spans = _spans(doc_key, doc, cfg, embedder.model_id, embedder)
-        except UserError as exc:
-            alert(lab.failed_chunker(name, exc), "warning")
-            continue
-        rows.append(lab.chunker_row(name, lab.summarise(name, doc.text, cfg, spans, units)))
-show_table(pd.DataFrame(rows), hide_index=True, key=keys.CHUNK_TABLE)
+chunker_table(
+    table_chunkers(doc_key, doc, embedder, [config.chunker, chunker_b]),
+    doc,
+    units,
+    (size_chars, overlap_chars, scale),
+    config.percentile,
+    lambda cfg: _spans(doc_key, doc, cfg, embedder.model_id, embedder),
+)
 with st.expander(f"Shortest chunks of A ({config.label})"):
     show_table(
         pd.DataFrame(lab.shortest_chunks(doc.text, spans_a)), hide_index=True, key=keys.SHORTEST
@@ -218,13 +215,7 @@ shown = st.multiselect(
     format_func=chunker_name,
     key=keys.CURVE_CHUNKERS,
 )
-with st.spinner(f"Sweeping {len(shown)} chunkers over sizes and overlaps …"):
-    grids = [
-        _grid(
-            doc_key, doc, name, tuple(units), kind, config.percentile, embedder.model_id, embedder
-        )
-        for name in shown
-    ]
+grids = sweeps(doc_key, doc, shown, units, kind, config.percentile, embedder)
 g1, g2 = st.columns([3, 2])
 with g1:
     if grids:

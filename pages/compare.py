@@ -8,7 +8,7 @@ from dataclasses import replace
 import streamlit as st
 
 from scar_viz.charts.learned import contributions_chart
-from scar_viz.charts.policy_strips import policy_strips, span_text_html
+from scar_viz.charts.policy_strips import file_strips, policy_strips, span_text_html
 from scar_viz.chunking.qasc import QascParams
 from scar_viz.chunking.tokens import TOKENIZER_NAME
 from scar_viz.pipeline import query_inputs
@@ -20,6 +20,7 @@ from scar_viz.views.compare import (
     cost_rows,
     diff_with_scar,
     find_evidence,
+    hit_files,
     policy_labels,
     policy_settings,
     qasc_steps,
@@ -65,7 +66,7 @@ prep, embedder, doc = setup.prepared, setup.embedder, setup.source
 query = query_box(setup.name, doc, setup.doc_key)
 gate = gate_sliders(len(prep.chunks))
 
-with_sentences = sentence_toggle(keys.CMP_SENTENCES)
+with_sentences = sentence_toggle(keys.CMP_SENTENCES, doc, embedder)
 with st.expander("Policy knobs", expanded=False):
     chosen = knob_controls(CompareSettings, per_row=4)
     p = p_slider(st.columns(4)[0])
@@ -98,19 +99,26 @@ for name, res in results.items():
         alert(f"Policy '{name}' is not available: {res} The other policies are shown.", "warning")
 
 st.subheader("What each policy keeps")
-view = None
-if len(doc.text) > BIG_DOC:
-    view = st.slider(
-        "Region of the document (characters)", 0, len(doc.text), (0, len(doc.text)), step=500,
-        key=keys.CMP_VIEW,
-    )  # fmt: skip
 strip_rows = [(labels[n], getattr(r, "spans", None)) for n, r in results.items()]
-st.plotly_chart(
-    presenter_fonts(policy_strips(doc.text, strip_rows, doc.shown_sections, view)),
-    key=keys.CMP_STRIPS,
-    config=chart_config("compare-1"),
-)
-st.caption("Top row: the detected sections (alternating shades). Hover a bar for its text.")
+if doc.several_files:  # each file holding the hits on its own axis, not the whole corpus
+    hits = getattr(results.get("topk"), "spans", None) or ()
+    files, more = hit_files(
+        [(p.path, p.start, p.end) for p in doc.parts], hits, [r for _, r in strip_rows]
+    )
+    figure = file_strips(doc.text, strip_rows, files, doc.shown_sections)
+    note = f" {more} other files hold a policy's spans (not drawn)." if more else ""
+    where = f"Each file holding the hits on its own axis (characters in that file).{note} "
+else:
+    view = None
+    if len(doc.text) > BIG_DOC:
+        view = st.slider(
+            "Region of the document (characters)", 0, len(doc.text), (0, len(doc.text)),
+            step=500, key=keys.CMP_VIEW,
+        )  # fmt: skip
+    figure = policy_strips(doc.text, strip_rows, doc.shown_sections, view)
+    where = ""
+st.plotly_chart(presenter_fonts(figure), key=keys.CMP_STRIPS, config=chart_config("compare-1"))
+st.caption(f"{where}Top row: the detected sections (alternating shades). Hover a bar for its text.")
 
 evidence = find_evidence(query, known_sets(setup.name, doc))
 st.subheader("Cost")

@@ -19,12 +19,21 @@ V = TypeVar("V")
 
 
 class Memo(Generic[V]):
-    """The last ``size`` values by key, least recently used evicted first."""
+    """The last ``size`` values by key, least recently used evicted first.
 
-    def __init__(self, size: int) -> None:
+    With ``weigh`` (a key's weight, e.g. the characters of the text it names), the memo keeps
+    entries up to ``size`` in total weight instead of ``size`` entries (always the newest one).
+    """
+
+    def __init__(self, size: int, weigh: Callable[[Hashable], int] | None = None) -> None:
         self.size = size
         self.entries: OrderedDict[Hashable, V] = OrderedDict()
+        self._weigh = weigh
+        self._weight = 0
         self._lock = threading.Lock()
+
+    def _load(self) -> int:
+        return self._weight if self._weigh else len(self.entries)
 
     def get_or_build(self, key: Hashable, build: Callable[[], V]) -> V:
         """The value kept for ``key``, or ``build()`` kept and returned."""
@@ -39,15 +48,20 @@ class Memo(Generic[V]):
         """Keep ``value`` for ``key`` (with ``keep_first``, a value already kept stays) and
         return the value kept."""
         with self._lock:
+            if self._weigh and key not in self.entries:
+                self._weight += self._weigh(key)
             if keep_first:
                 value = self.entries.setdefault(key, value)
             else:
                 self.entries[key] = value
             self.entries.move_to_end(key)
-            while len(self.entries) > self.size:
-                self.entries.popitem(last=False)
+            while self._load() > self.size and len(self.entries) > 1:
+                old, _ = self.entries.popitem(last=False)
+                if self._weigh:
+                    self._weight -= self._weigh(old)
         return value
 
     def clear(self) -> None:
         with self._lock:
             self.entries.clear()
+            self._weight = 0

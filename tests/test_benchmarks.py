@@ -159,3 +159,20 @@ def test_the_suite_benchmark_reads_counts_slowest_and_starts():
     assert (data["servers_started"], data["chromium_launched"]) == (12, 1)
     with pytest.raises(ValueError, match="no pytest summary"):
         load("suite_time").parse("collected nothing\n")
+
+
+def test_page_times_corpus_mode_is_the_90_file_corpus_the_docs_cite():
+    from scar_viz.chunking.config import ChunkingConfig, chunk_spans
+    from scar_viz.queries.reading import parse_queries
+
+    bench = load("page_times")
+    doc, _, queries, question, size, overlap = bench._document(True)
+    assert len(doc.parts) == 90 and len(doc.text) == 513_396
+    assert len(chunk_spans(doc, ChunkingConfig(size=size, overlap=overlap))) == 1151
+    assert len(parse_queries(queries.decode(), doc).queries) == 40 and question
+    doc_md = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    assert "benchmarks/results/page_times_corpus.json" in doc_md
+    results = json.loads((ROOT / "benchmarks/results/page_times_corpus.json").read_text())
+    for page, figures in results["summary"].items():
+        assert figures["median_seconds"] <= figures["target_seconds"], page
+        assert f"{figures['median_seconds']:.2f} s" in doc_md, page

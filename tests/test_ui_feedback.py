@@ -82,3 +82,13 @@ def test_download_infers_the_type_and_pickable_chart_mounts():
         assert proto.icon == ":material/download:" and proto.ignore_rerun
     charts = at.get("plotly_chart")
     assert len(charts) == 1 and "scar-viz-test" in charts[0].proto.spec + charts[0].proto.config
+
+
+def test_time_left_follows_the_pace_so_far():
+    from ui.alerts import time_left
+
+    assert time_left(0, 28, 5.0) == ""  # nothing done yet: no pace
+    assert time_left(7, 28, 3.5) == ", about 10 s left"  # 0.5 s a step, 21 steps left
+    assert time_left(1, 100, 2.0) == ", about 3 min left"
+    assert time_left(27, 28, 27.0) == ", about 1 s left"
+    assert time_left(28, 28, 30.0) == "" and time_left(10, 28, 0.1) == ""

@@ -6,6 +6,7 @@ them is ever interpreted; a progress bar that counts; one way to turn an error i
 from __future__ import annotations
 
 import html
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -65,13 +66,29 @@ def or_stop(action: Callable[[], T], failed: str = "") -> T:
         raise  # not reached: st.stop() ends the script run
 
 
+def time_left(done: int, total: int, elapsed: float) -> str:
+    """', about 12 s left' at the pace of the ``done`` steps of ``total`` so far ('' before
+    the first step, at the end, or under a second)."""
+    if done <= 0 or done >= total:
+        return ""
+    left = elapsed / done * (total - done)
+    if left < 1:
+        return ""
+    return f", about {left:.0f} s left" if left < 90 else f", about {left / 60:.0f} min left"
+
+
 def with_progress(text: str, action: Callable[[Callable[[int, int], None]], T]) -> T:
-    """``action(update)`` under a progress bar that ``update(done, total)`` moves and that
-    goes when the action ends, whatever the outcome."""
+    """``action(update)`` under a progress bar that ``update(done, total)`` moves, with the
+    time left estimated from the pace so far, and that goes when the action ends, whatever
+    the outcome."""
     bar = st.progress(0.0, text=text)
+    t0 = time.perf_counter()
 
     def update(done: int, total: int) -> None:
-        bar.progress(min(1.0, done / max(total, 1)), text=f"{text} {done}/{total}")
+        bar.progress(
+            min(1.0, done / max(total, 1)),
+            text=f"{text} {done}/{total}{time_left(done, total, time.perf_counter() - t0)}",
+        )
 
     try:
         return action(update)

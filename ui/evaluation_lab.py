@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
+from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder
 from scar_viz.evaluation import Evaluation, available_policies, candidates_for, default_policies
 from scar_viz.evaluation import evaluate as run_core
@@ -104,10 +105,10 @@ def labelled_setup() -> Labelled:
     return Labelled(*inputs[:3])
 
 
-def policy_picker() -> list[str]:
+def policy_picker(doc: Document, embedder: Embedder) -> list[str]:
     """Every policy that can run here (rerank only with a local cross-encoder, else a one-line
-    hint), default topk, window ±1/±2, SCAR (and parent); a switch leaves the sentence
-    policies out."""
+    hint), default topk, window ±1/±2, SCAR (and parent); a switch adds the sentence
+    policies of ``doc`` (their cost stated beside it)."""
     choices = list(available_policies())
     status = reranker_status(DEFAULT_RERANKER)
     picked = st.multiselect(
@@ -120,7 +121,7 @@ def policy_picker() -> list[str]:
     )
     if not status.available:
         st.caption(f"Rerank is not listed: {status.message} {status.hint}")
-    if not sentence_toggle(keys.LAB_SENTENCES):
+    if not sentence_toggle(keys.LAB_SENTENCES, doc, embedder):
         picked = [p for p in picked if p not in SENTENCE_POLICIES]
     return picked
 
@@ -133,7 +134,7 @@ def lab_page(title: str, caption: str) -> tuple[Lab, list[str]]:
     lab = lab_setup()
     if lab is None:
         st.stop()
-    policies = policy_picker()
+    policies = policy_picker(lab.prep.document, lab.embedder)
     if not policies:
         st.info("Pick at least one policy.")
         st.stop()

@@ -332,3 +332,23 @@ def set_text(doc_choice: str | None, doc_text: Doc, source: str) -> str:
     if isinstance(data, QuerySet):
         return to_jsonl(data.queries, doc_text)
     return data.decode("utf-8-sig", errors="replace") if isinstance(data, bytes) else data
+
+
+def active_set_text(doc_choice: str | None, doc: Doc) -> tuple[str, str]:
+    """(a line naming it, its JSON Lines text) of this document's active query set — the one
+    the Evaluation lab's pages use (:data:`~ui.keys.QS_PICK`, else the first there is) — or
+    ("", "") when the document has none."""
+    sources = _available(doc_choice, doc)
+    if not sources:
+        return "", ""
+    picked = st.session_state.get(keys.QS_PICK)
+    source = picked if picked in sources else next(iter(sources))
+    return f"{sources[source][0]} ({SOURCES[source].lower()})", set_text(doc_choice, doc, source)
+
+
+def stash_lab_upload(doc: Doc, upload_key: str) -> None:
+    """``on_change`` of an uploader of a page other than the Evaluation lab's: the file
+    becomes this document's uploaded set, the active one on every page."""
+    upload = st.session_state.get(upload_key)
+    if upload is not None:
+        stash_query_set(doc, "upload", upload.name, upload.getvalue())

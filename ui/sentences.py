@@ -1,5 +1,11 @@
 """The document's sentences, split and embedded once per document and model, with a progress bar;
-and the switch that leaves the sentence policies (QASC, its hybrid, the sentence window) out.
+and the switch that adds the sentence policies (QASC, its hybrid, the sentence window), with
+their cost stated before it is flipped.
+
+The switch is on at first only when the work is cheap: every sentence is embedded already, or
+embedding the rest is estimated at most :data:`FREE_SECONDS` from the speed this model showed
+in this process (:mod:`scar_viz.embeddings.speed`). Otherwise a page opens without them and says
+what they would cost ("about 4,907 sentences to embed, at least 65 s here").
 
 The split is read from the on-disk span cache (:mod:`scar_viz.documents.sentence_cache`) and
 seeds the in-process memo the policies use; the vectors go through the on-disk embedding cache.
@@ -10,13 +16,19 @@ model, so later pages and reruns skip the step entirely.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import streamlit as st
 
 from scar_viz.documents.reading import Document
-from scar_viz.documents.sentence_cache import cached_sentence_spans
-from scar_viz.documents.sentences import DEFAULT_MAX_CHARS
-from scar_viz.embeddings import Embedder, embed_cached
+from scar_viz.documents.sentence_cache import cached_sentence_spans, spans_key
+from scar_viz.documents.sentences import (
+    DEFAULT_MAX_CHARS,
+    part_sentence_spans,
+    split_speed_key,
+)
+from scar_viz.embeddings import Embedder, embed_cached, speed, text_key
+from scar_viz.embeddings.cache import vectors_id
 from ui.alerts import attempt, with_progress
 from ui.cache import cached, disk_cache, document_key, span_cache
 from ui.cancel import stop_check
@@ -26,15 +38,80 @@ SENTENCE_POLICIES = ("qasc", "qasc-hybrid", "sentence-window")
 SPLITTER = "pysbd"
 
 
-def sentence_toggle(key: str) -> bool:
-    """The switch that keeps (True) or leaves out the sentence policies on this page."""
-    return st.toggle(
-        "Sentence policies (QASC, qasc-hybrid, sentence window)",
-        True,
-        key=key,
-        help="They embed every sentence of the document once (cached afterwards); turn them "
-        "off to skip that step on a long document.",
+FREE_SECONDS = 2.0
+"""Sentence work estimated at most this long runs without being asked for."""
+
+
+SPLIT_CHARS_PER_SECOND = 150_000
+"""pysbd's speed when it has not split anything in this process yet: RFC 9293 (263,690
+characters) split in 1.47 s on this project's machine, rounded down."""
+
+
+def sentence_cost(doc: Document, embedder: Embedder) -> tuple[speed.Estimate, bool]:
+    """What ``doc``'s sentences would cost now: those not yet in the disk cache, the seconds to
+    embed them (None before this model's speed is known) plus, while the split is not on disk,
+    the seconds to split the document (pysbd: seconds on a long corpus); and whether the count
+    is exact (the split is on disk) or approximate (the quick regex split)."""
+    parts = tuple(doc.part_bounds)
+    spans = span_cache().get(spans_key(doc.text, parts, SPLITTER, DEFAULT_MAX_CHARS))
+    exact = spans is not None
+    if spans is None:
+        spans = part_sentence_spans(doc.text, parts, "regex", DEFAULT_MAX_CHARS)
+    texts = list(dict.fromkeys(doc.text[s:e] for s, e in spans))
+    found = disk_cache().get_many(vectors_id(embedder), [text_key(t) for t in texts])
+    cost = speed.estimate(embedder.model_id, [t for t in texts if text_key(t) not in found])
+    if exact or cost.seconds is None:
+        return cost, exact
+    rate = speed.chars_per_second(split_speed_key(SPLITTER)) or SPLIT_CHARS_PER_SECOND
+    return replace(cost, seconds=cost.seconds + len(doc.text) / rate), exact
+
+
+def cost_words(cost: speed.Estimate, exact: bool, what: str = "sentences") -> str:
+    """'about 4,907 sentences to embed (…), at least 65 s here (an estimate …)' or 'every one
+    of the sentences is embedded already'."""
+    if cost.texts == 0:
+        return f"every one of the {what} is embedded already: no wait."
+    about = "" if exact else "about "
+    head = f"{about}{cost.texts:,} {what} to embed ({cost.chars:,} characters)"
+    if cost.seconds is None:
+        return (
+            f"{head}; the time is not known yet (the model has not embedded anything in this "
+            "process to measure its speed)."
+        )
+    split = "" if exact else ", the split into sentences included"
+    return (
+        f"{head}, {_duration(cost.seconds)} here{split} (an estimate from the characters per "
+        "second this model showed in this process; short sentences take longer per character "
+        "than the chunks it was measured on)."
     )
+
+
+def _duration(seconds: float) -> str:
+    """'under 1 s', 'at least 52 s', 'at least 3 min': the estimate is a floor
+    (benchmarks/sentence_estimate.py measured the real work at 2.7 and 3.1 times it)."""
+    if seconds < 1:
+        return "under 1 s"
+    if seconds < 90:
+        return f"at least {seconds:.0f} s"
+    return f"at least {seconds / 60:.0f} min"
+
+
+def sentence_toggle(key: str, doc: Document, embedder: Embedder) -> bool:
+    """The switch that adds (True) or leaves out the sentence policies on this page, with what
+    they cost stated beside it; on at first only when that cost is small (module docstring)."""
+    cost, exact = sentence_cost(doc, embedder)
+    cheap = cost.texts == 0 or (cost.seconds is not None and cost.seconds <= FREE_SECONDS)
+    on = st.toggle(
+        "Sentence policies (QASC, qasc-hybrid, sentence window)",
+        cheap,
+        key=key,
+        help="They embed every sentence of the document once (cached afterwards, for every "
+        "page); a page opens without them when that would take a while.",
+    )
+    st.caption(
+        ("Sentence policies: " if on else "Sentence policies (off): ") + cost_words(cost, exact)
+    )
+    return on
 
 
 def without_sentence_policies(names: Sequence[str]) -> list[str]:

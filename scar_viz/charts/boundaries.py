@@ -136,8 +136,10 @@ def boundary_map(
     window: Span | None = None,
     height: int | None = None,
     font_size: int = 12,
+    where: str = "document",
 ) -> go.Figure:
-    """Where each chunking's chunks lie along the document (x = character offset).
+    """Where each chunking's chunks lie along the document (x = character offset; ``where``
+    names what the axis runs over in its title: "file" for one file of a corpus).
 
     One row per chunking: its chunks as bars in alternating colours (overlaps show as darker
     stacking), and the units it cuts (``cut[name]``, a boolean mask over ``units``) as red
@@ -197,7 +199,7 @@ def boundary_map(
         margin={"l": 10, "r": 10, "t": 30, "b": 40},
         font={"size": font_size},
         xaxis={
-            "title": {"text": "character offset in the document"},
+            "title": {"text": f"character offset in the {where}"},
             "range": [0, len(text)],
             "showgrid": False,
         },

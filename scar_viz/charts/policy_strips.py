@@ -183,3 +183,62 @@ def span_text_html(
         parts.append(f'<div style="{_HEAD}">(no visible text)</div>')
     parts.append("</div>")
     return "".join(parts)
+
+
+def file_strips(
+    text: str,
+    rows: Sequence[tuple[str, Sequence[Span] | None]],
+    files: Sequence[tuple[str, int, int]],
+    sections: Sequence[Section] = (),
+    font_size: int = 12,
+) -> go.Figure:
+    """The strips of a corpus, one panel per file of ``files`` ((path, start, end) in
+    ``text``), each on its own axis from 0 to the file's length (as the corpus view's small
+    multiples), so a policy's spans fill the width they have in their file, not a sliver of
+    the whole corpus. Each panel is :func:`policy_strips` of that file: the spans and sections
+    inside it, in its own character positions."""
+    from plotly.subplots import make_subplots
+
+    n_rows = len(rows) + (1 if sections else 0)
+    panel_px, gap_px = 30 + 34 * n_rows, 70  # each panel, and the room for the next title
+    height = len(files) * panel_px + (len(files) - 1) * gap_px + 70
+    fig = make_subplots(
+        rows=len(files),
+        cols=1,
+        subplot_titles=[html.escape(path) for path, _, _ in files],
+        vertical_spacing=gap_px / height if len(files) > 1 else 0.0,
+    )
+    for i, (_, start, end) in enumerate(files, start=1):
+        local_rows = [
+            (label, None if spans is None else _inside(spans, start, end)) for label, spans in rows
+        ]
+        local_sections = [
+            Section(max(s.start, start) - start, min(s.end, end) - start, s.path, s.level)
+            for s in sections
+            if s.start < end and s.end > start
+        ]
+        panel = policy_strips(text[start:end], local_rows, local_sections, font_size=font_size)
+        for trace in panel.data:
+            fig.add_trace(trace, row=i, col=1)
+        for note in panel.layout.annotations:
+            fig.add_annotation(note, row=i, col=1)
+        fig.update_yaxes(panel.layout.yaxis, row=i, col=1)
+        fig.update_yaxes(range=[-0.5, n_rows - 0.5], row=i, col=1)  # every row, even empty
+        fig.update_xaxes(range=[0, end - start], row=i, col=1, showgrid=True, gridcolor="#eeeeee")
+    fig.update_xaxes(title_text="character position in the file", row=len(files), col=1)
+    fig.update_layout(
+        barmode="overlay",
+        bargap=0.35,
+        height=height,
+        margin={"l": 10, "r": 10, "t": 30, "b": 40},
+        font={"size": font_size},
+        plot_bgcolor="white",
+        hovermode="closest",
+        showlegend=False,
+    )
+    return fig
+
+
+def _inside(spans: Sequence[Span], start: int, end: int) -> list[Span]:
+    """The parts of ``spans`` inside [start, end), in that range's own positions."""
+    return [(max(s, start) - start, min(e, end) - start) for s, e in spans if s < end and e > start]

@@ -40,17 +40,18 @@ Progress = Callable[[int, int], None]
 
 
 def document_units(document: Document, kind: str) -> list[Span]:
-    """The document's sentences (pysbd, :mod:`scar_viz.documents.sentences`) or paragraphs.
+    """The document's sentences (pysbd, :mod:`scar_viz.documents.sentences`) or paragraphs,
+    each file of a corpus on its own (no unit crosses two files).
 
     Raises:
         ValueError: for a kind other than ``sentence`` or ``paragraph``.
     """
-    from scar_viz.documents.sentences import paragraph_spans, sentence_spans
+    from scar_viz.documents.sentences import part_paragraph_spans, part_sentence_spans
 
     if kind == "sentence":
-        return list(sentence_spans(document.text))
+        return list(part_sentence_spans(document.text, tuple(document.part_bounds)))
     if kind == "paragraph":
-        return paragraph_spans(document.text)
+        return part_paragraph_spans(document.text, tuple(document.part_bounds))
     raise SettingsError(f"Units of kind '{kind}' do not come from the document; use a query set.")
 
 

@@ -21,8 +21,11 @@ Other quirks handled before pysbd sees the text:
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+import time
+from collections.abc import Callable, Hashable
+from functools import lru_cache, partial
 
+from scar_viz.embeddings import speed
 from scar_viz.errors import SettingsError
 from scar_viz.memo import Memo
 from scar_viz.spans import Span
@@ -32,7 +35,19 @@ DEFAULT_MAX_CHARS = 1000
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 _HARD_LINE = re.compile(r"[ \t]*(?:[-*+\u2022]\s|\d{1,3}[.)]\s|\([a-zA-Z0-9]{1,4}\)\s|#{1,6}\s|\|)")
-_memo: Memo[tuple[Span, ...]] = Memo(8)
+_MEMO_CHARS = 32_000_000
+"""The memo keeps splits of texts up to this many characters in all (least recently used
+dropped first): every file of a large corpus, whose chunkers re-split each file per setting.
+A count of entries (it was 8) thrashed on a 90-file corpus: the Chunking lab's sweep of the
+sentence chunker re-ran pysbd on every file for each of its 28 settings, 155 s instead of 8."""
+
+
+def _text_chars(key: Hashable) -> int:
+    """A memo key's weight: the characters of its text (keys are ``(text, parts, …)``)."""
+    return len(key[0]) if isinstance(key, tuple) else 1
+
+
+_memo: Memo[tuple[Span, ...]] = Memo(_MEMO_CHARS, weigh=_text_chars)
 _REGEX_END = re.compile(r"(?<=[.!?])([\"')\]]*)\s+(?=[\"'(\[]?[A-Z0-9])")
 
 
@@ -177,21 +192,34 @@ def part_sentence_spans(
     """Sentences of each range ``text[start:end]`` of ``parts`` (a document's files, in
     order; :attr:`~scar_viz.documents.reading.Document.part_bounds`), each split on its own
     and shifted into ``text``: no sentence crosses a part's edge. Memoised on the text and the
-    parts (a document is split once; :func:`sentence_spans` is the one-part case).
+    parts (a document is split once; :func:`sentence_spans` is the one-part case), and each
+    part under its own text too: a corpus split whole and then file by file (the Chunking lab's
+    units, then its sentence chunker) runs pysbd once.
 
     Raises:
         ValueError: as :func:`sentence_spans`.
     """
 
     def split() -> tuple[Span, ...]:
+        t0 = time.perf_counter()
         spans: list[Span] = []
         for start, end in parts:
-            spans.extend(
-                (start + s, start + e) for s, e in _split(text[start:end], method, max_chars)
-            )
+            piece = text[start:end]
+            if len(parts) == 1:
+                own = _split(piece, method, max_chars)
+            else:  # each file under its own key too: a chunker that cuts file by file reuses it
+                key = (piece, ((0, len(piece)),), method, max_chars)
+                own = _memoised(key, partial(_split, piece, method, max_chars))
+            spans.extend((start + s, start + e) for s, e in own)
+        speed.record(split_speed_key(method), len(text), time.perf_counter() - t0)
         return tuple(spans)
 
     return _memo.get_or_build((text, tuple(parts), method, max_chars), split)
+
+
+def split_speed_key(method: str) -> str:
+    """The name under which :mod:`scar_viz.embeddings.speed` keeps the splitter's speed."""
+    return f"sentence split: {method}"
 
 
 def remember(
@@ -204,6 +232,10 @@ def remember(
     """Seed the memo of :func:`part_sentence_spans` with spans computed earlier for the same
     text, parts and settings (e.g. read from a disk cache)."""
     _memo.put((text, tuple(parts), method, max_chars), tuple(spans))
+
+
+def _memoised(key: tuple, split: Callable[[], tuple[Span, ...]]) -> tuple[Span, ...]:
+    return _memo.get_or_build(key, split)
 
 
 def part_paragraph_spans(text: str, parts: tuple[Span, ...]) -> list[Span]:

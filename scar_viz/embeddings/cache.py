@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from scar_viz.cancel import ShouldStop, check
+from scar_viz.embeddings import speed
 from scar_viz.embeddings.base import Embedder, EmbeddingError, Progress, batches
 from scar_viz.embeddings.vectors import normalize
 from scar_viz.sqlite_cache import SqliteCache
@@ -118,12 +119,16 @@ def embed_cached(
     # them, else characters, as SentenceTransformer.encode orders one call): a batch is padded
     # to its longest member, so batches of like length pad least
     todo = _costliest_first(embedder, todo, text_of)
+    encoded, encoding = 0, 0.0  # characters encoded, seconds spent in the model
     if todo:
         step = max(32, len(todo) // 20, _gpu_batch(embedder))
         for lo, hi in batches(len(todo), step):
             check(should_stop)
             part = todo[lo:hi]
+            t_batch = time.perf_counter()
             vecs = embedder.embed([text_of[k] for k in part])
+            encoded += sum(len(text_of[k]) for k in part)
+            encoding += time.perf_counter() - t_batch
             if vecs.shape[0] != len(part):
                 raise EmbeddingError("The model returned a wrong number of embeddings.")
             fresh = dict(zip(part, vecs, strict=True))
@@ -137,6 +142,7 @@ def embed_cached(
             found.update(fresh)
             if progress:
                 progress(n_cached + hi, len(texts))
+        speed.record(embedder.model_id, encoded, encoding)
     elif progress:
         progress(len(texts), len(texts))
     empty = np.zeros((0, 0), dtype=np.float32)

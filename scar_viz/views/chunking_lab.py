@@ -180,3 +180,34 @@ def passage_window(pos: int, text_len: int, size: int = PASSAGE_CHARS) -> tuple[
     """The document view's (lo, hi): ``size`` characters from ``pos``, inside the text."""
     lo = min(max(0, int(pos)), max(0, text_len - 1))
     return lo, min(text_len, lo + size)
+
+
+@dataclass(frozen=True)
+class FileView:
+    """One file of the document as the lab's document view draws it: its ``text``, and each
+    chunking's spans, the units and each chunking's cut mask over them, all in the file's own
+    character positions (a single document is its one file)."""
+
+    text: str
+    spans: dict[str, list[Span]]
+    units: list[Span]
+    cuts: dict[str, np.ndarray]
+
+
+def file_view(
+    text: str,
+    extent: Span,
+    spans: dict[str, Sequence[Span]],
+    units: Sequence[Span],
+    cuts: dict[str, np.ndarray],
+) -> FileView:
+    """The file ``text[extent[0]:extent[1]]``: the spans and units inside it (a chunk or unit
+    never crosses a file), shifted to start at 0, with the cut masks of those units."""
+    a, b = extent
+    inside = [i for i, (s, e) in enumerate(units) if a <= s and e <= b]
+    return FileView(
+        text[a:b],
+        {t: [(s - a, e - a) for s, e in sp if a <= s and e <= b] for t, sp in spans.items()},
+        [(units[i][0] - a, units[i][1] - a) for i in inside],
+        {t: np.asarray(m, dtype=bool)[inside] for t, m in cuts.items()},
+    )

@@ -207,3 +207,27 @@ def qasc_steps(detail: Any, percentile: float) -> tuple[str, list[dict[str, obje
         for x in detail.windows
     ]
     return summary, rows
+
+
+def hit_files(
+    parts: Sequence[tuple[str, int, int]],
+    hits: Sequence[Span],
+    rows: Sequence[Sequence[Span] | None],
+    limit: int = 4,
+) -> tuple[list[tuple[str, int, int]], int]:
+    """The files of a corpus (``parts``: (path, start, end)) to draw Compare's strips on: those
+    holding the retrieved ``hits``, in the hits' order (at most ``limit``; the files of the
+    other policies' spans, ``rows``, only when there are no hits); and how many other files
+    hold a policy's spans, not drawn."""
+
+    def files(spans: Sequence[Span]) -> list[int]:
+        found: list[int] = []
+        for s, e in spans:
+            for i, (_, a, b) in enumerate(parts):
+                if s < b and e > a and i not in found:
+                    found.append(i)
+        return found
+
+    anywhere = files([span for spans in rows for span in spans or ()])
+    drawn = (files(hits) or anywhere)[:limit]
+    return [parts[i] for i in drawn], len(set(anywhere) - set(drawn))

@@ -135,3 +135,20 @@ def test_token_sizes_are_converted():
     assert (cfg.size, cfg.overlap) == (150, 15)
     assert in_characters(cfg, 4.0) == (600, 60)
     assert in_characters(ChunkingConfig("fixed", 300, 30), 4.0) == (300, 30)
+
+
+def test_a_corpus_sentence_units_and_the_sentence_chunker_split_each_file_once(monkeypatch):
+    from scar_viz.chunking.config import chunk_spans
+    from scar_viz.documents import sentences
+    from scar_viz.documents.corpus import join_documents
+
+    files = ["The first file. It has two sentences.", "The second file. It ends here."]
+    corpus = join_documents([document_from_text(f"{i}.md", t) for i, t in enumerate(files)])
+    calls: list[str] = []
+    real = sentences._split
+    monkeypatch.setattr(sentences, "_split", lambda t, *a: calls.append(t) or real(t, *a))
+    sentences._memo.clear()
+    units = document_units(corpus, "sentence")
+    chunk_spans(corpus, ChunkingConfig("sentence", 200, 20))  # cuts file by file
+    assert sorted(calls) == sorted(files)  # pysbd ran once on each file, never on the whole
+    assert len(units) == 4

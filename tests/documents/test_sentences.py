@@ -145,3 +145,65 @@ def test_a_document_of_one_file_is_split_once_whichever_way_it_is_asked(monkeypa
     monkeypatch.setattr(sentences, "_split", lambda *a: calls.append(a) or split(*a))
     whole = part_sentence_spans(text, ((0, len(text)),))
     assert sentence_spans(text) == whole and len(calls) == 1
+
+
+def _counting_splits(monkeypatch) -> list[str]:
+    from scar_viz.documents import sentences
+
+    calls: list[str] = []
+    real = sentences._split
+
+    def counting(text, method, max_chars):
+        calls.append(text)
+        return real(text, method, max_chars)
+
+    monkeypatch.setattr(sentences, "_split", counting)
+    sentences._memo.clear()
+    return calls
+
+
+def test_the_memo_holds_every_file_of_a_90_file_corpus(monkeypatch):
+    calls = _counting_splits(monkeypatch)
+    files = [f"File {i} opens here. It has two sentences." for i in range(90)]
+    for text in files:
+        sentence_spans(text)
+    for text in files:  # a chunker's second setting: every file is asked again
+        sentence_spans(text)
+    assert len(calls) == 90
+
+
+def test_the_memo_drops_the_least_recently_used_texts_past_its_character_budget(monkeypatch):
+    from scar_viz.documents import sentences
+
+    calls = _counting_splits(monkeypatch)
+    monkeypatch.setattr(sentences._memo, "size", 120)  # two of the 53-character texts
+    a, b, c = ("A" * 40 + f" {i}. Next one." for i in range(3))
+    for text in (a, b, a, c):  # c pushes the total past 120: b, the least recent, goes
+        sentence_spans(text)
+    sentence_spans(a)
+    assert calls == [a, b, c]
+    sentence_spans(b)
+    assert calls == [a, b, c, b]
+
+
+def test_a_corpus_split_whole_then_file_by_file_splits_each_file_once(monkeypatch):
+    calls = _counting_splits(monkeypatch)
+    files = ["First file. Two sentences.", "Second file here. It ends."]
+    text = "\n\n".join(files)
+    parts = ((0, len(files[0])), (len(files[0]) + 2, len(text)))
+    whole = part_sentence_spans(text, parts)
+    by_file = [sentence_spans(f) for f in files]  # as a chunker cuts each file
+    assert calls == files
+    shifted = [(parts[i][0] + s, parts[i][0] + e) for i, own in enumerate(by_file) for s, e in own]
+    assert list(whole) == shifted
+
+
+def test_a_split_records_the_splitters_speed(monkeypatch):
+    from scar_viz.documents.sentences import split_speed_key
+    from scar_viz.embeddings import speed
+
+    _counting_splits(monkeypatch)
+    speed.forget()
+    sentence_spans("A sentence about the weir and the tide. " * 100)
+    assert speed.chars_per_second(split_speed_key("pysbd")) > 0
+    speed.forget()

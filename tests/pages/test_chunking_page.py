@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -151,3 +152,48 @@ def test_semantic_chunker_keeps_headings_with_their_text(hash_model, size):
     texts = [doc.text[int(s) : int(e)] for s, e in zip(short["start"], short["end"], strict=True)]
     assert texts and not [t for t in texts if is_heading_alone(t)], texts
     assert all(len(t.strip()) > 5 for t in texts)
+
+
+def test_the_session_query_set_gives_the_evidence_units_without_a_second_upload(hash_model):
+    from scar_viz.documents.reading import document_from_text
+    from tests.pages.helpers import stash_queries
+
+    text = "Intro.\n\nThe weir opens at dawn. The tide follows it.\n\nKestrels nest by the mill."
+    doc = document_from_text("notes.md", text)
+    start = text.index("The weir")
+    evidence = {"text": "The weir opens at dawn.", "start": start, "end": start + 23}
+    line = {"id": "q1", "query": "When does the weir open?", "evidence": [evidence]}
+    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    stash_queries(app, text, "mine.jsonl", json.dumps(line) + "\n")
+    at = open_page(PAGE, TIMEOUT, app, upload=doc)
+    assert at.radio(key="cu").value == "evidence"
+    uploaders = [u.key for u in at.get("file_uploader")]
+    assert "cqs" not in uploaders  # no second upload asked for
+    assert any("the session's query set, mine.jsonl" in t for t in alerts(at, "caption"))
+
+
+def test_on_a_corpus_the_document_view_shows_one_file_on_its_own_axis(hash_model):
+    from scar_viz.documents import samples
+    from tests.pages.helpers import open_corpus
+
+    at = open_corpus(PAGE, TIMEOUT)
+    corpus = samples.load_sample("kestrel")
+    lengths = {p.path: p.end - p.start for p in corpus.parts}
+
+    def map_range() -> list:
+        return json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["xaxis"]["range"]
+
+    files = at.selectbox(key="cfile")
+    assert files.options == list(lengths)
+    assert map_range() == [0, lengths[files.value]]
+    other = files.options[-1]
+    files.set_value(other).run()
+    assert not at.exception, at.exception
+    assert map_range() == [0, lengths[other]] and lengths[other] < len(corpus.text)
+    spans = [
+        (b["base"][i], b["base"][i] + b["x"][i])
+        for b in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
+        if b["type"] == "bar"
+        for i in range(len(b["x"]))
+    ]
+    assert spans and all(0 <= s < e <= lengths[other] for s, e in spans)  # no cut spans files

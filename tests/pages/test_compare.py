@@ -228,3 +228,21 @@ def test_the_sentence_policies_can_be_left_out(at):
     pd.testing.assert_frame_equal(
         after[cols].reset_index(drop=True), before.loc[kept, cols].reset_index(drop=True)
     )
+
+
+def test_on_a_corpus_each_hit_file_has_its_own_axis(hash_model):
+    from scar_viz.documents import samples
+    from tests.pages.helpers import open_corpus
+
+    at = open_corpus("pages/compare.py", TIMEOUT)
+    at.text_input(key="q").set_value("How often is the nest camera serviced?").run()
+    assert not at.exception, at.exception
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    corpus = samples.load_sample("kestrel")
+    lengths = {p.path: p.end - p.start for p in corpus.parts}
+    axes = {k: v for k, v in fig["layout"].items() if k.startswith("xaxis")}
+    titles = [a["text"] for a in fig["layout"]["annotations"] if a["text"] in lengths]
+    assert len(axes) == len(titles) >= 1
+    for (_, axis), path in zip(sorted(axes.items()), titles, strict=True):
+        assert axis["range"] == [0, lengths[path]]  # the file, not the corpus
+    assert max(lengths.values()) < len(corpus.text)

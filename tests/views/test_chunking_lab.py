@@ -101,3 +101,18 @@ def test_metric_rows_split_for_presenter_mode():
         ["A chunks", "A mean chars", "A units cut"],
         ["B chunks", "B mean chars", "B units cut"],
     ]
+
+
+def test_file_view_keeps_one_files_spans_units_and_cuts_in_its_own_positions():
+    text = "x" * 100 + "y" * 50
+    view = lab.file_view(
+        text,
+        (100, 150),
+        {"A": [(0, 60), (50, 100), (100, 130), (120, 150)]},
+        [(10, 20), (105, 110), (125, 140)],
+        {"A": np.array([True, False, True])},
+    )
+    assert view.text == "y" * 50
+    assert view.spans == {"A": [(0, 30), (20, 50)]}
+    assert view.units == [(5, 10), (25, 40)]
+    assert view.cuts["A"].tolist() == [False, True]
