@@ -11,8 +11,13 @@ for arg in "$@"; do
 done
 bash scripts/bootstrap.sh requirements-dev.txt
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+# Tests run in parallel worker processes (pytest-xdist), one per CPU core up to 4 by default;
+# SCAR_VIZ_TEST_WORKERS=N sets N (1: one process, no workers).
+workers="${SCAR_VIZ_TEST_WORKERS:-$(n=$(nproc 2>/dev/null || echo 1); echo $((n < 4 ? n : 4)))}"
+parallel=()
+if [ "$workers" -gt 1 ]; then parallel=(-n "$workers" --dist worksteal); fi
 if [ "$fast" = 1 ]; then
-  exec .venv/bin/python -m pytest -m "not browser and not model" ${args[@]+"${args[@]}"}
+  exec .venv/bin/python -m pytest -m "not browser and not model" ${parallel[@]+"${parallel[@]}"} ${args[@]+"${args[@]}"}
 fi
 if [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -22,4 +27,4 @@ if [ ! -x /usr/bin/chromium ]; then
     echo "No /usr/bin/chromium and no root: browser tests will be skipped (install chromium)."
   fi
 fi
-exec .venv/bin/python -m pytest ${args[@]+"${args[@]}"}
+exec .venv/bin/python -m pytest ${parallel[@]+"${parallel[@]}"} ${args[@]+"${args[@]}"}

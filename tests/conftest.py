@@ -114,12 +114,38 @@ def run_cli(
     )
 
 
+_WORKER_STARTS: dict[str, int] = {"servers": 0, "browsers": 0}
+"""App servers and Chromiums the test workers started (``pytest -n``: summed as each ends)."""
+
+
+def _own_starts() -> dict[str, int]:
+    live = sys.modules.get("scripts.live_app")
+    return dict(live.STARTED) if live is not None else {"servers": 0, "browsers": 0}
+
+
+def pytest_sessionfinish(session):
+    """In a worker of ``pytest -n`` (pytest-xdist): hand its starts to the controller."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["live_app_starts"] = _own_starts()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """In the controller of ``pytest -n``: add up what each worker started."""
+    starts = getattr(node, "workeroutput", {}).get("live_app_starts", {})
+    for what in _WORKER_STARTS:
+        _WORKER_STARTS[what] += int(starts.get(what, 0))
+
+
 def pytest_terminal_summary(terminalreporter):
     """At the end of a run that drove the app in a browser: how many app servers and Chromiums
-    it started (the browser tests share one Chromium and one server per configuration)."""
-    live = sys.modules.get("scripts.live_app")
-    if live is not None and any(live.STARTED.values()):
+    it started (the browser tests share one Chromium and one server per configuration, per
+    worker under ``pytest -n``)."""
+    own = _own_starts()
+    starts = {what: own.get(what, 0) + _WORKER_STARTS[what] for what in _WORKER_STARTS}
+    if any(starts.values()):
         terminalreporter.write_line(
-            f"live app: {live.STARTED['servers']} servers started, "
-            f"{live.STARTED['browsers']} Chromium launched"
+            f"live app: {starts['servers']} servers started, "
+            f"{starts['browsers']} Chromium launched"
         )
