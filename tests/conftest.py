@@ -146,6 +146,5 @@ def pytest_terminal_summary(terminalreporter):
     starts = {what: own.get(what, 0) + _WORKER_STARTS[what] for what in _WORKER_STARTS}
     if any(starts.values()):
         terminalreporter.write_line(
-            f"live app: {starts['servers']} servers started, "
-            f"{starts['browsers']} Chromium launched"
+            f"live app: {starts['servers']} servers started, {starts['browsers']} Chromium launched"
         )
