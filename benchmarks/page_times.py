@@ -70,6 +70,11 @@ CORPUS_PAGES = {
     "chunking": "pages/chunking.py",
     "budget": "pages/budget.py",
     "evaluate": "pages/evaluate.py",
+    "sweep": "pages/sweep.py",
+    "transfer": "pages/transfer.py",
+    "fit_gate": "pages/fit_gate.py",
+    "answers": "pages/answers.py",
+    "learn": "pages/learn.py",
 }
 CORPUS_TARGET = 10.0
 CORPUS_RESULTS = ROOT / "benchmarks" / "results" / "page_times_corpus.json"
@@ -182,6 +187,8 @@ def measure_page(page: str, model: str, corpus: bool = False) -> dict:
         "load_after": _load(),
         "errors": errors,
         "warnings": [w.value for w in at.warning],
+        "notes": [i.value for i in at.info],  # a page that stops on a message says so here
+        "headers": [h.value for h in at.subheader],
     }
 
 
