@@ -1,6 +1,6 @@
 """Run the app from this checkout: ``streamlit run app.py`` the way ``scar-viz app`` runs it
-(:mod:`scar_viz.cli.app`: the pages/ folder read as st.navigation pages, the model hubs switched
-off, the logging)."""
+(:mod:`ui.serve`: the pages/ folder read as st.navigation pages, the model hubs switched off,
+the logging)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # this checkout's scar_viz, whatever the current folder
+sys.path.insert(0, str(ROOT))  # this checkout's app and scar_viz, whatever the current folder
 
-from scar_viz.cli.app import serve  # noqa: E402
+from ui.serve import serve  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(serve(ROOT / "app.py", sys.argv[1:]))

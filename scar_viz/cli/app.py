@@ -2,23 +2,16 @@
 
 The app's files (``app.py``, ``pages/``, ``ui/``, ``static/``, ``.streamlit/config.toml``) live
 at the repository's root; a wheel carries them under ``scar_viz/_app/`` (pyproject.toml,
-``force-include``). :func:`app_script` finds them in either place, and :func:`serve` starts
-Streamlit on them the one way ``scripts/serve.py`` (the README's ``run.sh``) does too.
-
-Streamlit treats a ``pages/`` folder beside the main script as a legacy (v1) multipage app
-until the main script first calls ``st.navigation``; a server whose first visitor opens a deep
-link (``/learn``) would run that page without ``app.py``. Declaring the v2 mode before the
-server starts makes every first request go through ``app.py``. Streamlit itself reads the
-``.streamlit/config.toml`` beside the main script (a script-level config), so the installed
-app keeps the checkout's server settings whatever folder it is started from.
-
-Streamlit is imported only inside :func:`serve`: the package stays free of it.
+``force-include``). :func:`app_script` finds them in either place, and :func:`serve` hands this
+process over to the app's own launcher, ``ui/serve.py`` (the one ``scripts/serve.py``, the
+README's ``run.sh``, calls too), which starts Streamlit on them. The package never imports
+Streamlit.
 """
 
 from __future__ import annotations
 
-import logging
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -53,25 +46,18 @@ def app_script() -> Path:
 
 
 def serve(script: Path, streamlit_args: Sequence[str]) -> int:
-    """Run ``streamlit run SCRIPT [streamlit_args]`` in this process (until it stops).
+    """Replace this process by ``python -m ui.serve SCRIPT [streamlit_args]``, the app's own
+    launcher, with the app's folder first on the import path (it never returns on success).
 
-    The model hubs are switched off before Streamlit imports anything, whatever the environment
-    held (as ``ui``'s own import does again for a bare ``streamlit run``): a model name a visitor
-    types is loaded from this machine only, never downloaded (docs/deployment.md).
-
-    Returns:
-        Streamlit's exit status.
+    The model hubs are switched off in the environment first, whatever it held (``ui``'s
+    import does it again): a model name a visitor types is loaded from this machine only,
+    never downloaded (docs/deployment.md).
     """
+    env = dict(os.environ)
     for name in OFFLINE_ENV:
-        os.environ[name] = "1"
-    from streamlit.runtime.pages_manager import PagesManager
-    from streamlit.web.cli import main
-
-    logging.basicConfig(format="%(asctime)s %(name)s: %(message)s")
-    logging.getLogger("scar_viz").setLevel(logging.INFO)  # e.g. "loaded model …", once each
-    PagesManager.uses_pages_directory = False
-    try:
-        main(["run", str(script), *streamlit_args], prog_name="streamlit")
-    except SystemExit as done:  # click ends every command this way
-        return done.code if isinstance(done.code, int) else 0 if done.code is None else 1
-    return 0
+        env[name] = "1"
+    folder = str(script.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (folder, env.get("PYTHONPATH", "")) if p)
+    argv = [sys.executable, "-m", "ui.serve", str(script), *streamlit_args]
+    os.execve(sys.executable, argv, env)
+    return 1  # not reached: execve returns only by raising
