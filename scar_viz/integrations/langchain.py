@@ -45,13 +45,12 @@ from scar_viz.integrations.local import (
     runs_of,
 )
 from scar_viz.integrations.models import CacheSpec, ScarModel
-from scar_viz.integrations.split import chunk_id, read_files, split_files
+from scar_viz.integrations.split import chunk_id, split_for
 from scar_viz.scoring.params import DEFAULT_LAM, DEFAULT_MU, DEFAULT_RADIUS, DEFAULT_TAU, GateParams
 
 RETRIEVER_K = 4
 """The retriever's default k: LangChain's own (``VectorStore.as_retriever``)."""
 
-MODEL_KEY = "embedding_model"
 """Metadata naming the model that embeds a chunk (its scar-viz id), when the splitter knows."""
 
 Key = tuple[str, int]
@@ -112,12 +111,7 @@ def split_document(
         text, metadata ``source``, ``chunk`` (index in its file), ``start_index`` and
         ``end_index`` (offsets in the file's own text).
     """
-    scar_model = _model(model)
-    document = read_files(path_or_text)
-    config = ChunkingConfig(chunker, size, overlap)
-    model_args = (scar_model.embedder, scar_model.cache) if scar_model else ()
-    chunks = split_files(document, config, *model_args)
-    named = {MODEL_KEY: scar_model.model_id} if scar_model else {}
+    chunks, named = split_for(path_or_text, ChunkingConfig(chunker, size, overlap), _model(model))
     return [
         Document(
             id=c.id,

@@ -45,10 +45,9 @@ from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.embeddings import Embedder
 from scar_viz.integrations.local import Order, closest, gate_runs, lexical_of, picked, runs_of
 from scar_viz.integrations.models import CacheSpec, ScarModel
-from scar_viz.integrations.split import file_texts, read_files, split_files
+from scar_viz.integrations.split import MODEL_KEY, file_texts, read_files, split_for
 from scar_viz.scoring.params import DEFAULT_LAM, DEFAULT_MU, DEFAULT_RADIUS, DEFAULT_TAU, GateParams
 
-MODEL_KEY = "embedding_model"
 """Metadata naming the model that embeds a node (its scar-viz id), when the splitter knows."""
 
 OWN_KEYS = ("source", "chunk", MODEL_KEY)
@@ -131,12 +130,7 @@ def split_nodes(
         from what is embedded), SOURCE the file (:func:`source_documents`' id) and
         PREVIOUS/NEXT its neighbours in the file.
     """
-    scar_model = _model(model)
-    document = read_files(path_or_text)
-    config = ChunkingConfig(chunker, size, overlap)
-    model_args = (scar_model.embedder, scar_model.cache) if scar_model else ()
-    chunks = split_files(document, config, *model_args)
-    named = {MODEL_KEY: scar_model.model_id} if scar_model else {}
+    chunks, named = split_for(path_or_text, ChunkingConfig(chunker, size, overlap), _model(model))
     nodes = []
     for i, c in enumerate(chunks):
         relations = {

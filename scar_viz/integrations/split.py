@@ -21,7 +21,12 @@ from scar_viz.documents.corpus import join_documents, local_span, part_document
 from scar_viz.documents.reading import Document, document_from_text
 from scar_viz.embeddings import Embedder, EmbeddingCache
 from scar_viz.errors import SettingsError
+from scar_viz.integrations.models import ScarModel
 from scar_viz.pipeline import embed_function
+
+MODEL_KEY = "embedding_model"
+"""The chunk metadata that names the model embedding it (read back by
+:mod:`scar_viz.store.foreign` when scar-viz opens the store)."""
 
 TEXT_NAME = "text"
 """The source name of a text given as a string rather than a file."""
@@ -101,3 +106,14 @@ def split_files(
         seen[source] = index + 1
         out.append(FileChunk(source, index, start, end, chunk.text))
     return out
+
+
+def split_for(
+    path_or_text: str | Path, config: ChunkingConfig, model: ScarModel | None
+) -> tuple[list[FileChunk], dict[str, str]]:
+    """The adapters' splitters' common part: :func:`read_files` cut by :func:`split_files`
+    (with ``model``'s embedder and cache for a chunker that needs one), and the metadata every
+    chunk carries to name ``model`` (``{MODEL_KEY: id}``; empty without a model)."""
+    model_args = (model.embedder, model.cache) if model else ()
+    chunks = split_files(read_files(path_or_text), config, *model_args)
+    return chunks, ({MODEL_KEY: model.model_id} if model else {})

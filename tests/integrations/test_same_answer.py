@@ -111,3 +111,10 @@ def test_the_retriever_the_postprocessor_and_select_choose_the_same_chunks(kb):
     assert edges > 0, "no case retrieved a file's first or last chunk"
     if name == "generated corpus":
         assert ties > 0, "no case tied at the k-th place"
+
+
+def test_the_splitters_name_the_model_under_the_key_the_store_readers_read():
+    from scar_viz.integrations.split import MODEL_KEY as written
+    from scar_viz.store.foreign import MODEL_KEY as read
+
+    assert written == read == "embedding_model"
