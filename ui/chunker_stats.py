@@ -33,7 +33,7 @@ from scar_viz.views import chunking_lab as lab
 from ui import keys, state
 from ui.alerts import alert, with_progress
 from ui.cache import cached, disk_cache
-from ui.sentences import FREE_SECONDS, cost_words, sentence_cost
+from ui.sentences import cheap, cost_words, sentence_cost
 from ui.tables import show_table
 
 
@@ -50,7 +50,7 @@ def table_chunkers(
     if not costly or doc_key in state.get(keys.LAB_SEMANTIC_ON, set()):
         return list(CHUNKERS)
     cost, exact = sentence_cost(doc, embedder)
-    if cost.texts == 0 or (cost.seconds is not None and cost.seconds <= FREE_SECONDS):
+    if cheap(cost):
         return list(CHUNKERS)
     names = ", ".join(chunker_name(n) for n in costly)
     st.button(

@@ -42,6 +42,13 @@ FREE_SECONDS = 2.0
 """Sentence work estimated at most this long runs without being asked for."""
 
 
+UNMEASURED_CHARS_PER_SECOND = 2_200
+"""What a model not yet measured in this process is taken to embed, in characters of sentences
+a second: the embedded default model on the project's 2-core CPU (2,235 measured by
+benchmarks/sentence_estimate.py), so a few sentences (the samples: about 30) start on while a
+corpus' thousands wait for the click."""
+
+
 SPLIT_CHARS_PER_SECOND = 150_000
 """pysbd's speed when it has not split anything in this process yet: RFC 9293 (263,690
 characters) split in 1.47 s on this project's machine, rounded down."""
@@ -96,14 +103,24 @@ def _duration(seconds: float) -> str:
     return f"at least {seconds / 60:.0f} min"
 
 
+def cheap(cost: speed.Estimate) -> bool:
+    """Whether sentence work runs without being asked for (the sentence switch starts on, the
+    Chunking lab's table adds the semantic chunker): nothing left to embed, or the rest
+    estimated at most :data:`FREE_SECONDS` (at :data:`UNMEASURED_CHARS_PER_SECOND` before
+    this model's speed is known)."""
+    if cost.texts == 0:
+        return True
+    seconds = cost.seconds if cost.seconds is not None else cost.chars / UNMEASURED_CHARS_PER_SECOND
+    return seconds <= FREE_SECONDS
+
+
 def sentence_toggle(key: str, doc: Document, embedder: Embedder) -> bool:
     """The switch that adds (True) or leaves out the sentence policies on this page, with what
     they cost stated beside it; on at first only when that cost is small (module docstring)."""
     cost, exact = sentence_cost(doc, embedder)
-    cheap = cost.texts == 0 or (cost.seconds is not None and cost.seconds <= FREE_SECONDS)
     on = st.toggle(
         "Sentence policies (QASC, qasc-hybrid, sentence window)",
-        cheap,
+        cheap(cost),
         key=key,
         help="They embed every sentence of the document once (cached afterwards, for every "
         "page); a page opens without them when that would take a while.",
