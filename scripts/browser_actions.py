@@ -33,6 +33,15 @@ def open_sidebar(page) -> None:
     if sidebar.get_attribute("data-collapsed") == "true":
         page.get_by_test_id("stExpandSidebarButton").click()
         page.locator("[data-testid=stSidebar][data-collapsed=false]").wait_for()
+        # the sidebar slides open: a width read mid-slide is narrower than the settled one
+        # (a test measuring a label's fit there fails), so wait for its transitions to end
+        page.wait_for_function(
+            """() => {
+                const bar = document.querySelector('[data-testid=stSidebar]');
+                return bar && bar.getAnimations({subtree: true})
+                    .every(a => !a.pending && a.playState !== 'running');
+            }"""
+        )
 
 
 def choose(page, label: str, option: str) -> None:
