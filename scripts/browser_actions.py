@@ -8,7 +8,7 @@ import re
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from scripts.live_app import settle, wait_for_app_run
+from scripts.live_app import RUN_ASKED, settle, wait_for_app_run
 
 DOCUMENT_UPLOADER = (
     "[data-testid='stSidebar'] [data-testid='stFileUploaderDropzoneInput'][accept*='.txt']"
@@ -65,9 +65,12 @@ def upload(page, name: str, data: bytes, mime: str = "text/plain") -> None:
     elif not uploader.count():
         choose(page, "Document", "Uploaded document")
     uploader.set_input_files(files=[{"name": name, "mimeType": mime, "buffer": data}])
-    listed = page.get_by_test_id("stFileUploader").filter(has_text=name)
-    with contextlib.suppress(PlaywrightTimeout):  # the uploader lists the file once it is sent
-        listed.first.wait_for(timeout=10_000)
+    # the file is sent over HTTP first, and only then does the page ask for a run: wait for
+    # that request (a slow upload may take longer than wait_for_app_run's start timeout). The
+    # uploader's listing of the name is no sign to wait for: a name with markup in it is
+    # listed otherwise, and the wait lasted its whole timeout.
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(RUN_ASKED, timeout=10_000)
     wait_for_app_run(page)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scar_viz.chunking.registry import chunker_name
 from scripts.browser_actions import ask, choose, context_chunks, fresh_page, go
-from scripts.live_app import wait_for_app_run
+from scripts.live_app import settle, wait_for_app_run
 
 
 def slider_value(page, label: str) -> str:
@@ -28,7 +28,7 @@ def test_copied_address_reproduces_the_explorer(hash_app, chromium):
     nudge(teacher, "k (retrieved)", 2)
     choose(teacher, "Chunker", chunker_name("section"))
     teacher.wait_for_url("**chunker=section**")  # the script writes the id once it has run
-    wait_for_app_run(teacher)
+    settle(teacher)
     link = teacher.url
     seen = {
         label: slider_value(teacher, label)
