@@ -102,6 +102,11 @@ def test_after_a_zip_upload_the_corpus_shows_before_any_question(
     # the table: every file with its chunks and characters, in corpus order
     table = page.locator(".st-key-corpus_table [data-testid=stDataFrame]")
     table.wait_for()
+    # the grid writes its cells a moment after the frame appears: wait for the last file's
+    last = corpus.parts[-1].path
+    table.locator("[role=gridcell]").filter(has_text=last).first.wait_for(
+        state="attached", timeout=15_000
+    )
     cells = table.locator("[role=gridcell]").all_inner_texts()
     for part in corpus.parts:
         assert part.path in cells, (part.path, cells[:20])
