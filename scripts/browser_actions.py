@@ -53,9 +53,10 @@ def choose(page, label: str, option: str) -> None:
     wait_for_app_run(page)
 
 
-def upload(page, name: str, data: bytes, mime: str = "text/plain") -> None:
-    """Upload a file in the sidebar's document uploader (switching to "Uploaded document" first,
-    in the sidebar opened when it is collapsed)."""
+def send_document(page, name: str, data: bytes, mime: str = "text/plain") -> None:
+    """Give the sidebar's document uploader a file (switching to "Uploaded document" first, in
+    the sidebar opened when it is collapsed) and return once the page has asked the server for
+    the run that reads it, without waiting for that run (:func:`upload` waits)."""
     open_sidebar(page)
     uploader = page.locator(DOCUMENT_UPLOADER)
     if "doc=upload" in page.url:
@@ -71,6 +72,11 @@ def upload(page, name: str, data: bytes, mime: str = "text/plain") -> None:
     # listed otherwise, and the wait lasted its whole timeout.
     with contextlib.suppress(PlaywrightTimeout):
         page.wait_for_function(RUN_ASKED, timeout=10_000)
+
+
+def upload(page, name: str, data: bytes, mime: str = "text/plain") -> None:
+    """Upload a file as the document (:func:`send_document`) and wait for the run reading it."""
+    send_document(page, name, data, mime)
     wait_for_app_run(page)
 
 

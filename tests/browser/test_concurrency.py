@@ -15,7 +15,7 @@ from scar_viz.documents.reading import document_from_text
 from scar_viz.embeddings import default_embedder
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import scar_select
-from scripts.browser_actions import ask, context_chunks, upload
+from scripts.browser_actions import ask, context_chunks, send_document, upload
 from scripts.live_app import wait_for_app_run
 from tests.browser.conftest import start_app
 
@@ -70,11 +70,14 @@ def test_six_sessions_at_once(live_app, chromium, artifacts):
         ask(pages[0], docs[0][2])
         one_session = rss_mib(live_app.proc.pid)
 
-        for page in pages[1:]:  # open the others without waiting for each to finish
-            page.goto(live_app.url + "/")
-        for page, (name, text, _) in zip(pages[1:], docs[1:], strict=True):
+        for page in pages[1:]:  # open the others on the uploader (as a link may) at once
+            page.goto(live_app.url + "/?doc=upload")
+        for page in pages[1:]:
             wait_for_app_run(page)
-            upload(page, name, text.encode())
+        for page, (name, text, _) in zip(pages[1:], docs[1:], strict=True):
+            send_document(page, name, text.encode())  # five uploads read at the same time
+        for page in pages[1:]:
+            wait_for_app_run(page)
         for page, (_, _, question) in zip(pages[1:], docs[1:], strict=True):
             box = page.get_by_test_id("stTextInput").filter(has_text="Question").locator("input")
             box.fill(question)
