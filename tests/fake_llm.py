@@ -64,6 +64,11 @@ def _supported(piece: str, context: str) -> bool:
     return bool(probe) and probe in norm
 
 
+RETRY_NOW = {"Retry-After": "0", "Retry-After-Ms": "1"}
+"""A 429's or 500's headers: retry after 1 ms (OpenAI's own header; the ``openai`` client
+honours only a positive delay and otherwise backs off from 0.5 s, doubling)."""
+
+
 class ChatServer(JsonServer):
     """The fake server on 127.0.0.1 (a free port); use as a context manager."""
 
@@ -79,10 +84,10 @@ class ChatServer(JsonServer):
             return send_json(handler, 401, {"error": {"message": "Incorrect API key provided"}})
         if mode == "429" and n <= self.fail_times:
             return send_json(
-                handler, 429, {"error": {"message": "Rate limit reached"}}, {"Retry-After": "0"}
+                handler, 429, {"error": {"message": "Rate limit reached"}}, RETRY_NOW
             )
         if mode == "500":
-            return send_json(handler, 500, {"error": {"message": "boom"}}, {"Retry-After": "0"})
+            return send_json(handler, 500, {"error": {"message": "boom"}}, RETRY_NOW)
         if mode == "400":
             return send_json(handler, 400, {"error": {"message": "context length exceeded"}})
         if self.delay:
