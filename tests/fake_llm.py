@@ -83,9 +83,7 @@ class ChatServer(JsonServer):
         if mode == "401":
             return send_json(handler, 401, {"error": {"message": "Incorrect API key provided"}})
         if mode == "429" and n <= self.fail_times:
-            return send_json(
-                handler, 429, {"error": {"message": "Rate limit reached"}}, RETRY_NOW
-            )
+            return send_json(handler, 429, {"error": {"message": "Rate limit reached"}}, RETRY_NOW)
         if mode == "500":
             return send_json(handler, 500, {"error": {"message": "boom"}}, RETRY_NOW)
         if mode == "400":
