@@ -8,7 +8,7 @@ import re
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from scripts.live_app import RUN_ASKED, settle, wait_for_app_run
+from scripts.live_app import RUN_REQUESTED, settle, wait_for_app_run
 
 DOCUMENT_UPLOADER = (
     "[data-testid='stSidebar'] [data-testid='stFileUploaderDropzoneInput'][accept*='.txt']"
@@ -67,11 +67,12 @@ def send_document(page, name: str, data: bytes, mime: str = "text/plain") -> Non
         choose(page, "Document", "Uploaded document")
     uploader.set_input_files(files=[{"name": name, "mimeType": mime, "buffer": data}])
     # the file is sent over HTTP first, and only then does the page ask for a run: wait for
-    # that request (a slow upload may take longer than wait_for_app_run's start timeout). The
-    # uploader's listing of the name is no sign to wait for: a name with markup in it is
-    # listed otherwise, and the wait lasted its whole timeout.
+    # that request (a slow upload may take longer than wait_for_app_run's start timeout), the
+    # page's own (a run the server started by itself, still going, is no sign of it). The
+    # uploader's listing of the name is no sign either: a name with markup in it is listed
+    # otherwise, and the wait lasted its whole timeout.
     with contextlib.suppress(PlaywrightTimeout):
-        page.wait_for_function(RUN_ASKED, timeout=10_000)
+        page.wait_for_function(RUN_REQUESTED, timeout=10_000)
 
 
 def upload(page, name: str, data: bytes, mime: str = "text/plain") -> None:

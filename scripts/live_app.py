@@ -223,6 +223,9 @@ _ANSWERED = "() => window.__svRuns.answered >= window.__svRuns.requests && !wind
 RUN_ASKED = f"() => !window.__svRuns || ({_ASKED})() || ({_STARTED})()"
 """True once the page has asked for a run (or one started) since the last
 :func:`wait_for_app_run` returned; true at once on a page that call never watched."""
+RUN_REQUESTED = f"() => !window.__svRuns || ({_ASKED})()"
+"""True once the page itself has sent a rerun request since the last :func:`wait_for_app_run`
+(a run the server starts on its own does not count); true at once on a page never watched."""
 
 
 def wait_for_app_run(page, timeout_ms: int = 120_000, start_timeout_ms: int = 3_000) -> None:
