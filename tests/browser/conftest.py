@@ -1,12 +1,10 @@
 """Browser fixtures: live ``streamlit run`` servers and headless Debian Chromium.
 
-One Chromium serves every browser test (``chromium``, ``page``): a test's "contexts" are tabs
-in one shared browser context (each tab its own Streamlit session; the app's front end is
-compiled once per server, not per test: :class:`Tabs`), a test about separate visitors'
-browsers opens private contexts, and whatever a test opened is closed when it ends. One server
-serves each configuration: every module that asks for the app on the default model
-(``live_app``) gets the same process, as does every module that asks for it on the hashing
-embedder with no environment of its own (``hash_app``, ``running_hash_app()``).
+One Chromium serves every browser test (``chromium``, ``page``): each test opens its own
+contexts (no cookies, storage or session shared), and the contexts a test opened are closed
+when it ends. One server serves each configuration: every module that asks for the app on the
+default model (``live_app``) gets the same process, as does every module that asks for it on
+the hashing embedder with no environment of its own (``hash_app``, ``running_hash_app()``).
 A module sees such a server's log from its own start (``app.log()``), as it saw the log of a
 server of its own. A server with an environment of its own (an operator's key, allow-lists) is
 started for its module and stopped after it; a test whose server must be untouched by other
@@ -100,92 +98,16 @@ def hash_app(tmp_path_factory):
     yield from running_hash_app(tmp_path_factory)
 
 
-_FORGET_STORAGE = """(() => {
-  // a test's first load of an origin forgets what earlier tests left in its web storage
-  const m = document.cookie.match(/(?:^|; )sv_test_generation=(\\d+)/);
-  try {
-    if (m && localStorage.getItem("sv_test_generation") !== m[1]) {
-      localStorage.clear();
-      sessionStorage.clear();
-      localStorage.setItem("sv_test_generation", m[1]);
-    }
-  } catch (e) {}
-})();"""
-
-
-class Tabs:
-    """What a test gets for a "new browser context": tabs in the worker's one shared context.
-
-    Each tab is a Streamlit session of its own (a session is a websocket connection, not a
-    cookie), opened at the viewport asked for; ``close()`` closes this group's tabs, as closing
-    a visitor's window would. The context is shared so that the app's front-end bundle is
-    fetched and compiled once per server rather than per test: a page load in a fresh context
-    cost Chromium 2.9–3.2 s of CPU against 1.8 s in a warm one (``/learn``, hashing model),
-    and the browser tests open ~200 pages. The app keeps nothing in cookies or web storage
-    (its sessions are server-side), so the tabs share nothing the app reads. A test about two
-    visitors' browsers asks for ``private=True``: a context of its own.
-    """
-
-    def __init__(self, shared: SharedBrowser, viewport: dict | None) -> None:
-        self._shared = shared
-        self._viewport = viewport
-        self.pages: list = []
-
-    def new_page(self):
-        page = self._shared.profile().new_page()
-        if self._viewport:
-            page.set_viewport_size(self._viewport)
-        self.pages.append(page)
-        return page
-
-    def close(self) -> None:
-        for page in self.pages:
-            with contextlib.suppress(Exception):
-                page.close()
-
-
 class SharedBrowser:
-    """The browser tests' one Chromium: a Playwright ``Browser`` whose "contexts" are groups
-    of tabs in one shared context (:class:`Tabs`; ``private=True``: a real context of its
-    own), each closed when the test that opened it ends."""
+    """The browser tests' one Chromium: a Playwright ``Browser`` that remembers the contexts
+    it opened, so that each test's are closed when the test ends."""
 
     def __init__(self, chromium) -> None:
         self._chromium = chromium
-        self._profile = None
-        self._generation = 0
         self._opened: list = []
 
-    def profile(self):
-        """The shared context (a new one if a test closed it)."""
-        if self._profile is None:
-            self._profile = self._chromium.new_context()
-            self._profile.on("close", lambda _: setattr(self, "_profile", None))
-            self._profile.add_init_script(_FORGET_STORAGE)
-            self._profile.add_cookies([self._generation_cookie()])
-        return self._profile
-
-    def forget(self) -> None:
-        """Start the next test with no cookies and, in each app's first page load, no web
-        storage (Streamlit keeps the sidebar's state and width there): a browser of its own, but
-        for the cache."""
-        self._generation += 1
-        if self._profile is not None:
-            self._profile.clear_cookies()
-            self._profile.add_cookies([self._generation_cookie()])
-
-    def _generation_cookie(self) -> dict:
-        return {
-            "name": "sv_test_generation",
-            "value": str(self._generation),
-            "domain": "127.0.0.1",
-            "path": "/",
-        }
-
-    def new_context(self, viewport: dict | None = None, private: bool = False, **options):
-        if private or options:
-            context = self._chromium.new_context(viewport=viewport, **options)
-        else:
-            context = Tabs(self, viewport)
+    def new_context(self, **options):
+        context = self._chromium.new_context(**options)
         self._opened.append(context)
         return context
 
@@ -218,10 +140,7 @@ def chromium():
 
 @pytest.fixture(autouse=True)
 def _close_the_tests_contexts():
-    """Each test starts with no cookies or web storage from earlier tests, and its browser
-    contexts are closed when it ends, as a browser of its own would be."""
-    for shared in _BROWSER:
-        shared.forget()
+    """Each test's browser contexts are closed when it ends, as a browser of its own would be."""
     yield
     for shared in _BROWSER:
         shared.close_contexts()
@@ -229,9 +148,10 @@ def _close_the_tests_contexts():
 
 @pytest.fixture
 def page(chromium):
-    tabs = chromium.new_context(viewport={"width": 1400, "height": 1800})
-    yield tabs.new_page()
-    tabs.close()
+    context = chromium.new_context(viewport={"width": 1400, "height": 1800})
+    pg = context.new_page()
+    yield pg
+    context.close()
 
 
 @pytest.fixture

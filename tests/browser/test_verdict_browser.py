@@ -205,7 +205,7 @@ def test_apply_carries_every_field_into_the_address(hash_app, chromium, budget, 
             else:
                 assert slider_value(student, "λ (penalty weight)") == f"{chosen.lam:.2f}"
         finally:
-            student.close()
+            student.context.close()
         assert "Traceback" not in page.content()
         assert "set via the Session State API" not in hash_app.log()
     finally:
