@@ -220,7 +220,7 @@ _NOT_RUNNING = "[data-testid='stApp'][data-test-script-state='notRunning']"
 _ASKED = "() => window.__svRuns.requests > window.__svRuns.requestsSeen"
 _STARTED = "() => window.__svRuns.started > window.__svRuns.seen"
 _ANSWERED = "() => window.__svRuns.answered >= window.__svRuns.requests && !window.__svRuns.active"
-RUN_ASKED = f"() => !window.__svRuns || ({_ASKED})() || ({_STARTED})()"
+_RUN_ASKED = f"() => !window.__svRuns || ({_ASKED})() || ({_STARTED})()"
 """True once the page has asked for a run (or one started) since the last
 :func:`wait_for_app_run` returned; true at once on a page that call never watched."""
 RUN_REQUESTED = f"() => !window.__svRuns || ({_ASKED})()"
@@ -247,7 +247,7 @@ def wait_for_app_run(page, timeout_ms: int = 120_000, start_timeout_ms: int = 3_
     )
     if page.evaluate("() => !!window.__svRuns"):
         with contextlib.suppress(PlaywrightTimeout):  # no request: the action started no run
-            page.wait_for_function(RUN_ASKED, timeout=start_timeout_ms)
+            page.wait_for_function(_RUN_ASKED, timeout=start_timeout_ms)
         page.wait_for_function(_ANSWERED, timeout=timeout_ms)
     page.locator(_NOT_RUNNING).wait_for(state="attached", timeout=timeout_ms)
     page.wait_for_function("() => !window.__svRuns || !window.__svRuns.active", timeout=timeout_ms)
