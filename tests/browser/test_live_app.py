@@ -5,9 +5,11 @@ quick it is; ``settle`` waits until the page stops changing."""
 from __future__ import annotations
 
 import time
+import warnings
 
 import pytest
 
+from scripts.browser_actions import press
 from scripts.live_app import QUIET_MS, LiveApp, settle, wait_for_app_run
 from tests.browser.conftest import _require_chromium
 
@@ -54,6 +56,31 @@ def test_an_action_without_a_run_returns(counter_app, page):
     wait_for_app_run(page, start_timeout_ms=1_000)  # nothing was done: no run comes
     assert time.monotonic() - t0 < 10
     assert runs(page) == "runs: 1"
+
+
+SWALLOW_NEXT_CLICK = """() => {
+  // the next click never reaches the page's handlers, as a lost click never did
+  window.addEventListener("click", (e) => { e.stopImmediatePropagation(); e.preventDefault(); },
+    {capture: true, once: true});
+}"""
+
+
+def test_press_clicks_once_and_waits_for_the_run(counter_app, page):
+    page.goto(counter_app.url)
+    wait_for_app_run(page)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a click that was answered is never repeated
+        press(page, page.get_by_test_id("stButton").locator("button"))
+    assert runs(page) == "runs: 2"
+
+
+def test_press_clicks_again_once_when_the_click_asked_for_no_run(counter_app, page):
+    page.goto(counter_app.url)
+    wait_for_app_run(page)
+    page.evaluate(SWALLOW_NEXT_CLICK)
+    with pytest.warns(UserWarning, match="asked for no run: clicked again"):
+        press(page, page.get_by_test_id("stButton").locator("button"), asks_within_ms=1_000)
+    assert runs(page) == "runs: 2"  # the second click's run, and only it
 
 
 DELAY_SENDS = """ms => {
