@@ -1,10 +1,13 @@
 """Browser fixtures: live ``streamlit run`` servers and headless Debian Chromium.
 
-One Chromium serves every browser test (``chromium``, ``page``): each test opens its own
-contexts (no cookies, storage or session shared), and the contexts a test opened are closed
-when it ends. One server serves each configuration: every module that asks for the app on the
-default model (``live_app``) gets the same process, as does every module that asks for it on
-the hashing embedder with no environment of its own (``hash_app``, ``running_hash_app()``).
+One Chromium per worker serves every browser test (``chromium``, ``page``): a test's
+"contexts" are tabs in one persistent browser profile (each tab its own Streamlit session; the
+app's front end is compiled once per server, not per page: :class:`Tabs`), a test about
+separate visitors' browsers opens private contexts, and whatever a test opened is closed when
+it ends. One server
+serves each configuration: every module that asks for the app on the default model
+(``live_app``) gets the same process, as does every module that asks for it on the hashing
+embedder with no environment of its own (``hash_app``, ``running_hash_app()``).
 A module sees such a server's log from its own start (``app.log()``), as it saw the log of a
 server of its own. A server with an environment of its own (an operator's key, allow-lists) is
 started for its module and stopped after it; a test whose server must be untouched by other
@@ -22,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.live_app import CHROMIUM, LiveApp, browser
+from scripts.live_app import CHROMIUM, CHROMIUM_ARGS, STARTED, LiveApp
 from tests.conftest import in_ci
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
@@ -98,16 +101,110 @@ def hash_app(tmp_path_factory):
     yield from running_hash_app(tmp_path_factory)
 
 
-class SharedBrowser:
-    """The browser tests' one Chromium: a Playwright ``Browser`` that remembers the contexts
-    it opened, so that each test's are closed when the test ends."""
+_FORGET_STORAGE = """(() => {
+  // a test's first load of an origin forgets what earlier tests left in its web storage
+  const m = document.cookie.match(/(?:^|; )sv_test_generation=(\\d+)/);
+  try {
+    if (m && localStorage.getItem("sv_test_generation") !== m[1]) {
+      localStorage.clear();
+      sessionStorage.clear();
+      localStorage.setItem("sv_test_generation", m[1]);
+    }
+  } catch (e) {}
+})();"""
 
-    def __init__(self, chromium) -> None:
-        self._chromium = chromium
+
+class Tabs:
+    """What a test gets for a "new browser context": tabs in the worker's one browser profile.
+
+    Each tab is a Streamlit session of its own (a session is a websocket connection, not a
+    cookie), opened at the viewport asked for; ``close()`` closes this group's tabs, as closing
+    a visitor's window would. The app keeps nothing in cookies or web storage (its sessions are
+    server-side), so the tabs share nothing the app reads; what they share is the profile's
+    HTTP cache and V8's code cache, so the app's front end is fetched and compiled once per
+    server instead of once per page (:class:`SharedBrowser`). A test about two visitors'
+    browsers asks for ``private=True``: a context of its own.
+    """
+
+    def __init__(self, shared: SharedBrowser, viewport: dict | None) -> None:
+        self._shared = shared
+        self._viewport = viewport
+        self.pages: list = []
+
+    def new_page(self):
+        page = self._shared.profile().new_page()
+        if self._viewport:
+            page.set_viewport_size(self._viewport)
+        self.pages.append(page)
+        return page
+
+    def close(self) -> None:
+        for page in self.pages:
+            with contextlib.suppress(Exception):
+                page.close()
+
+
+_LAUNCH = {"executable_path": CHROMIUM, "headless": True, "args": CHROMIUM_ARGS}
+
+
+class SharedBrowser:
+    """The browser tests' Chromium, one per worker: a persistent profile (a user-data folder)
+    whose tabs stand in for browser contexts (:class:`Tabs`), and, started only when a test
+    asks for ``private=True``, a second Chromium for contexts of their own. What a test opened
+    is closed when the test ends.
+
+    Why a persistent profile: every page load in a fresh context fetched, parsed and compiled
+    Streamlit's front end again, and one shared off-the-record context (``new_context()``)
+    saved under 2 % (it keeps its HTTP cache in memory, but presumably no compiled code for
+    the next renderer). A profile on disk keeps both: the browser tests (``pytest -n 2
+    tests/browser``) took 592 and 661 s of CPU against 675 and 773 s with a context per test,
+    323 and 354 s against 366 and 412 s of wall (two pairs of runs, each pair back to back;
+    docs/performance.md, "The test suite").
+    """
+
+    def __init__(self, browser_type, folder: Path) -> None:
+        self._type = browser_type
+        self._folder = folder
+        self._profile = None
+        self._private = None
+        self._generation = 0
         self._opened: list = []
 
-    def new_context(self, **options):
-        context = self._chromium.new_context(**options)
+    def profile(self):
+        """The shared profile's context (started again if a test closed it)."""
+        if self._profile is None:
+            STARTED["browsers"] += 1
+            self._profile = self._type.launch_persistent_context(self._folder, **_LAUNCH)
+            self._profile.on("close", lambda _: setattr(self, "_profile", None))
+            self._profile.add_init_script(_FORGET_STORAGE)
+            self._profile.add_cookies([self._generation_cookie()])
+        return self._profile
+
+    def forget(self) -> None:
+        """Start the next test with no cookies and, in each app's first page load, no web
+        storage (Streamlit keeps the sidebar's state and width there): a browser of its own, but
+        for the cache."""
+        self._generation += 1
+        if self._profile is not None:
+            self._profile.clear_cookies()
+            self._profile.add_cookies([self._generation_cookie()])
+
+    def _generation_cookie(self) -> dict:
+        return {
+            "name": "sv_test_generation",
+            "value": str(self._generation),
+            "domain": "127.0.0.1",
+            "path": "/",
+        }
+
+    def new_context(self, viewport: dict | None = None, private: bool = False, **options):
+        if private or options:
+            if self._private is None:
+                STARTED["browsers"] += 1
+                self._private = self._type.launch(**_LAUNCH)
+            context = self._private.new_context(viewport=viewport, **options)
+        else:
+            context = Tabs(self, viewport)
         self._opened.append(context)
         return context
 
@@ -121,26 +218,40 @@ class SharedBrowser:
             with contextlib.suppress(Exception):
                 context.close()
 
-    def __getattr__(self, name: str):
-        return getattr(self._chromium, name)
+    def close(self) -> None:
+        """Close the profile and the private Chromium, whichever started."""
+        self.close_contexts()
+        for running in (self._profile, self._private):
+            if running is not None:
+                with contextlib.suppress(Exception):
+                    running.close()
+        self._profile = self._private = None
 
 
 _BROWSER: list[SharedBrowser] = []
 
 
 @pytest.fixture(scope="package")
-def chromium():
+def chromium(tmp_path_factory):
     _require_chromium()
-    with browser() as b:
-        shared = SharedBrowser(b)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        shared = SharedBrowser(p.chromium, tmp_path_factory.mktemp("chromium-profile"))
         _BROWSER.append(shared)
-        yield shared
-        _BROWSER.remove(shared)
+        try:
+            yield shared
+        finally:
+            _BROWSER.remove(shared)
+            shared.close()
 
 
 @pytest.fixture(autouse=True)
 def _close_the_tests_contexts():
-    """Each test's browser contexts are closed when it ends, as a browser of its own would be."""
+    """Each test starts with no cookies or web storage from earlier tests, and its browser
+    contexts are closed when it ends, as a browser of its own would be."""
+    for shared in _BROWSER:
+        shared.forget()
     yield
     for shared in _BROWSER:
         shared.close_contexts()
@@ -148,10 +259,9 @@ def _close_the_tests_contexts():
 
 @pytest.fixture
 def page(chromium):
-    context = chromium.new_context(viewport={"width": 1400, "height": 1800})
-    pg = context.new_page()
-    yield pg
-    context.close()
+    tabs = chromium.new_context(viewport={"width": 1400, "height": 1800})
+    yield tabs.new_page()
+    tabs.close()
 
 
 @pytest.fixture

@@ -137,7 +137,7 @@ def test_after_a_zip_upload_the_corpus_shows_before_any_question(
     ask(page, QUESTION)
     settle(page)
     assert "hits fall in" in page.inner_text("body")
-    page.context.close()
+    page.close()
 
 
 def test_table_then_a_mark_opens_its_file_in_the_focus_rows(app, chromium, artifacts, tmp_path):
@@ -180,4 +180,4 @@ def test_table_then_a_mark_opens_its_file_in_the_focus_rows(app, chromium, artif
     assert int(focused.get_attribute("data-chunk")) == chunk
     assert paths[chunk] in page.get_by_test_id("sv-open-file").inner_text()
     page.screenshot(path=str(artifacts / "browser-corpus-view.png"), full_page=True)
-    page.context.close()
+    page.close()

@@ -14,6 +14,9 @@ from scripts.live_app import QUIET_MS, LiveApp, settle, wait_for_app_run
 from tests.browser.conftest import _require_chromium
 
 SCRIPT = "tests/browser/apps/run_counter.py"
+START_MS = 300
+"""The start timeout the tests below give the wait: time for the front end to send its request
+after an action, far less than the runs' delays."""
 CLICK_LATER = (
     "ms => setTimeout(() => "
     "document.querySelector(\"[data-testid='stButton'] button\").click(), ms)"
@@ -95,8 +98,10 @@ def test_a_run_asked_for_is_waited_for_however_late_it_starts(counter_app, page)
     page.evaluate(DELAY_SENDS, 1500)  # under the wait's own watch, installed by its first call
     wait_for_app_run(page)
     page.get_by_test_id("stButton").locator("button").click()
-    # no time for the run to start: the page's request for it is what the wait sees
-    wait_for_app_run(page, start_timeout_ms=1)
+    # the run starts 1.5 s after the click, long after the wait's 300 ms for a start: the
+    # page's request for it is what the wait sees (the front end sends the request a moment
+    # after the click returns, so a 1 ms start timeout could miss the request itself)
+    wait_for_app_run(page, start_timeout_ms=START_MS)
     assert runs(page) == "runs: 2"
 
 
@@ -106,7 +111,7 @@ def test_a_quick_run_the_page_never_draws_as_running_is_waited_for(counter_app, 
     for n, option in enumerate(["b", "c", "a"], start=2):
         page.get_by_test_id("stSelectbox").click()
         page.get_by_role("option", name=option).click()
-        wait_for_app_run(page, start_timeout_ms=1)
+        wait_for_app_run(page, start_timeout_ms=START_MS)
         assert runs(page) == f"runs: {n}"
     assert page.evaluate("() => window.__svRuns.requests") == 3
 
@@ -132,3 +137,33 @@ def test_settle_waits_until_the_page_stops_changing(counter_app, page):
     settle(page)
     quiet_for = page.evaluate("() => performance.now() - window.__lastChange")
     assert quiet_for >= QUIET_MS
+
+
+def test_a_test_starts_with_no_cookie_or_web_storage_but_the_cached_front_end(
+    counter_app, chromium
+):
+    """The tabs of one test share web storage and cookies, as one browser's tabs do; what runs
+    before each test (``forget``) leaves the next one none of either, while the front end's
+    scripts come from the profile's cache."""
+    first = chromium.new_context().new_page()
+    first.goto(counter_app.url)
+    wait_for_app_run(first)
+    first.evaluate("() => localStorage.setItem('sv-probe', '1')")
+    first.context.add_cookies([{"name": "sv-probe", "value": "1", "url": counter_app.url}])
+    second = chromium.new_context().new_page()
+    second.goto(counter_app.url)
+    wait_for_app_run(second)
+    assert second.evaluate("() => localStorage.getItem('sv-probe')") == "1"
+
+    chromium.forget()  # as before the next test
+    third = chromium.new_context().new_page()
+    third.goto(counter_app.url)
+    wait_for_app_run(third)
+    assert third.evaluate("() => localStorage.getItem('sv-probe')") is None
+    assert "sv-probe" not in {c["name"] for c in third.context.cookies()}
+    scripts = third.evaluate(
+        "() => performance.getEntriesByType('resource')"
+        ".filter(e => e.initiatorType === 'script' || e.name.endsWith('.js'))"
+        ".map(e => [e.name, e.transferSize])"
+    )
+    assert scripts and all(size == 0 for _, size in scripts), scripts  # from the cache

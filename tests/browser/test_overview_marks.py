@@ -131,4 +131,4 @@ def test_long_document_marks_never_overlap_and_hits_focus(app, chromium, artifac
     assert int(focused.get_attribute("data-chunk")) == chunk
     name = f"browser-overview-marks-{width}{'-present' if present else ''}.png"
     page.screenshot(path=str(artifacts / name), full_page=True)
-    page.context.close()
+    page.close()

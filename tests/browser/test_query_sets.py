@@ -55,7 +55,9 @@ def evaluation(page) -> dict:
 
 def test_same_ids_in_two_sessions_stay_apart(hash_app, chromium):
     files = query_files()
-    contexts = [chromium.new_context(viewport={"width": 1400, "height": 1600}) for _ in files]
+    contexts = [  # two visitors: two browsers of their own
+        chromium.new_context(viewport={"width": 1400, "height": 1600}, private=True) for _ in files
+    ]
     pages = [c.new_page() for c in contexts]
     try:
         for page in pages:

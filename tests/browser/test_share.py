@@ -43,8 +43,8 @@ def test_copied_address_reproduces_the_explorer(hash_app, chromium):
     chunker = student.get_by_role("combobox", name="Chunker")
     assert chunker.input_value() == chunker_name("section")
     assert "chunker=section" in link  # the address carries the id, the select shows the name
-    teacher.context.close()
-    student.context.close()
+    teacher.close()
+    student.close()
 
 
 def test_copied_address_reproduces_a_lesson_round(hash_app, chromium):
@@ -61,8 +61,8 @@ def test_copied_address_reproduces_a_lesson_round(hash_app, chromium):
     student = fresh_page(chromium, link)
     assert slider_value(student, "λ") == slider_value(teacher, "λ") == "0.70"
     assert student.get_by_role("radio", name=name).is_checked()
-    teacher.context.close()
-    student.context.close()
+    teacher.close()
+    student.close()
 
 
 def test_presets_set_sliders_without_a_session_state_warning(hash_app, chromium):
@@ -72,4 +72,4 @@ def test_presets_set_sliders_without_a_session_state_warning(hash_app, chromium)
         wait_for_app_run(page)
         assert slider_value(page, "λ (penalty weight)") == lam
     assert "set via the Session State API" not in hash_app.log()
-    page.context.close()
+    page.close()

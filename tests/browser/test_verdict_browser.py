@@ -205,7 +205,7 @@ def test_apply_carries_every_field_into_the_address(hash_app, chromium, budget, 
             else:
                 assert slider_value(student, "λ (penalty weight)") == f"{chosen.lam:.2f}"
         finally:
-            student.context.close()
+            student.close()
         assert "Traceback" not in page.content()
         assert "set via the Session State API" not in hash_app.log()
     finally:
@@ -229,7 +229,7 @@ def test_session_file_restores_the_query_set_the_gate_and_the_setting(hash_app, 
         assert saved["queries"]["active"] == "upload" and saved["gate"]["json"]
         assert saved["gate"]["p"] == P
 
-        fresh = second.new_page()  # a new browser context: a new session
+        fresh = second.new_page()  # a new tab: a new session
         fresh.goto(hash_app.url + "/evaluate")
         wait_for_app_run(fresh)
         restore_session(fresh, text)
