@@ -4,10 +4,9 @@ One Chromium per worker serves every browser test (``chromium``, ``page``): a te
 "contexts" are tabs in one persistent browser profile (each tab its own Streamlit session; the
 app's front end is compiled once per server, not per page: :class:`Tabs`), a test about
 separate visitors' browsers opens private contexts, and whatever a test opened is closed when
-it ends. One server
-serves each configuration: every module that asks for the app on the default model
-(``live_app``) gets the same process, as does every module that asks for it on the hashing
-embedder with no environment of its own (``hash_app``, ``running_hash_app()``).
+it ends. One server serves each configuration: every module that asks for the app on the
+default model (``live_app``) gets the same process, as does every module that asks for it on
+the hashing embedder with no environment of its own (``hash_app``, ``running_hash_app()``).
 A module sees such a server's log from its own start (``app.log()``), as it saw the log of a
 server of its own. A server with an environment of its own (an operator's key, allow-lists) is
 started for its module and stopped after it; a test whose server must be untouched by other
