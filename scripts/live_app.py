@@ -31,6 +31,9 @@ CHROMIUM_ARGS = [
     "--disable-quic",
     "--disable-dev-shm-usage",
 ]
+LAUNCH = {"executable_path": CHROMIUM, "headless": True, "args": CHROMIUM_ARGS}
+"""How every Chromium here is launched (Playwright's ``launch`` and
+``launch_persistent_context``)."""
 
 
 STARTED = {"servers": 0, "browsers": 0}
@@ -138,7 +141,7 @@ def browser() -> Iterator[object]:
 
     with sync_playwright() as p:
         STARTED["browsers"] += 1
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        b = p.chromium.launch(**LAUNCH)
         try:
             yield b
         finally:

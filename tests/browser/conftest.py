@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.live_app import CHROMIUM, CHROMIUM_ARGS, STARTED, LiveApp
+from scripts.live_app import CHROMIUM, LAUNCH, STARTED, LiveApp
 from tests.conftest import in_ci
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
@@ -143,9 +143,6 @@ class Tabs:
                 page.close()
 
 
-_LAUNCH = {"executable_path": CHROMIUM, "headless": True, "args": CHROMIUM_ARGS}
-
-
 class SharedBrowser:
     """The browser tests' Chromium, one per worker: a persistent profile (a user-data folder)
     whose tabs stand in for browser contexts (:class:`Tabs`), and, started only when a test
@@ -173,7 +170,7 @@ class SharedBrowser:
         """The shared profile's context (started again if a test closed it)."""
         if self._profile is None:
             STARTED["browsers"] += 1
-            self._profile = self._type.launch_persistent_context(self._folder, **_LAUNCH)
+            self._profile = self._type.launch_persistent_context(self._folder, **LAUNCH)
             self._profile.on("close", lambda _: setattr(self, "_profile", None))
             self._profile.add_init_script(_FORGET_STORAGE)
             self._profile.add_cookies([self._generation_cookie()])
@@ -200,7 +197,7 @@ class SharedBrowser:
         if private or options:
             if self._private is None:
                 STARTED["browsers"] += 1
-                self._private = self._type.launch(**_LAUNCH)
+                self._private = self._type.launch(**LAUNCH)
             context = self._private.new_context(viewport=viewport, **options)
         else:
             context = Tabs(self, viewport)
