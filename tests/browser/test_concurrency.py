@@ -64,7 +64,7 @@ def test_six_sessions_at_once(live_app, chromium, artifacts):
     ]
     pages = [c.new_page() for c in contexts]
     try:
-        pages[0].goto(live_app.url + "/")
+        pages[0].goto(live_app.url + "/?doc=upload")  # the sample is never embedded
         wait_for_app_run(pages[0])
         upload(pages[0], docs[0][0], docs[0][1].encode())
         ask(pages[0], docs[0][2])

@@ -70,9 +70,9 @@ def read_verdict(page) -> tuple[str, ChosenSettings]:
 
 
 def upload_and_verdict(page, url: str, queries: str) -> tuple[str, ChosenSettings]:
-    """Open the Evaluation lab, upload the sample as a document and ``queries`` (JSON Lines) as
-    a file, and read the verdict."""
-    page.goto(url + "/evaluate")
+    """Open the Evaluation lab on the uploader (no verdict on the built-in sample first), upload
+    the sample as a document and ``queries`` (JSON Lines) as a file, and read the verdict."""
+    page.goto(url + "/evaluate?doc=upload")
     wait_for_app_run(page)
     upload(page, "manual.md", samples.load_sample().text.encode(), "text/markdown")
     upload_queries(page, QUERIES, queries)
