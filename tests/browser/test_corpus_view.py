@@ -67,9 +67,10 @@ def _corpus_paths(corpus: Document) -> list[str]:
     return [corpus.parts[d].path for d in chunk_doc_of(corpus, chunks)]
 
 
-def _open_corpus(page, tmp_path) -> Document:
-    """Upload the zip through the sidebar's uploader (it must take one)."""
-    page.goto(page.url.split("?")[0] + "?doc=upload")
+def _open_corpus(page, url: str, tmp_path) -> Document:
+    """Open the app at ``url`` on the uploader and upload the zip through the sidebar's
+    uploader (it must take one)."""
+    page.goto(url + "/?doc=upload")
     wait_for_app_run(page)
     zipped = page.locator(ZIP_INPUT)
     # the run can end a moment before the browser has drawn the sidebar's uploader: wait for
@@ -91,9 +92,7 @@ def test_after_a_zip_upload_the_corpus_shows_before_any_question(
     app, chromium, artifacts, tmp_path
 ):
     page = chromium.new_context(viewport={"width": 1400, "height": 1600}).new_page()
-    page.goto(app.url + "/")
-    wait_for_app_run(page)
-    corpus = _open_corpus(page, tmp_path)
+    corpus = _open_corpus(page, app.url, tmp_path)
     paths = _corpus_paths(corpus)
     body = page.inner_text("body")
     assert "Traceback" not in body
@@ -142,9 +141,7 @@ def test_after_a_zip_upload_the_corpus_shows_before_any_question(
 
 def test_table_then_a_mark_opens_its_file_in_the_focus_rows(app, chromium, artifacts, tmp_path):
     page = chromium.new_context(viewport={"width": 1400, "height": 2000}).new_page()
-    page.goto(app.url + "/")
-    wait_for_app_run(page)
-    corpus = _open_corpus(page, tmp_path)
+    corpus = _open_corpus(page, app.url, tmp_path)
     paths = _corpus_paths(corpus)
     ask(page, QUESTION)
     settle(page)
