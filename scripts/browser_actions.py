@@ -17,6 +17,11 @@ DOCUMENT_UPLOADER = (
 """The sidebar's document uploader (the session-file uploader takes .json only; the Evaluation
 lab's query-set uploader, on the page, takes .txt too)."""
 
+ON_THE_UPLOADER = "doc=upload"
+"""The address parameter that opens the app on the sidebar's document uploader, as a link may:
+a test that starts with an upload opens there, so the built-in sample is not drawn (or its
+verdict computed) only to be replaced."""
+
 
 def fresh_page(chromium, url: str):
     """A page in a new browser context (no shared session) opened at ``url``, once the app has
@@ -60,7 +65,7 @@ def send_document(page, name: str, data: bytes, mime: str = "text/plain") -> Non
     the run that reads it, without waiting for that run (:func:`upload` waits)."""
     open_sidebar(page)
     uploader = page.locator(DOCUMENT_UPLOADER)
-    if "doc=upload" in page.url:
+    if ON_THE_UPLOADER in page.url:
         # chosen already: the uploader attaches a moment after its run ends (choosing the
         # option again would start no run, and the wait for one would last its start timeout)
         uploader.wait_for(state="attached")

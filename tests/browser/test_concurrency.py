@@ -15,7 +15,7 @@ from scar_viz.documents.reading import document_from_text
 from scar_viz.embeddings import default_embedder
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import scar_select
-from scripts.browser_actions import ask, context_chunks, send_document, upload
+from scripts.browser_actions import ON_THE_UPLOADER, ask, context_chunks, send_document, upload
 from scripts.live_app import wait_for_app_run
 from tests.browser.conftest import start_app
 
@@ -64,14 +64,14 @@ def test_six_sessions_at_once(live_app, chromium, artifacts):
     ]
     pages = [c.new_page() for c in contexts]
     try:
-        pages[0].goto(live_app.url + "/?doc=upload")  # the sample is never embedded
+        pages[0].goto(f"{live_app.url}/?{ON_THE_UPLOADER}")  # the sample is never embedded
         wait_for_app_run(pages[0])
         upload(pages[0], docs[0][0], docs[0][1].encode())
         ask(pages[0], docs[0][2])
         one_session = rss_mib(live_app.proc.pid)
 
         for page in pages[1:]:  # open the others on the uploader (as a link may) at once
-            page.goto(live_app.url + "/?doc=upload")
+            page.goto(f"{live_app.url}/?{ON_THE_UPLOADER}")
         for page in pages[1:]:
             wait_for_app_run(page)
         for page, (name, text, _) in zip(pages[1:], docs[1:], strict=True):

@@ -11,7 +11,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from scar_viz.chunking.config import ChunkingConfig, chunk_doc_of, chunk_document
 from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import Document, document_from_text
-from scripts.browser_actions import ask
+from scripts.browser_actions import ON_THE_UPLOADER, ask
 from scripts.live_app import settle, wait_for_app_run
 from tests.browser.conftest import running_hash_app
 
@@ -70,7 +70,7 @@ def _corpus_paths(corpus: Document) -> list[str]:
 def _open_corpus(page, url: str, tmp_path) -> Document:
     """Open the app at ``url`` on the uploader and upload the zip through the sidebar's
     uploader (it must take one)."""
-    page.goto(url + "/?doc=upload")
+    page.goto(f"{url}/?{ON_THE_UPLOADER}")
     wait_for_app_run(page)
     zipped = page.locator(ZIP_INPUT)
     # the run can end a moment before the browser has drawn the sidebar's uploader: wait for

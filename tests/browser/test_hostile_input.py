@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 
 from scripts.browser_actions import (
     DOCUMENT_UPLOADER,
+    ON_THE_UPLOADER,
     ask,
     caption_shows,
     context_chunks,
@@ -24,10 +25,6 @@ GOOD = "# Field notes\n\n" + "\n\n".join(
     f"a delay of {i} minutes is logged and passengers are told why. " * 3
     for i in range(12)
 )
-
-ON_THE_UPLOADER = "/?doc=upload"
-"""Where a test that starts with an upload opens the app: the Explorer on the uploader, as a
-link may open it, so the sample's charts are not drawn only to be replaced."""
 
 BAD_FILES = [
     ("empty.txt", b"", "is empty"),
@@ -46,7 +43,7 @@ BAD_FILES = [
 
 
 def test_bad_files_get_a_message_and_keep_the_previous_document(hash_app, page):
-    page.goto(hash_app.url + ON_THE_UPLOADER)
+    page.goto(f"{hash_app.url}/?{ON_THE_UPLOADER}")
     wait_for_app_run(page)
     upload(page, "field-notes.md", GOOD.encode())
     assert caption_shows(page, "field-notes.md"), document_caption(page)
@@ -63,7 +60,7 @@ def test_bad_files_get_a_message_and_keep_the_previous_document(hash_app, page):
 
 
 def test_encodings_are_decoded_or_refused_clearly(hash_app, page):
-    page.goto(hash_app.url + ON_THE_UPLOADER)
+    page.goto(f"{hash_app.url}/?{ON_THE_UPLOADER}")
     wait_for_app_run(page)
     upload(page, "utf16.txt", ("Ünïcödé notes. " * 80).encode("utf-16"))
     assert caption_shows(page, "utf16.txt"), document_caption(page)
@@ -74,7 +71,7 @@ def test_encodings_are_decoded_or_refused_clearly(hash_app, page):
 
 
 def test_file_over_the_upload_limit_is_refused(hash_app, page, tmp_path):
-    page.goto(hash_app.url + ON_THE_UPLOADER)
+    page.goto(f"{hash_app.url}/?{ON_THE_UPLOADER}")
     wait_for_app_run(page)
     upload(page, "field-notes.md", GOOD.encode())
     # the browser refuses the file itself and asks the server for no run: no wait for one
@@ -87,7 +84,7 @@ def test_file_over_the_upload_limit_is_refused(hash_app, page, tmp_path):
 
 
 def test_degenerate_documents_and_queries(hash_app, page):
-    page.goto(hash_app.url + ON_THE_UPLOADER)
+    page.goto(f"{hash_app.url}/?{ON_THE_UPLOADER}")
     wait_for_app_run(page)
     upload(page, "tiny.txt", b"One short sentence about the ferry.")
     assert caption_shows(page, "1 chunks"), document_caption(page)
@@ -122,7 +119,7 @@ def test_untrusted_text_is_shown_as_text_and_never_runs(hash_app, page):
         f"Section {i} of the tide tables, with wind limits and crossings." * 6 for i in range(6)
     )
     doc = (PAYLOAD + "\n\n" + filler + "\n\n" + PAYLOAD).encode()
-    page.goto(hash_app.url + ON_THE_UPLOADER)
+    page.goto(f"{hash_app.url}/?{ON_THE_UPLOADER}")
     wait_for_app_run(page)
     upload(page, ":red[x]**<b>bold</b>**.md", doc, "text/markdown")
     ask(page, "harbour payload paragraph tides script window pwned")

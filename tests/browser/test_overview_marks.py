@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from scripts.browser_actions import ask, upload
+from scripts.browser_actions import ON_THE_UPLOADER, ask, upload
 from scripts.live_app import settle, wait_for_app_run
 from tests.browser.conftest import running_hash_app
 from ui.hits import ROW_PX
@@ -77,7 +77,7 @@ def app(tmp_path_factory):
 @pytest.mark.parametrize(("width", "present"), [(1280, False), (1920, False), (1920, True)])
 def test_long_document_marks_never_overlap_and_hits_focus(app, chromium, artifacts, width, present):
     page = chromium.new_context(viewport={"width": width, "height": 1400}).new_page()
-    page.goto(app.url + "/?doc=upload&k=20&r=3" + ("&present=true" if present else ""))
+    page.goto(f"{app.url}/?{ON_THE_UPLOADER}&k=20&r=3" + ("&present=true" if present else ""))
     wait_for_app_run(page)
     settle(page)
     upload(page, "long.txt", long_document().encode())

@@ -18,7 +18,14 @@ from urllib.parse import quote, urlsplit
 import pytest
 
 from scar_viz.models_root import refusal
-from scripts.browser_actions import alerts, caption_shows, open_llm_settings, upload, use_endpoint
+from scripts.browser_actions import (
+    ON_THE_UPLOADER,
+    alerts,
+    caption_shows,
+    open_llm_settings,
+    upload,
+    use_endpoint,
+)
 from scripts.live_app import LiveApp, settle, wait_for_app_run
 from tests.browser.conftest import running_hash_app
 from tests.fake_http import POLL_S, _QuietServer
@@ -80,7 +87,7 @@ def test_a_linked_chat_url_gets_nothing_until_the_visitor_confirms(app, chat, pa
 def test_an_upload_on_a_linked_embeddings_url_waits_for_the_visitor(app, page):
     with EmbeddingsServer(dim=16) as fake:
         url = quote(fake.base_url, safe="")
-        page.goto(f"{app.url}/?doc=upload&model=openai&base_url={url}")
+        page.goto(f"{app.url}/?{ON_THE_UPLOADER}&model=openai&base_url={url}")
         wait_for_app_run(page)
         upload(page, "ferry.md", NOTES.encode())
         assert fake.requests == []  # the document's text stayed on the server

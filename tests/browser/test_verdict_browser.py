@@ -17,7 +17,7 @@ from scar_viz.documents import samples
 from scar_viz.evaluation.settings import ChosenSettings
 from scar_viz.scoring.learned import DEFAULT_P
 from scar_viz.scoring.params import DEFAULT_PARAMS
-from scripts.browser_actions import ask, download_text, fresh_page, go, upload
+from scripts.browser_actions import ON_THE_UPLOADER, ask, download_text, fresh_page, go, upload
 from scripts.live_app import settle, wait_for_app_run
 from tests.browser.test_query_sets import upload_queries
 from tests.browser.test_share import nudge, slider_value
@@ -72,7 +72,7 @@ def read_verdict(page) -> tuple[str, ChosenSettings]:
 def upload_and_verdict(page, url: str, queries: str) -> tuple[str, ChosenSettings]:
     """Open the Evaluation lab on the uploader (no verdict on the built-in sample first), upload
     the sample as a document and ``queries`` (JSON Lines) as a file, and read the verdict."""
-    page.goto(url + "/evaluate?doc=upload")
+    page.goto(f"{url}/evaluate?{ON_THE_UPLOADER}")
     wait_for_app_run(page)
     upload(page, "manual.md", samples.load_sample().text.encode(), "text/markdown")
     upload_queries(page, QUERIES, queries)
