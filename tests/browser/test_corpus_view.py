@@ -11,7 +11,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from scar_viz.chunking.config import ChunkingConfig, chunk_doc_of, chunk_document
 from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import Document, document_from_text
-from scripts.browser_actions import ON_THE_UPLOADER, ask
+from scripts.browser_actions import ON_THE_UPLOADER, ask, click_within
 from scripts.live_app import settle, wait_for_app_run
 from tests.browser.conftest import running_hash_app
 
@@ -36,16 +36,17 @@ MARK = """(args) => {
     (t.customdata || []).forEach((c, j) => found.push({x: t.x[j], y: t.y[j], chunk: c[0]}));
   });
   const pick = found[Math.min(skip, found.length - 1)];
-  const full = plot._fullLayout, box = plot.getBoundingClientRect();
+  const full = plot._fullLayout;
   return {
     chunk: pick.chunk,
-    x: box.left + full._size.l + full.xaxis.l2p(pick.x),
-    y: box.top + full._size.t + full.yaxis.l2p(pick.y),
+    x: full._size.l + full.xaxis.l2p(pick.x),
+    y: full._size.t + full.yaxis.l2p(pick.y),
     n: found.length,
   };
 }"""
 """The centre of a ``kind`` mark of the small multiples (the ``skip``-th one, in drawing
-order: bottom row first) and the corpus chunk it carries."""
+order: bottom row first), in px from the chart's top-left corner, and the corpus chunk it
+carries."""
 
 
 @pytest.fixture(scope="module")
@@ -160,15 +161,13 @@ def test_table_then_a_mark_opens_its_file_in_the_focus_rows(app, chromium, artif
 
     # a click on the retrieved mark of a file other than the one open now
     opened = page.get_by_test_id("sv-open-file").inner_text()
-    page.locator(".st-key-corpus_chart").first.evaluate("e => e.scrollIntoView({block: 'center'})")
     mark = None
     for skip in range(8):
         mark = page.evaluate(MARK, ["retrieved", skip])
         if paths[mark["chunk"]] not in opened or skip >= mark["n"] - 1:
             break
     assert mark is not None and mark["n"] >= 2, mark
-    page.mouse.click(mark["x"], mark["y"])
-    wait_for_app_run(page)
+    click_within(page, page.locator(".st-key-corpus_chart .js-plotly-plot"), mark["x"], mark["y"])
     settle(page)
 
     chunk = int(mark["chunk"])

@@ -9,7 +9,7 @@ import warnings
 
 import pytest
 
-from scripts.browser_actions import press
+from scripts.browser_actions import click_within, press
 from scripts.live_app import QUIET_MS, LiveApp, settle, wait_for_app_run
 from tests.browser.conftest import _require_chromium
 
@@ -84,6 +84,27 @@ def test_press_clicks_again_once_when_the_click_asked_for_no_run(counter_app, pa
     with pytest.warns(UserWarning, match="asked for no run: clicked again"):
         press(page, page.get_by_test_id("stButton").locator("button"), asks_within_ms=1_000)
     assert runs(page) == "runs: 2"  # the second click's run, and only it
+
+
+def test_click_within_clicks_a_point_of_the_target_and_again_when_it_asked_for_no_run(
+    counter_app, page
+):
+    page.goto(counter_app.url)
+    wait_for_app_run(page)
+    button = page.get_by_test_id("stButton").locator("button")
+    box = button.bounding_box()
+    middle = (box["width"] / 2, box["height"] / 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a click that was answered is never repeated
+        click_within(page, button, *middle)
+    assert runs(page) == "runs: 2"
+    page.evaluate(SWALLOW_NEXT_CLICK)
+    with pytest.warns(UserWarning, match="asked for no run: clicked again"):
+        click_within(page, button, *middle, asks_within_ms=1_000)
+    assert runs(page) == "runs: 3"  # the second click's run, and only it
+    with pytest.warns(UserWarning, match="asked for no run: clicked again"):
+        click_within(page, button, -5, -5, asks_within_ms=1_000)  # outside the button: no run
+    assert runs(page) == "runs: 3"
 
 
 DELAY_SENDS = """ms => {

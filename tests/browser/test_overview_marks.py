@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from scripts.browser_actions import ON_THE_UPLOADER, ask, upload
+from scripts.browser_actions import ON_THE_UPLOADER, ask, click_within, press, upload
 from scripts.live_app import settle, wait_for_app_run
 from tests.browser.conftest import running_hash_app
 from ui.hits import ROW_PX
@@ -108,7 +108,7 @@ def test_long_document_marks_never_overlap_and_hits_focus(app, chromium, artifac
         assert rank == 5, cells
         assert _font_px(page, table.locator("td").first) >= 18
         pill = hits.locator("button").filter(has_text=re.compile(rf"^\s*chunk {chunk}\s*$"))
-        pill.first.click()
+        press(page, pill)
     else:
         table = hits.get_by_test_id("stDataFrame").first
         table.wait_for()
@@ -119,12 +119,8 @@ def test_long_document_marks_never_overlap_and_hits_focus(app, chromium, artifac
         cells = row.locator("[role=gridcell]").all_inner_texts()
         rank, chunk = (int(c) for c in [c for c in cells if c.strip()][:2])
         assert rank == 5, cells
-        canvas = table.locator("canvas").first
-        page.evaluate("el => el.scrollIntoView({block: 'center'})", canvas.element_handle())
-        grid = canvas.bounding_box()  # in the viewport now: a mouse click reaches rank 5's row
         # the grid is drawn on a canvas: a header, then the rows, each ROW_PX tall
-        page.mouse.click(grid["x"] + 18, grid["y"] + ROW_PX * 5.5)  # rank 5's selection box
-    wait_for_app_run(page)
+        click_within(page, table.locator("canvas"), 18, ROW_PX * 5.5)  # rank 5's selection box
     settle(page)
     focused = page.locator(".sv-row.sv-focused").first
     focused.wait_for()
