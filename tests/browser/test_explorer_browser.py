@@ -6,6 +6,7 @@ import re
 
 from playwright.sync_api import expect
 
+from scripts.browser_actions import click_within
 from scripts.live_app import settle, wait_for_app_run
 
 
@@ -134,9 +135,9 @@ def test_clicking_the_overview_focuses_a_chunk_in_the_panel(hash_app, page):
     wait_for_app_run(page)
     settle(page)
     base = page.get_by_test_id("stPlotlyChart").nth(1)  # the similarity row under the marks
-    box = base.locator(".nsewdrag").first.bounding_box()
-    page.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5)
-    wait_for_app_run(page)
+    plot = base.locator(".nsewdrag")  # the plotting area
+    box = plot.first.bounding_box()
+    click_within(page, plot, box["width"] * 0.5, box["height"] * 0.5)
     settle(page)
     first = page.locator(".sv-row").first
     expect(first).to_contain_text("focus")
