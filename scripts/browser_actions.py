@@ -149,6 +149,13 @@ def use_endpoint(page) -> None:
     press(page, page.get_by_test_id("stSidebar").get_by_role("button", name="Use it", exact=True))
 
 
+def click_button(page, name: str) -> None:
+    """Click the button named ``name`` and wait for the run it starts (no settle before it and
+    no second click: :func:`press` adds those)."""
+    page.get_by_role("button", name=name).click()
+    wait_for_app_run(page)
+
+
 def press(page, button, asks_within_ms: int = 5_000) -> None:
     """Click ``button`` (a locator; its first match) once the page has stopped changing, and
     wait for the run it starts.

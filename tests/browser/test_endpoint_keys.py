@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 import pytest
 
-from scripts.browser_actions import alerts, go, use_endpoint
+from scripts.browser_actions import alerts, click_button, go, use_endpoint
 from scripts.live_app import settle, wait_for_app_run
 from tests.browser.conftest import running_hash_app
 from tests.fake_llm import ChatServer
@@ -61,11 +61,6 @@ def held_app(tmp_path_factory):
     )
 
 
-def click(page, name: str) -> None:
-    page.get_by_role("button", name=name).click()
-    wait_for_app_run(page)
-
-
 def captions(page) -> str:
     return " ".join(alerts(page, "caption")) + " " + page.get_by_test_id("stSidebar").inner_text()
 
@@ -80,10 +75,10 @@ def generate_and_check(page, app, chat_fake) -> list[dict]:
     assert not alerts(page)
     assert chat_fake.calls == before  # the link's URL waits for the visitor's answer
     use_endpoint(page)
-    click(page, "Generate")
-    click(page, "Use it in the Evaluation lab")
+    click_button(page, "Generate")
+    click_button(page, "Use it in the Evaluation lab")
     page.get_by_text("Loaded: the Evaluation lab's pages use this set now").wait_for()
-    click(page, "Run the answer check")
+    click_button(page, "Run the answer check")
     assert not alerts(page)
     page.get_by_test_id("stDataFrame").filter(has_text="LLM calls").wait_for()
     sent = chat_fake.requests[before:]

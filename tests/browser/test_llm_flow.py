@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 import pytest
 
-from scripts.browser_actions import alerts, download_text, go, use_endpoint
+from scripts.browser_actions import alerts, click_button, download_text, go, use_endpoint
 from scripts.live_app import settle, wait_for_app_run
 from tests.browser.conftest import running_hash_app
 
@@ -30,11 +30,6 @@ def metric(page, label: str) -> int:
     return int(box.get_by_test_id("stMetricValue").inner_text().replace(",", ""))
 
 
-def click(page, name: str) -> None:
-    page.get_by_role("button", name=name).click()
-    wait_for_app_run(page)
-
-
 def assert_nowhere(page, app, *texts: str) -> None:
     for text in (page.content(), page.url, app.log(), *texts):
         assert KEY not in text
@@ -46,7 +41,7 @@ def test_generate_evaluate_answer_check(llm_app, llm_server, page):
     settle(page)
     assert not alerts(page)
     use_endpoint(page)  # the link's chat URL is a proposal until the visitor takes it
-    click(page, "Generate")
+    click_button(page, "Generate")
     kept = metric(page, "Kept")
     assert 0 < kept <= N
     # the operator did not allow this typed URL: the server's key stays home
@@ -54,7 +49,7 @@ def test_generate_evaluate_answer_check(llm_app, llm_server, page):
     generated = download_text(page, "Download the set (JSON Lines)")
     rows = [json.loads(line) for line in generated.splitlines()]
     assert len(rows) == kept and all(r["evidence"] and r["answer"] for r in rows)
-    click(page, "Use it in the Evaluation lab")
+    click_button(page, "Use it in the Evaluation lab")
     page.get_by_text("Loaded: the Evaluation lab's pages use this set now").wait_for()
     assert page.get_by_role("radio", name="Generated with an LLM").is_checked()  # this page's
     assert metric(page, "Queries") == kept
@@ -70,7 +65,7 @@ def test_generate_evaluate_answer_check(llm_app, llm_server, page):
     go(page, "Answers (LLM)")
     assert metric(page, "Kept") == kept  # the generated set is still there
     calls = llm_server.calls
-    click(page, "Run the answer check")
+    click_button(page, "Run the answer check")
     assert llm_server.calls > calls
     assert not alerts(page)
     caption = " ".join(alerts(page, "caption"))

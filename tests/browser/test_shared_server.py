@@ -22,6 +22,7 @@ from scripts.browser_actions import (
     ON_THE_UPLOADER,
     alerts,
     caption_shows,
+    click_button,
     open_llm_settings,
     upload,
     use_endpoint,
@@ -54,11 +55,6 @@ def host(url: str) -> str:
     return urlsplit(url).netloc
 
 
-def click(page, name: str) -> None:
-    page.get_by_role("button", name=name).click()
-    wait_for_app_run(page)
-
-
 def test_a_linked_chat_url_gets_nothing_until_the_visitor_confirms(app, chat, page):
     page.goto(f"{app.url}/answers?llm_url={quote(chat.base_url, safe='')}&gen_n=3")
     wait_for_app_run(page)
@@ -75,7 +71,7 @@ def test_a_linked_chat_url_gets_nothing_until_the_visitor_confirms(app, chat, pa
     assert chat.calls == 0
 
     use_endpoint(page)
-    click(page, "Generate")
+    click_button(page, "Generate")
     assert chat.calls > 0
     assert {r["headers"]["authorization"] for r in chat.requests} == {f"Bearer {KEY}"}
     said = " ".join(alerts(page, "caption"))
