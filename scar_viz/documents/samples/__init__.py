@@ -1,5 +1,7 @@
 """Built-in samples, shipped inside the package, with their labelled questions: one document
-(a single file) and one corpus (a folder of files, read as one joined Document with ``parts``)."""
+(a single file), one corpus (a folder of files, read as one joined Document with ``parts``)
+and one document in Japanese (a cold-store operations manual written for the project, with 21
+questions in Japanese: text without spaces, for the tokeniser of :mod:`scar_viz.terms`)."""
 
 from __future__ import annotations
 
@@ -42,6 +44,12 @@ SAMPLES: dict[str, Sample] = {
         "kestrel",
         demo_ids=("kb-f-01", "kb-f-02", "kb-a-05", "kb-s-01"),
         kind="corpus",
+    ),
+    "reitou": Sample(
+        "reitou",
+        "冷蔵・冷凍倉庫 運用手引き (Japanese sample)",
+        "reitou_souko.md",
+        demo_ids=("ja-f-03", "ja-f-01", "ja-f-02", "ja-a-04"),
     ),
 }
 DEFAULT_SAMPLE = "harbor"
