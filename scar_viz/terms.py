@@ -6,6 +6,18 @@ BM25 retrieval (:mod:`scar_viz.retrieval.bm25`) and the gate's lexical term μ
   two or more word characters (regex ``(?u)\\b\\w\\w+\\b``: Unicode letters, digits and
   underscore), bm25s's English stop words (:data:`STOP_WORDS`) removed, no stemmer. A caller
   may leave out more words of a query (μ drops function words, :mod:`scar_viz.scoring.lexical`).
+- **Scripts written without spaces** (Han, Hiragana, Katakana; Thai, Lao, Khmer, Myanmar) and
+  Hangul: a run of such characters is one "word" to that regex, so a Japanese clause would be
+  one token that no question shares. Each run is cut into overlapping **character bigrams**
+  (a run of one character is itself a token; Han, Hiragana and Katakana form one run, Hangul
+  and each Southeast Asian script runs of their own), in place, beside the words of the text's
+  other scripts; full-width Latin letters and digits are read as ASCII first
+  (:func:`spaceless_tokens`). Bigrams, not a morphological analyser, by measurement
+  (``benchmarks/cjk_tokens.py``, docs/method.md §8): on the Japanese sample's 21 questions
+  BM25 top-3 recall is as high with bigrams as with janome or MeCab (unidic-lite), with no
+  dictionary to install (janome's wheel holds ~ 20 MB of dictionary, unidic-lite ~ 250 MB) and
+  tokenising faster. A text with none of these characters takes ``bm25s.tokenize`` unchanged,
+  so English tokens (and every English figure) are as they were.
 - **idf** (Lucene's, the one bm25s scores with): over N chunks, with df(t) the chunks holding t,
 
       idf(t) = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5)),   always > 0.
@@ -19,6 +31,8 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
+import unicodedata
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
@@ -32,14 +46,83 @@ _CACHE: Memo[TermIndex] = Memo(8)
 """The last indexes built, by content (sessions share the process: :mod:`scar_viz.memo`)."""
 
 
+_CJK = (
+    "\u3005\u3006\u3040-\u309f\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002fa1f"
+)
+"""Han (with 々 〆), Hiragana and Katakana (full- and half-width, less the middle dot ・)."""
+_HANGUL = "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
+_SOUTHEAST = "\u0e00-\u0e7f", "\u0e80-\u0eff", "\u1780-\u17ff", "\u1000-\u109f"
+"""Thai, Lao, Khmer, Myanmar: each its own run (their vowel signs are not word characters)."""
+_RUNS = (_CJK, _HANGUL, *_SOUTHEAST)
+_ALL = "".join(_RUNS)
+_FULL_WIDTH = "\uff01-\uff5e"
+_NEEDS_OWN = re.compile(f"[{_ALL}{_FULL_WIDTH}]")
+_TOKEN = re.compile(
+    "|".join(f"[{r}]+" for r in _RUNS) + f"|(?<![^\\W{_ALL}])[^\\W{_ALL}]{{2,}}(?![^\\W{_ALL}])"
+)
+"""A run of one spaceless script, or a run of two or more other word characters (bm25s's
+``\\b\\w\\w+\\b`` with the spaceless scripts taken out of ``\\w``)."""
+_ASCII_WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}
+_SPACELESS_START = re.compile(f"[{_ALL}]")
+
+
+def _bigrams(run: str) -> list[str]:
+    """Overlapping pairs of the run's characters, a combining mark (Thai vowel signs and tone
+    marks) kept with the letter before it; a run of one character is its own token."""
+    chars: list[str] = []
+    for ch in run:
+        if chars and unicodedata.category(ch).startswith("M"):
+            chars[-1] += ch
+        else:
+            chars.append(ch)
+    if len(chars) == 1:
+        return chars
+    return [a + b for a, b in zip(chars, chars[1:], strict=False)]
+
+
+def _mixed_tokens(text: str, stop: frozenset[str]) -> list[str]:
+    """Tokens of a text with spaceless-script or full-width characters (module docstring)."""
+    out: list[str] = []
+    for m in _TOKEN.finditer(text.translate(_ASCII_WIDTH).lower()):
+        token = m.group()
+        if _SPACELESS_START.match(token):
+            out.extend(_bigrams(token))
+        elif token not in stop:
+            out.append(token)
+    return out
+
+
+def spaceless_tokens(text: str) -> list[str]:
+    """The character bigrams of ``text``'s runs of spaceless scripts and Hangul, in order
+    (module docstring); [] for a text without them (the hashing model adds these to its words)."""
+    if not _NEEDS_OWN.search(text):
+        return []
+    return [t for t in _mixed_tokens(text, frozenset()) if _SPACELESS_START.match(t)]
+
+
 def tokenize_all(texts: Sequence[str]) -> list[list[str]]:
     """The tokens of each text, in order (module docstring), in one call of the tokeniser."""
     import bm25s
+    from bm25s.stopwords import STOPWORDS_EN
 
     if not texts:
         return []
-    out = bm25s.tokenize(list(texts), return_ids=False, show_progress=False, stopwords=STOP_WORDS)
-    return [list(tokens) for tokens in out]
+    texts = list(texts)
+    own = [i for i, text in enumerate(texts) if _NEEDS_OWN.search(text)]
+    mixed = set(own)
+    plain = [i for i in range(len(texts)) if i not in mixed]
+    out: list[list[str]] = [[] for _ in texts]
+    if plain:
+        words = bm25s.tokenize(
+            [texts[i] for i in plain], return_ids=False, show_progress=False, stopwords=STOP_WORDS
+        )
+        for i, tokens in zip(plain, words, strict=True):
+            out[i] = list(tokens)
+    stop = frozenset(STOPWORDS_EN)
+    for i in own:
+        out[i] = _mixed_tokens(texts[i], stop)
+    return out
 
 
 def tokenize(text: str) -> list[str]:

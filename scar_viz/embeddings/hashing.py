@@ -1,4 +1,11 @@
-"""Hashing bag-of-words: lexical, instant, no model (teaching and tests)."""
+"""Hashing bag-of-words: lexical, instant, no model (teaching and tests).
+
+Its words are runs of ASCII letters and digits, and, in scripts written without spaces
+(Japanese, Chinese, Thai) and Hangul, the character bigrams of
+:func:`scar_viz.terms.spaceless_tokens` (the tokeniser BM25 uses there): without them a
+Japanese text has no words and every cosine is 0. A text in a spaced script hashes exactly as
+before.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +14,7 @@ import re
 
 import numpy as np
 
+from scar_viz import terms
 from scar_viz.embeddings.base import (
     BaseEmbedder,
     Embedder,
@@ -36,6 +44,12 @@ class HashEmbedder(BaseEmbedder):
     def needs_loading(self) -> bool:
         return False
 
+    @property
+    def vectors_id(self) -> str:
+        """The embedding cache's key: :attr:`model_id` and the words' version (``+cjk2``, since
+        spaceless scripts hash their bigrams), so a vector cached before that is not reused."""
+        return f"{self.model_id}+cjk2"
+
     def _load(self, progress: LoadProgress | None) -> object:
         return self.dim
 
@@ -47,7 +61,7 @@ class HashEmbedder(BaseEmbedder):
         out = np.zeros((len(batch), self.dim), dtype=np.float32)
         memo: dict[str, tuple[int, float]] = {}
         for i, text in enumerate(batch):
-            for word in _WORD.findall(text.lower()):
+            for word in _WORD.findall(text.lower()) + terms.spaceless_tokens(text):
                 if word not in memo:
                     memo[word] = self._bucket(word)
                 j, sign = memo[word]
