@@ -15,7 +15,12 @@ Other quirks handled before pysbd sees the text:
   becomes a space, which keeps every offset unchanged. A line break stays a boundary before a
   list item and after a markdown heading.
 - A "sentence" with no terminal punctuation (a table, ASCII art, a code block) can run for
-  thousands of characters; pieces longer than ``max_chars`` are cut at line breaks, then spaces.
+  thousands of characters; pieces longer than ``max_chars`` are cut at line breaks, then spaces,
+  then (text without spaces: Japanese, Chinese) after a comma 、，.
+- Japanese and Chinese end a sentence with 。！？ (and ．｡) and no space after it. A piece holding
+  one of these is split by pysbd's Japanese rules (``Segmenter(language="ja")``), which also
+  keep a closing bracket 」』 with the sentence it closes (the English rules split 「行く。」
+  after 。); the regex fallback breaks after these marks too.
 """
 
 from __future__ import annotations
@@ -48,7 +53,12 @@ def _text_chars(key: Hashable) -> int:
 
 
 _memo: Memo[tuple[Span, ...]] = Memo(_MEMO_CHARS, weigh=_text_chars)
-_REGEX_END = re.compile(r"(?<=[.!?])([\"')\]]*)\s+(?=[\"'(\[]?[A-Z0-9])")
+_REGEX_END = re.compile(
+    r"(?<=[.!?])([\"')\]]*)\s+(?=[\"'(\[]?[A-Z0-9])|(?<=[。！？．｡])([」』）〕】]*)\s*(?=\S)"
+)
+_CJK_END = re.compile("[。！？．｡]")
+"""A sentence end of Japanese or Chinese: the piece goes to pysbd's Japanese rules."""
+_CJK_COMMA = "、，"
 
 
 def strip_span(text: str, start: int, end: int) -> Span | None:
@@ -119,11 +129,11 @@ def _align(piece: str, sentences: list[str]) -> list[Span] | None:
     return spans if not rest.strip() else None
 
 
-@lru_cache(maxsize=1)
-def _segmenter():
+@lru_cache(maxsize=2)
+def _segmenter(language: str = "en"):
     import pysbd
 
-    return pysbd.Segmenter(language="en", clean=False, char_span=False)
+    return pysbd.Segmenter(language=language, clean=False, char_span=False)
 
 
 def regex_sentence_spans(piece: str) -> list[Span]:
@@ -131,7 +141,7 @@ def regex_sentence_spans(piece: str) -> list[Span]:
     spans: list[Span] = []
     pos = 0
     for m in _REGEX_END.finditer(piece):
-        spans.append((pos, m.end(1)))
+        spans.append((pos, m.end(1) if m.group(1) is not None else m.end(2)))
         pos = m.end()
     spans.append((pos, len(piece)))
     return spans
@@ -145,6 +155,8 @@ def _cap(text: str, start: int, end: int, max_chars: int) -> list[Span]:
         cut = text.rfind("\n", start + max_chars // 2, limit)
         if cut < 0:
             cut = text.rfind(" ", start + max_chars // 2, limit)
+        if cut < 0:
+            cut = max(text.rfind(c, start + max_chars // 2, limit) for c in _CJK_COMMA)
         cut = limit if cut < 0 else cut + 1
         span = strip_span(text, start, cut)
         if span:
@@ -160,7 +172,8 @@ def split_piece(piece: str, method: str = "pysbd") -> list[Span]:
     """Sentence spans in one unwrapped piece (no blank lines), relative to the piece."""
     if method == "regex":
         return regex_sentence_spans(piece)
-    aligned = _align(piece, _segmenter().segment(piece))
+    language = "ja" if _CJK_END.search(piece) else "en"
+    aligned = _align(piece, _segmenter(language).segment(piece))
     return aligned if aligned is not None else regex_sentence_spans(piece)
 
 
