@@ -16,6 +16,7 @@ from scar_viz.chunking.base import Chunk, Embed
 from scar_viz.chunking.config import ChunkingConfig, chunk_doc_of, chunk_document, embedding_texts
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder, EmbeddingCache, Progress, embed_cached
+from scar_viz.embeddings.prompts import query_side
 from scar_viz.errors import SettingsError
 from scar_viz.policies import QueryInputs
 from scar_viz.retrieval import DENSE, Bm25Index, Retriever, bm25_index, rank_matrix, rank_scores
@@ -124,7 +125,9 @@ def prepare_document(
 
 
 def embed_query(embedder: Embedder, query: str, cache: EmbeddingCache | None = None) -> np.ndarray:
-    return normalize(embed_cached(embedder, [query], cache).vectors[0])
+    """The question's unit vector, through the model's query side (its query prompt:
+    :func:`scar_viz.embeddings.prompts.query_side`)."""
+    return normalize(embed_cached(query_side(embedder), [query], cache).vectors[0])
 
 
 def query_inputs(

@@ -29,6 +29,7 @@ from scar_viz.documents.reading import (
 )
 from scar_viz.documents.starters import starter_questions
 from scar_viz.embeddings import Embedder, EmbeddingError, text_key
+from scar_viz.embeddings.prompts import set_prompts
 from scar_viz.endpoints import EndpointError
 from scar_viz.errors import UserError, user_message
 from scar_viz.pipeline import PreparedDoc, prepare_document
@@ -38,7 +39,7 @@ from ui.alerts import alert, or_stop
 from ui.cancel import stop_check
 from ui.consent import EMBEDDINGS, ProposalPending, Slot, proposal
 from ui.models import models_root
-from ui.state import endpoint_choice
+from ui.state import endpoint_choice, typed_prompts
 
 UPLOAD_TYPES = sorted({s.lstrip(".") for s in (*SUPPORTED_SUFFIXES, *TEXT_SUFFIXES, ".zip")})
 """What the sidebar's uploader accepts: prose, text and code, pdf, html, and zip archives."""
@@ -70,9 +71,10 @@ def get_embedder(spec: str, base_url: str = "", slot: Slot = EMBEDDINGS) -> Embe
         key = choice.key.key
     fingerprint = text_key(key)[:12] if key else ""
     root = models_root()
-    return cache.embedder(
+    model = cache.embedder(
         spec, base_url, fingerprint, key, devices.current(), str(root) if root else ""
     )
+    return set_prompts(model, *typed_prompts())
 
 
 def load_model(embedder: Embedder, slot) -> bool:

@@ -58,7 +58,23 @@ def sidebar_model() -> tuple[str, str]:
         )
         if proposal_box(EMBEDDINGS, extra) is None:
             alert(endpoint_choice(model_spec()[1], keys.API_KEY_INPUT).note, "caption", extra)
+    prompt_inputs()
     return model_spec()
+
+
+def prompt_inputs() -> None:
+    """The query and document prompts (E5's "query: " and "passage: "), in the address; blank
+    keeps the model's own (a sentence-transformers config's ``prompts``)."""
+    typed = any(st.session_state.get(k) for k in (keys.QUERY_PROMPT, keys.DOC_PROMPT))
+    with st.sidebar.expander("Query and document prompts", expanded=typed):
+        st.text_input("Query prompt", key=keys.QUERY_PROMPT, bind=URL, placeholder="e.g. query: ")
+        st.text_input(
+            "Document prompt", key=keys.DOC_PROMPT, bind=URL, placeholder="e.g. passage: "
+        )
+        st.caption(
+            "Put before each question and each chunk, for models trained with them (E5, BGE, "
+            "GTE, nomic). Blank: the model's own prompts, if its config has them."
+        )
 
 
 def endpoint_inputs(

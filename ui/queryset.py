@@ -27,6 +27,7 @@ import streamlit as st
 from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import embed_cached, text_key
+from scar_viz.embeddings.prompts import query_side
 from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation.report import issue_rows
 from scar_viz.pipeline import PreparedDoc
@@ -289,7 +290,8 @@ def type_metrics(labelled: tuple[GoldQuery, ...], config_label: str) -> None:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _query_vecs(model_id: str, texts: tuple[str, ...], _embedder) -> np.ndarray:
-    return embed_cached(_embedder, list(texts), disk_cache(), should_stop=stop_check()).vectors
+    questions = query_side(_embedder)
+    return embed_cached(questions, list(texts), disk_cache(), should_stop=stop_check()).vectors
 
 
 def query_vectors(embedder, labelled) -> np.ndarray | None:

@@ -14,6 +14,7 @@ from scar_viz.embeddings import Embedder, EmbeddingError
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.retrieval import DENSE, Retriever
 from scar_viz.scoring.params import GateParams
+from scar_viz.views.model_language import model_language_note
 from ui import keys
 from ui.alerts import alert
 from ui.cache import cache_problems, prepared_key
@@ -122,6 +123,9 @@ def _sidebar_setup() -> Setup | None:
         "caption",
         st.sidebar,
     )
+    note = model_language_note(picked[1].text, embedder.model_id)
+    if note:
+        alert(note, "warning", st.sidebar)
     return _setup(str(name), prepared, embedder)
 
 

@@ -132,6 +132,14 @@ def endpoint_choice(
     return EndpointChoice(base_url, policy.choose_key(base_url, visitor, held))
 
 
+def typed_prompts() -> tuple[str | None, str | None]:
+    """(query prompt, document prompt) typed in the sidebar; None where blank (the model's
+    own prompts then apply)."""
+    return tuple(  # type: ignore[return-value]
+        st.session_state.get(k) or None for k in (keys.QUERY_PROMPT, keys.DOC_PROMPT)
+    )
+
+
 def model_spec() -> tuple[str, str]:
     """(spec for ``make_embedder``, base_url) from the sidebar's model widgets."""
     choice = st.session_state.get(keys.MODEL, default_model())

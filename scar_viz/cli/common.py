@@ -28,6 +28,7 @@ from scar_viz.embeddings import (
     embed_cached,
     make_embedder,
 )
+from scar_viz.embeddings.prompts import query_side
 from scar_viz.endpoints import EMBEDDING_KEY_NAMES, server_key
 from scar_viz.errors import SettingsError
 from scar_viz.evaluation.bootstrap import DEFAULT_BOOT, DEFAULT_SEED
@@ -37,6 +38,7 @@ from scar_viz.queries.gold import GoldQuery, label_queries
 from scar_viz.queries.reading import QuerySet, load_queries
 from scar_viz.retrieval import DEFAULT_K_RRF, DEFAULT_RETRIEVER, RETRIEVERS, Retriever
 from scar_viz.scoring.params import DEFAULT_PARAMS, GateParams
+from scar_viz.views.model_language import model_language_note
 
 EXIT_FAILED = 1
 CLI_MAX_QUERIES = 20_000
@@ -92,7 +94,8 @@ def add_model_options(
     prepend_help: str = "contextual prepending: embed each chunk with its section path first",
     cache_help: str = "embedding cache file, or a folder to keep it in (default ~/.cache/...)",
 ) -> None:
-    """``--model``, ``--base-url``, ``--prepend``, ``--cache`` and ``--no-cache``: what embeds
+    """``--model``, ``--base-url``, ``--query-prompt``, ``--doc-prompt``, ``--prepend``,
+    ``--cache`` and ``--no-cache``: what embeds
     the chunks and where the vectors are kept (every command that embeds, ``index`` too); and
     :func:`add_device_options`."""
     p.add_argument(
@@ -101,6 +104,16 @@ def add_model_options(
         help=SPEC_HELP,
     )
     p.add_argument("--base-url", default=None, help="base URL of an OpenAI-compatible endpoint")
+    p.add_argument(
+        "--query-prompt",
+        default=None,
+        help="text put before each question, e.g. 'query: ' (default: the model's own, if any)",
+    )
+    p.add_argument(
+        "--doc-prompt",
+        default=None,
+        help="text put before each chunk, e.g. 'passage: ' (default: the model's own, if any)",
+    )
     p.add_argument("--prepend", action="store_true", help=prepend_help)
     p.add_argument("--cache", default=None, help=cache_help)
     p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
@@ -287,12 +300,24 @@ def setup(args: argparse.Namespace):
         raise SettingsError("--radius must be 0 or more.")
     config = chunking_config(args)
     document = load_document(args.doc)
-    embedder = make_embedder(
-        args.model, base_url=args.base_url, api_key=server_key(EMBEDDING_KEY_NAMES)
-    )
+    embedder = model_of(args)
+    note = model_language_note(document.text, embedder.model_id)
+    if note:
+        print(f"note: {note}", file=sys.stderr)
     cache = None if args.no_cache else EmbeddingCache(args.cache)
     prep = prepare_document(document, embedder, config, args.prepend, cache)
     return embedder, cache, prep
+
+
+def model_of(args: argparse.Namespace) -> Embedder:
+    """The embedder of ``--model``, ``--base-url`` and the prompts (:func:`add_model_options`)."""
+    return make_embedder(
+        args.model,
+        base_url=args.base_url,
+        api_key=server_key(EMBEDDING_KEY_NAMES),
+        query_prompt=args.query_prompt,
+        doc_prompt=args.doc_prompt,
+    )
 
 
 def load_document(arg: str) -> Document:
@@ -343,5 +368,5 @@ def load_labelled(
     qset = load_query_set(path, prep, max_queries)
     queries = qset.queries[:limit] if limit else qset.queries
     labelled = label_queries(queries, prep.document, prep.chunks)
-    vecs = embed_cached(embedder, [q.query.query for q in labelled], cache).vectors
+    vecs = embed_cached(query_side(embedder), [q.query.query for q in labelled], cache).vectors
     return qset, labelled, vecs

@@ -19,12 +19,12 @@ from scar_viz.cli.common import (
     add_chunking_options,
     add_model_options,
     chunking_config,
+    model_of,
     setup,
 )
 from scar_viz.documents.collect import collect_path, describe_skipped
 from scar_viz.documents.reading import Document
-from scar_viz.embeddings import Embedder, EmbeddingCache, embed_cached, make_embedder
-from scar_viz.endpoints import EMBEDDING_KEY_NAMES, server_key
+from scar_viz.embeddings import Embedder, EmbeddingCache, embed_cached
 from scar_viz.errors import SettingsError
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.store.engines import INDEX_BATCH_CPU, INDEX_BATCH_GPU
@@ -100,9 +100,7 @@ def store_or_setup(args: argparse.Namespace):
     if args.radius < 0:
         raise SettingsError("--radius must be 0 or more.")
     config = chunking_config(args)
-    embedder = make_embedder(
-        args.model, base_url=args.base_url, api_key=server_key(EMBEDDING_KEY_NAMES)
-    )
+    embedder = model_of(args)
     cache = None if args.no_cache else EmbeddingCache(args.cache)
     if foreign_kind(args.store):
         return embedder, cache, open_foreign(args.store, embedder, cache)

@@ -141,10 +141,18 @@ class BaseEmbedder:
 
     def embed(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         """Rows of unit-norm float32 embeddings, encoded in batches of ``batch_size``."""
+        return self._embed(texts, progress, self._encode)
+
+    def _embed(
+        self,
+        texts: Sequence[str],
+        progress: Progress | None,
+        encode: Callable[[object, list[str]], np.ndarray],
+    ) -> np.ndarray:
         model = self.load()
         parts: list[np.ndarray] = []
         for lo, hi in batches(len(texts), self.batch_size):
-            part = np.asarray(self._encode(model, list(texts[lo:hi])), dtype=np.float32)
+            part = np.asarray(encode(model, list(texts[lo:hi])), dtype=np.float32)
             if parts and part.shape[1] != parts[0].shape[1]:
                 raise EmbeddingError("The model changed the embedding size between batches.")
             parts.append(part)

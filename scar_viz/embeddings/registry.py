@@ -12,6 +12,7 @@ from __future__ import annotations
 from scar_viz.devices import DeviceChoice
 from scar_viz.embeddings import hashing, openai_compat, sentence_transformers, static
 from scar_viz.embeddings.base import Embedder, EmbedderKind, ModelSpecError
+from scar_viz.embeddings.prompts import Prompts, with_prompts
 
 DEFAULT_MODEL = "default"
 
@@ -50,6 +51,8 @@ def make_embedder(
     base_url: str | None = None,
     api_key: str | None = None,
     device: DeviceChoice | None = None,
+    query_prompt: str | None = None,
+    doc_prompt: str | None = None,
 ) -> Embedder:
     """Build an embedder from a user-facing spec.
 
@@ -57,6 +60,9 @@ def make_embedder(
     ``openai:MODEL`` (``base_url``/``api_key`` apply), ``static`` or ``static:PATH``
     (model2vec), or a bare local folder path. ``device`` places a local transformer (and the
     static model's distillation); default: the choice in force (:func:`scar_viz.devices.current`).
+    ``query_prompt`` and ``doc_prompt`` go before each question and each chunk
+    (:mod:`scar_viz.embeddings.prompts`); None keeps the model's own (a sentence-transformers
+    config's ``prompts``), "" sets none.
 
     Raises:
         ModelSpecError: (a ValueError) when the spec names no embedder.
@@ -66,4 +72,7 @@ def make_embedder(
     if kind is None:
         named = ", ".join(f"'{k.spec}'" for k in EMBEDDERS.values() if k.key != "folder")
         raise ModelSpecError(f"Unknown model '{spec}'. Use {named} or a local model folder.")
-    return kind.build(spec, base_url=base_url, api_key=api_key, device=device)
+    embedder = kind.build(spec, base_url=base_url, api_key=api_key, device=device)
+    own = getattr(embedder, "config_prompts", None)
+    prompts = own() if callable(own) else Prompts()
+    return with_prompts(embedder, prompts.merged(query_prompt, doc_prompt))

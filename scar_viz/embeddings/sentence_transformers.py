@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import logging
 import threading
 from collections.abc import Sequence
@@ -20,9 +21,12 @@ from scar_viz.embeddings.base import (
     EmbeddingError,
     LoadProgress,
     ModelSpecError,
+    Progress,
 )
+from scar_viz.embeddings.prompts import Prompts, config_prompts
 
 _log = logging.getLogger("scar_viz")
+_CONFIG = "config_sentence_transformers.json"
 
 
 def default_model_path() -> str:
@@ -149,14 +153,45 @@ class SentenceTransformerEmbedder(BaseEmbedder):
             return super().lengths(texts)
         return [len(i) for i in ids]
 
-    def _encode(self, model, batch: list[str]) -> np.ndarray:
+    def _encode(self, model, batch: list[str], prompt: str | None = None) -> np.ndarray:
+        extra = {"prompt": prompt} if prompt else {}
         return model.encode(
             batch,
             batch_size=self.batch_size,
             convert_to_numpy=True,
             normalize_embeddings=True,
             show_progress_bar=False,
+            **extra,
         )
+
+    def embed_prompted(
+        self, texts: Sequence[str], prompt: str, progress: Progress | None = None
+    ) -> np.ndarray:
+        """:meth:`embed` with ``prompt`` given to ``encode`` (sentence-transformers puts it
+        before each text, and leaves it out of the pooling where the model's config says so)."""
+        return self._embed(texts, progress, lambda model, batch: self._encode(model, batch, prompt))
+
+    def config_prompts(self) -> Prompts:
+        """The query and document prompts in the model's ``config_sentence_transformers.json``
+        (:func:`~scar_viz.embeddings.prompts.config_prompts`), read without loading the model:
+        from its folder, or for a hub name from the local Hugging Face cache; none when the
+        file is not on this machine or unreadable."""
+        path = Path(self.name_or_path).expanduser() / _CONFIG
+        if not path.is_file():
+            try:
+                from huggingface_hub import try_to_load_from_cache
+
+                found = try_to_load_from_cache(self.name_or_path, _CONFIG)
+            except Exception:  # not a hub name, or no hub library: no prompts
+                found = None
+            if not isinstance(found, str):
+                return Prompts()
+            path = Path(found)
+        try:
+            config = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return Prompts()
+        return config_prompts(config.get("prompts") if isinstance(config, dict) else None)
 
     def _dim(self, model) -> int:
         return model.get_sentence_embedding_dimension() or 0

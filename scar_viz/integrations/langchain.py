@@ -83,7 +83,7 @@ class ScarEmbeddings(Embeddings):
         return self.model.lists(texts)
 
     def embed_query(self, text: str) -> list[float]:
-        return self.model.lists([text])[0]
+        return self.model.query_list(text)
 
 
 def split_document(

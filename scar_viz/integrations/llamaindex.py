@@ -93,7 +93,7 @@ class ScarEmbedding(BaseEmbedding):
         return self._model
 
     def _get_query_embedding(self, query: str) -> list[float]:
-        return self._model.lists([query])[0]
+        return self._model.query_list(query)
 
     async def _aget_query_embedding(self, query: str) -> list[float]:
         return self._get_query_embedding(query)

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from scar_viz.embeddings import Embedder, EmbeddingCache, embed_cached, make_embedder
+from scar_viz.embeddings.prompts import query_side
 from scar_viz.endpoints import EMBEDDING_KEY_NAMES, server_key
 
 CacheSpec = bool | str | Path | EmbeddingCache | None
@@ -55,6 +56,12 @@ class ScarModel:
     def lists(self, texts: Sequence[str]) -> list[list[float]]:
         """:meth:`vectors` as lists of Python floats (exact: every float32 is a float)."""
         return self.vectors(texts).astype(np.float64).tolist()
+
+    def query_list(self, question: str) -> list[float]:
+        """A question's vector as a list, through the model's query prompt
+        (:func:`scar_viz.embeddings.prompts.query_side`)."""
+        vector = embed_cached(query_side(self.embedder), [question], self.cache).vectors[0]
+        return vector.astype(np.float64).tolist()
 
 
 def open_cache(cache: CacheSpec) -> EmbeddingCache | None:
