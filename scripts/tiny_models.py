@@ -97,3 +97,15 @@ def tiny_cross_encoder(folder: Path, seed: int = 0) -> Path:
     random but deterministic.
     """
     return tiny_bert(Path(folder), classifier=True, seed=seed, max_positions=512)
+
+
+def tiny_bert_with_prompts(folder: Path, prompts: dict[str, str], seed: int = 0) -> Path:
+    """:func:`tiny_bert` saved as a sentence-transformers model whose config holds ``prompts``
+    (as E5's or BGE's do: ``{"query": "query: ", "passage": "passage: "}``)."""
+    from sentence_transformers import SentenceTransformer
+
+    raw = tiny_bert(folder.with_name(folder.name + "-raw"), seed=seed)
+    model = SentenceTransformer(str(raw), device="cpu")
+    model.prompts = dict(prompts)
+    model.save(str(folder))
+    return folder
