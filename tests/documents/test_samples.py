@@ -12,7 +12,7 @@ from scar_viz.chunking.config import ChunkingConfig, chunk_document
 from scar_viz.documents import samples
 from scar_viz.documents.corpus import JOIN, part_document, part_of_path
 from scar_viz.documents.reading import Part
-from scar_viz.queries.gold import covering_run, query_type
+from scar_viz.queries.gold import covering_run, label_queries, query_type
 from scar_viz.queries.reading import parse_queries
 
 CORPUS = "kestrel"
@@ -122,3 +122,22 @@ def test_some_evidence_ends_in_a_files_last_chunk_before_another_file(corpus, ro
     assert len(set(at_end)) >= 2, at_end
     fragmented_at_end = [r["id"] for r in rows if r["type"] == "fragmented" and r["id"] in at_end]
     assert fragmented_at_end, "no fragmented query ends at a file's edge"
+
+
+def test_the_japanese_sample_is_offered_and_its_evidence_is_where_it_says():
+    sample = samples.SAMPLES["reitou"]
+    assert sample.queries_filename == "reitou_souko.queries.jsonl"
+    assert "Japanese" in samples.document_name("reitou")
+    doc = samples.load_sample("reitou")
+    assert 4000 <= len(doc.text) <= 8000 and not doc.several_files
+    rows = samples.sample_questions("reitou")
+    assert len(rows) >= 20 and [r["id"] for r in rows[:4]] == list(sample.demo_ids)
+    for row in rows:
+        for item in row["evidence"]:
+            assert doc.text[item["start"] : item["end"]] == item["text"], row["id"]
+    qset = parse_queries(samples.sample_queries_text("reitou"), doc)
+    assert not qset.errors and len(qset.queries) == len(rows)
+    chunks = chunk_document(doc, ChunkingConfig())
+    gold = label_queries(qset, doc, chunks)
+    assert {g.query.id: g.type for g in gold} == {r["id"]: r["type"] for r in rows}  # at 600/60
+    assert [g.type for g in gold].count("fragmented") >= 5

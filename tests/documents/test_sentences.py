@@ -207,3 +207,30 @@ def test_a_split_records_the_splitters_speed(monkeypatch):
     sentence_spans("A sentence about the weir and the tide. " * 100)
     assert speed.chars_per_second(split_speed_key("pysbd")) > 0
     speed.forget()
+
+
+def test_japanese_sentences_end_at_their_marks_and_keep_a_closing_bracket():
+    text = (
+        "彼は「行く。」と言った。次に確認する！温度は？\n\n"
+        "数据库在凌晨两点备份。See Fig. 3 for details."
+    )
+    got = [text[s:e] for s, e in sentence_spans(text)]
+    assert got == [
+        "彼は「行く。」と言った。",
+        "次に確認する！",
+        "温度は？",
+        "数据库在凌晨两点备份。",
+        "See Fig. 3 for details.",
+    ]
+
+
+def test_the_regex_fallback_breaks_after_a_japanese_mark_without_a_space():
+    text = "一つ目の文。二つ目の文！ Third one. fourth"
+    got = [text[s:e] for s, e in sentence_spans(text, method="regex")]
+    assert got == ["一つ目の文。", "二つ目の文！", "Third one. fourth"]
+
+
+def test_an_over_long_sentence_without_spaces_is_cut_after_a_comma():
+    text = "あ" * 30 + "、" + "い" * 30 + "、" + "う" * 30
+    got = [text[s:e] for s, e in sentence_spans(text, max_chars=40)]
+    assert got == ["あ" * 30 + "、", "い" * 30 + "、", "う" * 30]
