@@ -39,10 +39,12 @@ from scar_viz.teaching.rounds import (
     round_title,
     score_rounds,
 )
+from scar_viz.views.model_language import model_language_note
 from ui import keys, state
-from ui.alerts import or_stop
+from ui.alerts import alert, or_stop
 from ui.cache import cached, prepared_key, sample_document
 from ui.loading import get_embedder, load_model, prepare
+from ui.named_select import named_select
 from ui.presenter import presenting
 from ui.queryset import query_vectors
 from ui.share import chart_config
@@ -50,7 +52,9 @@ from ui.sidebar import sidebar
 from ui.state import URL
 from ui.tables import show_table
 
-LESSON_QUERY = "harbor-f-01"
+LESSONS = {samples.DEFAULT_SAMPLE: "harbor-f-01", "reitou": "ja-f-06"}
+"""The samples the lesson runs on, each with its step-1 question (a fragmented one whose
+second half top-k drops)."""
 
 
 def answers_for(key: tuple) -> Answers:
@@ -66,24 +70,36 @@ def reveal(key: tuple, index: int, pool: tuple[int, ...]) -> None:
 
 
 st.title("Learn the SCAR gate")
-st.caption("A guided lesson on the built-in sample: four short steps, about ten minutes.")
+st.caption("A guided lesson on a built-in sample: four short steps, about ten minutes.")
+lesson_doc = named_select(
+    st,
+    "Lesson document",
+    {k: samples.document_name(k) for k in LESSONS},
+    keys.L_DOC,
+    samples.DEFAULT_SAMPLE,
+)
+LESSON_QUERY = LESSONS[lesson_doc]
 
 slot = st.empty()
 choice = sidebar(document=False)
 spec, base_url = choice.spec, choice.base_url
-doc_key, document = sample_document(samples.DEFAULT_SAMPLE)
+doc_key, document = sample_document(lesson_doc)
 embedder = or_stop(lambda: get_embedder(spec, base_url))
 if not load_model(embedder, slot):
     st.stop()
 prep = prepare(doc_key, document, ChunkingConfig(), embedder, False, slot)
 if prep is None:
     st.stop()
+if note := model_language_note(document.text, embedder.model_id):
+    alert(note, "warning", st.sidebar)
 key = ("lesson", *prepared_key(prep))
 gold = cached(
     (*key, "gold"),
     lambda: tuple(
         label_queries(
-            parse_queries(samples.sample_queries_text(), document.text), document.text, prep.chunks
+            parse_queries(samples.sample_queries_text(lesson_doc), document.text),
+            document.text,
+            prep.chunks,
         )
     ),
 )

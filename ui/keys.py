@@ -275,6 +275,7 @@ ANS_CLAIMS = "ans_claims"
 ANS_DOWNLOAD = "ans_download"
 
 # --- the lesson (Learn) ----------------------------------------------------------------------
+L_DOC = "l_doc"
 L_LAM = "l_lam"
 L_TAU = "l_tau"
 L_CAND = "l_cand"

@@ -49,7 +49,7 @@ SAMPLES: dict[str, Sample] = {
         "reitou",
         "冷蔵・冷凍倉庫 運用手引き (Japanese sample)",
         "reitou_souko.md",
-        demo_ids=("ja-f-03", "ja-f-01", "ja-f-02", "ja-a-04"),
+        demo_ids=("ja-f-06", "ja-f-03", "ja-f-01", "ja-a-04"),
     ),
 }
 DEFAULT_SAMPLE = "harbor"
