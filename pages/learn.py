@@ -52,9 +52,9 @@ from ui.sidebar import sidebar
 from ui.state import URL
 from ui.tables import show_table
 
+# the samples the lesson runs on, each with its step-1 question (a fragmented one whose
+# second half top-k drops)
 LESSONS = {samples.DEFAULT_SAMPLE: "harbor-f-01", "reitou": "ja-f-06"}
-"""The samples the lesson runs on, each with its step-1 question (a fragmented one whose
-second half top-k drops)."""
 
 
 def answers_for(key: tuple) -> Answers:
