@@ -14,6 +14,12 @@ from scar_viz.documents.sections import RECITALS
 
 MAX_STARTERS = 5
 TEMPLATE = "What does the document say about {topic}?"
+TEMPLATE_JA = "「{topic}」について、何が書かれていますか？"
+TEMPLATE_ZH = "关于「{topic}」，文档中写了什么？"
+"""A heading in Han characters is asked about in Japanese when the document has kana, else in
+Chinese: a question in the document's language (an English one would not share its words)."""
+_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_KANA = re.compile("[\u3040-\u30ff]")
 
 _NUMBERING = re.compile(
     r"^(?:(?:title|part|chapter|article|art\.|item|appendix|annex|schedule|section|sec\.|§)"
@@ -37,7 +43,7 @@ def heading_topic(title: str) -> str:
     text = re.sub(r"\s+", " ", title).strip().strip("#").strip()
     bare = _NUMBERING.sub("", text, count=1)
     bare = _LEADING_REFS.sub("", bare.strip(_TRAILING)).strip(_TRAILING)
-    if sum(ch.isalpha() for ch in bare) < 3:
+    if sum(ch.isalpha() for ch in bare) < (2 if _HAN.search(bare) else 3):  # 入荷: a word
         return ""
     if bare.isupper():
         bare = bare.lower()
@@ -80,4 +86,11 @@ def starter_questions(document: Document, limit: int = MAX_STARTERS) -> tuple[st
     if len(topics) > limit:
         step = len(topics) / limit
         topics = [topics[int(i * step)] for i in range(limit)]
-    return tuple(TEMPLATE.format(topic=t) for t in topics)
+    japanese = bool(_KANA.search(document.text[:20_000]))
+    return tuple(_template(t, japanese).format(topic=t) for t in topics)
+
+
+def _template(topic: str, japanese: bool) -> str:
+    if _KANA.search(topic) or (_HAN.search(topic) and japanese):
+        return TEMPLATE_JA
+    return TEMPLATE_ZH if _HAN.search(topic) else TEMPLATE

@@ -116,3 +116,22 @@ def test_starters_carry_no_numbering_references_or_shouting(text):
         assert not re.search(r"\(\d+\)|;|^\d|^(article|chapter|part|section|art\.)\b", topic)
         assert not re.search(r"\b[A-Z]{5,}\b", topic), q  # no shouting (acronyms are short)
         assert "recitals" not in topic
+
+
+def test_a_japanese_document_is_asked_about_in_japanese():
+    questions = starter_questions(samples.load_sample("reitou"))
+    assert questions[:2] == (
+        "「目的と用語」について、何が書かれていますか？",
+        "「入荷」について、何が書かれていますか？",  # a two-character heading is a word
+    )
+    assert all(q.endswith("？") for q in questions) and len(questions) == 5
+
+
+def test_a_chinese_document_is_asked_about_in_chinese():
+    doc = document_from_text(
+        "z.md", "# 标题\n\n## 数据备份\n\n每天备份。\n\n## 故障处理\n\n联系管理员。\n"
+    )
+    assert starter_questions(doc) == (
+        "关于「数据备份」，文档中写了什么？",
+        "关于「故障处理」，文档中写了什么？",
+    )
