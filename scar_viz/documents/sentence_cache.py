@@ -1,10 +1,10 @@
 """Sentence spans on disk, keyed by content: a document is split into sentences once, not once
 per process (pysbd takes seconds on a long document; QASC and the sentence window need it).
 
-The key is a digest of the text, the files' ranges, the splitter and the longest
-sentence; the value is the spans as int64 pairs. :func:`cached_sentence_spans` also seeds the
-in-process memo of :mod:`scar_viz.documents.sentences`, so the policies that split the document
-afterwards find it split.
+The key is a digest of the text, the files' ranges, the splitter, the longest sentence
+and the rules' version; the value is the spans as int64 pairs. :func:`cached_sentence_spans`
+also seeds the in-process memo of :mod:`scar_viz.documents.sentences`, so the policies that
+split the document afterwards find it split.
 """
 
 from __future__ import annotations
@@ -17,6 +17,10 @@ import numpy as np
 from scar_viz.documents.sentences import DEFAULT_MAX_CHARS, part_sentence_spans, remember
 from scar_viz.spans import Span
 from scar_viz.sqlite_cache import SqliteCache
+
+SPLIT_RULES = 2
+"""The splitting rules' version, part of every key: 2 since text in 。！？ goes by pysbd's
+Japanese rules (spans stored by the rules before must not come back)."""
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS spans (key TEXT PRIMARY KEY, data BLOB NOT NULL)"
 
@@ -49,10 +53,11 @@ class SentenceSpanCache(SqliteCache):
 
 
 def spans_key(text: str, parts: tuple[Span, ...], method: str, max_chars: int) -> str:
-    """The content key of a split: the text's digest, the files' ranges and the settings."""
+    """The content key of a split: the text's digest, the files' ranges, the settings and the
+    rules' version (:data:`SPLIT_RULES`)."""
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     layout = ",".join(f"{a}-{b}" for a, b in parts)
-    return f"{digest}|{layout}|{method}|{max_chars}"
+    return f"{digest}|{layout}|{method}|{max_chars}|r{SPLIT_RULES}"
 
 
 def cached_sentence_spans(

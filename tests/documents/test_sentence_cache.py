@@ -43,3 +43,12 @@ def test_corpus_parts_split_each_file(tmp_path):
     got = cached_sentence_spans(TEXT, cache, parts)
     assert got == sentences.part_sentence_spans(TEXT, parts)
     assert all(TEXT[s:e].strip() == TEXT[s:e] for s, e in got)
+
+
+def test_the_key_names_the_splitting_rules(monkeypatch):
+    """Spans stored under older splitting rules are not read back after the rules change."""
+    from scar_viz.documents import sentence_cache
+
+    before = spans_key(TEXT, (), "pysbd", 1000)
+    monkeypatch.setattr(sentence_cache, "SPLIT_RULES", sentence_cache.SPLIT_RULES + 1)
+    assert spans_key(TEXT, (), "pysbd", 1000) != before
