@@ -16,7 +16,6 @@ Needs ``langchain-core`` (``pip install 'scar-viz[integrations]'``).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -34,33 +33,28 @@ except ImportError as exc:  # pragma: no cover - the message is the point
         "scar_viz.integrations.langchain needs langchain-core: "
         "pip install 'scar-viz[integrations]'."
     ) from exc
-from pydantic import BaseModel, ConfigDict, PrivateAttr, model_validator
+from pydantic import PrivateAttr, model_validator
 
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.embeddings import Embedder
-from scar_viz.evaluation.settings import ChosenSettings, load_settings
+from scar_viz.evaluation.settings import ChosenSettings
 from scar_viz.integrations.local import (
+    ADAPTER_K,
     Runs,
+    SettingFields,
     chains_of_positions,
     closest,
-    fields_of,
-    model_warning,
     picked,
     runs_of,
     select_all,
     select_given,
-    setting_of,
 )
 from scar_viz.integrations.models import CacheSpec, ScarModel
 from scar_viz.integrations.split import chunk_id, split_for
-from scar_viz.retrieval import DEFAULT_K_RRF
-from scar_viz.scoring.params import DEFAULT_LAM, DEFAULT_MU, DEFAULT_RADIUS, DEFAULT_TAU, GateParams
 from scar_viz.scoring.scar import Selection
 
-RETRIEVER_K = 4
+RETRIEVER_K = ADAPTER_K
 """The retriever's default k: LangChain's own (``VectorStore.as_retriever``)."""
-
-"""Metadata naming the model that embeds a chunk (its scar-viz id), when the splitter knows."""
 
 Key = tuple[str, int]
 
@@ -143,54 +137,7 @@ def _model(model: str | ScarEmbeddings | None) -> ScarModel | None:
     return model.model if isinstance(model, ScarEmbeddings) else ScarModel(model)
 
 
-class _Setting(BaseModel):
-    """The fields of a saved setting (:class:`~scar_viz.evaluation.settings.ChosenSettings`)
-    that :class:`ScarRetriever` and :class:`ScarCompressor` share: ``policy`` (``scar``,
-    ``topk``, ``window1``, ``learned``), ``retriever`` (``dense``, ``bm25``, ``hybrid``) and
-    ``k_rrf``, k, r, λ, τ, μ, and the learned gate with its p (None: the gate shipped with
-    scar-viz, at its default p)."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    k: int = RETRIEVER_K
-    r: int = DEFAULT_RADIUS
-    lam: float = DEFAULT_LAM
-    tau: float = DEFAULT_TAU
-    mu: float = DEFAULT_MU
-    policy: str = "scar"
-    retriever: str = "dense"
-    k_rrf: float = DEFAULT_K_RRF
-    p: float | None = None
-    gate: Any = None
-
-    @model_validator(mode="after")
-    def _check_setting(self) -> Any:
-        if self.k < 1:
-            raise ValueError("k must be at least 1.")
-        if self.r < 0:
-            raise ValueError("r must be 0 or more.")
-        if not self.mu >= 0:
-            raise ValueError("mu must be 0 or more.")
-        self.setting()  # one sentence for anything else a setting cannot take
-        return self
-
-    def setting(self) -> ChosenSettings:
-        """The setting these fields describe (what :func:`~scar_viz.evaluation.apply.
-        run_setting` runs)."""
-        params = GateParams(self.k, self.lam, self.tau, self.r, self.mu)
-        return setting_of(self.policy, self.retriever, self.k_rrf, params, self.p, self.gate)
-
-    @classmethod
-    def _from_file(cls, path: str | Path, embeddings: Any, **fields: Any) -> Any:
-        chosen = load_settings(path)
-        model_id = embeddings.model_id if isinstance(embeddings, ScarEmbeddings) else None
-        said = model_warning(chosen, path, model_id)
-        if said:
-            warnings.warn(said, stacklevel=3)
-        return cls(**{**fields_of(chosen), **fields})
-
-
-class ScarRetriever(BaseRetriever, _Setting):
+class ScarRetriever(BaseRetriever, SettingFields):
     """A saved setting (or the fields given) run on ``vectorstore``: rank, take the top
     ``k``, expand.
 
@@ -240,7 +187,7 @@ class ScarRetriever(BaseRetriever, _Setting):
             SettingsFileError: an unreadable or malformed file (one sentence).
         """
         embeddings = getattr(vectorstore, "embeddings", None)
-        return cls._from_file(path, embeddings, vectorstore=vectorstore, **overrides)
+        return cls.from_file(path, _model_id(embeddings), vectorstore=vectorstore, **overrides)
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun
@@ -285,7 +232,7 @@ class ScarRetriever(BaseRetriever, _Setting):
         return whole
 
 
-class ScarCompressor(BaseDocumentCompressor, _Setting):
+class ScarCompressor(BaseDocumentCompressor, SettingFields):
     """A saved setting's expansion behind any retriever (``ContextualCompressionRetriever``):
     the documents your retriever returns are the retrieved chunks, and each one's neighbours
     within ``r`` in its file are fetched by id from ``vectorstore`` (``get_by_ids``) or
@@ -327,7 +274,7 @@ class ScarCompressor(BaseDocumentCompressor, _Setting):
         embeddings = fields.get("embeddings") or getattr(
             fields.get("vectorstore"), "embeddings", None
         )
-        return cls._from_file(path, embeddings, **fields)
+        return cls.from_file(path, _model_id(embeddings), **fields)
 
     def compress_documents(
         self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
@@ -444,6 +391,10 @@ def _texts(store: VectorStore | None, docstore: Any = None) -> dict[Key, str] | 
                 out[key] = doc.page_content
         return out
     return None
+
+
+def _model_id(embeddings: Any) -> str | None:
+    return embeddings.model_id if isinstance(embeddings, ScarEmbeddings) else None
 
 
 def _by_key(docs: Sequence[Document]) -> dict[Key, Document]:

@@ -24,19 +24,26 @@ the earlier chunk, as it does on the command line.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from scar_viz.embeddings.vectors import normalize
 from scar_viz.evaluation.apply import ChunkSet, run_setting
-from scar_viz.evaluation.settings import ChosenSettings
+from scar_viz.evaluation.settings import ChosenSettings, load_settings
+from scar_viz.retrieval import DEFAULT_K_RRF
 from scar_viz.scoring.learned import DEFAULT_P, resolve_gate
 from scar_viz.scoring.lexical import QuestionLex, question_lex
-from scar_viz.scoring.params import GateParams
+from scar_viz.scoring.params import DEFAULT_LAM, DEFAULT_MU, DEFAULT_RADIUS, DEFAULT_TAU, GateParams
 from scar_viz.scoring.scar import Selection, top_k
+
+ADAPTER_K = 4
+"""The adapters' default k: LangChain's own (``VectorStore.as_retriever``)."""
 
 Order = tuple[str, float]
 """A chunk's place in reading order: (its file, its position in the file)."""
@@ -90,6 +97,59 @@ def chains_of_positions(keys: Sequence[tuple[str, int]]) -> list[list[tuple[str,
         else:
             chains.append([key])
     return chains
+
+
+class SettingFields(BaseModel):
+    """The fields of a saved setting (:class:`~scar_viz.evaluation.settings.ChosenSettings`)
+    that :class:`ScarRetriever` and :class:`ScarCompressor` share: ``policy`` (``scar``,
+    ``topk``, ``window1``, ``learned``), ``retriever`` (``dense``, ``bm25``, ``hybrid``) and
+    ``k_rrf``, k, r, λ, τ, μ, and the learned gate with its p (None: the gate shipped with
+    scar-viz, at its default p)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    k: int = ADAPTER_K
+    r: int = DEFAULT_RADIUS
+    lam: float = DEFAULT_LAM
+    tau: float = DEFAULT_TAU
+    mu: float = DEFAULT_MU
+    policy: str = "scar"
+    retriever: str = "dense"
+    k_rrf: float = DEFAULT_K_RRF
+    p: float | None = None
+    gate: Any = None
+
+    @model_validator(mode="after")
+    def _check_setting(self) -> Any:
+        if self.k < 1:
+            raise ValueError("k must be at least 1.")
+        if self.r < 0:
+            raise ValueError("r must be 0 or more.")
+        if not self.mu >= 0:
+            raise ValueError("mu must be 0 or more.")
+        self.setting()  # one sentence for anything else a setting cannot take
+        return self
+
+    def setting(self) -> ChosenSettings:
+        """The setting these fields describe (what :func:`~scar_viz.evaluation.apply.
+        run_setting` runs)."""
+        params = GateParams(self.k, self.lam, self.tau, self.r, self.mu)
+        return setting_of(self.policy, self.retriever, self.k_rrf, params, self.p, self.gate)
+
+    @classmethod
+    def from_file(cls, path: str | Path, model_id: str | None, **fields: Any) -> Any:
+        """An adapter made from the settings file at ``path`` (:func:`~scar_viz.evaluation.
+        settings.load_settings`), ``fields`` overriding the file's; a warning when the
+        setting was chosen with another model than ``model_id`` (the store's, when known).
+
+        Raises:
+            SettingsFileError: an unreadable or malformed file (one sentence).
+        """
+        chosen = load_settings(path)
+        said = model_warning(chosen, path, model_id)
+        if said:
+            warnings.warn(said, stacklevel=3)
+        return cls(**{**fields_of(chosen), **fields})
 
 
 def setting_of(
