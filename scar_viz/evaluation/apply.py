@@ -85,6 +85,19 @@ class ChunkSet:
         return question_lex(self.texts, query)
 
 
+def needs_words(setting: ChosenSettings) -> bool:
+    """Whether the expansion weighs the question's words (SCAR with μ > 0, a lexical gate)."""
+    if setting.policy == "scar":
+        return setting.params.mu > 0
+    return setting.policy == "learned" and setting.gate is not None and setting.gate.uses_lexical
+
+
+def reach(setting: ChosenSettings) -> int:
+    """How far from a retrieved chunk the expansion may reach: 0 for top-k, 1 for window ±1,
+    r for SCAR and the learned gate."""
+    return {"topk": 0, "window1": 1}.get(setting.policy, setting.radius)
+
+
 def setting_ranking(
     setting: ChosenSettings, chunks: ChunkSet, query: str, sims: np.ndarray
 ) -> np.ndarray | None:
@@ -138,10 +151,7 @@ def run_setting(
         rank = np.full(len(sims), -np.inf)
         rank[list(retrieved)] = np.arange(len(retrieved), 0, -1)
         params = params.with_(k=len(retrieved))
-    needs_words = (setting.policy == "scar" and params.mu > 0) or (
-        setting.policy == "learned" and setting.gate is not None and setting.gate.uses_lexical
-    )
-    if needs_words and lexical is None:
+    if needs_words(setting) and lexical is None:
         lexical = chunks.lexical(query)
     if setting.policy == "scar":
         return select_from_sims(sims, unit, params, chunks.doc_of, lexical, rank=rank)

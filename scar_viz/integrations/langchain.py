@@ -48,6 +48,7 @@ from scar_viz.integrations.local import (
     runs_of,
     select_all,
     select_given,
+    window_keys,
 )
 from scar_viz.integrations.models import CacheSpec, ScarModel
 from scar_viz.integrations.split import chunk_id, split_for
@@ -312,13 +313,7 @@ def _expand(
     neighbours within r, fetched by id from ``store`` (else ``docstore``) inside their file."""
     if not retrieved:
         return []
-    reach = 0 if setting.policy == "topk" else 1 if setting.policy == "window1" else setting.radius
-    window = {
-        (source, index + d)
-        for source, index in retrieved
-        for d in range(-reach, reach + 1)
-        if index + d >= 0
-    }
+    window = window_keys(setting, retrieved)
     missing = sorted(window - set(hits))
     ids = [chunk_id(*key) for key in missing]
     if not ids:
@@ -331,7 +326,9 @@ def _expand(
     hits = {**hits, **found}
     vectors = {**vectors, **_vectors(store, found, embeddings)}
     runs = runs_of(chains_of_positions([key for key in window if key in hits]), vectors)
-    selection = select_given(setting, runs, retrieved, query, query_vec, _texts(store, docstore))
+    selection = select_given(
+        setting, runs, retrieved, query, query_vec, lambda: _texts(store, docstore)
+    )
     return _documents(runs, selection, hits)
 
 

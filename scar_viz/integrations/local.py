@@ -25,7 +25,7 @@ the earlier chunk, as it does on the command line.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from scar_viz.embeddings.vectors import normalize
-from scar_viz.evaluation.apply import ChunkSet, run_setting
+from scar_viz.evaluation.apply import ChunkSet, needs_words, reach, run_setting
 from scar_viz.evaluation.settings import ChosenSettings, load_settings
 from scar_viz.retrieval import DEFAULT_K_RRF
 from scar_viz.scoring.learned import DEFAULT_P, resolve_gate
@@ -121,7 +121,7 @@ class SettingFields(BaseModel):
 
     @model_validator(mode="after")
     def _check_setting(self) -> Any:
-        if self.k < 1:
+        if self.k is not None and self.k < 1:  # None (a postprocessor's): every node given
             raise ValueError("k must be at least 1.")
         if self.r < 0:
             raise ValueError("r must be 0 or more.")
@@ -133,7 +133,7 @@ class SettingFields(BaseModel):
     def setting(self) -> ChosenSettings:
         """The setting these fields describe (what :func:`~scar_viz.evaluation.apply.
         run_setting` runs)."""
-        params = GateParams(self.k, self.lam, self.tau, self.r, self.mu)
+        params = GateParams(self.k or ADAPTER_K, self.lam, self.tau, self.r, self.mu)
         return setting_of(self.policy, self.retriever, self.k_rrf, params, self.p, self.gate)
 
     @classmethod
@@ -232,16 +232,14 @@ def select_given(
     retrieved: Sequence[Any],
     query: str,
     query_vec: Sequence[float],
-    texts: Mapping[Any, str] | None,
+    texts: Callable[[], Mapping[Any, str] | None],
 ) -> Selection:
     """:func:`~scar_viz.evaluation.apply.run_setting` from ``retrieved`` (keys in rank order,
-    all in ``runs``), over the runs fetched around them; ``texts``: every chunk's text by key
-    (the store's, for the idf of μ and a lexical gate; None where the store lists none)."""
+    all in ``runs``), over the runs fetched around them; ``texts()``: every chunk's text by
+    key (the store's, for the idf of μ and a lexical gate; None where the store lists none),
+    asked only when the setting weighs words."""
     at = runs.position()
-    needs_words = (setting.policy == "scar" and setting.params.mu > 0) or (
-        setting.policy == "learned" and setting.gate is not None and setting.gate.uses_lexical
-    )
-    lexical = lexical_of(query, runs.keys, texts) if needs_words else None
+    lexical = lexical_of(query, runs.keys, texts()) if needs_words(setting) else None
     chunks = ChunkSet(runs.unit, runs.run_of)
     return run_setting(
         setting,
@@ -251,6 +249,13 @@ def select_given(
         retrieved=[at[key] for key in retrieved],
         lexical=lexical,
     )
+
+
+def window_keys(setting: ChosenSettings, retrieved: Sequence[tuple[str, int]]) -> set:
+    """The (file, chunk) keys the expansion may reach from ``retrieved`` (never below chunk 0;
+    past a file's last chunk the store has none)."""
+    d = reach(setting)
+    return {(f, i + s) for f, i in retrieved for s in range(-d, d + 1) if i + s >= 0}
 
 
 def lexical_of(query: str, keys: Sequence[Any], texts: Mapping[Any, str] | None) -> QuestionLex:
