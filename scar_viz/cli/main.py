@@ -130,7 +130,9 @@ def cmd_select(args: argparse.Namespace) -> int:
     if chosen is not None:
         apply_to_args(chosen, args)
         setting = chosen.setting
-        gate_knobs = {"gate": setting.gate, "p": setting.p} if setting.policy == "learned" else {}
+        gate_knobs: dict[str, object] = (
+            {"gate": setting.gate, "p": setting.p} if setting.policy == "learned" else {}
+        )
     else:
         gate_knobs = cli_gate.gate_knobs(args) if args.policy == "learned" else {}
     retriever = retriever_of(args)
@@ -264,7 +266,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         apply_to_args(chosen, args)
         policies = settings_policies(chosen, args.policies)
         setting = chosen.setting
-        knobs = (
+        knobs: dict[str, dict[str, object]] | None = (
             {"learned": {"gate": setting.gate, "p": setting.p}}
             if setting.policy == "learned"
             else cli_gate.eval_knobs(args, policies)
@@ -283,12 +285,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     qset, labelled, vecs = load_labelled(
         args.queries, prep, embedder, cache, max_queries=args.max_queries
     )
-    if isinstance(learned.get("gate"), LearnedGate):
+    fitted = learned.get("gate")
+    if isinstance(fitted, LearnedGate):
         cli_gate.print_k_note(
             learned,
             args.k,
             judged_features(
-                prep, labelled, vecs, learned["gate"], args.k, gate_params(args).radius, retriever
+                prep, labelled, vecs, fitted, args.k, gate_params(args).radius, retriever
             ),
         )
     ev = evaluate(

@@ -15,6 +15,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from scar_viz.cli.common import given_dests
 from scar_viz.errors import SettingsError
@@ -94,7 +95,7 @@ def settings_of(args: argparse.Namespace) -> FromFile | None:
         return None
     chosen = load_settings(path)
     given = given_dests(args)
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}
     flags = []
     for dest, (flag, name) in OVERRIDES.items():
         if dest in given and hasattr(args, dest):
@@ -102,7 +103,7 @@ def settings_of(args: argparse.Namespace) -> FromFile | None:
             changes[name] = resolve_gate(value) if dest == "gate" else value
             flags.append(flag)
     policy = changes.get("policy", chosen.policy)
-    fill: dict[str, object] = {}
+    fill: dict[str, Any] = {}
     if policy == "scar":  # a setting switched to SCAR takes the defaults it lacks
         fill = {"lam": args.lam, "tau": args.tau, "mu": args.mu}
     elif policy == "learned":

@@ -329,9 +329,10 @@ class ScarRetriever(BaseRetriever):
         super().__init__()
         self.index = index
         self.fields = SettingFields(**fields)
-        self.embed_model = embed_model or getattr(index, "_embed_model", None)
-        if self.embed_model is None:
+        model = embed_model or getattr(index, "_embed_model", None)
+        if model is None:
             raise ValueError("ScarRetriever needs the index's embed_model.")
+        self.embed_model: BaseEmbedding = model
         self._whole: tuple[tuple[str, ...], Any] | None = None
 
     @classmethod
