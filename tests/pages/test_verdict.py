@@ -106,3 +106,19 @@ def test_apply_the_learned_gate_sets_p_and_the_gate_refitted_on_all_queries(lab)
 def test_headline_puts_recall_beside_chunks(lab):
     line = next(m.value for m in lab.markdown if "window ±1**" in m.value)
     assert "recall **" in line and "points" in line
+
+
+def test_the_code_box_runs_the_downloaded_settings_file(lab):
+    codes = {c.language: c.value for c in lab.code if "scar-viz-settings.json" in c.value}
+    cli = next(c.value for c in lab.code if c.language == "bash")
+    python = [c.value for c in lab.code if c.language == "python"]
+    assert "bash" in codes and len(python) == 2
+    assert "scar-viz select harbor_manual.md --query" in cli
+    assert "--settings scar-viz-settings.json" in cli and "--model hash" in cli
+    langchain, llamaindex = python
+    assert "ScarRetriever.from_settings('scar-viz-settings.json', vectorstore=store)" in langchain
+    assert "ScarRetriever.from_settings('scar-viz-settings.json', index=index)" in llamaindex
+    assert "MODEL = 'hash'" in langchain and "size=600, overlap=60" in llamaindex
+    words = cli.splitlines()[0]
+    row = verdict_table(lab).iloc[0]
+    assert words.startswith("# window ±1") and f"k = {row['k']}" in words
