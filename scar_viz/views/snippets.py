@@ -83,15 +83,12 @@ def code_snippets(
     if chunking.chunker == "semantic":
         cut += ["--chunk-percentile", f"{chunking.percentile:g}"]
     common = ["--model", model, *cut, *(["--prepend"] if prepend else [])]
-    common += ["--settings", settings_file]
     q = shlex.quote
-    cli = "\n".join(
-        [
-            words,
-            f"scar-viz select {q(document)} --query {q(question)} "
-            + " ".join(q(a) for a in common),
-            f"scar-viz eval {q(document)} {q(queries)} " + " ".join(q(a) for a in common),
-        ]
+    options = " ".join(q(a) for a in common) + f" \\\n    --settings {q(settings_file)}"
+    cli = (
+        f"{words}\n"
+        f"scar-viz select {q(document)} --query {q(question)} \\\n    {options}\n"
+        f"scar-viz eval {q(document)} {q(queries)} \\\n    {options}"
     )
     split = f"{document!r}, chunker={chunking.chunker!r}, size={chunking.size}, "
     split += f"overlap={chunking.overlap}, model=embed"
@@ -108,7 +105,7 @@ def code_snippets(
         f"{head}\n"
         "embed = ScarEmbeddings(MODEL)\n"
         "store = InMemoryVectorStore(embed)\n"
-        f"store.add_documents(split_document({split}))\n"
+        f"store.add_documents(split_document(\n    {split}\n))\n"
         f"retriever = ScarRetriever.from_settings({settings_file!r}, vectorstore=store)\n"
         "for doc in retriever.invoke(QUESTION):\n"
         '    print(doc.metadata["source"], doc.metadata["chunk"], doc.metadata["scar_role"])\n'
@@ -119,7 +116,8 @@ def code_snippets(
         "split_nodes\n\n"
         f"{head}\n"
         "embed = ScarEmbedding(MODEL)\n"
-        f"index = VectorStoreIndex(split_nodes({split}), embed_model=embed)\n"
+        f"nodes = split_nodes(\n    {split}\n)\n"
+        "index = VectorStoreIndex(nodes, embed_model=embed)\n"
         f"retriever = ScarRetriever.from_settings({settings_file!r}, index=index)\n"
         "for hit in retriever.retrieve(QUESTION):  # or in RetrieverQueryEngine(retriever, ...)\n"
         "    m = hit.node.metadata\n"

@@ -10,6 +10,8 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from scar_viz.scoring.learned import LearnedGate
+from scar_viz.views.gate_link import gate_digest
 from tests.pages.helpers import alerts
 
 APP = "../../app.py"
@@ -96,11 +98,23 @@ def test_apply_the_learned_gate_sets_p_and_the_gate_refitted_on_all_queries(lab)
     apply(lab)
     gate = json.loads(lab.session_state["learned_gate_json"])
     assert gate["fitted_on"]["n_queries"] == 24 and gate["fitted_on"]["k"] == row["k"]
+    digest = gate_digest(LearnedGate.from_json(lab.session_state["learned_gate_json"]))
+    assert lab.query_params["gate"] == digest  # the address names the gate in use
     to_explorer(lab)
     assert lab.session_state["policy"] == "learned"
     assert lab.slider(key="p").value == pytest.approx(p)
     assert lab.slider(key="k").value == row["k"]
     assert lab.session_state["retriever"] == row["retriever"]
+    assert lab.query_params["gate"] == digest
+    # the Explorer's address opened in a fresh session on the same server: the same gate
+    fresh = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    fresh.query_params.update(dict(lab.query_params.items()))
+    fresh.run()
+    fresh.switch_page("pages/explorer.py")
+    fresh.query_params["gate"] = digest
+    fresh.run()
+    assert not fresh.exception, fresh.exception
+    assert json.loads(fresh.session_state["learned_gate_json"]) == gate
 
 
 def test_headline_puts_recall_beside_chunks(lab):
@@ -115,6 +129,7 @@ def test_the_code_box_runs_the_downloaded_settings_file(lab):
     assert "bash" in codes and len(python) == 2
     assert "scar-viz select harbor_manual.md --query" in cli
     assert "--settings scar-viz-settings.json" in cli and "--model hash" in cli
+    assert all(len(line) <= 100 for c in lab.code for line in c.value.splitlines())
     langchain, llamaindex = python
     assert "ScarRetriever.from_settings('scar-viz-settings.json', vectorstore=store)" in langchain
     assert "ScarRetriever.from_settings('scar-viz-settings.json', index=index)" in llamaindex
@@ -122,3 +137,17 @@ def test_the_code_box_runs_the_downloaded_settings_file(lab):
     words = cli.splitlines()[0]
     row = verdict_table(lab).iloc[0]
     assert words.startswith("# window ±1") and f"k = {row['k']}" in words
+
+
+def test_a_link_naming_a_gate_the_server_does_not_hold_says_so(hash_model):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    at.switch_page("pages/compare.py")
+    at.query_params["gate"] = "0123456789abcdef"
+    at.run()
+    assert not at.exception, at.exception
+    errors = alerts(at, "error")
+    assert any(
+        "learned gate 0123456789abcdef, which this server does not hold" in e for e in errors
+    )
+    assert "learned_gate_json" not in at.session_state  # no gate put in its place

@@ -40,7 +40,7 @@ def test_names_from_the_user_are_quoted():
     cli, langchain, llamaindex = code_snippets(
         LEARNED, document=name, model="hash", chunking=CHUNKING, question=question
     )
-    select = shlex.split(cli.code.splitlines()[1])
+    select = shlex.split(cli.code.replace("\\\n", " ").splitlines()[1])
     assert select[2] == name and select[select.index("--query") + 1] == question
     for snippet in (langchain, llamaindex):
         tree = ast.parse(snippet.code)  # valid Python, the name one string literal
