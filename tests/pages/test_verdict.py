@@ -151,3 +151,30 @@ def test_a_link_naming_a_gate_the_server_does_not_hold_says_so(hash_model):
         "learned gate 0123456789abcdef, which this server does not hold" in e for e in errors
     )
     assert "learned_gate_json" not in at.session_state  # no gate put in its place
+
+
+def test_after_apply_the_labs_learned_row_is_eval_settings_of_the_download(lab, tmp_path):
+    from scar_viz.evaluation.settings import ChosenSettings
+    from tests.integrations.helpers import SAMPLE_DOC, SAMPLE_QUERIES, cli_json
+
+    lab.number_input(key="vbudget").set_value(300).run()
+    assert verdict_table(lab).iloc[0]["expansion"].startswith("learned gate")
+    apply(lab)
+    s = lab.session_state
+    gate = LearnedGate.from_json(s["learned_gate_json"])
+    retriever = s["retriever"]
+    rrf_k = float(s["rrf_k"]) if retriever == "hybrid" else 60.0
+    chosen = ChosenSettings(
+        retriever, "learned", s["k"], s["r"], None, None, None, float(s["learned_p"]), gate, rrf_k
+    )  # what the download holds, read back from what Apply set
+    path = chosen.save(tmp_path / "settings.json")
+    ev = cli_json(
+        "eval", str(SAMPLE_DOC), str(SAMPLE_QUERIES), "--model", "hash", "--no-cache",
+        "--settings", str(path), "--boot", "0",
+    )  # fmt: skip
+    want = ev["policies"]["learned"]["all"]
+    rows = next(df.value for df in lab.dataframe if "subset" in df.value.columns)
+    got = rows[(rows["policy"] == "learned") & (rows["subset"] == "all")].iloc[0]
+    # eval --json writes 6 decimals
+    assert got["recall"] == pytest.approx(want["recall"], abs=1e-6)
+    assert got["mean chunks"] == pytest.approx(want["mean_chunks"], abs=1e-6)
