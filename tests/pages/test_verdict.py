@@ -115,6 +115,15 @@ def test_apply_the_learned_gate_sets_p_and_the_gate_refitted_on_all_queries(lab)
     fresh.run()
     assert not fresh.exception, fresh.exception
     assert json.loads(fresh.session_state["learned_gate_json"]) == gate
+    # Fit a gate shows the gate in use (the verdict's), its features and weights
+    lab.switch_page("pages/fit_gate.py")
+    lab.run()
+    assert not lab.exception, lab.exception
+    shown = next(c.value for c in lab.caption if c.value.startswith("In use:"))
+    assert f"{len(gate['feature_names'])} features, hash {digest}" in shown
+    assert "not the one fitted above" in shown  # the page fits its own gate at its k
+    tables = [df.value for df in lab.dataframe if "feature" in df.value.columns]
+    assert list(tables[-1]["feature"]) == gate["feature_names"]  # the in-use one, last
 
 
 def test_headline_puts_recall_beside_chunks(lab):
