@@ -18,6 +18,7 @@ from scar_viz.pipeline import embed_query, prepare_document, query_inputs
 from scar_viz.policies import run_policy
 from scar_viz.retrieval import Retriever
 from scar_viz.scoring.learned import default_gate
+from tests.integrations.helpers import a_setting
 
 QUESTIONS = (
     "What happens if the last crossing of the day is cancelled?",
@@ -27,18 +28,8 @@ QUESTIONS = (
 
 
 def _setting(retriever: str, policy: str, mu: float = 0.0) -> ChosenSettings:
-    scar, learned = policy == "scar", policy == "learned"
-    return ChosenSettings(
-        retriever,
-        policy,
-        3,
-        2 if scar else 1,
-        0.3 if scar else None,
-        0.05 if scar else None,
-        mu if scar else None,
-        0.2 if learned else None,
-        default_gate() if learned else None,
-        15.0,
+    return a_setting(
+        retriever, policy, scar=(2, 0.3, 0.05, mu), learned=(0.2, default_gate()), k_rrf=15.0
     )
 
 

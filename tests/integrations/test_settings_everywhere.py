@@ -27,6 +27,7 @@ from tests.integrations.helpers import (
     SAMPLE_CORPUS_QUERIES,
     SAMPLE_DOC,
     SAMPLE_QUERIES,
+    a_setting,
     cli_json,
     generated_corpus,
     require,
@@ -51,21 +52,9 @@ def lexical_gate(tmp_path_factory) -> Path:
 
 
 def _setting(retriever: str, policy: str, gate_path: Path) -> ChosenSettings:
-    scar = policy == "scar"
-    learned = policy == "learned"
-    return ChosenSettings(
-        retriever,
-        policy,
-        3,
-        2 if scar else 1,
-        0.35 if scar else None,
-        0.12 if scar else None,
-        0.0 if scar else None,
-        0.3 if learned else None,
-        resolve_gate(str(gate_path)) if learned else None,
-        2.0,  # far from the default k_rrf (60): the file's must be the one used
-        {"model": "hash:256"},
-    )
+    learned = (0.3, resolve_gate(str(gate_path)))
+    # k_rrf far from the default (60): the file's must be the one used
+    return a_setting(retriever, policy, learned=learned, k_rrf=2.0)
 
 
 def _queries(path: Path, folder: Path, prep, asked: list[str]) -> Path:
