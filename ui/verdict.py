@@ -27,6 +27,13 @@ from ui.state import URL, current_retriever, default, model_spec, set_widget
 from ui.tables import show_table
 
 NO_GATE = "top-k and window ±1 have no gate: Apply sets the retriever and k, the gate stays."
+IN_SAMPLE = (
+    "Applied: the rows below run this setting on every query (what `eval --settings` gives on "
+    "the downloaded file), in sample — tuned or refitted on the very queries they score. The "
+    "verdict's own figure is out of fold (each query scored by a setting chosen without it), "
+    "so it is the one to expect on new questions, and the two can differ."
+)
+"""Said after *Apply*: why the lab's rows and the verdict's figure differ."""
 
 
 def apply_setting(chosen: ChosenSettings) -> None:
@@ -206,6 +213,8 @@ def verdict_block(lab: Lab) -> Verdict | None:
         key=keys.VERDICT_DL,
         where=cols[1],
     )
+    if applied:
+        st.caption(IN_SAMPLE)
     code_box(chosen, lab)
     mu = (
         f" Tuned SCAR may choose μ = {lab.params.mu:g} (the sliders' μ) or 0."

@@ -182,6 +182,7 @@ def test_after_apply_the_labs_learned_row_is_eval_settings_of_the_download(lab, 
         "--settings", str(path), "--boot", "0",
     )  # fmt: skip
     want = ev["policies"]["learned"]["all"]
+    assert any(c.value.startswith("Applied: the rows below run this setting") for c in lab.caption)
     rows = next(df.value for df in lab.dataframe if "subset" in df.value.columns)
     got = rows[(rows["policy"] == "learned") & (rows["subset"] == "all")].iloc[0]
     # eval --json writes 6 decimals
