@@ -23,6 +23,7 @@ from scar_viz.views.fit_report import (
     picked_p,
     scar_front,
 )
+from scar_viz.views.gate_link import gate_digest
 from ui import keys, state
 from ui.alerts import alert, or_stop, with_progress
 from ui.by_file import by_file_table
@@ -209,11 +210,20 @@ st.file_uploader(
 if state.get(keys.GATE_FILE_ERROR):
     alert(state.get(keys.GATE_FILE_ERROR))
 in_use = active_gate()
+same = in_use.to_json() == gate.to_json()
 st.caption(
     "In use: "
-    + ("this session's gate (fitted or uploaded)" if has_session_gate() else "the default gate")
+    + (
+        "this session's gate (fitted, uploaded or the verdict's)"
+        if has_session_gate()
+        else "the default gate"
+    )
+    + f" ({len(in_use.feature_names)} features, hash {gate_digest(in_use)})"
+    + ("; the one fitted above" if same else "; not the one fitted above: its weights below")
     + f"; p = {p:g}."
 )
+if not same:
+    show_table(display_rows(in_use.describe()), hide_index=True, key=keys.FG_IN_USE_TABLE)
 for note in setting_notes(in_use, prep.embedder_id, prep.config.label):
     alert(note, "warning")
 judged = cached(

@@ -1,6 +1,8 @@
-"""docs/integrations.md's examples run as written, in order, in an empty folder: its Python
-blocks (LangChain, LlamaIndex) with the hash model in place of the default, then its shell
-block (opening the store and the dump they wrote) as a user in a clone would run it."""
+"""docs/integrations.md's examples run as written, in order, in an empty folder: its first
+shell block (a verdict saved with recommend --save and run with select --settings), its Python
+blocks (LangChain, LlamaIndex: the retrievers, the compressor and the postprocessor, from that
+settings file too) with the hash model in place of the default, then its last shell block
+(opening the store and the dump they wrote) as a user in a clone would run it."""
 
 from __future__ import annotations
 
@@ -23,11 +25,14 @@ def blocks() -> list[tuple[str, str]]:
 
 def test_the_page_has_an_example_for_each_piece():
     found = blocks()
-    assert [kind for kind, _ in found] == ["python", "python", "bash"]
-    langchain, llamaindex, shell = (code for _, code in found)
-    assert "ScarRetriever" in langchain and "ScarPostprocessor" in llamaindex
+    assert [kind for kind, _ in found] == ["bash", "python", "python", "bash"]
+    verdict, langchain, llamaindex, shell = (code for _, code in found)
+    assert "--save settings.json" in verdict and "--settings settings.json" in verdict
+    assert "ScarRetriever.from_settings" in langchain and "ScarCompressor" in langchain
+    assert "ScarRetriever.from_settings" in llamaindex
+    assert "ScarPostprocessor.from_settings" in llamaindex
     assert "--store storage" in shell and "--store kb.json" in shell
-    for _, code in found[:2]:
+    for _, code in found[1:3]:
         assert 'MODEL = "default"' in code  # what the test swaps for the hash model
 
 
@@ -54,7 +59,10 @@ def test_every_example_runs(tmp_path):
         assert out.returncode == 0, f"block {i} ({kind}):\n{code}\n{out.stderr[-3000:]}"
         outputs.append(out.stdout)
     assert (tmp_path / "kb.json").is_file() and (tmp_path / "storage" / "docstore.json").is_file()
-    langchain, llamaindex, shell = outputs
+    verdict, langchain, llamaindex, shell = outputs
+    assert (tmp_path / "settings.json").is_file() and "settings: settings.json" in verdict
     assert "retrieved" in langchain and "admitted" in langchain
+    assert "verdict: [" in langchain and "behind yours: [" in langchain
     assert "retrieved" in llamaindex
+    assert "verdict: [" in llamaindex and "behind yours: [" in llamaindex
     assert "as stored (LlamaIndex storage)" in shell and "policy scar" in shell

@@ -25,11 +25,13 @@ from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
 from scar_viz.queries.gold import GoldQuery
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.sweep import LAMS, TAUS, Candidates, SweepResult, sweep
+from scar_viz.views.gate_link import gate_digest
 from ui import keys
 from ui.alerts import with_progress
 from ui.cache import cached, disk_cache
 from ui.cancel import stop_check
 from ui.gate_controls import gate_sliders
+from ui.learned import active_gate, current_p
 from ui.queryset import (
     ActiveQueries,
     content_key,
@@ -154,9 +156,17 @@ def run_evaluation(
     params: GateParams,
     tag: str,
 ) -> Evaluation:
-    """:func:`scar_viz.evaluation.evaluate`, once per content and settings."""
+    """:func:`scar_viz.evaluation.evaluate`, once per content and settings; the learned policy
+    runs the session's gate at the session's p (after *Apply*, the verdict's: :mod:`ui.learned`),
+    never a default in its place."""
     labelled = queries.labelled if isinstance(queries, ActiveQueries) else tuple(queries)
-    key = ("eval", *content_key(prep, queries, tag), tuple(policies), params)
+    knobs: dict[str, dict[str, object]] = {}
+    named: tuple = ()
+    if "learned" in policies:
+        gate, p = active_gate(), current_p()
+        knobs["learned"] = {"gate": gate, "p": p}
+        named = (gate_digest(gate), p)
+    key = ("eval", *content_key(prep, queries, tag), tuple(policies), params, *named)
 
     def compute() -> Evaluation:
         return with_progress(
@@ -171,6 +181,7 @@ def run_evaluation(
                 progress=update,
                 retriever=current_retriever(),
                 should_stop=stop_check(),
+                knobs=knobs,
             ),
         )
 

@@ -1,8 +1,11 @@
 """The session's learned gate and its probability bar p, shared by the pages.
 
-"Fit a gate" keeps the gate it fitted (or the one the user uploaded) in ``st.session_state``
-as JSON text; Compare and the Explorer read it back with :func:`active_gate` when "learned" is
-picked, and fall back on the gate shipped with the package.
+"Fit a gate" keeps the gate it fitted (or the one the user uploaded, or the verdict's after
+*Apply*) in ``st.session_state`` as JSON text, on the server's shelf and, by its content hash,
+in the address (:mod:`scar_viz.views.gate_link`); Compare and the Explorer read it back with
+:func:`active_gate` when "learned" is picked — from a link, the gate it names or a sentence
+that the server does not hold it — and fall back on the gate shipped with the package only
+when nothing names a gate.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from scar_viz.scoring.learned import (
     k_note,
     rank_changes,
 )
+from scar_viz.views.gate_link import GateShelf, resolve_link
 from ui import keys
 from ui.alerts import alert
 from ui.state import URL, default, limits, set_widget
@@ -26,30 +30,61 @@ from ui.state import URL, default, limits, set_widget
 P_MIN, P_MAX = limits(keys.P)
 
 
-def active_gate() -> LearnedGate:
-    """The gate fitted or uploaded in this session, else the default gate."""
+@st.cache_resource
+def gate_shelf() -> GateShelf:
+    """The gates this server's sessions used, by content hash, for links opened elsewhere."""
+    return GateShelf()
+
+
+def _held_gate() -> LearnedGate | None:
     text = st.session_state.get(keys.GATE_JSON)
     if text:
         try:
             return LearnedGate.from_json(text)
         except GateFileError:
             st.session_state.pop(keys.GATE_JSON, None)
+    return None
+
+
+def active_gate() -> LearnedGate:
+    """The gate the address names (:data:`keys.GATE_LINK`, resolved by content hash: this
+    session's, else the server's copy), else the gate fitted or uploaded in this session, else
+    the default gate. A gate the address names that nobody holds is said, and the page stops:
+    no other gate runs in its place."""
+    held = _held_gate()
+    linked = st.query_params.get(keys.GATE_LINK)
+    if linked:
+        found = resolve_link(str(linked), held, gate_shelf())
+        if found.gate is None:
+            alert(found.message, "error")
+            st.stop()
+        assert found.gate is not None
+        if found.gate is not held:
+            keep_gate(found.gate)
+        return found.gate
+    if held is not None:
+        gate_shelf().put(held)
+        return held
     return default_gate()
 
 
 def has_session_gate() -> bool:
-    """Whether this session holds its own gate (fitted or uploaded)."""
-    return bool(st.session_state.get(keys.GATE_JSON))
+    """Whether this session holds its own gate (fitted or uploaded), or its address names one."""
+    return bool(st.session_state.get(keys.GATE_JSON) or st.query_params.get(keys.GATE_LINK))
 
 
 def keep_gate(gate: LearnedGate) -> None:
-    """Make ``gate`` the session's gate (Compare and the Explorer use it)."""
+    """Make ``gate`` the session's gate (Compare and the Explorer use it), kept on the server
+    and named in the address by its content hash."""
     st.session_state[keys.GATE_JSON] = gate.to_json()
+    st.query_params[keys.GATE_LINK] = gate_shelf().put(gate)
 
 
 def forget_gate() -> None:
     """Go back to the default gate."""
     st.session_state.pop(keys.GATE_JSON, None)
+    if keys.GATE_LINK in st.query_params:
+        del st.query_params[keys.GATE_LINK]
 
 
 def current_p() -> float:

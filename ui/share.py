@@ -14,11 +14,13 @@ import streamlit as st
 from scar_viz.documents.reading import Document
 from scar_viz.documents.samples import UPLOAD
 from scar_viz.queries.reading import QuerySet
+from scar_viz.scoring.learned import GateFileError, LearnedGate
 from scar_viz.views.session import SETTING_KEYS, SavedWork, dumps, loads
 from ui import keys
 from ui.alerts import alert
 from ui.cache import document_key
 from ui.consent import came_from_file
+from ui.learned import keep_gate
 from ui.state import URL, set_widget
 
 
@@ -53,7 +55,10 @@ def _restore_work(work: SavedWork) -> None:
         if work.query_pick:
             st.session_state[keys.QS_PICK] = work.query_pick
     if work.gate:
-        st.session_state[keys.GATE_JSON] = work.gate
+        try:
+            keep_gate(LearnedGate.from_json(work.gate))  # the file's gate, on the shelf too
+        except GateFileError:
+            st.session_state[keys.GATE_JSON] = work.gate  # as before: read, and refused, later
         if work.p is not None:
             st.session_state[keys.P_KEPT] = work.p
 

@@ -1,7 +1,8 @@
 """The verdict at the top of the Evaluation lab: every retriever × expansion × k cross-validated
 (:mod:`scar_viz.evaluation.recommend`), drawn as recall against tokens, said in one sentence,
 with *Apply*, which sets the sidebar's retriever and every page's gate to the verdict's
-setting (the learned gate refitted on all queries), and the settings file to download."""
+setting (the learned gate refitted on all queries), the settings file to download, and the
+snippets that run that file in your code (command line, LangChain, LlamaIndex)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from scar_viz.evaluation.recommend import Verdict, recommend, verdict_rows
 from scar_viz.evaluation.settings import ChosenSettings
 from scar_viz.retrieval import DEFAULT_K_RRF
 from scar_viz.scoring.params import DEFAULT_K
+from scar_viz.views.snippets import SETTINGS_FILE, code_snippets, setting_words
 from ui import keys
 from ui.alerts import alert, with_progress
 from ui.cache import cached, prepared_key
@@ -21,10 +23,17 @@ from ui.evaluation_lab import NUM0, NUM2, NUM3, Lab
 from ui.learned import current_p, keep_gate
 from ui.presenter import presenter_fonts
 from ui.share import chart_config, download
-from ui.state import URL, current_retriever, default, set_widget
+from ui.state import URL, current_retriever, default, model_spec, set_widget
 from ui.tables import show_table
 
 NO_GATE = "top-k and window ±1 have no gate: Apply sets the retriever and k, the gate stays."
+IN_SAMPLE = (
+    "Applied: the rows below run this setting on every query (what `eval --settings` gives on "
+    "the downloaded file), in sample — tuned or refitted on the very queries they score. The "
+    "verdict's own figure is out of fold (each query scored by a setting chosen without it), "
+    "so it is the one to expect on new questions, and the two can differ."
+)
+"""Said after *Apply*: why the lab's rows and the verdict's figure differ."""
 
 
 def apply_setting(chosen: ChosenSettings) -> None:
@@ -75,6 +84,32 @@ def is_applied(chosen: ChosenSettings, lab: Lab) -> bool:
             and st.session_state.get(keys.GATE_JSON) == chosen.gate.to_json()
         )
     return same
+
+
+def code_box(chosen: ChosenSettings, lab: Lab) -> None:
+    """ "Use it in your code": the command line's, LangChain's and LlamaIndex's snippets that
+    run the downloaded settings file (:mod:`scar_viz.views.snippets`), one tab each."""
+    prep = lab.prep
+    with st.expander("Use it in your code: command line, LangChain, LlamaIndex"):
+        st.caption(
+            f"Save the settings download as {SETTINGS_FILE} beside your code: each snippet runs "
+            f"exactly this setting ({setting_words(chosen)}) on your document, ranked and "
+            "expanded by the same function as here (docs/integrations.md)."
+            + (
+                " Your chunks come from an index: build the store from that index's chunks."
+                if prep.config.stored
+                else ""
+            )
+        )
+        snippets = code_snippets(
+            chosen,
+            document=prep.document.name,
+            model=model_spec()[0],
+            chunking=prep.config,
+            prepend=prep.prepend,
+        )
+        for tab, snippet in zip(st.tabs([s.title for s in snippets]), snippets, strict=True):
+            tab.code(snippet.code, language=snippet.language)
 
 
 def compute_verdict(lab: Lab, reference_k: int, budget: float | None) -> Verdict:
@@ -174,10 +209,13 @@ def verdict_block(lab: Lab) -> Verdict | None:
     download(
         "Download settings (JSON)",
         chosen.to_json,
-        "scar-viz-settings.json",
+        SETTINGS_FILE,
         key=keys.VERDICT_DL,
         where=cols[1],
     )
+    if applied:
+        st.caption(IN_SAMPLE)
+    code_box(chosen, lab)
     mu = (
         f" Tuned SCAR may choose μ = {lab.params.mu:g} (the sliders' μ) or 0."
         if lab.params.mu

@@ -56,6 +56,26 @@ AddParser = Callable[..., argparse.ArgumentParser]
 ``ArgumentParser.add_subparsers()``); each module's ``register`` takes it."""
 
 
+class Noted(argparse.Action):
+    """Stores an option's value as ``store`` does and notes that it was given (``--settings``
+    names the options given beside it, which override the file: :func:`given_dests`)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, values)
+        given = set(getattr(namespace, GIVEN, ()))
+        given.add(self.dest)
+        setattr(namespace, GIVEN, given)
+
+
+GIVEN = "given_options"
+"""Where :class:`Noted` keeps the destinations of the options given on the command line."""
+
+
+def given_dests(args: argparse.Namespace) -> set[str]:
+    """The destinations of the :class:`Noted` options given on the command line."""
+    return set(getattr(args, GIVEN, ()))
+
+
 def add_doc_argument(p: argparse.ArgumentParser) -> None:
     """DOC, optional: every command that reads a document reads a store instead with
     ``--store`` (:func:`scar_viz.cli.index.add_store_option`), and says which it needs."""
@@ -76,6 +96,7 @@ def add_common_options(p: argparse.ArgumentParser) -> dict[str, argparse.Action]
         ),
         p.add_argument(
             "--retriever",
+            action=Noted,
             choices=RETRIEVERS,
             default=DEFAULT_RETRIEVER,
             help="what ranks the chunks before any policy: dense cos(q,c), bm25, or hybrid "
@@ -161,7 +182,11 @@ def number_option(
     shown = f"{default:g}" if isinstance(default, float) else str(default)
     extra = f"; {note}" if note else ""
     return p.add_argument(
-        flag, type=type(default), default=default, help=f"{help} (default {shown}{extra})"
+        flag,
+        type=type(default),
+        default=default,
+        action=Noted,
+        help=f"{help} (default {shown}{extra})",
     )
 
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from scar_viz.cli.common import (
     AddParser,
+    Noted,
     add_common_options,
     add_doc_argument,
     add_max_queries_option,
@@ -49,6 +50,7 @@ def add_gate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--gate",
         default=None,
+        action=Noted,
         help="learned policy: gate JSON written by fit-gate (default: the gate shipped "
         "with the package)",
     )
@@ -56,6 +58,7 @@ def add_gate_options(p: argparse.ArgumentParser) -> None:
         "--p",
         type=float,
         default=DEFAULT_P,
+        action=Noted,
         help=f"learned policy: admit a neighbour iff its probability > p (default {DEFAULT_P:g})",
     )
 

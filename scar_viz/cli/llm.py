@@ -38,8 +38,16 @@ from scar_viz.cli.common import (
     retriever_of,
 )
 from scar_viz.cli.index import add_store_option, store_or_document, store_or_setup
+from scar_viz.cli.settings import (
+    add_settings_option,
+    apply_to_args,
+    print_chosen_on_notes,
+    settings_of,
+    settings_policies,
+)
 from scar_viz.embeddings import SPEC_HELP
 from scar_viz.endpoints import EMBEDDING_KEY_NAMES, LLM_KEY_NAMES, server_key
+from scar_viz.evaluation.apply import ChunkSet, setting_runner
 from scar_viz.llm.client import (
     DEFAULT_CONCURRENCY,
     DEFAULT_LLM_MODEL,
@@ -144,6 +152,7 @@ def register(add_parser: AddParser) -> None:
     add_report_options(an)
     add_common_options(an)
     add_store_option(an)
+    add_settings_option(an)
     an.set_defaults(func=cmd_answer)
 
 
@@ -195,7 +204,12 @@ def cmd_answer(args: argparse.Namespace) -> int:
     from scar_viz.llm.check import check_answers
     from scar_viz.llm.scores import SCORES
 
-    policies = parse_policy_list(args.policies) if args.policies else default_policies()
+    chosen = settings_of(args)
+    if chosen is not None:
+        apply_to_args(chosen, args)
+        policies = settings_policies(chosen, args.policies)
+    else:
+        policies = parse_policy_list(args.policies) if args.policies else default_policies()
     if args.boot < 0 or (args.limit is not None and args.limit < 1):
         raise ValueError("--boot must be 0 or more and --limit at least 1.")
     retriever = retriever_of(args)
@@ -204,6 +218,10 @@ def cmd_answer(args: argparse.Namespace) -> int:
     if args.judge_model or args.judge_base_url:
         judge = _chat(args, args.judge_model, args.judge_base_url)
     embedder, cache, prep = store_or_setup(args)
+    runners = None
+    if chosen is not None:
+        print_chosen_on_notes(chosen, prep)
+        runners = {chosen.setting.policy: setting_runner(chosen.setting, ChunkSet.of(prep))}
     qset, labelled, vecs = load_labelled(
         args.queries, prep, embedder, cache, args.limit, args.max_queries
     )
@@ -222,6 +240,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
         seed=args.seed,
         progress=_progress("answer"),
         retriever=retriever,
+        runners=runners,
     )
     for name, pa in check.policies.items():
         if pa.error:
@@ -240,12 +259,16 @@ def cmd_answer(args: argparse.Namespace) -> int:
     )
     if args.json:
         out = answer_json(check, per_query=not args.no_per_query)
+        if chosen is not None:
+            out["settings"] = chosen.as_json()
         print(json.dumps(out, ensure_ascii=False, indent=2))
         return 0
     print(
         f"{check.settings.document}: {check.n_queries} queries · {check.settings.chunking} · "
         f"answers {check.answer_model} · judge {check.judge_model}"
     )
+    if chosen is not None:
+        print(chosen.line())
     heads = ["faithful", "relevancy", "recall", "correct"]
     print(f"{'policy':<10} " + " ".join(f"{h:>9}" for h in heads) + f" {'tokens':>8} {'bad':>4}")
     bad = check.unparseable_counts

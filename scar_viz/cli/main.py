@@ -17,6 +17,7 @@ from scar_viz.cli import index as cli_index
 from scar_viz.cli import recommend as cli_recommend
 from scar_viz.cli.common import (
     EXIT_FAILED,
+    Noted,
     add_cli_options,
     add_common_options,
     add_doc_argument,
@@ -31,8 +32,16 @@ from scar_viz.cli.common import (
     retriever_of,
 )
 from scar_viz.cli.llm import register as register_llm_commands
+from scar_viz.cli.settings import (
+    add_settings_option,
+    apply_to_args,
+    print_chosen_on_notes,
+    settings_of,
+    settings_policies,
+)
 from scar_viz.documents.corpus import local_span
 from scar_viz.errors import SettingsError, UserError, user_message
+from scar_viz.evaluation.apply import ChunkSet, setting_runner
 from scar_viz.evaluation.learned import judged_features
 from scar_viz.pipeline import PreparedDoc, embed_function, embed_query, query_inputs
 from scar_viz.policies import POLICIES, run_policy
@@ -78,13 +87,16 @@ def build_parser(
     sel = add_parser("select", help="select context for one query and explain each decision")
     add_doc_argument(sel)
     sel.add_argument("--query", required=True, help="the question")
-    sel.add_argument("--policy", default="scar", help=f"one of {', '.join(sorted(POLICIES))}")
+    sel.add_argument(
+        "--policy", default="scar", action=Noted, help=f"one of {', '.join(sorted(POLICIES))}"
+    )
     add_cli_options(sel, CompareSettings, FIRST)
     add_knob_options(sel, QascParams, "qasc")
     cli_gate.add_gate_options(sel)
     add_cli_options(sel, CompareSettings, THEN)
     add_common_options(sel)
     cli_index.add_store_option(sel)
+    add_settings_option(sel)
     sel.set_defaults(func=cmd_select)
     ev = add_parser("eval", help="evaluate policies on a labelled query set (JSON Lines)")
     add_query_set_arguments(ev, "format: docs/cli.md, Query files")
@@ -92,6 +104,7 @@ def build_parser(
     cli_gate.add_gate_options(ev)
     add_common_options(ev)
     cli_index.add_store_option(ev)
+    add_settings_option(ev)
     ev.set_defaults(func=cmd_eval)
     cli_gate.register(add_parser)
     cli_index.register(add_parser)  # index
@@ -113,17 +126,31 @@ def policy_knobs(args: argparse.Namespace) -> dict[str, object]:
 def cmd_select(args: argparse.Namespace) -> int:
     if not args.query.strip():
         raise SettingsError("--query is empty.")
-    gate_knobs = cli_gate.gate_knobs(args) if args.policy == "learned" else {}
+    chosen = settings_of(args)
+    if chosen is not None:
+        apply_to_args(chosen, args)
+        setting = chosen.setting
+        gate_knobs: dict[str, object] = (
+            {"gate": setting.gate, "p": setting.p} if setting.policy == "learned" else {}
+        )
+    else:
+        gate_knobs = cli_gate.gate_knobs(args) if args.policy == "learned" else {}
     retriever = retriever_of(args)
     embedder, cache, prep = cli_index.store_or_setup(args)
+    if chosen is not None:
+        print_chosen_on_notes(chosen, prep)
     cli_gate.print_setting_notes(gate_knobs, prep)
     qvec = embed_query(embedder, args.query, cache)
     gate = gate_params(args)
     inputs = query_inputs(
         prep, args.query, qvec, gate, embedder=embedder, cache=cache, retriever=retriever
     )
-    params = policy_knobs(args)
-    result = run_policy(args.policy, inputs, **params, **gate_knobs)
+    if chosen is not None:
+        params: dict[str, object] = {}
+        result = setting_runner(chosen.setting, ChunkSet.of(prep))(inputs)
+    else:
+        params = policy_knobs(args)
+        result = run_policy(args.policy, inputs, **params, **gate_knobs)
     if gate_knobs:
         params.update(gate=cli_gate.gate_label(args), p=args.p)
     sel = result.detail if isinstance(result.detail, Selection) else None
@@ -160,11 +187,15 @@ def cmd_select(args: argparse.Namespace) -> int:
     }
     if not retriever.dense:
         out["params"]["retriever"] = retriever.as_json()
+    if chosen is not None:
+        out["settings"] = chosen.as_json()
     if args.json:
         print(json.dumps(out, ensure_ascii=False, indent=2))
         return 0
     shown = "" if retriever.dense else f" · retriever {retriever.label}"
     print(f"{prep.document.name}: {len(prep.chunks)} chunks · {prep.embedder_label}{shown}")
+    if chosen is not None:
+        print(chosen.line())
     print(
         f"policy {result.name}: {len(result.chunk_ids or ())} chunks, {result.chars} chars, "
         f"{result.tokens} tokens, {result.seconds * 1000:.1f} ms"
@@ -228,23 +259,39 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from scar_viz.evaluation import default_policies, evaluate, parse_policy_list, significance
     from scar_viz.evaluation.report import evaluation_json, significance_lines, summary_lines
 
-    policies = parse_policy_list(args.policies) if args.policies else default_policies()
+    chosen = settings_of(args)
     if args.boot < 0:
         raise SettingsError("--boot must be 0 or more.")
-    knobs = cli_gate.eval_knobs(args, policies)
+    if chosen is not None:
+        apply_to_args(chosen, args)
+        policies = settings_policies(chosen, args.policies)
+        setting = chosen.setting
+        knobs: dict[str, dict[str, object]] | None = (
+            {"learned": {"gate": setting.gate, "p": setting.p}}
+            if setting.policy == "learned"
+            else cli_gate.eval_knobs(args, policies)
+        )
+    else:
+        policies = parse_policy_list(args.policies) if args.policies else default_policies()
+        knobs = cli_gate.eval_knobs(args, policies)
     retriever = retriever_of(args)
     embedder, cache, prep = cli_index.store_or_setup(args)
+    runners = None
+    if chosen is not None:
+        print_chosen_on_notes(chosen, prep)
+        runners = {chosen.setting.policy: setting_runner(chosen.setting, ChunkSet.of(prep))}
     learned = (knobs or {}).get("learned", {})
     cli_gate.print_setting_notes(learned, prep)
     qset, labelled, vecs = load_labelled(
         args.queries, prep, embedder, cache, max_queries=args.max_queries
     )
-    if isinstance(learned.get("gate"), LearnedGate):
+    fitted = learned.get("gate")
+    if isinstance(fitted, LearnedGate):
         cli_gate.print_k_note(
             learned,
             args.k,
             judged_features(
-                prep, labelled, vecs, learned["gate"], args.k, gate_params(args).radius, retriever
+                prep, labelled, vecs, fitted, args.k, gate_params(args).radius, retriever
             ),
         )
     ev = evaluate(
@@ -257,6 +304,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         knobs=knobs,
         issues=qset.issues,
         retriever=retriever,
+        runners=runners,
     )
     for name, pe in ev.policies.items():
         if pe.error:
@@ -265,6 +313,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.json:
         out = evaluation_json(ev, tests, per_query=not args.no_per_query)
         out.update(cli_gate.eval_json(args, knobs))
+        if chosen is not None:
+            out["settings"] = chosen.as_json()
         print(json.dumps(out, ensure_ascii=False, indent=2))
         return 0
     run, gp = ev.settings, ev.settings.params
@@ -274,6 +324,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         + (f" μ={gp.mu:g}" if gp.mu else "")
         + ("" if run.retriever.dense else f" · retriever {run.retriever.label}")
     )
+    if chosen is not None:
+        print(chosen.line())
     counts = ev.type_counts
     print(
         f"{ev.n_queries} queries: {counts['fragmented']} fragmented, {counts['atomic']} atomic, "

@@ -9,7 +9,7 @@ every query (:mod:`scar_viz.policies`) → per-query outcomes and summaries
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, overload
 
@@ -213,6 +213,7 @@ def evaluate(
     progress: Progress | None = None,
     retriever: Retriever = DENSE,
     should_stop: ShouldStop | None = None,
+    runners: Mapping[str, Runner] | None = None,
 ) -> Evaluation:
     """Every policy on every query of ``queries`` (gold chunks computed on ``prep.chunks``).
 
@@ -223,6 +224,8 @@ def evaluate(
         knobs: extra knobs per registry name, e.g. ``{"qasc": {"percentile": 80}}``.
         retriever: what every policy's top-k is ranked by (:mod:`scar_viz.retrieval`).
         should_stop: asked before each query (:mod:`scar_viz.cancel`).
+        runners: labels run by a function of the query's inputs instead of the registry's
+            policy (a saved setting: :func:`scar_viz.evaluation.apply.setting_runner`).
 
     Raises:
         ValueError: for an unknown policy, k < 1, r < 0 or mismatched query vectors.
@@ -241,6 +244,7 @@ def evaluate(
         progress=progress,
         retriever=retriever,
         should_stop=should_stop,
+        runners=runners,
     )[0]
 
 
@@ -258,6 +262,7 @@ def evaluate_ks(
     progress: Progress | None = None,
     retriever: Retriever = DENSE,
     should_stop: ShouldStop | None = None,
+    runners: Mapping[str, Runner] | None = None,
 ) -> tuple[Evaluation, ...]:
     """:func:`evaluate` at each k of ``ks`` (``params`` otherwise), one Evaluation per k, each
     equal to ``evaluate`` at that k.
@@ -309,8 +314,12 @@ def evaluate_ks(
                 result = once.get(label)
                 if result is None:
                     try:
-                        result = run_policy(
-                            name, inputs, **{**label_knobs, **(knobs or {}).get(name, {})}
+                        result = run_label(
+                            label,
+                            name,
+                            inputs,
+                            {**label_knobs, **(knobs or {}).get(name, {})},
+                            runners,
                         )
                     except UserError as exc:
                         errors[ki][label] = user_message(exc)
@@ -339,6 +348,23 @@ def evaluate_ks(
         )
         for ki, at_k in enumerate(settings)
     )
+
+
+Runner = Callable[[QueryInputs], PolicyResult]
+"""What runs one label on one query's inputs in place of the registry's policy."""
+
+
+def run_label(
+    label: str,
+    name: str,
+    inputs: QueryInputs,
+    knobs: Mapping[str, object],
+    runners: Mapping[str, Runner] | None = None,
+) -> PolicyResult:
+    """``label``'s result: its runner's when ``runners`` has one, else policy ``name``'s with
+    ``knobs`` (:func:`~scar_viz.policies.run_policy`)."""
+    runner = (runners or {}).get(label)
+    return runner(inputs) if runner is not None else run_policy(name, inputs, **knobs)
 
 
 BATCH_CELLS = 4_000_000

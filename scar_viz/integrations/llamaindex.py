@@ -5,8 +5,11 @@ node postprocessor.
 - :func:`split_nodes`: ``TextNode`` chunks cut exactly as scar-viz cuts them, with
   PREVIOUS/NEXT relationships inside each file, start/end character offsets and metadata
   ``source``, ``chunk``; :func:`source_documents`: the files themselves, for the docstore;
-- :class:`ScarPostprocessor`: expands the retrieved nodes through their PREVIOUS/NEXT
-  relationships and lets the gate of :mod:`scar_viz.scoring.scar` decide each neighbour.
+- :class:`ScarRetriever`: a ``BaseRetriever`` that runs a saved setting on an index — ranks
+  (dense, BM25, hybrid), takes the top k, expands them (top-k, window ±1, SCAR, the learned
+  gate) — through :func:`~scar_viz.evaluation.apply.run_setting`;
+- :class:`ScarPostprocessor`: the same expansion of the nodes your retriever returns, through
+  their PREVIOUS/NEXT relationships.
 
 Needs ``llama-index-core`` (``pip install 'scar-viz[integrations]'``).
 """
@@ -20,6 +23,7 @@ from typing import Any
 import numpy as np
 
 try:
+    from llama_index.core.base.base_retriever import BaseRetriever
     from llama_index.core.base.embeddings.base import BaseEmbedding
     from llama_index.core.postprocessor.types import BaseNodePostprocessor
     from llama_index.core.schema import (
@@ -39,14 +43,24 @@ except ImportError as exc:  # pragma: no cover - the message is the point
         "scar_viz.integrations.llamaindex needs llama-index-core: "
         "pip install 'scar-viz[integrations]'."
     ) from exc
-from pydantic import Field, PrivateAttr, model_validator
+from pydantic import Field, PrivateAttr
 
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.embeddings import Embedder
-from scar_viz.integrations.local import Order, closest, gate_runs, lexical_of, picked, runs_of
+from scar_viz.evaluation.apply import reach
+from scar_viz.integrations.local import (
+    Order,
+    Picked,
+    Runs,
+    SettingFields,
+    closest,
+    picked,
+    runs_of,
+    select_all,
+    select_given,
+)
 from scar_viz.integrations.models import CacheSpec, ScarModel
 from scar_viz.integrations.split import MODEL_KEY, file_texts, read_files, split_for
-from scar_viz.scoring.params import DEFAULT_LAM, DEFAULT_MU, DEFAULT_RADIUS, DEFAULT_TAU, GateParams
 
 """Metadata naming the model that embeds a node (its scar-viz id), when the splitter knows."""
 
@@ -179,34 +193,33 @@ def _model(model: str | ScarEmbedding | None) -> ScarModel | None:
     return model.model if isinstance(model, ScarEmbedding) else ScarModel(model)
 
 
-class ScarPostprocessor(BaseNodePostprocessor):
-    """The retrieved nodes expanded by the SCAR gate, through their PREVIOUS/NEXT relationships.
+class ScarPostprocessor(BaseNodePostprocessor, SettingFields):
+    """A saved setting's expansion (or the fields given) of the nodes your retriever returns,
+    through their PREVIOUS/NEXT relationships.
 
-    For each retrieved node, the nodes up to ``r`` steps back and forth are read from
-    ``docstore`` and each is decided by S(c, n) = cos(q, n) − λ·b(c, n) (+ μ·lex(q, n)) >
-    τ·cos(q, c) (docs/method.md §2). Vectors are the index's own where it holds them (a node's
-    ``embedding``, else ``vector_store.get(id)``), else the node's text embedded with
-    ``embed_model``; the question's is the query bundle's, else ``embed_model``'s.
-
-    With ``k``, only the k given nodes closest to the question by cos(q, c) are expanded, an
-    exact tie going to the earlier chunk in reading order (as ``select --policy scar`` ranks
-    them): retrieve more (``similarity_top_k`` = 2k) and let this decide the k. Without it,
-    every node given is expanded.
+    The nodes given are the retrieved ones: with ``k``, under the ``dense`` retriever the k
+    closest to the question by cos(q, c), an exact tie to the earlier chunk in reading order
+    (as ``select`` ranks them: retrieve 2k and let this decide the k); under ``bm25`` or
+    ``hybrid`` the first k in the order given. Without ``k``, every node given. For each, the
+    nodes up to ``r`` steps back and forth (1 for ``window1``, none for ``topk``) are read
+    from ``docstore`` along ``prev_node``/``next_node`` and decided as ``policy`` says —
+    ``scar``: S(c, n) = cos(q, n) − λ·b(c, n) (+ μ·lex(q, n)) > τ·cos(q, c) (docs/method.md
+    §2); ``learned``: the learned gate ``gate`` at ``p``; ``window1``: all — by
+    :func:`~scar_viz.evaluation.apply.run_setting`. Vectors are the index's own where it holds
+    them (a node's ``embedding``, else ``vector_store.get(id)``), else the node's text
+    embedded with ``embed_model``; the question's is the query bundle's, else
+    ``embed_model``'s.
 
     Returns the retrieved and admitted nodes in reading order; each node is a copy whose
     metadata holds its decision (``scar_role``, ``scar_cos_q``, and ``scar_rank``, or
-    ``scar_score`` S, ``scar_bar`` τ·cos(q, c) and ``scar_by``, the id of the retrieved node
-    whose gate admitted it), kept out of what the LLM reads. A retrieved node keeps its score;
-    an admitted one scores cos(q, n).
+    ``scar_score``, ``scar_bar`` and ``scar_by``, the id of the retrieved node whose gate
+    admitted it), kept out of what the LLM reads. A retrieved node keeps its score; an
+    admitted one scores cos(q, n).
     """
 
     docstore: BaseDocumentStore
     embed_model: BaseEmbedding
-    r: int = DEFAULT_RADIUS
-    lam: float = DEFAULT_LAM
-    tau: float = DEFAULT_TAU
-    mu: float = DEFAULT_MU
-    k: int | None = None
+    k: int | None = None  # type: ignore[assignment]  # None: every node given
     vector_store: Any = Field(default=None, exclude=True)
 
     def __init__(
@@ -215,19 +228,27 @@ class ScarPostprocessor(BaseNodePostprocessor):
         # pydantic fields, which mypy without pydantic's plugin does not see
         super().__init__(docstore=docstore, embed_model=embed_model, **kwargs)  # type: ignore[call-arg]
 
-    @model_validator(mode="after")
-    def _check(self) -> ScarPostprocessor:
-        if self.r < 0:
-            raise ValueError("r must be 0 or more.")
-        if not self.mu >= 0:
-            raise ValueError("mu must be 0 or more.")
-        if self.k is not None and self.k < 1:
-            raise ValueError("k must be at least 1.")
-        return self
-
     @classmethod
     def class_name(cls) -> str:
         return "ScarPostprocessor"
+
+    @classmethod
+    def from_settings(
+        cls,
+        path: str | Path,
+        docstore: BaseDocumentStore,
+        embed_model: BaseEmbedding,
+        **overrides: Any,
+    ) -> ScarPostprocessor:
+        """The setting ``recommend --save`` (or the app's verdict) wrote — any expansion, the
+        learned gate included — with its k; ``overrides`` replace fields (``vector_store``).
+
+        Raises:
+            SettingsFileError: an unreadable or malformed file (one sentence).
+        """
+        return cls.from_file(
+            path, _model_id(embed_model), docstore=docstore, embed_model=embed_model, **overrides
+        )
 
     def _postprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
@@ -236,83 +257,198 @@ class ScarPostprocessor(BaseNodePostprocessor):
             raise ValueError("ScarPostprocessor needs the question (query_bundle or query_str).")
         if not nodes:
             return []
-        query_vec = np.asarray(
-            query_bundle.embedding or self.embed_model.get_query_embedding(query_bundle.query_str),
-            dtype=np.float64,
-        )
+        setting = self.setting()
+        query_vec = _query_vector(query_bundle, self.embed_model)
         given: dict[str, NodeWithScore] = {}
         for hit in nodes:
             given.setdefault(hit.node.node_id, hit)
         ids = list(given)
-        vectors = self._vectors([given[i].node for i in ids])
-        order = [_order(given[i].node) for i in ids]
-        best = closest(query_vec, np.asarray([vectors[i] for i in ids]), order, self.k or len(ids))
-        retrieved = [ids[i] for i in best]
+        vectors = _vectors([given[i].node for i in ids], self.embed_model, self.vector_store)
+        k = self.k or len(ids)
+        if setting.retriever == "dense":
+            order = [_order(given[i].node) for i in ids]
+            rows = np.asarray([vectors[i] for i in ids])
+            retrieved = [ids[i] for i in closest(np.asarray(query_vec), rows, order, k)]
+        else:
+            retrieved = ids[:k]
         fetched = {i: given[i].node for i in retrieved}
         for node_id in retrieved:
-            for relation in (NodeRelationship.PREVIOUS, NodeRelationship.NEXT):
-                self._follow(fetched[node_id], relation, fetched)
-        vectors.update(self._vectors([n for i, n in fetched.items() if i not in vectors]))
+            for step in (_previous, _next):
+                self._follow(fetched[node_id], step, reach(setting), fetched)
+        todo = [n for i, n in fetched.items() if i not in vectors]
+        vectors.update(_vectors(todo, self.embed_model, self.vector_store))
         runs = runs_of(_chains(fetched), vectors)
-        lexical = lexical_of(query_bundle.query_str, runs.keys, self._texts()) if self.mu else None
-        params = GateParams(len(retrieved), self.lam, self.tau, self.r, self.mu)
-        selection = gate_runs(runs, query_vec, retrieved, params, lexical)
-        out = []
-        for pick in picked(runs, selection):
-            node = fetched[pick.key]
-            decision = pick.metadata(pick.by)
-            copy = node.model_copy(
-                update={
-                    "metadata": {**node.metadata, **decision},
-                    "excluded_llm_metadata_keys": [*node.excluded_llm_metadata_keys, *decision],
-                    "excluded_embed_metadata_keys": [
-                        *node.excluded_embed_metadata_keys,
-                        *decision,
-                    ],
-                }
-            )
-            score = given[pick.key].score if pick.role == "retrieved" else pick.cos_q
-            out.append(NodeWithScore(node=copy, score=score))
-        return out
+        selection = select_given(
+            setting,
+            runs,
+            retrieved,
+            query_bundle.query_str,
+            query_vec,
+            lambda: _texts(self.docstore),
+        )
+        return [
+            _scored(fetched[pick.key], pick, given[pick.key].score if pick.key in given else None)
+            for pick in picked(runs, selection)
+        ]
 
-    def _follow(self, node: BaseNode, relation: NodeRelationship, into: dict) -> None:
-        """Read up to ``r`` nodes along ``relation`` from ``node`` into ``into``."""
-        for _ in range(self.r):
-            link = node.relationships.get(relation)
-            if not isinstance(link, RelatedNodeInfo):
+    def _follow(self, node: BaseNode, step: Any, steps: int, into: dict) -> None:
+        """Read up to ``steps`` nodes along ``step`` (:func:`_previous`, :func:`_next`) from
+        ``node`` into ``into``."""
+        for _ in range(steps):
+            link = step(node)
+            if link is None:
                 return
             found = into.get(link.node_id) or self.docstore.get_node(link.node_id, False)
             if found is None:
                 return
             into[link.node_id] = node = found
 
-    def _vectors(self, nodes: Sequence[BaseNode]) -> dict[str, Sequence[float]]:
-        out: dict[str, Sequence[float]] = {}
-        todo = []
-        for node in nodes:
-            vector = node.embedding
-            if vector is None and self.vector_store is not None:
-                try:
-                    vector = self.vector_store.get(node.node_id)
-                except (KeyError, NotImplementedError, AttributeError):
-                    vector = None
-            if vector is None:
-                todo.append(node)
-            else:
-                out[node.node_id] = vector
-        if todo:
-            texts = [n.get_content(metadata_mode=MetadataMode.EMBED) for n in todo]
-            vectors = self.embed_model.get_text_embedding_batch(texts)
-            out.update(zip([n.node_id for n in todo], vectors, strict=True))
-        return out
 
-    def _texts(self) -> dict[str, str]:
-        """Every chunk node's text (μ > 0 weighs words by their idf over all of them)."""
-        return {
-            node_id: node.get_content()
-            for node_id, node in self.docstore.docs.items()
-            if node.get_type() != ObjectType.DOCUMENT
+class ScarRetriever(BaseRetriever):
+    """A saved setting (or the fields given: :class:`~scar_viz.integrations.local.
+    SettingFields`) run on a ``VectorStoreIndex``: every node of its docstore ranked as
+    scar-viz ranks chunks — ``dense`` cos(q, c), ``bm25`` BM25 over the node texts with
+    scar-viz's tokeniser and idf, ``hybrid`` their reciprocal rank fusion with ``k_rrf`` —, an
+    exact tie to the earlier node in reading order (file, then chunk), the top ``k`` expanded
+    as ``policy`` says (``topk``, ``window1``, ``scar``, ``learned``) inside each file's
+    PREVIOUS/NEXT chain, by :func:`~scar_viz.evaluation.apply.run_setting` — what
+    ``select --settings`` runs on the same chunks. A ``BaseRetriever``: use it in a
+    ``RetrieverQueryEngine``.
+
+    Vectors are the index's (a node's ``embedding``, else its vector store's), else the node
+    text embedded with ``embed_model`` (default: the index's). Returns the selected nodes in
+    reading order, scored cos(q, n), with the decision metadata of :class:`ScarPostprocessor`.
+    """
+
+    def __init__(
+        self,
+        index: Any,
+        embed_model: BaseEmbedding | None = None,
+        **fields: Any,
+    ) -> None:
+        super().__init__()
+        self.index = index
+        self.fields = SettingFields(**fields)
+        model = embed_model or getattr(index, "_embed_model", None)
+        if model is None:
+            raise ValueError("ScarRetriever needs the index's embed_model.")
+        self.embed_model: BaseEmbedding = model
+        self._whole: tuple[tuple[str, ...], Any] | None = None
+
+    @classmethod
+    def from_settings(
+        cls,
+        path: str | Path,
+        index: Any,
+        embed_model: BaseEmbedding | None = None,
+        **overrides: Any,
+    ) -> ScarRetriever:
+        """The setting ``recommend --save`` (or the app's verdict) wrote — any retriever, any
+        expansion, the learned gate included; ``overrides`` replace fields.
+
+        Raises:
+            SettingsFileError: an unreadable or malformed file (one sentence).
+        """
+        model = embed_model or getattr(index, "_embed_model", None)
+        fields = SettingFields.from_file(path, _model_id(model), **overrides)
+        return cls(index, embed_model, **dict(fields))
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        setting = self.fields.setting()
+        query_vec = _query_vector(query_bundle, self.embed_model)
+        runs, nodes, texts = self._every_node()
+        selection = select_all(setting, runs, texts, query_bundle.query_str, query_vec)
+        return [_scored(nodes[pick.key], pick, None) for pick in picked(runs, selection)]
+
+    def _every_node(self) -> tuple[Runs, dict[str, BaseNode], list[str]]:
+        """Every text node of the index in reading order (kept while the docstore holds the
+        same ids)."""
+        docstore = self.index.docstore
+        ids = tuple(docstore.docs)
+        if self._whole is not None and self._whole[0] == ids:
+            return self._whole[1]
+        nodes = {i: n for i, n in docstore.docs.items() if n.get_type() != ObjectType.DOCUMENT}
+        vector_store = getattr(self.index, "vector_store", None)
+        vectors = _vectors(list(nodes.values()), self.embed_model, vector_store)
+        runs = runs_of(_chains(nodes), vectors)
+        whole = (runs, nodes, [nodes[i].get_content() for i in runs.keys])
+        self._whole = (ids, whole)
+        return whole
+
+
+def _model_id(embed_model: Any) -> str | None:
+    return embed_model.model.model_id if isinstance(embed_model, ScarEmbedding) else None
+
+
+def _query_vector(query_bundle: QueryBundle, embed_model: BaseEmbedding) -> list[float]:
+    """The query bundle's vector, else ``embed_model``'s."""
+    return query_bundle.embedding or embed_model.get_query_embedding(query_bundle.query_str)
+
+
+def _scored(node: BaseNode, pick: Picked, score: float | None) -> NodeWithScore:
+    """A copy of ``node`` whose metadata holds its decision (kept out of what the LLM reads and
+    what is embedded), scored ``score`` (else cos(q, n))."""
+    decision = pick.metadata(pick.by)
+    copy = node.model_copy(
+        update={
+            "metadata": {**node.metadata, **decision},
+            "excluded_llm_metadata_keys": [*node.excluded_llm_metadata_keys, *decision],
+            "excluded_embed_metadata_keys": [*node.excluded_embed_metadata_keys, *decision],
         }
+    )
+    return NodeWithScore(node=copy, score=pick.cos_q if score is None else score)
+
+
+def _vectors(
+    nodes: Sequence[BaseNode], embed_model: BaseEmbedding, vector_store: Any = None
+) -> dict[str, Sequence[float]]:
+    """Each node's vector: its ``embedding``, else ``vector_store.get(id)``, else its text
+    embedded with ``embed_model``."""
+    out: dict[str, Sequence[float]] = {}
+    todo = []
+    for node in nodes:
+        vector = node.embedding
+        if vector is None and vector_store is not None:
+            try:
+                vector = vector_store.get(node.node_id)
+            except (KeyError, NotImplementedError, AttributeError):
+                vector = None
+        if vector is None:
+            todo.append(node)
+        else:
+            out[node.node_id] = vector
+    if todo:
+        texts = [n.get_content(metadata_mode=MetadataMode.EMBED) for n in todo]
+        vectors = embed_model.get_text_embedding_batch(texts)
+        out.update(zip([n.node_id for n in todo], vectors, strict=True))
+    return out
+
+
+def _texts(docstore: BaseDocumentStore) -> dict[str, str]:
+    """Every chunk node's text (μ > 0 and a lexical gate weigh words by their idf over all of
+    them)."""
+    return {
+        node_id: node.get_content()
+        for node_id, node in docstore.docs.items()
+        if node.get_type() != ObjectType.DOCUMENT
+    }
+
+
+def _previous(node: BaseNode) -> RelatedNodeInfo | None:
+    return _link(node, "prev_node")
+
+
+def _next(node: BaseNode) -> RelatedNodeInfo | None:
+    return _link(node, "next_node")
+
+
+def _link(node: BaseNode, helper: str) -> RelatedNodeInfo | None:
+    """LlamaIndex's own ``prev_node``/``next_node``; None where the link is missing or is not
+    one node."""
+    try:
+        return getattr(node, helper)
+    except ValueError:
+        return None
 
 
 def _order(node: BaseNode) -> Order:
@@ -331,8 +467,8 @@ def _chains(nodes: dict[str, BaseNode]) -> list[list[str]]:
     """The node ids in ``nodes`` as chains linked by NEXT, in reading order of their heads."""
     nxt: dict[str, str] = {}
     for node_id, node in nodes.items():
-        link = node.relationships.get(NodeRelationship.NEXT)
-        if isinstance(link, RelatedNodeInfo) and link.node_id in nodes:
+        link = _next(node)
+        if link is not None and link.node_id in nodes:
             nxt[node_id] = link.node_id
     heads = [i for i in nodes if i not in set(nxt.values())]
     chains = []

@@ -23,13 +23,14 @@ from scar_viz.embeddings import EmbeddingError
 from scar_viz.errors import user_message
 from scar_viz.evaluation import Comparison, default_policies, parse_policy_list, resolve_policy
 from scar_viz.evaluation.bootstrap import DEFAULT_BOOT, DEFAULT_SEED, paired_bootstrap
+from scar_viz.evaluation.run import Runner, run_label
 from scar_viz.evaluation.settings import RunSettings
 from scar_viz.llm.client import ChatModel, Progress, Reply, Usage
 from scar_viz.llm.judge import DEFAULT_QUESTIONS, AnswerRow, Job, Unparseable, run_jobs
 from scar_viz.llm.prompts import answer_messages
 from scar_viz.llm.scores import SCORES, Embed, statements
 from scar_viz.pipeline import PreparedDoc, query_inputs
-from scar_viz.policies import PolicyResult, run_policy
+from scar_viz.policies import PolicyResult
 from scar_viz.queries.gold import GoldQuery
 from scar_viz.retrieval import DENSE, Retriever
 from scar_viz.scoring.params import GateParams
@@ -105,6 +106,7 @@ def _contexts(
     embed: Embed | None,
     knobs: Mapping[str, Mapping[str, object]],
     retriever: Retriever = DENSE,
+    runners: Mapping[str, Runner] | None = None,
 ) -> tuple[dict[str, list[PolicyResult]], dict[str, str]]:
     """Every policy's result for every query (a policy that fails gets its message)."""
     results: dict[str, list[PolicyResult]] = {label: [] for label in labels}
@@ -124,7 +126,7 @@ def _contexts(
             name, extra = resolve_policy(label)
             try:
                 results[label].append(
-                    run_policy(name, inputs, **{**extra, **dict(knobs.get(name, {}))})
+                    run_label(label, name, inputs, {**extra, **dict(knobs.get(name, {}))}, runners)
                 )
             except (ValueError, EmbeddingError) as exc:
                 errors[label] = user_message(exc)
@@ -149,6 +151,7 @@ def check_answers(
     seed: int = DEFAULT_SEED,
     progress: Progress | None = None,
     retriever: Retriever = DENSE,
+    runners: Mapping[str, Runner] | None = None,
 ) -> AnswerCheck:
     """Answer every query with every policy's context and score the answers.
 
@@ -161,6 +164,8 @@ def check_answers(
             correctness).
         progress: progress(done, total) over all calls (answers first, then the judge's).
         n_boot: bootstrap resamples (0 skips the significance tests).
+        runners: labels run by a function of the query's inputs (a saved setting), as in
+            :func:`~scar_viz.evaluation.evaluate`.
 
     Raises:
         ValueError: for an unknown policy, bad settings or mismatched query vectors.
@@ -175,7 +180,7 @@ def check_answers(
     if len(queries) and query_vecs.shape[0] != len(queries):
         raise ValueError(f"{len(queries)} queries need {len(queries)} query vectors.")
     results, errors = _contexts(
-        prep, queries, query_vecs, labels, params, embed, knobs or {}, retriever
+        prep, queries, query_vecs, labels, params, embed, knobs or {}, retriever, runners
     )
     jobs = []
     for qi, gq in enumerate(queries):

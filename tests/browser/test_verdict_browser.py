@@ -130,7 +130,10 @@ def fit_and_keep_gate(page) -> None:
         if missing <= 0:  # there (an overshoot is left for the wait below to report)
             break
         nudge(page, "learned: p", missing)
-    in_use = f"In use: this session's gate (fitted or uploaded); p = {P:g}."
+    in_use = re.compile(
+        r"In use: this session's gate \(fitted, uploaded or the verdict's\) \(\d+ features, "
+        rf"hash [0-9a-f]{{16}}\); the one fitted above; p = {P:g}\."
+    )
     page.get_by_text(in_use).wait_for(timeout=30_000)
 
 

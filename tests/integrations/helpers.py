@@ -86,3 +86,24 @@ def generated_corpus(folder: Path) -> tuple[Path, list[str]]:
         "Who decides when a crossing is cancelled?",
     ]
     return folder, questions
+
+
+def a_setting(
+    retriever: str,
+    policy: str,
+    *,
+    scar: tuple[int, float, float, float] = (2, 0.35, 0.12, 0.0),
+    learned: tuple[float, object] | None = None,
+    k: int = 3,
+    k_rrf: float = 60.0,
+):
+    """A :class:`~scar_viz.evaluation.settings.ChosenSettings` of ``retriever`` × ``policy`` at
+    k: SCAR with ``scar`` (r, λ, τ, μ), the learned gate with ``learned`` (p, gate), r = 1
+    otherwise (what ``recommend`` saves for top-k and window ±1)."""
+    from scar_viz.evaluation.settings import ChosenSettings
+
+    r, lam, tau, mu = scar if policy == "scar" else (1, None, None, None)
+    p, gate = learned if policy == "learned" and learned else (None, None)
+    return ChosenSettings(
+        retriever, policy, k, r, lam, tau, mu, p, gate, k_rrf, {"model": "hash:256"}
+    )

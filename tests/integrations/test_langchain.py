@@ -214,7 +214,7 @@ def test_from_settings_loads_what_recommend_saves(store, tmp_path):
     topk = ScarRetriever.from_settings(
         _settings(tmp_path, policy="topk", lam=None, tau=None, mu=None), vectorstore=store, k=3
     )
-    assert topk.r == 0 and topk.k == 3
+    assert topk.policy == "topk" and topk.k == 3
     assert [d.metadata["scar_role"] for d in topk.invoke(QUESTION)] == ["retrieved"] * 3
 
 
@@ -224,17 +224,20 @@ def test_from_settings_warns_when_the_store_embeds_with_another_model(tmp_path):
         ScarRetriever.from_settings(_settings(tmp_path), vectorstore=other)
 
 
-@pytest.mark.parametrize(
-    ("changes", "said"),
-    [({"retriever": "bm25"}, "chose the bm25 retriever"),
-     ({"policy": "window1", "lam": None, "tau": None, "mu": None}, "chose the policy window1")],
-)  # fmt: skip
-def test_from_settings_refuses_what_it_cannot_run(store, tmp_path, changes, said):
-    with pytest.raises(SettingsFileError, match=said):
-        ScarRetriever.from_settings(_settings(tmp_path, **changes), vectorstore=store)
+def test_from_settings_refuses_a_bad_file_in_one_sentence(store, tmp_path):
     (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
     with pytest.raises(SettingsFileError, match="not valid JSON"):
         ScarRetriever.from_settings(tmp_path / "bad.json", vectorstore=store)
+    with pytest.raises(SettingsFileError, match="Cannot read settings file"):
+        ScarRetriever.from_settings(tmp_path / "missing.json", vectorstore=store)
+
+
+def test_bm25_and_hybrid_need_a_store_that_lists_its_chunks(tmp_path):
+    inner = InMemoryVectorStore(ScarEmbeddings("hash", cache=False))
+    inner.add_documents(split_document(SAMPLE_DOC))
+    path = _settings(tmp_path, retriever="hybrid")
+    with pytest.raises(ValueError, match="does not list its chunks"):
+        ScarRetriever.from_settings(path, vectorstore=Delegating(inner)).invoke(QUESTION)
 
 
 def test_mu_needs_a_store_that_lists_its_chunks():

@@ -10,6 +10,8 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from scar_viz.scoring.learned import LearnedGate
+from scar_viz.views.gate_link import gate_digest
 from tests.pages.helpers import alerts
 
 APP = "../../app.py"
@@ -96,13 +98,93 @@ def test_apply_the_learned_gate_sets_p_and_the_gate_refitted_on_all_queries(lab)
     apply(lab)
     gate = json.loads(lab.session_state["learned_gate_json"])
     assert gate["fitted_on"]["n_queries"] == 24 and gate["fitted_on"]["k"] == row["k"]
+    digest = gate_digest(LearnedGate.from_json(lab.session_state["learned_gate_json"]))
+    assert lab.query_params["gate"] == digest  # the address names the gate in use
     to_explorer(lab)
     assert lab.session_state["policy"] == "learned"
     assert lab.slider(key="p").value == pytest.approx(p)
     assert lab.slider(key="k").value == row["k"]
     assert lab.session_state["retriever"] == row["retriever"]
+    assert lab.query_params["gate"] == digest
+    # the Explorer's address opened in a fresh session on the same server: the same gate
+    fresh = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    fresh.query_params.update(dict(lab.query_params.items()))
+    fresh.run()
+    fresh.switch_page("pages/explorer.py")
+    fresh.query_params["gate"] = digest
+    fresh.run()
+    assert not fresh.exception, fresh.exception
+    assert json.loads(fresh.session_state["learned_gate_json"]) == gate
+    # Fit a gate shows the gate in use (the verdict's), its features and weights
+    lab.switch_page("pages/fit_gate.py")
+    lab.run()
+    assert not lab.exception, lab.exception
+    shown = next(c.value for c in lab.caption if c.value.startswith("In use:"))
+    assert f"{len(gate['feature_names'])} features, hash {digest}" in shown
+    assert "not the one fitted above" in shown  # the page fits its own gate at its k
+    tables = [df.value for df in lab.dataframe if "feature" in df.value.columns]
+    assert list(tables[-1]["feature"]) == gate["feature_names"]  # the in-use one, last
 
 
 def test_headline_puts_recall_beside_chunks(lab):
     line = next(m.value for m in lab.markdown if "window ±1**" in m.value)
     assert "recall **" in line and "points" in line
+
+
+def test_the_code_box_runs_the_downloaded_settings_file(lab):
+    codes = {c.language: c.value for c in lab.code if "scar-viz-settings.json" in c.value}
+    cli = next(c.value for c in lab.code if c.language == "bash")
+    python = [c.value for c in lab.code if c.language == "python"]
+    assert "bash" in codes and len(python) == 2
+    assert "scar-viz select harbor_manual.md --query" in cli
+    assert "--settings scar-viz-settings.json" in cli and "--model hash" in cli
+    assert all(len(line) <= 100 for c in lab.code for line in c.value.splitlines())
+    langchain, llamaindex = python
+    assert "ScarRetriever.from_settings('scar-viz-settings.json', vectorstore=store)" in langchain
+    assert "ScarRetriever.from_settings('scar-viz-settings.json', index=index)" in llamaindex
+    assert "MODEL = 'hash'" in langchain and "size=600, overlap=60" in llamaindex
+    words = cli.splitlines()[0]
+    row = verdict_table(lab).iloc[0]
+    assert words.startswith("# window ±1") and f"k = {row['k']}" in words
+
+
+def test_a_link_naming_a_gate_the_server_does_not_hold_says_so(hash_model):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    at.switch_page("pages/compare.py")
+    at.query_params["gate"] = "0123456789abcdef"
+    at.run()
+    assert not at.exception, at.exception
+    errors = alerts(at, "error")
+    assert any(
+        "learned gate 0123456789abcdef, which this server does not hold" in e for e in errors
+    )
+    assert "learned_gate_json" not in at.session_state  # no gate put in its place
+
+
+def test_after_apply_the_labs_learned_row_is_eval_settings_of_the_download(lab, tmp_path):
+    from scar_viz.evaluation.settings import ChosenSettings
+    from tests.integrations.helpers import SAMPLE_DOC, SAMPLE_QUERIES, cli_json
+
+    lab.number_input(key="vbudget").set_value(300).run()
+    assert verdict_table(lab).iloc[0]["expansion"].startswith("learned gate")
+    apply(lab)
+    s = lab.session_state
+    gate = LearnedGate.from_json(s["learned_gate_json"])
+    retriever = s["retriever"]
+    rrf_k = float(s["rrf_k"]) if retriever == "hybrid" else 60.0
+    chosen = ChosenSettings(
+        retriever, "learned", s["k"], s["r"], None, None, None, float(s["learned_p"]), gate, rrf_k
+    )  # what the download holds, read back from what Apply set
+    path = chosen.save(tmp_path / "settings.json")
+    ev = cli_json(
+        "eval", str(SAMPLE_DOC), str(SAMPLE_QUERIES), "--model", "hash", "--no-cache",
+        "--settings", str(path), "--boot", "0",
+    )  # fmt: skip
+    want = ev["policies"]["learned"]["all"]
+    assert any(c.value.startswith("Applied: the rows below run this setting") for c in lab.caption)
+    rows = next(df.value for df in lab.dataframe if "subset" in df.value.columns)
+    got = rows[(rows["policy"] == "learned") & (rows["subset"] == "all")].iloc[0]
+    # eval --json writes 6 decimals
+    assert got["recall"] == pytest.approx(want["recall"], abs=1e-6)
+    assert got["mean chunks"] == pytest.approx(want["mean_chunks"], abs=1e-6)
