@@ -10,6 +10,7 @@ import numpy as np
 import streamlit as st
 
 from scar_viz import devices
+from scar_viz.cancel import Cancelled
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents.collect import (
@@ -25,6 +26,7 @@ from scar_viz.documents.reading import (
     SUPPORTED_SUFFIXES,
     TEXT_SUFFIXES,
     Document,
+    Extraction,
     read_document,
 )
 from scar_viz.documents.starters import starter_questions
@@ -125,15 +127,19 @@ def _corpus_name(names: list[str], collected: Collected) -> str:
 def read_files(items: list[tuple[str, bytes]]) -> tuple[Document, Collected | None]:
     """The document of uploaded ``(name, bytes)`` items: one file (not a zip) is read as a
     single document, exactly as it always was; several files or a zip are collected and joined
-    into a corpus, returned with what was collected (and skipped).
+    into a corpus, returned with what was collected (and skipped). Reading ends when this
+    visitor's run does (:func:`ui.cancel.stop_check`), between files and a PDF's pages.
 
     Raises:
         DocumentError: the one file cannot be read, or no file of the several can.
+        Cancelled: the visitor left, or a newer run superseded this one.
     """
+    should_stop = stop_check()
     if len(items) == 1 and PurePosixPath(items[0][0]).suffix.lower() != ".zip":
         name, data = items[0]
-        return read_document(name, data, max_bytes=DEFAULT_MAX_BYTES), None
-    collected = collect_files(items)
+        own = Extraction(should_stop=should_stop)
+        return read_document(name, data, max_bytes=DEFAULT_MAX_BYTES, budget=own), None
+    collected = collect_files(items, should_stop=should_stop)
     names = [name for name, _ in items]
     return join_documents(collected.documents, _corpus_name(names, collected)), collected
 
@@ -153,15 +159,20 @@ def read_upload() -> None:
     if seen == names[:-1] and len(names) > 1 and not newest.name.lower().endswith(".zip"):
         # one file added to what the uploader already held: if it cannot be read it gets its
         # own message, as a lone upload does, and the document in use stays
+        own = Extraction(should_stop=stop_check())
         try:
-            read_document(newest.name, newest.getvalue(), max_bytes=DEFAULT_MAX_BYTES)
+            read_document(newest.name, newest.getvalue(), max_bytes=DEFAULT_MAX_BYTES, budget=own)
         except (UserError, ValueError) as exc:
             st.session_state[keys.UPLOAD_ERROR] = user_message(exc)
+            return
+        except Cancelled:
             return
     try:
         doc, collected = read_files([(u.name, u.getvalue()) for u in uploads])
     except (UserError, ValueError) as exc:
         st.session_state[keys.UPLOAD_ERROR] = user_message(exc)
+        return
+    except Cancelled:  # the visitor left or moved on: nothing to say, the old document stays
         return
     st.session_state[keys.UPLOAD_ERROR] = ""
     st.session_state[keys.UPLOADED] = (cache.document_key(doc), doc)
