@@ -290,9 +290,24 @@ def setup(args: argparse.Namespace):
     embedder = make_embedder(
         args.model, base_url=args.base_url, api_key=server_key(EMBEDDING_KEY_NAMES)
     )
-    cache = None if args.no_cache else EmbeddingCache(args.cache)
+    cache = None if args.no_cache else embedding_cache(args.cache)
     prep = prepare_document(document, embedder, config, args.prepend, cache)
     return embedder, cache, prep
+
+
+def embedding_cache(path: str | None = None) -> EmbeddingCache:
+    """The embedding cache at ``path`` (default: the cache folder's); a corrupt cache file
+    there is moved aside and a fresh one started, said in one ``note:`` line on stderr, as
+    the app does (:class:`~scar_viz.sqlite_cache.SqliteCache`).
+
+    Raises:
+        CacheFileError: the path cannot be a cache (a file of the user's that is none, a
+            folder that cannot be written).
+    """
+    cache = EmbeddingCache(path)
+    if cache.note:
+        print(f"note: {cache.note}", file=sys.stderr)
+    return cache
 
 
 def load_document(arg: str) -> Document:

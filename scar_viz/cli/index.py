@@ -19,6 +19,7 @@ from scar_viz.cli.common import (
     add_chunking_options,
     add_model_options,
     chunking_config,
+    embedding_cache,
     setup,
 )
 from scar_viz.documents.collect import collect_path, describe_skipped
@@ -103,7 +104,7 @@ def store_or_setup(args: argparse.Namespace):
     embedder = make_embedder(
         args.model, base_url=args.base_url, api_key=server_key(EMBEDDING_KEY_NAMES)
     )
-    cache = None if args.no_cache else EmbeddingCache(args.cache)
+    cache = None if args.no_cache else embedding_cache(args.cache)
     if foreign_kind(args.store):
         return embedder, cache, open_foreign(args.store, embedder, cache)
     prep = open_store(args.store, embedder.model_id, config, args.prepend)
@@ -166,7 +167,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     documents = _documents(args.corpus)
     spec = EmbedderSpec(args.model, args.base_url)
     embedder = spec if args.engine == "ray" else spec.build()
-    cache = None if args.no_cache or args.engine == "ray" else EmbeddingCache(args.cache)
+    cache = None if args.no_cache or args.engine == "ray" else embedding_cache(args.cache)
     report = index_corpus(
         documents,
         args.store,
