@@ -14,6 +14,7 @@ from scar_viz.cancel import Cancelled
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents.collect import (
+    LIMITS,
     MAX_FILES,
     MAX_TOTAL_BYTES,
     Collected,
@@ -23,6 +24,7 @@ from scar_viz.documents.collect import (
 from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import (
     DEFAULT_MAX_BYTES,
+    MAX_PDF_PAGES,
     SUPPORTED_SUFFIXES,
     TEXT_SUFFIXES,
     Document,
@@ -44,6 +46,12 @@ from ui.state import endpoint_choice
 
 UPLOAD_TYPES = sorted({s.lstrip(".") for s in (*SUPPORTED_SUFFIXES, *TEXT_SUFFIXES, ".zip")})
 """What the sidebar's uploader accepts: prose, text and code, pdf, html, and zip archives."""
+APP_TEXT_CHARS = 48_000_000
+"""Characters of text one upload may give in the app (48 million), below the package's 200 Mi:
+a server holds every chunk of it, its vectors and penalties, about 24 bytes a character of
+text while it prepares (benchmarks/upload_memory.py measures the worst upload)."""
+APP_LIMITS = replace(LIMITS, text_chars=APP_TEXT_CHARS)
+"""The corpus limits of an upload to the app: the package's, with :data:`APP_TEXT_CHARS`."""
 SHOWN_SKIPPED = 50
 """Skipped files listed one by one; past this many, the per-reason summary stands for them."""
 
@@ -110,10 +118,11 @@ def upload_limits() -> str:
     """The uploader's limits in one sentence (files, sizes), from the corpus reader's own."""
     per_upload = st.get_option("server.maxUploadSize")
     return (
-        f"Several files or a .zip make a corpus: at most {MAX_FILES:,} files and "
-        f"{MAX_TOTAL_BYTES / 2**20:.0f} MiB of text in all, {DEFAULT_MAX_BYTES / 2**20:.0f} MiB "
-        f"a file, {per_upload} MB an upload. Files that cannot be read (binary, undecodable, "
-        "over a limit, unsafe paths in a zip) are skipped and listed."
+        f"Several files or a .zip make a corpus: at most {MAX_FILES:,} files, "
+        f"{MAX_TOTAL_BYTES / 2**20:.0f} MiB read and {APP_TEXT_CHARS / 1e6:.0f} million "
+        f"characters of text in all, {DEFAULT_MAX_BYTES / 2**20:.0f} MiB a file, "
+        f"{MAX_PDF_PAGES:,} pages a PDF, {per_upload} MB an upload. Files that cannot be read "
+        "(binary, undecodable, over a limit, unsafe paths in a zip) are skipped and listed."
     )
 
 
@@ -137,9 +146,9 @@ def read_files(items: list[tuple[str, bytes]]) -> tuple[Document, Collected | No
     should_stop = stop_check()
     if len(items) == 1 and PurePosixPath(items[0][0]).suffix.lower() != ".zip":
         name, data = items[0]
-        own = Extraction(should_stop=should_stop)
+        own = Extraction(chars=APP_TEXT_CHARS, should_stop=should_stop)
         return read_document(name, data, max_bytes=DEFAULT_MAX_BYTES, budget=own), None
-    collected = collect_files(items, should_stop=should_stop)
+    collected = collect_files(items, APP_LIMITS, should_stop=should_stop)
     names = [name for name, _ in items]
     return join_documents(collected.documents, _corpus_name(names, collected)), collected
 
