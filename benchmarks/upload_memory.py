@@ -41,8 +41,8 @@ MIB = 2**20
 PEAK_TARGET = 1.5e9
 """The bound the issue asked for: peak over the idle server (bytes)."""
 SENTENCES = [
-    "The harbour master logs each boat that leaves at dawn.",
-    "Ferries wait for the tide before they cross the bar.",
+    "The harbour master logs boat {id} leaving at {h}:{mm}.",
+    "Ferry {id} waits for the tide before it crosses the bar.",
     "A pilot boards every ship over forty metres at the outer buoy.",
     "Fuel is taken on at berth {n} between six and eight.",
     "The crane at quay {n} lifts at most {m} tonnes.",
@@ -52,12 +52,18 @@ SENTENCES = [
 
 def prose(size: int, rng: random.Random) -> str:
     """``size`` characters of harbour prose: a few sentences, with numbers, in random order
-    (deflates at about 8:1)."""
+    (deflates at about 13:1, under the archive's 20:1)."""
     out, total = [], 0
     while total < size:
-        line = rng.choice(SENTENCES).format(n=rng.randrange(999), m=rng.randrange(99)) + "\n"
-        out.append(line)
-        total += len(line)
+        line = rng.choice(SENTENCES).format(
+            n=rng.randrange(999),
+            m=rng.randrange(99),
+            id=rng.randrange(10**4),
+            h=rng.randrange(24),
+            mm=f"{rng.randrange(60):02d}",
+        )
+        out.append(line + "\n")
+        total += len(line) + 1
     return "".join(out)[:size]
 
 
@@ -105,6 +111,8 @@ def measure(text_mib: int, linger: float) -> dict[str, object]:
             seconds = time.perf_counter() - t0
             after_run = status(pid)
             shown = page.get_by_test_id("stSidebar").inner_text()
+            if "Nothing was read" in shown or "No document could be read" in shown:
+                raise SystemExit(f"the upload was refused: {' '.join(shown.split())[-400:]}")
             context.close()
             time.sleep(linger)
             held = status(pid)
