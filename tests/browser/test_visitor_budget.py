@@ -77,6 +77,9 @@ def test_a_closed_tab_stops_the_parsing_of_its_pdfs(own_app, chromium):
     context.close()  # the visitor leaves while the pages are read
     time.sleep(3)  # the session is dropped; the page being read ends
     settled = cpu_seconds(own_app)
-    time.sleep(5)
-    assert cpu_seconds(own_app) - settled < 1.0  # was 88 CPU-s in the 90 s after a close
+    time.sleep(10)
+    after = cpu_seconds(own_app) - settled
+    # was 88 CPU-s in the 90 s after a close; without the stop, 1.2 CPU-s in 5 s here on a
+    # loaded 2-core machine, where the server got a quarter of a core
+    assert after < 0.5
     assert "Traceback" not in own_app.log()
