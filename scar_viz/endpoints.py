@@ -122,8 +122,8 @@ def same_endpoint(a: str | None, b: str | None) -> bool:
     """Whether two base URLs (blank: the provider's default) name the same endpoint after
     normalisation; a URL that does not parse is the same as nothing."""
     try:
-        first = parse_endpoint(a) if (a or "").strip() else _PROVIDER
-        second = parse_endpoint(b) if (b or "").strip() else _PROVIDER
+        first = parse_endpoint(a or "") if (a or "").strip() else _PROVIDER
+        second = parse_endpoint(b or "") if (b or "").strip() else _PROVIDER
     except EndpointError:
         return False
     return first == second
