@@ -34,7 +34,7 @@ from scar_viz.documents.reading import (
 from scar_viz.documents.starters import starter_questions
 from scar_viz.embeddings import Embedder, EmbeddingError, text_key
 from scar_viz.endpoints import EndpointError
-from scar_viz.errors import UserError, user_message
+from scar_viz.errors import SettingsError, UserError, user_message
 from scar_viz.pipeline import PreparedDoc, prepare_document
 from scar_viz.views.language import UsualCosine, usual_cosine
 from ui import cache, keys
@@ -52,6 +52,9 @@ a server holds every chunk of it, its vectors and penalties, about 24 bytes a ch
 text while it prepares (benchmarks/upload_memory.py measures the worst upload)."""
 APP_LIMITS = replace(LIMITS, text_chars=APP_TEXT_CHARS)
 """The corpus limits of an upload to the app: the package's, with :data:`APP_TEXT_CHARS`."""
+APP_VECTOR_BYTES = 2**30
+"""What one document's vectors may take in the app (1 GiB), checked before a model that says
+its dimensions beforehand embeds anything: ``hash:4096`` on the worst upload would be 4 GiB."""
 SHOWN_SKIPPED = 50
 """Skipped files listed one by one; past this many, the per-reason summary stands for them."""
 
@@ -244,6 +247,7 @@ def prepare(
                 progress,
                 chunks=pieces,
                 should_stop=stop_check(),
+                max_vector_bytes=APP_VECTOR_BYTES,
             )
         finally:
             bar.empty()
@@ -258,6 +262,10 @@ def prepare(
     except EmbeddingError as exc:
         place.empty()
         alert(f"Embedding failed: {exc}")
+        return None
+    except SettingsError as exc:  # the vectors' budget: refused before anything was embedded
+        place.empty()
+        alert(str(exc))
         return None
 
 
