@@ -11,6 +11,7 @@ and every malformed text, into one :class:`JsonInputError` whose message names w
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable
 
 from scar_viz.errors import UserError
@@ -18,11 +19,27 @@ from scar_viz.errors import UserError
 MAX_DEPTH = 64
 """Nesting levels of arrays and objects allowed; the package's own formats use fewer than 8."""
 
+_FLOAT_MAX = int(sys.float_info.max)
+_FLOAT_DIGITS = len(str(_FLOAT_MAX))
+
+
+class _BeyondFloat(Exception):
+    """An integer literal no float holds (``float()`` of it raises ``OverflowError``)."""
+
+
+def _whole(digits: str) -> int:
+    """A JSON integer, refused when a float cannot hold it: every number the package reads
+    is used as a float somewhere, and ``float(10**400)`` raises ``OverflowError``, which no
+    ``except ValueError`` catches."""
+    if len(digits.lstrip("-")) > _FLOAT_DIGITS or abs(value := int(digits)) > _FLOAT_MAX:
+        raise _BeyondFloat(digits)
+    return value
+
 
 class JsonInputError(UserError, ValueError):
     """Untrusted JSON that is too large, nested too deep or malformed. ``reason`` is the
     message without the name of what was read (for callers that phrase their own); ``kind``
-    is ``size``, ``depth`` or ``syntax``."""
+    is ``size``, ``depth``, ``syntax`` or ``range`` (an integer beyond a float's range)."""
 
     def __init__(self, what: str, reason: str, kind: str) -> None:
         super().__init__(f"{what}: {reason}" if what else reason)
@@ -67,19 +84,27 @@ def read_json(
     longer text is read (``json.JSONDecoder.raw_decode``), and ``(value, end index)`` returned.
 
     Raises:
-        JsonInputError: the text is over ``max_bytes``, not valid JSON (or not UTF-8), or
-            nested deeper than ``max_depth``; the message starts with ``what``.
+        JsonInputError: the text is over ``max_bytes``, not valid JSON (or not UTF-8),
+            nested deeper than ``max_depth``, or holds an integer beyond a float's range;
+            the message starts with ``what``.
     """
     size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
         raise JsonInputError(what, f"over {_size_words(max_bytes)}, too large to read", "size")
     try:
         if start is None:
-            value: object = json.loads(text)
+            value: object = json.loads(text, parse_int=_whole)
         else:
-            value = json.JSONDecoder().raw_decode(str(text), start)
+            value = json.JSONDecoder(parse_int=_whole).raw_decode(str(text), start)
     except RecursionError:
         raise JsonInputError(what, f"nested deeper than {max_depth} levels", "depth") from None
+    except _BeyondFloat as exc:
+        digits = len(str(exc).lstrip("-"))
+        raise JsonInputError(
+            what,
+            f"out of range: it holds an integer of {digits:,} digits, more than a float holds",
+            "range",
+        ) from None
     except json.JSONDecodeError as exc:
         raise JsonInputError(
             what, f"not valid JSON ({exc.msg} at column {exc.colno})", "syntax"

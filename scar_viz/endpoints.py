@@ -11,8 +11,14 @@ internal services or cloud metadata addresses.
 
 A URL matches an allowed one when scheme, host and port are equal (the scheme's default port
 filled in, the host compared case-insensitively) and the allowed path is a prefix of the URL's
-path on a ``/`` boundary (``/v1`` allows ``/v1`` and ``/v1/x``, not ``/v10``). Credentials,
-queries and fragments never match anything.
+path on a ``/`` boundary (``/v1`` allows ``/v1`` and ``/v1/x``, not ``/v10``). Both paths are
+compared as the request would reach the server: percent-encoded dots decoded, repeated slashes
+folded, and dot segments resolved (``/v1/../../private/v1`` is ``/private/v1``, as the HTTP
+client sends it), so no spelling of a path leaves the allowed one. Credentials, queries and
+fragments never match anything.
+
+A key a visitor typed goes only to the endpoint it was typed for (:func:`same_endpoint`), never
+to another URL of the same session.
 
 The command line is run by its own user: it keeps reading the key from the environment for
 any URL it is given, and takes no part in these rules.
@@ -21,6 +27,7 @@ any URL it is given, and takes no part in these rules.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -90,8 +97,36 @@ def parse_endpoint(url: str) -> Endpoint:
         )
     if parts.username or parts.password:
         raise EndpointError("Give the base URL without a user name or password in it.")
-    path = parts.path.rstrip("/")
+    path = normal_path(parts.path)
     return Endpoint(scheme, parts.hostname.lower(), port or _DEFAULT_PORTS[scheme], path)
+
+
+def normal_path(path: str) -> str:
+    """A URL path as a server resolves it, without a trailing ``/``: ``%2e`` decoded, ``//``
+    folded, ``.`` and ``..`` segments resolved (RFC 3986, 5.2.4; ``..`` never climbs above
+    the root)."""
+    path = re.sub(r"%2e", ".", path, flags=re.IGNORECASE).replace("\\", "/")
+    out: list[str] = []
+    for segment in path.split("/"):
+        if segment in ("", "."):
+            continue
+        if segment == "..":
+            if out:
+                out.pop()
+            continue
+        out.append(segment)
+    return "".join("/" + s for s in out)
+
+
+def same_endpoint(a: str | None, b: str | None) -> bool:
+    """Whether two base URLs (blank: the provider's default) name the same endpoint after
+    normalisation; a URL that does not parse is the same as nothing."""
+    try:
+        first = parse_endpoint(a or "") if (a or "").strip() else _PROVIDER
+        second = parse_endpoint(b or "") if (b or "").strip() else _PROVIDER
+    except EndpointError:
+        return False
+    return first == second
 
 
 def _shown(text: str) -> str:

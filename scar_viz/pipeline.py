@@ -88,6 +88,35 @@ def embed_function(embedder: Embedder, cache: EmbeddingCache | None = None) -> E
     return embed
 
 
+BYTES_A_DIMENSION = 12
+"""What one dimension of one chunk holds while a document is prepared: its float32 vector and
+its float64 unit row."""
+
+
+def check_vector_budget(n_chunks: int, embedder: Embedder, max_bytes: int) -> None:
+    """Refuse, before anything is embedded, vectors that would take more than ``max_bytes``
+    (``n_chunks`` × the embedder's dimensions × :data:`BYTES_A_DIMENSION`), where the
+    embedder says its dimensions beforehand (``hash:DIM``).
+
+    Raises:
+        SettingsError: one sentence naming the model, the chunks and the budget.
+    """
+    dim = getattr(embedder, "dim", None)
+    if not isinstance(dim, int):
+        return
+    cost = n_chunks * dim * BYTES_A_DIMENSION
+    if cost > max_bytes:
+        raise SettingsError(
+            f"{embedder.model_id} on {n_chunks:,} chunks would hold {_size(cost)} of vectors; "
+            f"this server allows {_size(max_bytes)} a document: choose fewer dimensions or "
+            "larger chunks."
+        )
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**30:.1f} GiB" if n >= 2**30 else f"{n / 2**20:.0f} MiB"
+
+
 def prepare_document(
     document: Document,
     embedder: Embedder,
@@ -97,16 +126,21 @@ def prepare_document(
     progress: Progress | None = None,
     chunks: list[Chunk] | None = None,
     should_stop: ShouldStop | None = None,
+    max_vector_bytes: int | None = None,
 ) -> PreparedDoc:
     """Chunk ``document`` (unless ``chunks`` are given) and embed the chunks through ``cache``,
-    asking ``should_stop`` between batches.
+    asking ``should_stop`` between batches; with ``max_vector_bytes``, the vectors' cost is
+    checked first (:func:`check_vector_budget`).
 
     Raises:
         Cancelled: ``should_stop`` said so.
+        SettingsError: the vectors would take more than ``max_vector_bytes``.
     """
     config = config or ChunkingConfig()
     if chunks is None:
         chunks = chunk_document(document, config, embed_function(embedder, cache))
+    if max_vector_bytes is not None:
+        check_vector_budget(len(chunks), embedder, max_vector_bytes)
     texts = embedding_texts(chunks, prepend)
     result = embed_cached(embedder, texts, cache, progress, should_stop)
     unit = normalize(result.vectors) if len(chunks) else np.zeros((0, 1))

@@ -5,8 +5,11 @@ A cache only saves work: when its file cannot be opened, or turns out corrupt in
 a run, a cache made with ``degrade=True`` (the app's) turns itself off for the process, says so
 in one line (:attr:`SqliteCache.problem`, also logged once) and moves a corrupt file aside, so
 that the next start builds a fresh one; every read then finds nothing and every write is
-dropped. A cache made without it (the command line's, whose user named the file) raises
-:class:`CacheFileError`, one sentence, instead.
+dropped. A cache made without it (the command line's) moves a corrupt file aside only when
+it is the cache's own file (``embeddings.sqlite``: the default, or in a folder given, or a path
+of that name), starts a fresh one there and says so in :attr:`SqliteCache.note` (printed as a
+``note:`` line); any other file the user named that is no cache is left where it is, and is
+:class:`CacheFileError`, one sentence, as is a file that breaks in the middle of a run.
 """
 
 from __future__ import annotations
@@ -53,19 +56,38 @@ class SqliteCache:
         self.degrade = degrade
         self.problem = ""
         """"" while the cache works; else the one line saying it is off."""
+        self.note = ""
+        """"" unless a corrupt file of the cache's own name was moved aside at the start and a
+        fresh one started (without ``degrade``): the one line saying so."""
         self._off_lock = threading.Lock()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with contextlib.closing(self._connect()) as db, db:
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute(schema)
+            self._create(schema)
         except (sqlite3.Error, OSError) as exc:
+            if not degrade and _corrupt(exc) and self.path.name == name:
+                moved = self._move_aside()
+                try:
+                    if not moved:
+                        raise exc
+                    self._create(schema)
+                    self.note = (
+                        f"The cache file {self.path} was unreadable: moved to {moved}, and a "
+                        "fresh cache started."
+                    )
+                    return
+                except (sqlite3.Error, OSError) as again:
+                    exc = again
             if not degrade:
                 raise CacheFileError(
                     f"The cache file {self.path} cannot be opened as a cache ({exc}); give a "
                     "writable file or folder, or turn the cache off."
                 ) from exc
             self._turn_off(exc)
+
+    def _create(self, schema: str) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.closing(self._connect()) as db, db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(schema)
 
     @property
     def off(self) -> bool:
@@ -106,10 +128,7 @@ class SqliteCache:
                 return
             self.problem = f"The cache at {self.path.name} is unreadable: working without it."
             # corrupt (not a database, malformed): aside; locked or unopenable: left as it is
-            corrupt = isinstance(exc, sqlite3.DatabaseError) and not isinstance(
-                exc, sqlite3.OperationalError
-            )
-            moved = self._move_aside() if corrupt else ""
+            moved = self._move_aside() if _corrupt(exc) else ""
             _log.warning(
                 "%s (%s%s)",
                 self.problem,
@@ -132,3 +151,9 @@ class SqliteCache:
                 with contextlib.suppress(OSError):
                     side.rename(aside.with_name(aside.name + suffix))
         return aside.name
+
+
+def _corrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` says the file is no database or a damaged one (not locked, not
+    unopenable: those leave the file as it is)."""
+    return isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)

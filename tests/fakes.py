@@ -103,3 +103,36 @@ def make_pdf(text: str | None, password: str | None = None) -> bytes:
     buf = io.BytesIO()
     writer.write(buf)
     return buf.getvalue()
+
+
+def repeated_page_pdf(levels: int = 15, count: int | None = None) -> bytes:
+    """A PDF of a few hundred bytes whose page tree names one node twice at every level:
+    ``2**levels`` pages of one line of text. ``count``: the page count it declares (default
+    the true one; a smaller one lies)."""
+    text = b"BT /F1 12 Tf 72 720 Td (Repeated page text.) Tj ET"
+    objs = {
+        1: b"<< /Type /Catalog /Pages 2 0 R >>",
+        3: b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+        b"/Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+        4: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        5: b"<< /Length %d >>\nstream\n%s\nendstream" % (len(text), text),
+    }
+    child, pages = 3, 1
+    for n in range(6, 6 + levels):
+        pages *= 2
+        objs[n] = b"<< /Type /Pages /Kids [%d 0 R %d 0 R] /Count %d >>" % (child, child, pages)
+        child = n
+    objs[2] = b"<< /Type /Pages /Kids [%d 0 R] /Count %d >>" % (
+        child,
+        pages if count is None else count,
+    )
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = {}
+    for i in sorted(objs):
+        offsets[i] = len(out)
+        out += b"%d 0 obj\n%s\nendobj\n" % (i, objs[i])
+    xref, size = len(out), max(objs) + 1
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % size
+    out += b"".join(b"%010d 00000 n \n" % offsets[i] for i in range(1, size))
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (size, xref)
+    return bytes(out)

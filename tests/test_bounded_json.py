@@ -115,3 +115,60 @@ def test_cli_eval_on_a_bomb_query_file_is_one_line_and_no_traceback(tmp_path, sa
     assert "Traceback" not in run.stderr and "RecursionError" not in run.stderr
     assert "line 1: nested deeper than 64 levels." in run.stderr
     assert "holds no valid query" in run.stderr.strip().splitlines()[-1]
+
+
+HUGE = "9" * 400
+"""An integer of 400 digits: ``float()`` of it raises ``OverflowError``."""
+
+
+@pytest.mark.parametrize("text", [HUGE, f"[1, -{HUGE}]", f'{{"lam": {HUGE}}}'])
+def test_an_integer_beyond_a_float_is_one_message_not_an_overflow_error(text):
+    with pytest.raises(JsonInputError) as err:
+        read_json(text, "'x.json'", max_bytes=10_000)
+    assert err.value.kind == "range"
+    assert str(err.value) == (
+        "'x.json': out of range: it holds an integer of 400 digits, more than a float holds"
+    )
+
+
+def test_integers_a_float_holds_still_read():
+    assert read_json("[12345678901234567890, -3, 0]", max_bytes=100) == [
+        12345678901234567890,
+        -3,
+        0,
+    ]
+
+
+def test_session_gate_and_settings_files_with_a_huge_integer_are_one_sentence(tmp_path):
+    from scar_viz.evaluation.settings import ChosenSettings, SettingsFileError, load_settings
+    from scar_viz.scoring.learned import default_gate
+
+    session = {"format": "scar-viz-session", "version": 1, "settings": {"lam": "HUGE"}}
+    with pytest.raises(SettingsError, match="integer of 400 digits"):
+        loads(json.dumps(session).replace('"HUGE"', HUGE))
+    gate = default_gate().to_dict()
+    gate["weights"] = ["HUGE", *gate["weights"][1:]]
+    with pytest.raises(GateFileError, match="integer of 400 digits"):
+        LearnedGate.from_json(json.dumps(gate).replace('"HUGE"', HUGE))
+    settings = ChosenSettings("dense", "scar", 3, 1, 0.5, 0.1, 0.0, None).to_dict()
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({**settings, "lam": "HUGE"}).replace('"HUGE"', HUGE))
+    with pytest.raises(SettingsFileError, match="integer of 400 digits"):
+        load_settings(path)
+
+
+def test_cli_gate_file_with_a_huge_integer_is_one_line(tmp_path, sample_files):
+    from scar_viz.scoring.learned import default_gate
+
+    gate = default_gate().to_dict()
+    gate["weights"] = ["HUGE", *gate["weights"][1:]]
+    path = tmp_path / "gate.json"
+    path.write_text(json.dumps(gate).replace('"HUGE"', HUGE))
+    doc, _ = sample_files
+    out = subprocess.run(
+        [sys.executable, "-m", "scar_viz", "select", str(doc), "--query", "harbour", "--model",
+         "hash", "--policy", "learned", "--gate", str(path)],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert out.returncode != 0 and "Traceback" not in out.stderr
+    assert out.stderr.count("\n") == 1 and "integer of 400 digits" in out.stderr

@@ -7,8 +7,10 @@ import pytest
 from scar_viz.endpoints import (
     EndpointError,
     EndpointPolicy,
+    normal_path,
     parse_endpoint,
     policy_from,
+    same_endpoint,
     server_key,
 )
 
@@ -43,6 +45,12 @@ def policy(*urls: str, only: bool = False) -> EndpointPolicy:
         ("https://api.openai.com:443/v1/", True),
         ("https://API.OpenAI.com/v1", True),
         ("http://api.openai.com/v1", False),  # the default endpoint is https only
+        (LOCAL + "/../../private/v1", False),  # dot segments resolved: /private/v1
+        (LOCAL + "/%2e%2e/%2E%2E/private/v1", False),  # encoded dots too
+        (LOCAL + "/..", False),  # climbs out of the prefix
+        (LOCAL + "/./embeddings", True),
+        (LOCAL + "/x/../embeddings", True),  # stays under /v1
+        ("http://127.0.0.1:8000/private/../v1", True),  # resolves into /v1
     ],
 )
 def test_allowed_urls_match_scheme_host_port_and_path_prefix(url, allowed):
@@ -124,3 +132,38 @@ def test_server_key_prefers_the_secrets_then_the_environment_in_order():
     assert server_key(names, env, {}) == "sk-env-llm"
     assert server_key(names, env, {"OPENAI_API_KEY": "sk-secret"}) == "sk-secret"
     assert server_key(names, {}, {}) == ""
+
+
+@pytest.mark.parametrize(
+    "path,normal",
+    [
+        ("/v1/../../private/v1", "/private/v1"),
+        ("/v1/%2E%2e/x", "/x"),
+        ("//v1//./embeddings/", "/v1/embeddings"),
+        ("/../../..", ""),
+        ("", ""),
+    ],
+)
+def test_paths_are_compared_as_the_server_resolves_them(path, normal):
+    assert normal_path(path) == normal
+
+
+def test_a_dotted_path_out_of_the_allowed_one_is_refused_and_gets_no_server_key():
+    only = policy(LOCAL, only=True)
+    with pytest.raises(EndpointError, match="127.0.0.1:8000/private/v1 is not one of them"):
+        only.check(LOCAL + "/../../private/v1")
+    assert policy(LOCAL).choose_key(LOCAL + "/../../private/v1", "", "sk-server").source == "none"
+
+
+@pytest.mark.parametrize(
+    "a,b,same",
+    [
+        ("", "https://api.openai.com/v1/", True),
+        (LOCAL, "http://127.0.0.1:8000/v1/x/..", True),
+        (LOCAL, "http://127.0.0.1:8001/v1", False),
+        (LOCAL, "", False),
+        ("not a url", "not a url", False),
+    ],
+)
+def test_same_endpoint_after_normalisation(a, b, same):
+    assert same_endpoint(a, b) is same

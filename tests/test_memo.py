@@ -63,3 +63,43 @@ def test_many_threads_see_one_value_per_key_and_no_error():
         t.join()
     assert not errors
     assert sum(1 + k % 2 for k in memo.entries) <= 3
+
+
+def test_a_memo_measured_in_bytes_keeps_what_fits_least_recently_used_out():
+    import numpy as np
+
+    from scar_viz.memo import held_bytes
+
+    memo = Memo(int(3.5 * 2**20), measure=held_bytes)
+    arrays = {k: np.zeros(2**20 // 8) for k in "abcd"}  # 1 MiB each
+    for k in "abc":
+        memo.put(k, arrays[k])
+    assert list(memo.entries) == ["a", "b", "c"] and 3 * 2**20 <= memo.weight <= 3.5 * 2**20
+    memo.get_or_build("a", lambda: None)  # "a" used: "b" is now the oldest
+    memo.put("d", arrays["d"])
+    assert list(memo.entries) == ["c", "a", "d"] and memo.weight <= 3.5 * 2**20
+    big = np.zeros(5 * 2**20 // 8)
+    memo.put("big", big)  # over the budget alone: kept, as the newest always is
+    assert list(memo.entries) == ["big"] and memo.weight == held_bytes(big)
+    memo.clear()
+    assert memo.weight == 0 and not memo.entries
+
+
+def test_held_bytes_counts_arrays_text_and_dataclasses_once():
+    from dataclasses import dataclass
+
+    import numpy as np
+
+    from scar_viz.memo import held_bytes
+
+    @dataclass(frozen=True)
+    class Box:
+        vectors: np.ndarray
+        texts: list[str]
+
+    vectors = np.zeros((1000, 64), dtype=np.float32)
+    texts = [f"{i:04d}" + "x" * 996 for i in range(100)]  # 100 strings (not one constant)
+    box = Box(vectors, texts)
+    size = held_bytes(box)
+    assert vectors.nbytes + 100 * 1000 < size < vectors.nbytes + 100 * 1100 + 4096
+    assert held_bytes([box, box]) < size + 200  # the same object counted once

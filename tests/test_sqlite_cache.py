@@ -87,12 +87,27 @@ def test_the_sentence_cache_degrades_too(tmp_path):
     assert cache.get("k") is None and cache.off
 
 
-def test_without_degrade_a_broken_file_is_one_sentence(tmp_path):
-    path = tmp_path / "embeddings.sqlite"
+def test_without_degrade_a_file_that_is_no_cache_is_one_sentence(tmp_path):
+    path = tmp_path / "notes.bin"
     path.write_bytes(GARBAGE)
     with pytest.raises(CacheFileError, match="cannot be opened as a cache"):
         EmbeddingCache(path)
-    assert path.read_bytes() == GARBAGE  # the user named it: left where it is
+    assert path.read_bytes() == GARBAGE  # the user named a file of theirs: left where it is
+
+
+def test_without_degrade_a_corrupt_cache_file_is_moved_aside_and_started_afresh(tmp_path):
+    path = tmp_path / "embeddings.sqlite"
+    path.write_bytes(GARBAGE)
+    cache = EmbeddingCache(path)
+    aside = [p for p in tmp_path.iterdir() if ".unreadable-" in p.name]
+    assert len(aside) == 1 and aside[0].read_bytes() == GARBAGE
+    assert cache.note.startswith(f"The cache file {path} was unreadable: moved to {aside[0].name}")
+    assert not cache.off
+    cache.put_many("m", {"a": vec(1, 0)})
+    assert set(cache.get_many("m", ["a"])) == {"a"}
+
+
+def test_without_degrade_a_file_broken_mid_run_is_one_sentence(tmp_path):
     good = tmp_path / "good.sqlite"
     cache = EmbeddingCache(good)
     cache.put_many("m", {"a": vec(1, 0)})

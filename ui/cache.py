@@ -25,10 +25,22 @@ from scar_viz.documents.reading import Document
 from scar_viz.documents.sentence_cache import SentenceSpanCache
 from scar_viz.embeddings import Embedder, EmbeddingCache, text_key
 from scar_viz.llm.cache import LLMCache
+from scar_viz.memo import Memo, held_bytes
 from scar_viz.pipeline import PreparedDoc, embed_query
 from ui.models import app_embedder
 
 T = TypeVar("T")
+
+CACHED_BYTES = 512 * 2**20
+"""What the process keeps of prepared documents, evaluations and the other values of
+:func:`cached`, in bytes (512 MiB, weighed by :func:`~scar_viz.memo.held_bytes`), for all
+sessions together; least recently used first out, the newest always kept. Was 48 entries,
+whatever their size: 48 prepared corpora of 200 MiB each."""
+CHUNKS_BYTES = 256 * 2**20
+"""What the process keeps of chunk lists (:func:`chunks`), in bytes (256 MiB)."""
+
+_CACHED: Memo[object] = Memo(CACHED_BYTES, measure=held_bytes)
+_CHUNKS: Memo[list[Chunk]] = Memo(CHUNKS_BYTES, measure=held_bytes)
 
 
 @st.cache_resource(show_spinner=False)
@@ -91,10 +103,10 @@ def sample_document(key: str) -> tuple[str, Document]:
     return document_key(doc), doc
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def chunks(doc_key: str, _doc: Document, config: ChunkingConfig) -> list[Chunk]:
-    """The chunks of the document whose digest (:func:`document_key`) is ``doc_key``."""
-    return chunk_document(_doc, config)
+def chunks(doc_key: str, doc: Document, config: ChunkingConfig) -> list[Chunk]:
+    """The chunks of the document whose digest (:func:`document_key`) is ``doc_key``, kept
+    within :data:`CHUNKS_BYTES` for the process (shared: never changed by a caller)."""
+    return _CHUNKS.get_or_build((doc_key, config), lambda: chunk_document(doc, config))
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -103,23 +115,26 @@ def query_vector(model_id: str, query: str, _embedder: Embedder) -> np.ndarray:
     return embed_query(_embedder, query, disk_cache())
 
 
-@st.cache_resource(show_spinner=False, max_entries=48)
-def _box(key: tuple) -> dict[str, object]:
-    """An empty box per content key, filled once by :func:`cached`."""
-    return {}
-
-
 def cached(key: tuple, compute: Callable[[], T]) -> T:
-    """``compute()``'s value for the content ``key``, computed once per process.
+    """``compute()``'s value for the content ``key``, computed once per process and kept
+    while it fits :data:`CACHED_BYTES` with the others (least recently used out first).
 
     ``compute`` runs outside any cached function, so it may draw a progress bar; if it
     raises, nothing is stored and the next call tries again. ``key`` holds content only
     (digests, settings, query text), never a user, a name or an ``id()``.
     """
-    box = _box(key)
-    if "value" not in box:
-        box["value"] = compute()
-    return box["value"]  # type: ignore[return-value]
+    return _CACHED.get_or_build(key, compute)  # type: ignore[return-value]
+
+
+def clear() -> None:
+    """Forget every value :func:`cached` and :func:`chunks` keep (tests start afresh)."""
+    _CACHED.clear()
+    _CHUNKS.clear()
+
+
+def held() -> dict[str, int]:
+    """Bytes the process-wide memos hold now: ``cached`` and ``chunks``."""
+    return {"cached": _CACHED.weight, "chunks": _CHUNKS.weight}
 
 
 def prepared_key(prep: PreparedDoc) -> tuple:

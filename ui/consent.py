@@ -20,11 +20,18 @@ from urllib.parse import urlsplit
 import streamlit as st
 
 from scar_viz.embeddings import OPENAI_DEFAULT_MODEL
-from scar_viz.endpoints import OPENAI_BASE_URL, EndpointError, public_url
+from scar_viz.endpoints import (
+    EMBEDDING_KEY_NAMES,
+    LLM_KEY_NAMES,
+    OPENAI_BASE_URL,
+    EndpointError,
+    public_url,
+)
 from ui import keys
 from ui.alerts import alert
 from ui.state import (
     LLM_DEFAULT_MODEL,
+    EndpointChoice,
     default_model,
     endpoint_choice,
     set_widget,
@@ -50,6 +57,12 @@ class Slot:
     url: str
     fields: tuple[str, ...]
     what: str
+    key_field: str = keys.API_KEY_INPUT
+    key_names: tuple[str, ...] = EMBEDDING_KEY_NAMES
+
+    def choice(self) -> EndpointChoice:
+        """Where this endpoint's requests would go and the key they would carry."""
+        return endpoint_choice(_value(self.url), self.key_field, self.key_names)
 
     def defaults(self) -> dict[str, str]:
         own = {
@@ -73,13 +86,15 @@ CHAT = Slot(
     "chat",
     keys.LLM_URL,
     (keys.LLM_URL, keys.LLM_MODEL, keys.ANS_JUDGE),
-    "questions, contexts and your key",
+    "questions and contexts",
+    keys.LLM_KEY_INPUT,
+    LLM_KEY_NAMES,
 )
 EMBEDDINGS = Slot(
     "embeddings",
     keys.BASE_URL,
     (keys.MODEL, keys.BASE_URL, keys.OPENAI_MODEL),
-    "this document's text and your key",
+    "this document's text",
 )
 SECOND_MODEL = Slot(
     "second-model", keys.MODEL_2_URL, (keys.MODEL_2, keys.MODEL_2_URL), "this document's text"
@@ -96,14 +111,16 @@ class Proposal:
     host: str
     model: str
     origin: str
+    key: str = "no key"
 
     @property
     def question(self) -> str:
-        """ "This link asks to send requests to HOST (model M). Use it?" """
+        """ "This link asks to send requests to HOST (model M): TEXT would go there, with
+        your key. Use it?": everything that would leave, the key included."""
         model = f" (model {self.model})" if self.model else ""
         return (
             f"This {self.origin} asks to send requests to {self.host}{model}: "
-            f"{self.slot.what} would go there. Use it?"
+            f"{self.slot.what} would go there, with {self.key}. Use it?"
         )
 
     @property
@@ -169,7 +186,8 @@ def _host(url: str) -> str:
 def proposal(slot: Slot) -> Proposal | None:
     """The standing proposal of ``slot``, or None when its endpoint is the visitor's own (or
     the app's default, or sends nothing now, or is one the operator does not allow)."""
-    if not slot.active() or endpoint_choice(_value(slot.url), keys.API_KEY_INPUT).problem:
+    choice = slot.choice()
+    if not slot.active() or choice.problem:
         return None  # sends nothing now, or the operator refuses it (that is what is said)
     waiting = _unconfirmed(slot)
     if not waiting:
@@ -180,7 +198,7 @@ def proposal(slot: Slot) -> Proposal | None:
     model = _value(model_field) if model_field else ""
     if slot is SECOND_MODEL:
         model = model.removeprefix("openai:")
-    return Proposal(slot, _host(_value(slot.url)), model, origin)
+    return Proposal(slot, _host(_value(slot.url)), model, origin, choice.key.words)
 
 
 def proposal_box(slot: Slot, where=None, place: str = "sidebar") -> Proposal | None:

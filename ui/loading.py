@@ -10,9 +10,11 @@ import numpy as np
 import streamlit as st
 
 from scar_viz import devices
+from scar_viz.cancel import Cancelled
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents.collect import (
+    LIMITS,
     MAX_FILES,
     MAX_TOTAL_BYTES,
     Collected,
@@ -22,16 +24,18 @@ from scar_viz.documents.collect import (
 from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import (
     DEFAULT_MAX_BYTES,
+    MAX_PDF_PAGES,
     SUPPORTED_SUFFIXES,
     TEXT_SUFFIXES,
     Document,
+    Extraction,
     read_document,
 )
 from scar_viz.documents.starters import starter_questions
 from scar_viz.embeddings import Embedder, EmbeddingError, text_key
 from scar_viz.embeddings.prompts import set_prompts
 from scar_viz.endpoints import EndpointError
-from scar_viz.errors import UserError, user_message
+from scar_viz.errors import SettingsError, UserError, user_message
 from scar_viz.pipeline import PreparedDoc, prepare_document
 from scar_viz.views.language import UsualCosine, usual_cosine
 from ui import cache, keys
@@ -43,6 +47,15 @@ from ui.state import endpoint_choice, typed_prompts
 
 UPLOAD_TYPES = sorted({s.lstrip(".") for s in (*SUPPORTED_SUFFIXES, *TEXT_SUFFIXES, ".zip")})
 """What the sidebar's uploader accepts: prose, text and code, pdf, html, and zip archives."""
+APP_TEXT_CHARS = 48_000_000
+"""Characters of text one upload may give in the app (48 million), below the package's 200 Mi:
+a server holds every chunk of it, its vectors and penalties, about 24 bytes a character of
+text while it prepares (benchmarks/upload_memory.py measures the worst upload)."""
+APP_LIMITS = replace(LIMITS, text_chars=APP_TEXT_CHARS)
+"""The corpus limits of an upload to the app: the package's, with :data:`APP_TEXT_CHARS`."""
+APP_VECTOR_BYTES = 2**30
+"""What one document's vectors may take in the app (1 GiB), checked before a model that says
+its dimensions beforehand embeds anything: ``hash:4096`` on the worst upload would be 4 GiB."""
 SHOWN_SKIPPED = 50
 """Skipped files listed one by one; past this many, the per-reason summary stands for them."""
 
@@ -110,10 +123,11 @@ def upload_limits() -> str:
     """The uploader's limits in one sentence (files, sizes), from the corpus reader's own."""
     per_upload = st.get_option("server.maxUploadSize")
     return (
-        f"Several files or a .zip make a corpus: at most {MAX_FILES:,} files and "
-        f"{MAX_TOTAL_BYTES / 2**20:.0f} MiB of text in all, {DEFAULT_MAX_BYTES / 2**20:.0f} MiB "
-        f"a file, {per_upload} MB an upload. Files that cannot be read (binary, undecodable, "
-        "over a limit, unsafe paths in a zip) are skipped and listed."
+        f"Several files or a .zip make a corpus: at most {MAX_FILES:,} files, "
+        f"{MAX_TOTAL_BYTES / 2**20:.0f} MiB read and {APP_TEXT_CHARS / 1e6:.0f} million "
+        f"characters of text in all, {DEFAULT_MAX_BYTES / 2**20:.0f} MiB a file, "
+        f"{MAX_PDF_PAGES:,} pages a PDF, {per_upload} MB an upload. Files that cannot be read "
+        "(binary, undecodable, over a limit, unsafe paths in a zip) are skipped and listed."
     )
 
 
@@ -127,15 +141,19 @@ def _corpus_name(names: list[str], collected: Collected) -> str:
 def read_files(items: list[tuple[str, bytes]]) -> tuple[Document, Collected | None]:
     """The document of uploaded ``(name, bytes)`` items: one file (not a zip) is read as a
     single document, exactly as it always was; several files or a zip are collected and joined
-    into a corpus, returned with what was collected (and skipped).
+    into a corpus, returned with what was collected (and skipped). Reading ends when this
+    visitor's run does (:func:`ui.cancel.stop_check`), between files and a PDF's pages.
 
     Raises:
         DocumentError: the one file cannot be read, or no file of the several can.
+        Cancelled: the visitor left, or a newer run superseded this one.
     """
+    should_stop = stop_check()
     if len(items) == 1 and PurePosixPath(items[0][0]).suffix.lower() != ".zip":
         name, data = items[0]
-        return read_document(name, data, max_bytes=DEFAULT_MAX_BYTES), None
-    collected = collect_files(items)
+        own = Extraction(chars=APP_TEXT_CHARS, should_stop=should_stop)
+        return read_document(name, data, max_bytes=DEFAULT_MAX_BYTES, budget=own), None
+    collected = collect_files(items, APP_LIMITS, should_stop=should_stop)
     names = [name for name, _ in items]
     return join_documents(collected.documents, _corpus_name(names, collected)), collected
 
@@ -155,15 +173,20 @@ def read_upload() -> None:
     if seen == names[:-1] and len(names) > 1 and not newest.name.lower().endswith(".zip"):
         # one file added to what the uploader already held: if it cannot be read it gets its
         # own message, as a lone upload does, and the document in use stays
+        own = Extraction(should_stop=stop_check())
         try:
-            read_document(newest.name, newest.getvalue(), max_bytes=DEFAULT_MAX_BYTES)
+            read_document(newest.name, newest.getvalue(), max_bytes=DEFAULT_MAX_BYTES, budget=own)
         except (UserError, ValueError) as exc:
             st.session_state[keys.UPLOAD_ERROR] = user_message(exc)
+            return
+        except Cancelled:
             return
     try:
         doc, collected = read_files([(u.name, u.getvalue()) for u in uploads])
     except (UserError, ValueError) as exc:
         st.session_state[keys.UPLOAD_ERROR] = user_message(exc)
+        return
+    except Cancelled:  # the visitor left or moved on: nothing to say, the old document stays
         return
     st.session_state[keys.UPLOAD_ERROR] = ""
     st.session_state[keys.UPLOADED] = (cache.document_key(doc), doc)
@@ -226,6 +249,7 @@ def prepare(
                 progress,
                 chunks=pieces,
                 should_stop=stop_check(),
+                max_vector_bytes=APP_VECTOR_BYTES,
             )
         finally:
             bar.empty()
@@ -240,6 +264,10 @@ def prepare(
     except EmbeddingError as exc:
         place.empty()
         alert(f"Embedding failed: {exc}")
+        return None
+    except SettingsError as exc:  # the vectors' budget: refused before anything was embedded
+        place.empty()
+        alert(str(exc))
         return None
 
 

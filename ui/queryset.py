@@ -183,8 +183,8 @@ def read_query_set(data: Stored, doc_text: Doc, name: str) -> QuerySet:
     if isinstance(data, QuerySet):
         return data
     if isinstance(data, bytes):
-        return decode_queries(data, doc_text, name, limit_hint=APP_LIMIT)
-    return parse_queries(data, doc_text, name, limit_hint=APP_LIMIT)
+        return decode_queries(data, doc_text, name, limit_hint=APP_LIMIT, should_stop=stop_check())
+    return parse_queries(data, doc_text, name, limit_hint=APP_LIMIT, should_stop=stop_check())
 
 
 def evidence_spans(text: str, doc: Doc) -> tuple[list[tuple[int, int]], list[str]]:
@@ -193,7 +193,7 @@ def evidence_spans(text: str, doc: Doc) -> tuple[list[tuple[int, int]], list[str
     when the set cannot be read (over the limit of queries a file)."""
     if not text:
         return [], []
-    found = attempt(lambda: evidence_units(text, doc, APP_LIMIT))
+    found = attempt(lambda: evidence_units(text, doc, APP_LIMIT, stop_check()))
     return found or ([], [])
 
 

@@ -21,6 +21,7 @@ from scar_viz.endpoints import (
     KeyChoice,
     policy_from,
     public_url,
+    same_endpoint,
     server_key,
 )
 from scar_viz.retrieval import DEFAULT_K_RRF, DEFAULT_RETRIEVER, DENSE, RETRIEVERS, Retriever
@@ -115,14 +116,23 @@ def _secrets() -> dict[str, object]:
         return {}
 
 
+KEY_URL_FIELD = {keys.API_KEY_INPUT: keys.BASE_URL, keys.LLM_KEY_INPUT: keys.LLM_URL}
+"""Each key field and the base-URL field of the endpoint the visitor types that key for."""
+
+
 def endpoint_choice(
     base_url: str, key_field: str, key_names: tuple[str, ...] = EMBEDDING_KEY_NAMES
 ) -> EndpointChoice:
     """The operator's rules (:mod:`scar_viz.endpoints`) applied to a URL the visitor typed:
-    the visitor's own key from ``key_field``, else the server's key (``key_names`` in
-    ``st.secrets`` or the environment) when the operator allowed ``base_url``, else none."""
+    the visitor's own key from ``key_field`` when ``base_url`` is the endpoint that key was
+    typed for (:data:`KEY_URL_FIELD`: the URL field beside it), else the server's key
+    (``key_names`` in ``st.secrets`` or the environment) when the operator allowed
+    ``base_url``, else none. A key typed for one endpoint never goes to another."""
     secrets = _secrets()
     visitor = str(st.session_state.get(key_field) or "")
+    own_url = str(st.session_state.get(KEY_URL_FIELD.get(key_field, ""), "") or "")
+    if not same_endpoint(base_url, own_url):
+        visitor = ""
     try:
         policy = policy_from(os.environ, secrets)
         policy.check(base_url)

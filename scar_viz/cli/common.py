@@ -329,7 +329,7 @@ def setup(args: argparse.Namespace):
     note = model_language_note(document.text, embedder.model_id)
     if note:
         print(f"note: {note}", file=sys.stderr)
-    cache = None if args.no_cache else EmbeddingCache(args.cache)
+    cache = None if args.no_cache else embedding_cache(args.cache)
     prep = prepare_document(document, embedder, config, args.prepend, cache)
     return embedder, cache, prep
 
@@ -343,6 +343,21 @@ def model_of(args: argparse.Namespace) -> Embedder:
         query_prompt=args.query_prompt,
         doc_prompt=args.doc_prompt,
     )
+
+
+def embedding_cache(path: str | None = None) -> EmbeddingCache:
+    """The embedding cache at ``path`` (default: the cache folder's); a corrupt cache file
+    there is moved aside and a fresh one started, said in one ``note:`` line on stderr, as
+    the app does (:class:`~scar_viz.sqlite_cache.SqliteCache`).
+
+    Raises:
+        CacheFileError: the path cannot be a cache (a file of the user's that is none, a
+            folder that cannot be written).
+    """
+    cache = EmbeddingCache(path)
+    if cache.note:
+        print(f"note: {cache.note}", file=sys.stderr)
+    return cache
 
 
 def load_document(arg: str) -> Document:

@@ -19,6 +19,7 @@ from scar_viz.cli.common import (
     add_chunking_options,
     add_model_options,
     chunking_config,
+    embedding_cache,
     model_of,
     setup,
 )
@@ -101,7 +102,7 @@ def store_or_setup(args: argparse.Namespace):
         raise SettingsError("--radius must be 0 or more.")
     config = chunking_config(args)
     embedder = model_of(args)
-    cache = None if args.no_cache else EmbeddingCache(args.cache)
+    cache = None if args.no_cache else embedding_cache(args.cache)
     if foreign_kind(args.store):
         return embedder, cache, open_foreign(args.store, embedder, cache)
     prep = open_store(args.store, embedder.model_id, config, args.prepend)
@@ -164,7 +165,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     documents = _documents(args.corpus)
     spec = EmbedderSpec(args.model, args.base_url)
     embedder = spec if args.engine == "ray" else spec.build()
-    cache = None if args.no_cache or args.engine == "ray" else EmbeddingCache(args.cache)
+    cache = None if args.no_cache or args.engine == "ray" else embedding_cache(args.cache)
     report = index_corpus(
         documents,
         args.store,

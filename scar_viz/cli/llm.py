@@ -31,6 +31,7 @@ from scar_viz.cli.common import (
     add_query_set_arguments,
     add_report_options,
     chunking_config,
+    embedding_cache,
     gate_params,
     load_document,
     load_labelled,
@@ -190,10 +191,10 @@ def _chunked_document(args: argparse.Namespace):
     document = load_document(args.doc)
     embed = None
     if config.needs_embed:
-        from scar_viz.embeddings import EmbeddingCache, make_embedder
+        from scar_viz.embeddings import make_embedder
 
         embedder = make_embedder(args.embed_model, api_key=server_key(EMBEDDING_KEY_NAMES))
-        embed = embed_function(embedder, EmbeddingCache())
+        embed = embed_function(embedder, embedding_cache())
     return document, chunk_document(document, config, embed), config
 
 

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from pathlib import Path, PurePosixPath
 
+from scar_viz.cancel import ShouldStop
 from scar_viz.documents.gather import (
     ARCHIVE_IN_FOLDER,
     CORRUPT_ENTRY,
@@ -186,13 +187,17 @@ def _zip_reader(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> Callable[[int], b
     return read
 
 
-def collect_zip(name: str, data: bytes, limits: Limits = LIMITS) -> Collected:
-    """The documents of a zip archive in memory, named by their paths inside it.
+def collect_zip(
+    name: str, data: bytes, limits: Limits = LIMITS, should_stop: ShouldStop | None = None
+) -> Collected:
+    """The documents of a zip archive in memory, named by their paths inside it;
+    ``should_stop`` is asked before each file and between a PDF's pages.
 
     Raises:
         CorpusError: not a zip archive, too many entries, or no entry could be read.
+        Cancelled: ``should_stop`` said stop.
     """
-    gather = Gather(limits)
+    gather = Gather(limits, should_stop)
     with _open_zip(data, name) as zf:
         gather.take(_zip_entries(zf, "", gather, name, len(data)))
     return gather.result(name)
@@ -205,21 +210,27 @@ def _bytes_reader(data: bytes) -> Callable[[int], bytes]:
     return lambda limit: data[:limit]
 
 
-def collect_files(items: Iterable[tuple[str, bytes]], limits: Limits = LIMITS) -> Collected:
+def collect_files(
+    items: Iterable[tuple[str, bytes]],
+    limits: Limits = LIMITS,
+    should_stop: ShouldStop | None = None,
+) -> Collected:
     """The documents of uploaded files, ``(name, bytes)`` each; a ``.zip`` is expanded.
 
     A zip given alone keeps its entries' bare paths (as :func:`collect_zip`); among several
     files its entries are prefixed with the zip's stem, and a corrupt zip is skipped.
+    ``should_stop`` is asked before each file and between a PDF's pages.
 
     Raises:
         CorpusError: no file given, or none could be read (a lone zip: not a zip archive).
+        Cancelled: ``should_stop`` said stop.
     """
     items = list(items)
     if not items:
         raise CorpusError("No file was given.", reason="no file")
     if len(items) == 1 and PurePosixPath(items[0][0]).suffix.lower() == ".zip":
-        return collect_zip(*items[0], limits=limits)
-    gather = Gather(limits)
+        return collect_zip(*items[0], limits=limits, should_stop=should_stop)
+    gather = Gather(limits, should_stop)
     with ExitStack() as zips:
         entries = []
         for raw, data in items:

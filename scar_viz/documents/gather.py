@@ -14,7 +14,16 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from scar_viz.documents.reading import DEFAULT_MAX_BYTES, Document, DocumentError, read_document
+from scar_viz.cancel import ShouldStop, check
+from scar_viz.documents.reading import (
+    DEFAULT_MAX_BYTES,
+    MAX_UPLOAD_CHARS,
+    MAX_UPLOAD_PAGES,
+    Document,
+    DocumentError,
+    Extraction,
+    read_document,
+)
 
 MAX_FILES = 2_000
 """Documents in one corpus; files after the 2,000th (in path order) are skipped."""
@@ -46,6 +55,8 @@ class Limits:
     ratio_floor: int = RATIO_FLOOR_BYTES
     entries: int = MAX_ENTRIES
     archive_ratio: int = MAX_ARCHIVE_RATIO
+    pdf_pages: int = MAX_UPLOAD_PAGES
+    text_chars: int = MAX_UPLOAD_CHARS
 
 
 LIMITS = Limits()
@@ -109,10 +120,13 @@ class Entry:
 
 
 class Gather:
-    """Claims names (first wins), applies the limits in path order, reads what is left."""
+    """Claims names (first wins), applies the limits in path order, reads what is left; what
+    the files give (PDF pages, text) is charged to one :class:`Extraction` for the whole
+    collection, and ``should_stop`` is asked before each file."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, should_stop: ShouldStop | None = None) -> None:
         self.limits = limits
+        self.extraction = Extraction(limits.pdf_pages, limits.text_chars, should_stop)
         self.documents: list[Document] = []
         self.skipped: list[Skipped] = []
         self.names: set[str] = set()
@@ -130,6 +144,7 @@ class Gather:
                 self.names.add(entry.name)
                 claimed.append(entry)
         for entry in sorted(claimed, key=lambda e: e.name):
+            check(self.extraction.should_stop)
             reason = entry.problem or self._refusal(entry)
             if reason:
                 self.skip(entry.name, reason)
@@ -141,7 +156,13 @@ class Gather:
                 continue
             self.total += len(data)
             try:
-                doc = read_document(entry.name, data, self.limits.file_bytes, any_suffix=True)
+                doc = read_document(
+                    entry.name,
+                    data,
+                    self.limits.file_bytes,
+                    any_suffix=True,
+                    budget=self.extraction,
+                )
             except DocumentError as exc:
                 self.skip(entry.name, exc.reason)
                 continue

@@ -13,11 +13,39 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from scar_viz.cancel import ShouldStop, check
 from scar_viz.documents.sections import Section, detect_sections
 from scar_viz.errors import UserError
 
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 """Largest file accepted (20 MiB), the same figure as ``server.maxUploadSize``."""
+
+MAX_PDF_PAGES = 2_000
+"""Pages of one PDF. A PDF's page tree may name one page many times (a 1.9 KB file of 32,768
+pages), so the count is what is checked, before any page is parsed: the page count the PDF
+declares, then the tree walked under pypdf's own entry limit (:data:`_ENTRIES_A_PAGE` a page)."""
+MAX_UPLOAD_PAGES = 10_000
+"""PDF pages of one upload (a corpus, a zip) in all: 2,000 small PDFs of 2,000 pages each
+would each pass :data:`MAX_PDF_PAGES`."""
+MAX_TEXT_CHARS = DEFAULT_MAX_BYTES
+"""Characters of text one document may give (20 Mi): a PDF's text is not bounded by its bytes."""
+MAX_UPLOAD_CHARS = 200 * 2**20
+"""Characters of text one upload may give in all (200 Mi, the corpus's byte limit)."""
+_ENTRIES_A_PAGE = 32
+"""Page-dictionary entries pypdf may copy a page while it walks the page tree (a page holds
+5 to 15: type, parent, resources, boxes, contents, annotations…)."""
+
+
+@dataclass
+class Extraction:
+    """What one upload may still extract, charged by each document read from it: PDF pages and
+    text characters; and the visitor's ``should_stop``, asked between pages. A single file
+    gets one of its own."""
+
+    pages: int = MAX_UPLOAD_PAGES
+    chars: int = MAX_UPLOAD_CHARS
+    should_stop: ShouldStop | None = None
+
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".pdf", ".html", ".htm")
 """The prose types, named in messages and offered by the single-file uploader."""
@@ -181,10 +209,82 @@ def _decode_text(data: bytes) -> tuple[str, str]:
     return text, "The file is not UTF-8; it was decoded as Latin-1 (Windows-1252)."
 
 
-def _pdf_text(data: bytes) -> str:
+UPLOAD_PAGES = "over the PDF pages an upload may have"
+UPLOAD_CHARS = "over the text an upload may have"
+
+
+def _too_many_pages(pages: int, allowed: int) -> DocumentError:
+    if allowed < MAX_PDF_PAGES:
+        return DocumentError(
+            f"This PDF has {pages:,} pages; this upload has {allowed:,} PDF pages left "
+            f"(an upload may have {MAX_UPLOAD_PAGES:,} in all).",
+            reason=UPLOAD_PAGES,
+        )
+    return DocumentError(
+        f"This PDF has {pages:,} pages; a PDF may have at most {MAX_PDF_PAGES:,}.",
+        reason=f"over {MAX_PDF_PAGES:,} PDF pages",
+    )
+
+
+def _declared_pages(reader) -> int:
+    """The page count the PDF's page tree declares (``/Count``), read without walking it; 0
+    when it declares none that reads as a whole number."""
+    try:
+        count = reader.root_object["/Pages"].get_object()["/Count"]
+        return max(0, int(count))
+    except Exception:  # a missing or odd /Count is the tree walk's to judge  # noqa: BLE001
+        return 0
+
+
+def _too_much_text(budget: Extraction) -> DocumentError:
+    if budget.chars >= MAX_TEXT_CHARS:
+        return DocumentError(
+            f"This file's text is longer than the {MAX_TEXT_CHARS:,} characters a document "
+            "may have.",
+            reason=f"text over {MAX_TEXT_CHARS:,} characters",
+        )
+    return DocumentError(
+        f"This file's text is longer than the {budget.chars:,} characters left of this "
+        f"upload's text (an upload may have {MAX_UPLOAD_CHARS:,} in all).",
+        reason=UPLOAD_CHARS,
+    )
+
+
+def _page_texts(reader, budget: Extraction) -> list[str]:
+    """Each page's text, the page count checked first and the text charged as it comes.
+
+    Raises:
+        DocumentError: too many pages declared or found, or too much text.
+        LimitReachedError: pypdf's walk of the page tree went over its entries' limit.
+        Cancelled: ``budget.should_stop`` said stop between two pages.
+    """
+    from pypdf import apply_configuration
+
+    allowed = max(0, min(MAX_PDF_PAGES, budget.pages))
+    declared = _declared_pages(reader)
+    if declared > allowed:
+        raise _too_many_pages(declared, allowed)
+    # a tree that declares few pages and names many is stopped by pypdf (LimitReachedError)
+    with apply_configuration(page_tree_maximum_page_entries=_ENTRIES_A_PAGE * allowed + 64):
+        count = len(reader.pages)
+    if count > allowed:
+        raise _too_many_pages(count, allowed)
+    texts, chars = [], 0
+    for page in reader.pages:
+        check(budget.should_stop)
+        text = page.extract_text() or ""
+        chars += len(text) + 2
+        if chars > min(MAX_TEXT_CHARS, budget.chars):
+            raise _too_much_text(budget)
+        texts.append(text)
+    budget.pages -= count
+    return texts
+
+
+def _pdf_text(data: bytes, budget: Extraction) -> str:
     try:
         from pypdf import PdfReader
-        from pypdf.errors import PdfReadError
+        from pypdf.errors import LimitReachedError, PyPdfError
     except ImportError as exc:  # pragma: no cover - pypdf is a requirement
         raise DocumentError("Reading PDF needs the pypdf package.") from exc
     try:
@@ -201,10 +301,24 @@ def _pdf_text(data: bytes) -> str:
                     "This PDF is password-protected; remove the password first.",
                     reason="encrypted PDF",
                 )
-        pages = [page.extract_text() or "" for page in reader.pages]
+        pages = _page_texts(reader, budget)
     except DocumentError:
         raise
-    except (PdfReadError, ValueError, KeyError, TypeError, OSError, AttributeError) as exc:
+    except LimitReachedError as exc:
+        raise DocumentError(
+            "This PDF goes past a limit of the PDF reader (its page tree, a stream or an "
+            "array is too large) and cannot be read.",
+            reason="over a PDF reader limit",
+        ) from exc
+    except (
+        PyPdfError,
+        ValueError,
+        KeyError,
+        TypeError,
+        OSError,
+        AttributeError,
+        RecursionError,
+    ) as exc:
         raise DocumentError(
             f"This PDF is malformed and cannot be read ({type(exc).__name__}).",
             reason="malformed PDF",
@@ -268,20 +382,28 @@ def _html_text(data: bytes) -> str:
 
 
 def read_document(
-    name: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES, *, any_suffix: bool = False
+    name: str,
+    data: bytes,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    *,
+    any_suffix: bool = False,
+    budget: Extraction | None = None,
 ) -> Document:
     """Turn an uploaded file into a :class:`Document`.
 
     Prose (``SUPPORTED_SUFFIXES``) and the text and source-code types of ``CODE_SUFFIXES`` are
     decoded as text; ``.pdf`` and ``.html``/``.htm`` are parsed. With ``any_suffix`` (the corpus
     reader), a file of any other type, or none, is decoded as text too and refused only when
-    it is binary or undecodable.
+    it is binary or undecodable. ``budget`` is what the upload may still extract (a single
+    file: a budget of its own); the document's pages and characters are charged to it.
 
     Raises:
         DocumentError: with a plain sentence for the user (empty, binary, undecodable,
-            malformed or encrypted PDF, no text, over ``max_bytes``, unknown type) and a short
-            ``reason``.
+            malformed or encrypted PDF, no text, over ``max_bytes``, over a PDF's pages or a
+            document's or the upload's text, unknown type) and a short ``reason``.
+        Cancelled: ``budget.should_stop`` said stop while a PDF's pages were read.
     """
+    budget = Extraction() if budget is None else budget
     suffix = Path(name).suffix.lower()
     if suffix not in TEXT_SUFFIXES and suffix not in _PARSED_SUFFIXES and not any_suffix:
         raise DocumentError(
@@ -302,7 +424,7 @@ def read_document(
             raise DocumentError(
                 f"'{name}' is not a PDF (it lacks the %PDF- header).", reason="not a PDF"
             )
-        text = _pdf_text(data)
+        text = _pdf_text(data, budget)
     elif suffix in (".html", ".htm"):
         text = _html_text(data)
     else:
@@ -311,6 +433,9 @@ def read_document(
         raise DocumentError(
             f"'{name}' holds only whitespace; there is nothing to chunk.", reason="empty"
         )
+    if len(text) > min(MAX_TEXT_CHARS, budget.chars):
+        raise _too_much_text(budget)
+    budget.chars -= len(text)
     sections = detect_sections(text)
     return Document(name, text, sections, note, parts=whole(name, text))
 

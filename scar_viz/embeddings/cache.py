@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import math
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,18 +31,45 @@ def vectors_id(embedder: Embedder) -> str:
     return getattr(embedder, "vectors_id", None) or embedder.model_id
 
 
+MAX_MB_ENV = "SCAR_VIZ_EMBEDDING_CACHE_MB"
+"""The environment variable that sets the embedding cache's size cap, in MiB."""
+DEFAULT_MAX_BYTES = 1024 * 2**20
+"""The embedding cache's size cap (1 GiB) unless :data:`MAX_MB_ENV` sets another."""
+_PRUNED_TO = 0.9
+"""A cache over its cap is pruned to this share of it, so pruning is not done at every write."""
+
+
+def max_cache_bytes() -> int:
+    """The size cap in force: :data:`MAX_MB_ENV` in MiB when it holds a whole number over 0,
+    else :data:`DEFAULT_MAX_BYTES`."""
+    raw = os.environ.get(MAX_MB_ENV, "").strip()
+    return int(raw) * 2**20 if raw.isdecimal() and 0 < int(raw) < 2**40 else DEFAULT_MAX_BYTES
+
+
 class EmbeddingCache(SqliteCache):
     """Vectors on disk (SQLite), keyed by (the model's :func:`vectors_id`, sha256 of the exact
-    text embedded)."""
+    text embedded), held to ``max_bytes`` (default :func:`max_cache_bytes`): each row keeps
+    when it was last written or read, and a write that takes the rows past the cap deletes the
+    least recently used until they fill 90% of it. The file stops growing there: SQLite reuses
+    the pages freed."""
 
-    def __init__(self, path: str | Path | None = None, degrade: bool = False) -> None:
+    def __init__(
+        self, path: str | Path | None = None, degrade: bool = False, max_bytes: int | None = None
+    ) -> None:
         super().__init__(
             path,
             "embeddings.sqlite",
             "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, key TEXT NOT NULL, "
-            "dim INTEGER NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (model, key))",
+            "dim INTEGER NOT NULL, vec BLOB NOT NULL, used INTEGER NOT NULL DEFAULT 0, "
+            "PRIMARY KEY (model, key))",
             degrade,
         )
+        self.max_bytes = max_cache_bytes() if max_bytes is None else max_bytes
+        self._run(_add_used_column, None)
+
+    def held_bytes(self) -> int:
+        """Bytes of the file its rows take (pages in use, the free ones left out)."""
+        return self._run(_live_bytes, 0)
 
     def get_many(self, model_id: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
         unique = list(dict.fromkeys(keys))
@@ -58,20 +87,42 @@ class EmbeddingCache(SqliteCache):
                     vec = np.frombuffer(blob, dtype=np.float32)
                     if vec.shape[0] == dim:
                         found[key] = vec
+                db.execute(
+                    f"UPDATE vectors SET used = ? WHERE model = ? AND key IN ({marks})",
+                    [_now(), model_id, *part],
+                )
             return found
 
         return self._run(read, {})
 
     def put_many(self, model_id: str, items: dict[str, np.ndarray]) -> None:
+        now = _now()
         rows = [
-            (model_id, k, int(v.shape[0]), np.asarray(v, np.float32).tobytes())
+            (model_id, k, int(v.shape[0]), np.asarray(v, np.float32).tobytes(), now)
             for k, v in items.items()
         ]
-        self._run(
-            lambda db: db.executemany(
-                "INSERT OR REPLACE INTO vectors (model, key, dim, vec) VALUES (?, ?, ?, ?)", rows
-            ),
-            None,
+
+        def write(db) -> None:
+            db.executemany(
+                "INSERT OR REPLACE INTO vectors (model, key, dim, vec, used) "
+                "VALUES (?, ?, ?, ?, ?)",
+                rows,
+            )
+            self._prune(db)
+
+        self._run(write, None)
+
+    def _prune(self, db) -> None:
+        """Delete the least recently used rows while the rows take more than ``max_bytes``."""
+        live = _live_bytes(db)
+        if live <= self.max_bytes:
+            return
+        count = db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
+        drop = math.ceil((live - _PRUNED_TO * self.max_bytes) / max(live / max(count, 1), 1))
+        db.execute(
+            "DELETE FROM vectors WHERE rowid IN "
+            "(SELECT rowid FROM vectors ORDER BY used, rowid LIMIT ?)",
+            [min(drop, count)],
         )
 
     def count(self, model_id: str | None = None) -> int:
@@ -83,6 +134,24 @@ class EmbeddingCache(SqliteCache):
             ).fetchone()[0],
             0,
         )
+
+
+def _now() -> int:
+    return time.time_ns() // 1000
+
+
+def _live_bytes(db) -> int:
+    page = db.execute("PRAGMA page_size").fetchone()[0]
+    pages = db.execute("PRAGMA page_count").fetchone()[0]
+    free = db.execute("PRAGMA freelist_count").fetchone()[0]
+    return (pages - free) * page
+
+
+def _add_used_column(db) -> None:
+    """A cache file made before rows kept their last use: the column added (0: oldest)."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(vectors)")}
+    if "used" not in columns:
+        db.execute("ALTER TABLE vectors ADD COLUMN used INTEGER NOT NULL DEFAULT 0")
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,26 @@ from scar_viz.embeddings.base import (
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
+MAX_DIM = 4096
+"""Most dimensions ``hash:DIM`` takes. The dimensions are what a link's ``hash:DIM`` makes the
+server allocate (every chunk's vector, the disk cache's rows), so they are bounded here, before
+anything is built: 4,096 is above every embedding model the app offers (384 to 3,072) and keeps
+a vector at 16 KiB."""
+
+
+def check_dim(dim: int, spec: str = "") -> int:
+    """``dim`` when it is a number of dimensions from 1 to :data:`MAX_DIM`.
+
+    Raises:
+        ModelSpecError: with one sentence naming the range.
+    """
+    if not 1 <= dim <= MAX_DIM:
+        raise ModelSpecError(
+            f"'{spec or f'hash:{dim}'}': the hash embedder takes a whole number of dimensions "
+            f"from 1 to {MAX_DIM:,}."
+        )
+    return dim
+
 
 class HashEmbedder(BaseEmbedder):
     """Lexical embedder: word counts hashed into ``dim`` buckets (signed), then normalised.
@@ -36,7 +56,7 @@ class HashEmbedder(BaseEmbedder):
 
     def __init__(self, dim: int = 256) -> None:
         super().__init__()
-        self.dim = dim
+        self.dim = check_dim(dim)
         self.model_id = f"hash:{dim}"
         self.label = f"Hashing bag-of-words ({dim}-d, lexical, no model)"
 
@@ -73,10 +93,13 @@ class HashEmbedder(BaseEmbedder):
 
 
 def _build(spec: str, **_: object) -> Embedder:
-    dim = spec.partition(":")[2]
-    if dim and not dim.isdigit():
-        raise ModelSpecError(f"'{spec}': the hash embedder takes a whole number of dimensions.")
-    return HashEmbedder(int(dim) if dim else 256)
+    dim = spec.partition(":")[2].strip()
+    if not dim:
+        return HashEmbedder()
+    # isdecimal and a length cap: no "²", no 10,000-digit number converted only to be refused
+    if not (dim.isascii() and dim.isdecimal() and len(dim) <= 6):
+        check_dim(0, spec)
+    return HashEmbedder(check_dim(int(dim), spec))
 
 
 HASH = EmbedderKind(
@@ -87,4 +110,4 @@ HASH = EmbedderKind(
     name="Hashing (no model)",
     label="Hashing bag-of-words (lexical, instant, no model)",
 )
-"""``hash`` (256 dimensions) or ``hash:DIM``."""
+"""``hash`` (256 dimensions) or ``hash:DIM`` (1 to :data:`MAX_DIM`)."""

@@ -31,6 +31,7 @@ from pathlib import Path
 from scar_viz.bounded_json import JsonInputError, read_json
 from scar_viz.errors import SettingsError, UserError
 from scar_viz.pipeline import PreparedDoc
+from scar_viz.ranges import RANGES, Range
 from scar_viz.retrieval import DEFAULT_K_RRF, DENSE, RETRIEVERS, Retriever
 from scar_viz.scoring.learned.model import MAX_GATE_BYTES, GateFileError, LearnedGate
 from scar_viz.scoring.params import DEFAULT_MU, DEFAULT_RADIUS, GateParams
@@ -229,7 +230,7 @@ class ChosenSettings:
         chosen_on = data.get("chosen_on") or {}
         if not isinstance(chosen_on, dict):
             raise SettingsFileError("The settings file's 'chosen_on' must be an object.")
-        return cls(
+        settings = cls(
             _text(data, "retriever"),
             _text(data, "policy"),
             _whole(data, "k"),
@@ -242,6 +243,8 @@ class ChosenSettings:
             _real_or(data, "k_rrf", DEFAULT_K_RRF),
             chosen_on,
         )
+        _check_ranges(settings)
+        return settings
 
     @classmethod
     def from_json(cls, text: str | bytes) -> ChosenSettings:
@@ -287,6 +290,38 @@ def load_settings(path: str | Path) -> ChosenSettings:
         return ChosenSettings.from_json(text)
     except SettingsFileError as exc:
         raise SettingsFileError(f"'{path}': {exc}") from None
+
+
+MAX_K = 1_000
+"""Most chunks a settings file may retrieve (the command line's ``--k`` is not held to the
+app's 20; a settings file is held to this, so a hostile one cannot ask for millions)."""
+MAX_RADIUS = 16
+"""Most neighbours a side a settings file may reach (``radius`` 10**9 ran over 120 s)."""
+
+
+def _check_ranges(settings: ChosenSettings) -> None:
+    """Hold a settings file's numbers to the ranges a link's are held to (:data:`RANGES`:
+    λ, τ, μ, p, k_rrf), and k and the radius to :data:`MAX_K` and :data:`MAX_RADIUS`.
+
+    Raises:
+        SettingsFileError: the first number out of its range, and the range.
+    """
+    wide = {"k": Range("k", int, 1, MAX_K), "radius": Range("radius", int, 0, MAX_RADIUS)}
+    values = {
+        "k": settings.k,
+        "radius": settings.radius,
+        "lam": settings.lam,
+        "tau": settings.tau,
+        "mu": settings.mu,
+        "p": settings.p,
+        "rrf_k": settings.k_rrf,
+    }
+    for key, value in values.items():
+        allowed = wide.get(key) or RANGES[key]
+        if value is not None and not allowed.holds(value):
+            raise SettingsFileError(
+                f"The settings file's {allowed.describe(value)} is out of range."
+            )
 
 
 def _text(data: dict, key: str) -> str:

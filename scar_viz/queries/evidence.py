@@ -149,8 +149,7 @@ def _in_part(
 ) -> tuple[Evidence, list[str]]:
     part, shown = document.parts[index], document.shown_path(index)
     where = f"'{shown}'" if shown else "the document"
-    text = document.text[part.start : part.end]
-    ev, note = _in_text(span_text, start, end, j, text, where)
+    ev, note = _in_text(span_text, start, end, j, document.text, where, part.start, part.end)
     shifted = Evidence(ev.text, ev.start + part.start, ev.end + part.start, shown, part.start)
     return shifted, [*notes, note] if note else notes
 
@@ -159,9 +158,9 @@ def _search_parts(
     document: Document, span_text: str, start: int | None, end: int | None, j: int
 ) -> tuple[Evidence, list[str]]:
     """An item without ``doc`` in a corpus: the file holding its text (the first of several,
-    with a note)."""
-    texts = [document.text[p.start : p.end] for p in document.parts]
-    holding = [i for i, t in enumerate(texts) if span_text in t]
+    with a note). Each file is searched in place, within its bounds: no file is copied."""
+    text = document.text
+    holding = [i for i, p in enumerate(document.parts) if text.find(span_text, p.start, p.end) >= 0]
     if not holding:
         raise EvidenceError(
             f"evidence {j + 1}: its text occurs in no document of the corpus "
@@ -172,7 +171,7 @@ def _search_parts(
     exact = [
         i
         for i in holding
-        if start is not None and end is not None and texts[i][start:end] == span_text
+        if _matches(text, span_text, start, end, document.parts[i].start, document.parts[i].end)
     ]
     chosen = exact[0] if exact else holding[0]
     names = ", ".join(f"'{document.parts[i].path}'" for i in holding[:4])
@@ -184,30 +183,50 @@ def _search_parts(
     return _in_part(document, chosen, span_text, start, end, j, [note])
 
 
-def _in_text(
-    span_text: str, start: int | None, end: int | None, j: int, text: str, where: str
-) -> tuple[Evidence, str]:
-    """A checked span of ``text`` and a relocation note ("" when the offsets were right)."""
-    if (
+def _matches(
+    text: str, span_text: str, start: int | None, end: int | None, lo: int, hi: int
+) -> bool:
+    """Whether ``start``/``end`` (relative to ``lo``) give ``span_text`` within
+    ``text[lo:hi]`` (only the span itself is compared: nothing else is copied)."""
+    return (
         start is not None
         and end is not None
-        and 0 <= start <= end <= len(text)
-        and text[start:end] == span_text
-    ):
+        and 0 <= start <= end <= hi - lo
+        and end - start == len(span_text)
+        and text.startswith(span_text, lo + start)
+    )
+
+
+def _in_text(
+    span_text: str,
+    start: int | None,
+    end: int | None,
+    j: int,
+    text: str,
+    where: str,
+    lo: int = 0,
+    hi: int | None = None,
+) -> tuple[Evidence, str]:
+    """A checked span of ``text[lo:hi]`` (offsets relative to ``lo``) and a relocation note
+    ("" when the offsets were right); searched in place, never copied."""
+    hi = len(text) if hi is None else hi
+    if _matches(text, span_text, start, end, lo, hi):
+        assert start is not None and end is not None
         return Evidence(span_text, start, end), ""
-    found = text.find(span_text)
-    if found < 0:
+    at = text.find(span_text, lo, hi)
+    if at < 0:
         raise EvidenceError(
             f"evidence {j + 1}: its text does not occur in {where} "
             f"(first words: {' '.join(span_text.split()[:8])!r})."
         )
-    if text.find(span_text, found + 1) >= 0:
-        count = text.count(span_text)
+    if text.find(span_text, at + 1, hi) >= 0:
+        count = text.count(span_text, lo, hi)
         what = "are missing" if start is None or end is None else f"({start}, {end}) are stale"
         raise EvidenceError(
             f"evidence {j + 1}: the offsets {what} and its text occurs {count} times in "
             f"{where}, so it cannot be located; give the correct start and end."
         )
+    found = at - lo
     place = "in the document" if where == "the document" else f"in {where}"
     if start is None or end is None:
         note = f"evidence {j + 1} had no offsets; located at {found}–{found + len(span_text)}"

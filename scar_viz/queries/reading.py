@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scar_viz.bounded_json import JsonInputError, read_json
+from scar_viz.cancel import ShouldStop, check
 from scar_viz.documents.reading import Document
 from scar_viz.errors import SettingsError
 from scar_viz.queries.evidence import Evidence, EvidenceError, doc_field, locate_evidence
@@ -33,6 +34,11 @@ MAX_QUERY_BYTES = 20 * 1024 * 1024
 MAX_QUERIES = 5_000
 """Queries read from one file unless the caller says otherwise (the app's limit; the command
 line passes its own, ``--max-queries``): each query costs its policies' work on every run."""
+MAX_SPANS = 20_000
+"""Evidence spans of one file, wherever queries are limited: a span without offsets is
+searched for in the whole document (5,000 queries of 135 spans each were about two hours)."""
+MAX_SPAN_CHARS = 4_000_000
+"""Characters of evidence text of one file in all, wherever queries are limited."""
 
 
 class QueryLimitError(SettingsError):
@@ -138,6 +144,27 @@ def _check_count(lines: list[str], name: str, max_queries: int | None, hint: str
         )
 
 
+def _check_spans(objs: list[object], name: str, hint: str) -> None:
+    """Refuse a file whose queries hold more than :data:`MAX_SPANS` evidence spans or
+    :data:`MAX_SPAN_CHARS` characters of evidence text, before any span is looked for."""
+    spans = chars = 0
+    for obj in objs:
+        items = obj.get("evidence") if isinstance(obj, dict) else None
+        if isinstance(items, list):
+            spans += len(items)
+            chars += sum(
+                len(i["text"])
+                for i in items
+                if isinstance(i, dict) and isinstance(i.get("text"), str)
+            )
+    if spans > MAX_SPANS or chars > MAX_SPAN_CHARS:
+        raise QueryLimitError(
+            f"'{name}' holds {spans:,} evidence spans of {chars:,} characters; at most "
+            f"{MAX_SPANS:,} spans of {MAX_SPAN_CHARS:,} characters are read from one "
+            f"file{hint}. Split it, or keep a sample of it."
+        )
+
+
 def parse_queries(
     data: str,
     document: Document | str,
@@ -145,6 +172,7 @@ def parse_queries(
     *,
     max_queries: int | None = MAX_QUERIES,
     limit_hint: str = "",
+    should_stop: ShouldStop | None = None,
 ) -> QuerySet:
     """Validate JSON Lines ``data`` against ``document`` (a document, a corpus or a bare
     text; see :mod:`scar_viz.queries.evidence` for how evidence is located).
@@ -154,25 +182,37 @@ def parse_queries(
     Reference answers of the valid lines are read in the same pass. Each line is read by
     :func:`~scar_viz.bounded_json.read_json` (a line nested too deep is an invalid line).
 
+    Where queries are limited (``max_queries``), so are their evidence spans
+    (:data:`MAX_SPANS`, :data:`MAX_SPAN_CHARS`), counted before any is looked for;
+    ``should_stop`` is asked before each line's spans are (:mod:`scar_viz.cancel`).
+
     Raises:
         QueryLimitError: the file holds more than ``max_queries`` queries (None or 0: no
-            limit); ``limit_hint`` is added to the message (how to raise the limit).
+            limit), or more spans than that allows; ``limit_hint`` is added to the message
+            (how to raise the limit).
+        Cancelled: ``should_stop`` said stop.
     """
     lines = data.splitlines()
     _check_count(lines, name, max_queries, limit_hint)
+    parsed: list[tuple[int, object]] = []
+    for number, line in enumerate(lines, start=1):
+        if line.strip():
+            try:
+                parsed.append((number, read_json(line, max_bytes=MAX_QUERY_BYTES)))
+            except JsonInputError as exc:
+                parsed.append((number, exc))
+    if max_queries:
+        _check_spans([obj for _, obj in parsed], name, limit_hint)
     queries: list[LabelledQuery] = []
     issues: list[QueryIssue] = []
     references: dict[str, str] = {}
     seen: dict[str, int] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for number, obj in parsed:
+        check(should_stop)
         qid = ""
         try:
-            try:
-                obj = read_json(line, max_bytes=MAX_QUERY_BYTES)
-            except JsonInputError as exc:
-                raise _LineError(f"{exc.reason}.") from None
+            if isinstance(obj, JsonInputError):
+                raise _LineError(f"{obj.reason}.")
             if isinstance(obj, dict) and isinstance(obj.get("id"), str):
                 qid = obj["id"]
             qid, query, evidence, declared, notes = _query(obj, document)
@@ -196,6 +236,7 @@ def decode_queries(
     *,
     max_queries: int | None = MAX_QUERIES,
     limit_hint: str = "",
+    should_stop: ShouldStop | None = None,
 ) -> QuerySet:
     """:func:`parse_queries` on uploaded bytes (UTF-8, optional byte-order mark).
 
@@ -210,7 +251,14 @@ def decode_queries(
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise SettingsError(f"'{name}' is not UTF-8 text; save the JSON Lines as UTF-8.") from exc
-    return parse_queries(text, document, name, max_queries=max_queries, limit_hint=limit_hint)
+    return parse_queries(
+        text,
+        document,
+        name,
+        max_queries=max_queries,
+        limit_hint=limit_hint,
+        should_stop=should_stop,
+    )
 
 
 def load_queries(
@@ -238,7 +286,10 @@ def load_queries(
 
 
 def evidence_units(
-    data: str, document: Document | str, limit_hint: str = ""
+    data: str,
+    document: Document | str,
+    limit_hint: str = "",
+    should_stop: ShouldStop | None = None,
 ) -> tuple[list[tuple[int, int]], list[str]]:
     """The distinct evidence spans of JSON Lines query set ``data`` (validated against the
     document by :func:`parse_queries`), and its error messages.
@@ -246,6 +297,6 @@ def evidence_units(
     Raises:
         QueryLimitError: the set holds more than :data:`MAX_QUERIES` queries.
     """
-    query_set = parse_queries(data, document, limit_hint=limit_hint)
+    query_set = parse_queries(data, document, limit_hint=limit_hint, should_stop=should_stop)
     spans = sorted({(ev.start, ev.end) for q in query_set.queries for ev in q.evidence})
     return spans, [str(issue) for issue in query_set.errors]

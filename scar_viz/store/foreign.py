@@ -34,7 +34,13 @@ from scar_viz.bounded_json import JsonInputError, read_json
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents.corpus import join_documents
-from scar_viz.documents.reading import Document, DocumentError, document_from_text
+from scar_viz.documents.reading import (
+    MAX_TEXT_CHARS,
+    MAX_UPLOAD_CHARS,
+    Document,
+    DocumentError,
+    document_from_text,
+)
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.scoring.scar import boundary_penalties, normalize
 from scar_viz.store.meta import StoreError
@@ -52,6 +58,80 @@ JOINED = "\n\n"
 
 GAP = "\n"
 """What a character of a file no chunk covers becomes."""
+
+MAX_FILE_CHARS = MAX_TEXT_CHARS
+"""Largest offset a stored chunk may name (20 Mi characters, a document's text limit): a file
+is rebuilt from its chunks at their offsets, so an offset sizes what is built and is checked
+before anything is."""
+
+MAX_STORE_CHARS = MAX_UPLOAD_CHARS
+"""Characters of text all of one store's files may come to (200 Mi, an upload's)."""
+
+MAX_DIM = 65_536
+"""Longest vector a stored chunk may hold."""
+
+
+def as_dict(value: object) -> dict:
+    """``value`` when it is a JSON object, else an empty one (a store's optional fields)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _whole(value: object) -> int | None:
+    """``value`` when it is a JSON integer (not a boolean), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def stored_chunk(
+    where: str,
+    key: object,
+    *,
+    source: str,
+    position: float,
+    start: object,
+    end: object,
+    text: object,
+    vector: object,
+    model: object = None,
+) -> StoredChunk:
+    """One chunk of another tool's index, every field checked before anything is sized from
+    it: the text a string, the offsets whole numbers with ``0 <= start <= end <=``
+    :data:`MAX_FILE_CHARS` (both or neither), the vector a flat list of at most
+    :data:`MAX_DIM` finite numbers (integers beyond a float's range included).
+
+    Raises:
+        StoreError: one sentence naming the chunk (``key``) and what is wrong.
+    """
+    name = f"'{where}': chunk {str(key)[:80]!r}"
+    if not isinstance(text, str):
+        raise StoreError(f"{name} holds no text.")
+    first, last = _whole(start), _whole(end)
+    if first is None or last is None:
+        first = last = None
+    elif not 0 <= first <= last <= MAX_FILE_CHARS:
+        raise StoreError(
+            f"{name} spans {str(start)[:20]}–{str(end)[:20]}: offsets run from 0 to "
+            f"{MAX_FILE_CHARS:,}, the start first."
+        )
+    if not isinstance(vector, list) or len(vector) > MAX_DIM:
+        raise StoreError(f"{name}: its vector is not a list of at most {MAX_DIM:,} numbers.")
+    if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in vector):
+        raise StoreError(f"{name}: its vector holds something other than numbers.")
+    try:
+        finite = bool(np.isfinite(np.asarray(vector, dtype=np.float64)).all())
+    except OverflowError:
+        finite = False
+    if not finite:
+        raise StoreError(f"{name}: its vector holds a number beyond a float's range.")
+    return StoredChunk(
+        source,
+        position,
+        first,
+        last,
+        text,
+        vector,
+        str(key),
+        model if isinstance(model, str) else None,
+    )
 
 
 @dataclass(frozen=True)
@@ -122,7 +202,8 @@ class ForeignStore:
         store's order, the vectors as stored (unit rows).
 
         Raises:
-            StoreError: no chunk, or chunks that disagree with their file's text.
+            StoreError: no chunk, chunks that disagree with their file's text, or files
+                longer than :data:`MAX_STORE_CHARS` in all.
         """
         t0 = time.perf_counter()
         if not self.chunks:
@@ -134,6 +215,12 @@ class ForeignStore:
         by_file: dict[str, list[StoredChunk]] = {}
         for chunk in self.chunks:
             by_file.setdefault(chunk.source, []).append(chunk)
+        total = sum(self._size(source, own) for source, own in by_file.items())
+        if total > MAX_STORE_CHARS:
+            raise StoreError(
+                f"The {self.kind} '{self.path}' would make {total:,} characters of text; an "
+                f"index may make at most {MAX_STORE_CHARS:,}."
+            )
         docs, spans = [], {}
         joined = rebuilt = gapped = gaps = 0
         for source, own in by_file.items():
@@ -174,6 +261,14 @@ class ForeignStore:
             0,
             time.perf_counter() - t0,
         )
+
+    def _size(self, source: str, own: list[StoredChunk]) -> int:
+        """The characters file ``source`` will have, before it is built."""
+        if any(c.start is None for c in own):
+            return sum(len(c.text) for c in own) + len(JOINED) * (len(own) - 1)
+        if source in self.files:
+            return len(self.files[source])
+        return max(_offsets(c)[1] for c in own)
 
     def _file(
         self, source: str, own: list[StoredChunk]
@@ -229,9 +324,12 @@ def _offsets(c: StoredChunk) -> tuple[int, int]:
 
 
 def _rebuilt(source: str, own: list[StoredChunk], path: str) -> tuple[str, int]:
-    """(file text, characters no chunk covers) from chunks at their offsets."""
+    """(file text, characters no chunk covers) from chunks at their offsets: code points in
+    one array of the file's length (4 bytes a character; the offsets were bounded by
+    :data:`MAX_FILE_CHARS` when read)."""
     size = max(_offsets(c)[1] for c in own)
-    buffer = [""] * size
+    codes = np.zeros(size, dtype=np.uint32)
+    filled = np.zeros(size, dtype=bool)
     for c in own:
         start, end = _offsets(c)
         if end - start != len(c.text):
@@ -239,14 +337,18 @@ def _rebuilt(source: str, own: list[StoredChunk], path: str) -> tuple[str, int]:
                 f"'{path}': chunk {c.id!r} of '{source}' spans {c.start}–{c.end} but holds "
                 f"{len(c.text)} characters."
             )
-        for i, ch in enumerate(c.text, start=start):
-            if buffer[i] and buffer[i] != ch:
-                raise StoreError(
-                    f"'{path}': two chunks of '{source}' disagree about its text at offset {i}."
-                )
-            buffer[i] = ch
-    gaps = sum(1 for ch in buffer if not ch)
-    return "".join(ch or GAP for ch in buffer), gaps
+        new = np.frombuffer(c.text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        clash = filled[start:end] & (codes[start:end] != new)
+        if clash.any():
+            raise StoreError(
+                f"'{path}': two chunks of '{source}' disagree about its text at offset "
+                f"{start + int(clash.argmax())}."
+            )
+        codes[start:end] = new
+        filled[start:end] = True
+    gaps = int(size - filled.sum())
+    codes[~filled] = ord(GAP)
+    return codes.tobytes().decode("utf-32-le", "surrogatepass"), gaps
 
 
 def read_store_json(path: Path) -> dict:

@@ -11,7 +11,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from scar_viz.store.foreign import MODEL_KEY, ForeignStore, StoredChunk, read_store_json
+from scar_viz.store.foreign import (
+    MAX_FILE_CHARS,
+    MODEL_KEY,
+    ForeignStore,
+    as_dict,
+    read_store_json,
+    stored_chunk,
+)
 from scar_viz.store.meta import StoreError
 
 KIND = "LangChain dump"
@@ -43,29 +50,29 @@ def read_dump(path: Path) -> ForeignStore:
     chunks = []
     for key, entry in data.items():
         if not isinstance(entry, dict) or not isinstance(entry.get("text"), str):
-            raise StoreError(f"'{path}': entry {key!r} is not a stored chunk.")
-        metadata = entry.get("metadata") or {}
+            raise StoreError(f"'{path}': entry {str(key)[:80]!r} is not a stored chunk.")
+        metadata = as_dict(entry.get("metadata"))
         start = metadata.get("start_index")
         if not isinstance(start, int) or isinstance(start, bool):
             raise StoreError(
-                f"'{path}': chunk {key!r} has no start_index metadata; split with "
+                f"'{path}': chunk {str(key)[:80]!r} has no start_index metadata; split with "
                 "add_start_index=True (or scar_viz.integrations.langchain.split_document)."
             )
         end = metadata.get("end_index")
         if not isinstance(end, int) or isinstance(end, bool):
             end = start + len(entry["text"])
         source = metadata.get("source")
-        model = metadata.get(MODEL_KEY)
         chunks.append(
-            StoredChunk(
-                source if isinstance(source, str) and source else DEFAULT_SOURCE,
-                float(start),
-                start,
-                end,
-                entry["text"],
-                entry.get("vector") or [],
-                str(entry.get("id", key)),
-                model if isinstance(model, str) else None,
+            stored_chunk(
+                str(path),
+                entry.get("id", key),
+                source=source if isinstance(source, str) and source else DEFAULT_SOURCE,
+                position=float(min(max(start, 0), MAX_FILE_CHARS)),
+                start=start,
+                end=end,
+                text=entry["text"],
+                vector=entry.get("vector") or [],
+                model=metadata.get(MODEL_KEY),
             )
         )
     return ForeignStore(KIND, str(path), tuple(chunks))

@@ -19,8 +19,9 @@ from scar_viz.store.foreign import (
     MAX_JSON_BYTES,
     MODEL_KEY,
     ForeignStore,
-    StoredChunk,
+    as_dict,
     read_store_json,
+    stored_chunk,
 )
 from scar_viz.store.meta import StoreError
 
@@ -47,7 +48,7 @@ def read_storage(path: Path) -> ForeignStore:
     data = read_store_json(path / DOCSTORE).get("docstore/data")
     if not isinstance(data, dict):
         raise StoreError(f"'{path / DOCSTORE}' holds no 'docstore/data'.")
-    vectors = (
+    vectors = as_dict(
         read_store_json(path / VECTORS).get("embedding_dict", {})
         if (path / VECTORS).is_file()
         else {}
@@ -64,13 +65,13 @@ def read_storage(path: Path) -> ForeignStore:
                 raise StoreError(f"'{path / DOCSTORE}': {exc}") from None
         kind = entry.get("__type__") if isinstance(entry, dict) else None
         if kind == DOCUMENT and isinstance(body, dict):
-            text = (body.get("text_resource") or {}).get("text") or body.get("text")
+            text = as_dict(body.get("text_resource")).get("text") or body.get("text")
             if isinstance(text, str):
                 files[node_id] = text
         elif kind == TEXT_NODE and isinstance(body, dict) and isinstance(body.get("text"), str):
             vector = body.get("embedding") or vectors.get(node_id)
             if vector:
-                nodes[node_id] = {**body, "embedding": vector}
+                nodes[node_id] = {**body, "embedding": vector, "metadata": _metadata(body)}
             else:
                 unembedded += 1
         else:
@@ -85,26 +86,35 @@ def read_storage(path: Path) -> ForeignStore:
     for source, members in _by_file(nodes).items():
         for position, node_id in enumerate(_ordered(members, nodes)):
             body = nodes[node_id]
-            metadata = body.get("metadata") or {}
-            model = metadata.get(MODEL_KEY)
+            metadata = body["metadata"]
             chunks.append(
-                StoredChunk(
-                    names[source],
-                    float(position),
-                    body.get("start_char_idx"),
-                    body.get("end_char_idx"),
-                    body["text"],
-                    body["embedding"],
+                stored_chunk(
+                    str(path / DOCSTORE),
                     node_id,
-                    model if isinstance(model, str) else None,
+                    source=names[source],
+                    position=float(position),
+                    start=body.get("start_char_idx"),
+                    end=body.get("end_char_idx"),
+                    text=body["text"],
+                    vector=body["embedding"],
+                    model=metadata.get(MODEL_KEY),
                 )
             )
     own_text = {names[s]: files[s] for s in names if s in files}
     return ForeignStore(KIND, str(path), tuple(chunks), own_text, tuple(skipped))
 
 
+def _metadata(body: dict) -> dict:
+    return as_dict(body.get("metadata"))
+
+
+def _offset(body: dict, key: str) -> int | None:
+    value = body.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _source(body: dict) -> str:
-    link = (body.get("relationships") or {}).get(SOURCE)
+    link = as_dict(body.get("relationships")).get(SOURCE)
     return str(link.get("node_id")) if isinstance(link, dict) and link.get("node_id") else ""
 
 
@@ -119,7 +129,7 @@ def _file_names(nodes: dict[str, dict]) -> dict[str, str]:
     """Each file id's name: the first of :data:`NAME_KEYS` that names every file apart."""
     meta: dict[str, dict] = {}
     for body in nodes.values():
-        meta.setdefault(_source(body), body.get("metadata") or {})
+        meta.setdefault(_source(body), _metadata(body))
     for key in NAME_KEYS:
         names = {source: m.get(key) for source, m in meta.items()}
         values = list(names.values())
@@ -131,13 +141,14 @@ def _file_names(nodes: dict[str, dict]) -> dict[str, str]:
 def _ordered(members: list[str], nodes: dict[str, dict]) -> list[str]:
     """A file's node ids in reading order: by offset when all have one, else along NEXT from
     the nodes with no PREVIOUS among them, else as stored."""
-    if all(isinstance(nodes[i].get("start_char_idx"), int) for i in members):
-        return sorted(members, key=lambda i: (nodes[i]["start_char_idx"], nodes[i]["end_char_idx"]))
+    starts = {i: _offset(nodes[i], "start_char_idx") for i in members}
+    if all(v is not None for v in starts.values()):
+        return sorted(members, key=lambda i: (starts[i], _offset(nodes[i], "end_char_idx") or 0))
     inside = set(members)
 
     def link(node_id: str, kind: str) -> str | None:
-        target = ((nodes[node_id].get("relationships") or {}).get(kind) or {}).get("node_id")
-        return target if target in inside else None
+        target = as_dict(as_dict(nodes[node_id].get("relationships")).get(kind)).get("node_id")
+        return target if isinstance(target, str) and target in inside else None
 
     out: list[str] = []
     seen: set[str] = set()

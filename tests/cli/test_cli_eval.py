@@ -166,3 +166,23 @@ def test_a_cache_folder_holds_the_file_and_a_file_that_is_no_cache_is_one_error_
     err = capsys.readouterr().err
     assert err.startswith("error: The cache file") and "cannot be opened" in err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_a_corrupt_cache_file_is_moved_aside_with_one_note_and_the_command_runs(
+    sample_files, capsys, tmp_path
+):
+    doc, queries = sample_files
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    garbage = b"this is no database at all\n" * 200
+    (folder / "embeddings.sqlite").write_bytes(garbage)
+    argv = ["eval", str(doc), str(queries), "--model", "hash", "--boot", "100"]
+    assert main([*argv, "--cache", str(folder)]) == 0
+    err = capsys.readouterr().err
+    notes = [line for line in err.splitlines() if "cache" in line]
+    assert len(notes) == 1 and notes[0].startswith("note: The cache file ")
+    assert "was unreadable: moved to embeddings.sqlite.unreadable-" in notes[0]
+    aside = [p for p in folder.iterdir() if ".unreadable-" in p.name and p.suffix != ".sqlite"]
+    assert [p.read_bytes() for p in aside] == [garbage]
+    assert main([*argv, "--cache", str(folder)]) == 0  # the fresh cache works: no note now
+    assert "note: The cache file" not in capsys.readouterr().err

@@ -142,3 +142,11 @@ def test_given_options_reach_their_policy_by_keyword():
         "all_windows": True,
     }
     assert given("--policy", "topk") == {}
+
+
+@pytest.mark.parametrize("spec", ["hash:0", "hash:2000000"])
+def test_out_of_range_hash_dimensions_are_one_line_and_a_non_zero_exit(capsys, spec):
+    code = cli.main(["select", str(SAMPLE), "--query", QUERY, "--model", spec])
+    err = capsys.readouterr().err
+    assert code != 0 and "Traceback" not in err and err.count("\n") == 1
+    assert f"'{spec}': the hash embedder takes a whole number of dimensions from 1 to" in err

@@ -274,3 +274,39 @@ def test_one_batch_loop_reports_progress_and_normalises():
     assert seen == [(2, 5), (4, 5), (5, 5)]
     assert np.allclose(np.linalg.norm(out, axis=1), 1.0, atol=1e-6)
     assert e.embed([]).shape == (0, 16)
+
+
+def test_the_disk_cache_is_held_to_its_size_least_recently_used_out(tmp_path):
+    cap = 256 * 1024
+    cache = EmbeddingCache(tmp_path, max_bytes=cap)
+    row = np.ones(256, dtype=np.float32)  # 1 KiB a vector
+    cache.put_many("m", {f"old{i}": row for i in range(50)})
+    cache.put_many("m", {f"keep{i}": row for i in range(10)})
+    for batch in range(8):  # 400 KiB more than fits
+        assert set(cache.get_many("m", [f"keep{i}" for i in range(10)])) == {
+            f"keep{i}" for i in range(10)
+        }  # read before each write: recently used, so never pruned
+        cache.put_many("m", {f"new{batch}-{i}": row for i in range(50)})
+        assert cache.held_bytes() <= cap
+    assert cache.get_many("m", [f"old{i}" for i in range(50)]) == {}  # least recently used
+    assert len(cache.get_many("m", [f"new7-{i}" for i in range(50)])) == 50
+    assert (tmp_path / "embeddings.sqlite").stat().st_size <= 2 * cap  # freed pages reused
+
+
+def test_a_cache_file_from_before_the_size_cap_gets_its_column(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "embeddings.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "CREATE TABLE vectors (model TEXT NOT NULL, key TEXT NOT NULL, dim INTEGER NOT "
+            "NULL, vec BLOB NOT NULL, PRIMARY KEY (model, key))"
+        )
+        db.execute(
+            "INSERT INTO vectors VALUES ('m', 'a', 2, ?)", [np.ones(2, np.float32).tobytes()]
+        )
+    db.close()
+    cache = EmbeddingCache(path, max_bytes=2**20)
+    assert set(cache.get_many("m", ["a"])) == {"a"}
+    cache.put_many("m", {"b": np.ones(2, np.float32)})
+    assert cache.count("m") == 2

@@ -113,3 +113,21 @@ def test_the_docs_name_every_kind(doc):
         k.spec for k in EMBEDDERS.values() if k.key != "folder" and f"`{k.spec}`" not in text
     ]
     assert missing == []
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["hash:0", "hash:2000000", "hash:4097", "hash:-3", "hash:abc", "hash:²", "hash:" + "9" * 400],
+)
+def test_hash_dimensions_out_of_range_are_one_sentence_before_anything_is_built(spec):
+    from scar_viz.embeddings.hashing import MAX_DIM
+
+    with pytest.raises(ModelSpecError) as exc:
+        make_embedder(spec)
+    message = str(exc.value)
+    assert f"from 1 to {MAX_DIM:,}" in message and message.count(".") == 1
+
+
+@pytest.mark.parametrize("spec,dim", [("hash", 256), ("hash:1", 1), ("hash:4096", 4096)])
+def test_hash_dimensions_within_range_build(spec, dim):
+    assert make_embedder(spec).embed(["a b"]).shape == (1, dim)

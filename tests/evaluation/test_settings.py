@@ -85,3 +85,27 @@ def test_a_bad_settings_file_is_one_sentence(tmp_path, change, message):
         load_settings(path)
     with pytest.raises(SettingsFileError, match="Cannot read"):
         load_settings(tmp_path / "missing.json")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"radius": 10**9}, "radius = 1000000000 (allowed 0 … 16) is out of range"),
+        ({"tau": -5}, "τ = -5.0 (allowed 0 … 1.5) is out of range"),
+        ({"k_rrf": -60}, "k_rrf = -60.0 (allowed 0 … 1000) is out of range"),
+        ({"lam": 1e300}, "λ = 1e+300 (allowed 0 … 2) is out of range"),
+        ({"k": 10**7}, "k = 10000000 (allowed 1 … 1000) is out of range"),
+        ({"mu": -0.5}, "μ = -0.5 (allowed 0 … 2) is out of range"),
+    ],
+)
+def test_a_settings_files_numbers_are_held_to_the_addresss_ranges(tmp_path, change, message):
+    import json
+
+    from scar_viz.evaluation.settings import ChosenSettings, SettingsFileError, load_settings
+
+    data = {**ChosenSettings("dense", "scar", 3, 1, 0.5, 0.1, 0.0, None).to_dict(), **change}
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(SettingsFileError) as err:
+        load_settings(path)
+    assert message in str(err.value) and "\n" not in str(err.value)

@@ -134,3 +134,21 @@ def test_a_linked_embeddings_endpoint_gets_no_document_until_confirmed(hash_mode
         use_endpoint(at, "embeddings")
         assert fake.requests, "confirmed: the document is embedded there"
         assert any(c.startswith("ferry.md: ") for c in alerts(at.sidebar, "caption"))
+
+
+def test_a_linked_second_model_gets_no_key_the_visitor_typed_for_another_endpoint(hash_model):
+    with EmbeddingsServer(dim=16) as fake:
+        at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+        at.query_params.update({"m2": "openai:linked", "m2url": fake.base_url})
+        at.session_state["api_key_input"] = KEY  # typed in the sidebar, for its own endpoint
+        at.switch_page("pages/transfer.py")
+        at.run()
+        assert not at.exception, at.exception
+        asked = [a for a in alerts(at, "warning") if "asks to send requests" in a]
+        # the question names everything that would leave: the text, and which key (none)
+        assert asked and "this document's text would go there, with no key" in asked[0]
+        assert fake.requests == []
+        use_endpoint(at, "second-model", "page")
+        assert fake.requests, "confirmed: the document is embedded there"
+        sent = {r["headers"].get("authorization") for r in fake.requests}
+        assert sent and not any(KEY in (s or "") for s in sent)

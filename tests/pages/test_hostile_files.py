@@ -17,6 +17,7 @@ from scar_viz.scoring.params import DEFAULT_PARAMS
 from scar_viz.sqlite_cache import ASIDE
 from tests.documents.test_upload_budget import many_queries
 from tests.pages.helpers import APP, alerts, open_page
+from ui import cache
 
 TIMEOUT = 120
 BOMB = b"[" * 200_000
@@ -113,8 +114,10 @@ def own_caches():
     """The app's process-wide caches made afresh under this test's cache folder, and dropped
     after it (a cache this test turns off must not stay off for the next test)."""
     st.cache_resource.clear()
+    cache.clear()
     yield
     st.cache_resource.clear()
+    cache.clear()
 
 
 def test_a_cache_file_corrupted_mid_run_leaves_the_next_upload_working(hash_model, own_caches):

@@ -11,6 +11,7 @@ from scar_viz.documents import samples
 from scar_viz.queries.gold import label_queries, type_counts
 from scar_viz.queries.reading import parse_queries
 from tests.pages.helpers import (
+    APP,
     alerts,
     assert_corpus_files,
     by_file,
@@ -111,3 +112,17 @@ def test_one_document_has_no_breakdown_by_file(at):
     at.selectbox(key="ev_chunker2").set_value("section").run()
     assert not at.exception, at.exception
     assert by_file(at) is None
+
+
+@pytest.mark.parametrize("spec", ["hash:0", "hash:2000000"])
+def test_a_linked_hash_model_out_of_range_is_one_message(hash_model, spec):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update({"m2": spec})
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception, at.exception
+    said = [e for e in alerts(at) if "hash embedder" in e]
+    assert said == [
+        f"'{spec}': the hash embedder takes a whole number of dimensions from 1 to 4,096."
+    ]
+    assert not any("recall · 2" in d.value.columns for d in at.dataframe)
