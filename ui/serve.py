@@ -29,7 +29,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-
 _BASE_SCRIPT = """<script>
 (() => {
   // streamlit/streamlit#7074: on a page's link the front end first tries the page's path as
@@ -51,7 +50,7 @@ def page_paths(script: Path) -> list[str]:
 
 
 def base_script(pages: Sequence[str]) -> str:
-    """The ``<script>`` that names the server's base on a page's link (:func:`_quiet_deep_links`)."""
+    """The ``<script>`` naming the server's base on a page's link (:func:`_quiet_deep_links`)."""
     return _BASE_SCRIPT % json.dumps(list(pages))
 
 
