@@ -34,6 +34,7 @@ from scar_viz.teaching.rounds import (
     candidate_labels,
     feedback,
     pick_rounds,
+    round_from_address,
     round_questions,
     round_selection,
     round_title,
@@ -43,7 +44,7 @@ from ui import keys, state
 from ui.alerts import or_stop
 from ui.cache import cached, prepared_key, sample_document
 from ui.loading import get_embedder, load_model, prepare
-from ui.presenter import presenting
+from ui.presenter import PRESENTER_CHART_PX, PRESENTER_PLANE_PX, presenting
 from ui.queryset import query_vectors
 from ui.share import chart_config
 from ui.sidebar import sidebar
@@ -152,14 +153,16 @@ st.caption(
     "Each box shows what the gate reads for neighbour n of retrieved chunk c: cos(q,n), the "
     "penalty b = 1 − cos(c,n) and the bar τ·cos(q,c). Admit n iff cos(q,n) − λ·b > bar."
 )
+if keys.L_ROUND not in st.session_state:  # a link names its round by number: ?l_round=3
+    state.put(keys.L_ROUND, round_from_address(st.query_params.get(keys.L_ROUND), len(rounds)))
 which = st.radio(
     "Round",
     range(len(rounds)),
     format_func=lambda i: round_title(i, rounds[i]),
     key=keys.L_ROUND,
     horizontal=True,
-    bind=URL,
 )
+st.query_params[keys.L_ROUND] = str(which + 1)
 rnd = rounds[which]
 answers = answers_for(key)
 done = which in answers.revealed
@@ -189,8 +192,16 @@ if done:
     for line in rest:
         st.write(line)
     st.info(rnd.reason, icon=":material/lightbulb:")
+    big = presenting()  # placed for the type it is drawn in, half a 1920 screen wide or more
     st.plotly_chart(
-        decision_plane(round_sel.decisions, rnd.lam, height=340),
+        decision_plane(
+            round_sel.decisions,
+            rnd.lam,
+            height=560 if big else 340,
+            font_size=PRESENTER_CHART_PX if big else 12,
+            marker_size=18 if big else 11,
+            width=PRESENTER_PLANE_PX if big else None,
+        ),
         key=keys.lesson_plane(which),
         config=chart_config("lesson-plane"),
         width="content",  # drawn at the width its labels are placed for

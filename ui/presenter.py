@@ -14,6 +14,13 @@ MIN_PX = 18
 SIDEBAR_PX = 500
 """The sidebar's width in presenter mode: its longest select option fits at 22 px type."""
 
+PRESENTER_CHART_PX = MIN_PX + 2
+"""The base font of a chart drawn for presenter mode (its smallest text, 2 px under it, is
+:data:`MIN_PX`: labels placed for that size are drawn at it)."""
+PRESENTER_PLANE_PX = 960
+"""The lesson's decision plane in presenter mode: half a 1920 px screen, three quarters of a
+1280 px one (labels are placed for a fixed width: ``scar_viz.charts.plane``)."""
+
 COLUMN_PX = 420
 """Columns narrower than this wrap onto the next line in presenter mode (no cut-off value)."""
 

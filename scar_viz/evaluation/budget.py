@@ -169,7 +169,8 @@ def evaluation_points(
 
 
 def budget_rows(result: BudgetResult) -> list[dict[str, object]]:
-    """The points as a table, by policy then k: recall, mean tokens and chunks, on the front."""
+    """The points as a table, highest recall first (ties: fewer tokens first, then policy and
+    k): recall, mean tokens and chunks, on the front."""
     front = set(result.front)
     return [
         {
@@ -180,7 +181,10 @@ def budget_rows(result: BudgetResult) -> list[dict[str, object]]:
             "mean chunks": p.mean_chunks,
             "on the front": i in front,
         }
-        for i, p in sorted(enumerate(result.points), key=lambda ip: (ip[1].policy, ip[1].k))
+        for i, p in sorted(
+            enumerate(result.points),
+            key=lambda ip: (-ip[1].recall, ip[1].mean_tokens, ip[1].policy, ip[1].k),
+        )
     ]
 
 
