@@ -40,6 +40,7 @@ from scar_viz.teaching.rounds import (
     round_title,
     score_rounds,
 )
+from scar_viz.views.landing import LESSON_QUERY
 from ui import keys, state
 from ui.alerts import or_stop
 from ui.cache import cached, prepared_key, sample_document
@@ -50,8 +51,6 @@ from ui.share import chart_config
 from ui.sidebar import sidebar
 from ui.state import URL
 from ui.tables import show_table
-
-LESSON_QUERY = "harbor-f-01"
 
 
 def answers_for(key: tuple) -> Answers:
@@ -67,7 +66,7 @@ def reveal(key: tuple, index: int, pool: tuple[int, ...]) -> None:
 
 
 st.title("Learn the SCAR gate")
-st.caption("A guided lesson on the built-in sample: four short steps, about ten minutes.")
+st.caption("A guided lesson on the built-in sample, in four short steps.")
 
 slot = st.empty()
 choice = sidebar(document=False)
@@ -215,24 +214,26 @@ if score.revealed:
 
 # --- 4 ----------------------------------------------------------------------------------------
 st.header("4 · Why the bar is relative")
-st.write(SCALE_INTRO)
+figures = st.container()  # the two figures first; the sliders and the theory after them
 c1, c2 = st.columns(2)
 alpha = c1.slider("Model 2 offset α", -0.3, 0.6, SCALE_ALPHA, 0.05, key=keys.L_ALPHA, bind=URL)
 beta = c2.slider("Model 2 spread β", 0.2, 1.5, SCALE_BETA, 0.05, key=keys.L_BETA, bind=URL)
 decisions = cached((*key, "pooled"), lambda: pooled_decisions(prep.unit, vecs))
 demo = scale_demo(decisions, alpha, beta)
-m1, m2 = st.columns(2)
-m1.metric(
-    "Relative bar keeps",
-    fmt.percent(demo.keep_rel),
-    help=f"of model 1's {len(demo.rows)} decisions; {len(demo.changed_rel)} change",
-)
-m2.metric(
-    "Absolute bar keeps",
-    fmt.percent(demo.keep_abs),
-    help=f"of model 1's {len(demo.rows)} decisions; {len(demo.changed_abs)} change",
-)
-st.caption(scale_caption(demo))
+with figures:
+    m1, m2 = st.columns(2)
+    m1.metric(
+        "Relative bar keeps",
+        fmt.percent(demo.keep_rel),
+        help=f"of model 1's {len(demo.rows)} decisions; {len(demo.changed_rel)} change",
+    )
+    m2.metric(
+        "Absolute bar keeps",
+        fmt.percent(demo.keep_abs),
+        help=f"of model 1's {len(demo.rows)} decisions; {len(demo.changed_abs)} change",
+    )
+    st.caption(scale_caption(demo))
+st.write(SCALE_INTRO)
 table = scale_rows(demo)
 if table:
     digits = st.column_config.NumberColumn(format=f"%.{scale_digits(demo)}f")
