@@ -152,7 +152,7 @@ st.caption(
     "Each box shows what the gate reads for neighbour n of retrieved chunk c: cos(q,n), the "
     "penalty b = 1 − cos(c,n) and the bar τ·cos(q,c). Admit n iff cos(q,n) − λ·b > bar."
 )
-if keys.L_ROUND not in st.session_state:  # a link names its round by number: ?l_round=3
+if state.get(keys.L_ROUND) is None:  # a link names its round by number: ?l_round=3
     state.put(keys.L_ROUND, round_from_address(st.query_params.get(keys.L_ROUND), len(rounds)))
 which = st.radio(
     "Round",

@@ -36,3 +36,16 @@ def test_rows_sorted_by_recall_with_front_marked_and_csv_round_trips():
 
 def test_csv_of_an_empty_result_has_a_header():
     assert budget_csv(BudgetResult((), (), {"rse": "x"})).strip() == "policy,k"
+
+
+def test_spread_sample_keeps_a_small_set_and_spreads_a_large_one():
+    from scar_viz.evaluation.budget import BUDGET_QUESTIONS, spread_sample
+
+    assert spread_sample(5) == [0, 1, 2, 3, 4]
+    assert spread_sample(BUDGET_QUESTIONS) == list(range(BUDGET_QUESTIONS))
+    picked = spread_sample(250)
+    assert len(picked) == BUDGET_QUESTIONS and picked == sorted(set(picked))
+    assert picked[0] == 0 and picked[-1] == 249  # from the first to the last
+    gaps = {b - a for a, b in zip(picked, picked[1:], strict=False)}
+    assert gaps <= {4, 5}  # evenly: 249 / 59 ≈ 4.2
+    assert spread_sample(250) == picked  # the same on every run
