@@ -22,9 +22,10 @@ persistent ``--cache-dir`` so reruns start warm). Writes ``benchmarks/results/pa
 
 ``--corpus``: instead of RFC 9293, a synthetic 90-file corpus (``benchmarks/corpus_scale.py``'s
 generator, 10 chunks' worth of text a file, 513,396 characters) chunked 650/65 into 1,151
-chunks, with 40 generated queries (each quoting a passage of one file); pages ``compare``,
-``chunking``, ``budget`` and ``evaluate``. Target: each page's first open ≤ 10 s. Writes
-``benchmarks/results/page_times_corpus.json``.
+chunks, with 40 generated queries (each quoting a passage of one file; ``--queries 250`` for
+250, where what grows with the questions shows); pages ``compare``, ``chunking``, ``budget``
+and ``evaluate`` and the others. Target: each page's first open ≤ 10 s. Writes
+``benchmarks/results/page_times_corpus.json`` (the summary keyed by page, mode and questions).
 
 ``--cold``: every measurement starts from a copy of a cache that holds only what the
 Explorer's first open on the document leaves there (the chunk and question vectors, embedded
@@ -91,7 +92,7 @@ def _load() -> float:
     return round(os.getloadavg()[0], 2)
 
 
-def _document(corpus: bool):
+def _document(corpus: bool, n_queries: int = CORPUS_QUERIES):
     """(document, query-set name, its bytes, a question, size, overlap) of the run."""
     from scar_viz.documents.reading import read_document
 
@@ -104,12 +105,14 @@ def _document(corpus: bool):
     from scar_viz.queries.reading import parse_queries
 
     doc = build_corpus(CORPUS_FILES, CORPUS_CHUNKS_PER_FILE)
-    queries = make_queries(doc, CORPUS_QUERIES)
+    queries = make_queries(doc, n_queries)
     question = parse_queries(queries, doc).queries[0].query
     return doc, "synthetic.jsonl", queries.encode(), question, CORPUS_SIZE, CORPUS_OVERLAP
 
 
-def measure_page(page: str, model: str, corpus: bool = False) -> dict:
+def measure_page(
+    page: str, model: str, corpus: bool = False, n_queries: int = CORPUS_QUERIES
+) -> dict:
     """In this process: open the document on the first page, then time the switch to ``page``
     (``explorer``: only the first page, untimed); then the reference encode."""
     sys.path.insert(0, str(ROOT))
@@ -120,7 +123,7 @@ def measure_page(page: str, model: str, corpus: bool = False) -> dict:
     from scar_viz.embeddings import make_embedder, text_key
     from ui.cache import document_key
 
-    doc, qname, qbytes, question, size, overlap = _document(corpus)
+    doc, qname, qbytes, question, size, overlap = _document(corpus, n_queries)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
     at.session_state["uploaded"] = (text_key(doc.text), doc)
     at.session_state["doc"] = "upload"
@@ -192,7 +195,9 @@ def measure_page(page: str, model: str, corpus: bool = False) -> dict:
     }
 
 
-def run_worker(page: str, model: str, cache_dir: str, corpus: bool = False) -> dict:
+def run_worker(
+    page: str, model: str, cache_dir: str, corpus: bool = False, n_queries: int = CORPUS_QUERIES
+) -> dict:
     env = {
         **os.environ,
         "SCAR_VIZ_CACHE_DIR": cache_dir,
@@ -203,7 +208,7 @@ def run_worker(page: str, model: str, cache_dir: str, corpus: bool = False) -> d
         env["SCAR_VIZ_DEFAULT_MODEL"] = model
     out = subprocess.run(
         [sys.executable, __file__, "--worker", page, "--model", model]
-        + (["--corpus"] if corpus else []),
+        + (["--corpus", "--queries", str(n_queries)] if corpus else []),
         env=env,
         capture_output=True,
         text=True,
@@ -231,23 +236,27 @@ def main() -> None:
     ap.add_argument("--no-warm", action="store_true", help="the cache is warm already")
     ap.add_argument("--corpus", action="store_true", help="the synthetic 90-file corpus")
     ap.add_argument("--cold", action="store_true", help="each page's first open ever")
+    ap.add_argument(
+        "--queries", type=int, default=CORPUS_QUERIES, help="labelled questions (--corpus)"
+    )
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
-        print(json.dumps(measure_page(args.worker, args.model, args.corpus)))
+        print(json.dumps(measure_page(args.worker, args.model, args.corpus, args.queries)))
         return
     pages = args.pages or list(CORPUS_PAGES if args.corpus else PAGES)
+    n_q = args.queries if args.corpus else 0
     out_path = args.out or (CORPUS_RESULTS if args.corpus else RESULTS)
     if not args.corpus and (not CORPUS.exists() or not QUERIES.exists()):
         raise SystemExit(f"needs {CORPUS} and {QUERIES}")
     Path(args.cache_dir).mkdir(parents=True, exist_ok=True)
     if args.cold:
         print("embedding the chunks once (the Explorer; not counted) …", flush=True)
-        run_worker("explorer", args.model, args.cache_dir, args.corpus)
+        run_worker("explorer", args.model, args.cache_dir, args.corpus, args.queries)
     else:
         print("warming the cache (one pass, not counted) …", flush=True)
         for page in [] if args.no_warm else pages:
-            warm = run_worker(page, args.model, args.cache_dir, args.corpus)
+            warm = run_worker(page, args.model, args.cache_dir, args.corpus, args.queries)
             print(f"  {page}: {warm['seconds']:.2f} s (warming)", flush=True)
     runs: list[dict] = []
     for r in range(args.rounds):
@@ -255,17 +264,19 @@ def main() -> None:
         for page in order:
             cache = _cold_copy(args.cache_dir) if args.cold else args.cache_dir
             try:
-                m = run_worker(page, args.model, cache, args.corpus)
+                m = run_worker(page, args.model, cache, args.corpus, args.queries)
             finally:
                 if args.cold:
                     shutil.rmtree(cache, ignore_errors=True)
-            runs.append({**m, "round": r, "cold": args.cold})
+            runs.append({**m, "round": r, "cold": args.cold, "questions": n_q})
             print(
                 f"  round {r} {page}: {m['seconds']:.2f} s, reference {m['reference_seconds']:.2f}"
                 f" s ({m['ratio']:.2f}×), load {m['load_before']}",
                 flush=True,
             )
     mode = "cold" if args.cold else "warm"
+    if args.corpus and n_q != CORPUS_QUERIES:
+        mode += f", {n_q} questions"
     summary = {}
     for page in pages:
         mine = [x for x in runs if x["page"] == page]
@@ -289,14 +300,19 @@ def main() -> None:
     document = (
         f"synthetic corpus: {CORPUS_FILES} files (benchmarks/corpus_scale.py, "
         f"{CORPUS_CHUNKS_PER_FILE} chunks' worth a file) at {CORPUS_SIZE}/{CORPUS_OVERLAP}, "
-        f"{CORPUS_QUERIES} generated queries"
+        "generated queries (40 unless a summary's key names another count)"
         if args.corpus
         else f"{CORPUS.name} at {SIZE}/{OVERLAP}, {QUERIES.name}"
     )
     kept = [
         r
         for r in old.get("runs", [])
-        if (r["page"], r.get("cold", False)) not in {(p, args.cold) for p in pages}
+        if (
+            r["page"],
+            r.get("cold", False),
+            r.get("questions", CORPUS_QUERIES if args.corpus else 0),
+        )
+        not in {(p, args.cold, n_q) for p in pages}
     ]
     out = {  # a run of some pages replaces their figures and keeps the others'
         "benchmark": "benchmarks/page_times.py" + (" --corpus" if args.corpus else ""),

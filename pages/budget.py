@@ -7,7 +7,14 @@ import streamlit as st
 
 from scar_viz.charts import budget_chart
 from scar_viz.evaluation import available_policies
-from scar_viz.evaluation.budget import BUDGET_KS, budget_csv, budget_rows, equal_budget
+from scar_viz.evaluation.budget import (
+    BUDGET_KS,
+    BUDGET_QUESTIONS,
+    budget_csv,
+    budget_rows,
+    equal_budget,
+    spread_sample,
+)
 from scar_viz.fmt import mu_note
 from scar_viz.pipeline import embed_function
 from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
@@ -38,6 +45,21 @@ st.caption(
 
 lab = labelled_setup()
 prep, embedder, active, vecs = lab.prep, lab.embedder, lab.active, lab.vecs
+n_all = len(active.labelled)
+every = n_all <= BUDGET_QUESTIONS or st.toggle(
+    f"Every question ({n_all})",
+    False,
+    key=keys.BUD_EVERY,
+    help=f"Off: {BUDGET_QUESTIONS} of the {n_all} questions, spread evenly through the set "
+    "(the cost grows with the questions: each runs every policy at 10 values of k).",
+)
+picked = list(range(n_all)) if every else spread_sample(n_all, BUDGET_QUESTIONS)
+labelled, picked_vecs = tuple(active.labelled[i] for i in picked), vecs[picked]
+if not every:
+    st.caption(
+        f"On {len(picked)} of the {n_all} questions, spread evenly through the set; the "
+        "switch above runs every one."
+    )
 
 st.subheader("Policies")
 status = reranker_status(DEFAULT_RERANKER)
@@ -82,15 +104,17 @@ key = (
     params,
     gate.to_json(),
     p,
+    tuple(picked),
 )
 
 
-def compute(lab: Labelled, policies: list[str], params, knobs, update):
-    """Every policy at every k of :data:`BUDGET_KS` (``update`` draws the progress)."""
+def compute(lab: Labelled, labelled, qvecs, policies: list[str], params, knobs, update):
+    """Every policy at every k of :data:`BUDGET_KS` on ``labelled`` (rows of ``qvecs``), with
+    ``update`` drawing the progress."""
     return equal_budget(
         lab.prep,
-        lab.labelled,
-        lab.vecs,
+        labelled,
+        qvecs,
         policies,
         BUDGET_KS,
         params,
@@ -102,11 +126,14 @@ def compute(lab: Labelled, policies: list[str], params, knobs, update):
     )
 
 
-counts = f"{len(policies)} policies × {len(BUDGET_KS)} values of k × {len(active.labelled)} queries"
+counts = f"{len(policies)} policies × {len(BUDGET_KS)} values of k × {len(labelled)} queries"
 result = or_stop(
     lambda: cached(
         key,
-        lambda: with_progress(counts, lambda update: compute(lab, policies, params, knobs, update)),
+        lambda: with_progress(
+            counts,
+            lambda update: compute(lab, labelled, picked_vecs, policies, params, knobs, update),
+        ),
     )
 )
 for name, message in result.errors.items():

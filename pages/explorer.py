@@ -18,6 +18,7 @@ from scar_viz.scoring.learned import resolve_gate
 from scar_viz.scoring.learned.select import decision_features
 from scar_viz.scoring.scar import Selection
 from scar_viz.views.explorer import contexts, policy_selection, query_sims, summarise
+from scar_viz.views.flips import next_flips
 from scar_viz.views.hits import hits
 from scar_viz.views.language import language_notice, model_tokens
 from ui import keys, state
@@ -44,6 +45,7 @@ from ui.loading import query_vector, usual_cosine_for
 from ui.presenter import presenting
 from ui.setup import Setup, sidebar_setup
 from ui.share import chart_config, download, pickable_chart
+from ui.state import limits
 from ui.tables import grid_table, show_table
 
 NUMBER_COLUMNS = ("cos(q,n)", "b(c,n)", "lex(q,n)", "μ·lex(q,n)", "S", "bar τ·cos(q,c)", "margin")
@@ -55,11 +57,10 @@ LABELS = {  # metric labels: full, and short enough for presenter mode's large t
 }
 
 st.title("Explorer")
-intro()  # chunk, retriever, boundary penalty and the bar; the way to Learn
-
 setup = sidebar_setup()
 if setup is None:
     st.stop()
+intro(setup)  # what fragmentation is, on the sample's own cut; the way to Learn
 prep, embedder = setup.prepared, setup.embedder
 query = query_box(setup.name, setup.source, setup.doc_key)
 if query is None:  # no question yet: on a corpus, what was loaded
@@ -204,14 +205,19 @@ def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
         params = gate_sliders(len(prep.chunks), learned=policy == "learned")
         gate, source = active_gate() if policy == "learned" else (None, "")
         sel = policy_selection(policy, sims, prep.unit, params, gate, p, prep.doc_of, words, rank)
+        if policy == "SCAR":  # how far a slider must move for something to change
+            lam_range, tau_range = limits(keys.LAM), limits(keys.TAU)
+            st.caption(
+                next_flips(sel.decisions, params.lam, params.tau, lam_range, tau_range).sentence()
+            )
         if policy == "learned":
             k_mismatch(resolve_gate(gate), params.k, decision_features(sel.decisions), p)
     summary = summarise(prep.chunks, sel, policy, prep.doc_of)
     focus = state.get(keys.FOCUS)
-    with charts:
+    with charts:  # the overview on the first screen, its counts under it
+        overview(setup, sims, sel, focus, big)
         if not big:
             metrics(sel, summary, prep, big)
-        overview(setup, sims, sel, focus, big)
     if policy == "SCAR":
         live_panel(prep, setup.key, query, sims, params, focus, big, words.share, rank)
     if big:

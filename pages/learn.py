@@ -34,18 +34,20 @@ from scar_viz.teaching.rounds import (
     candidate_labels,
     feedback,
     pick_rounds,
+    round_from_address,
     round_questions,
     round_selection,
     round_title,
     score_rounds,
 )
+from scar_viz.views.landing import LESSON_QUERY
 from scar_viz.views.model_language import model_language_note
 from ui import keys, state
 from ui.alerts import alert, or_stop
 from ui.cache import cached, prepared_key, sample_document
 from ui.loading import get_embedder, load_model, prepare
 from ui.named_select import named_select
-from ui.presenter import presenting
+from ui.presenter import PRESENTER_CHART_PX, PRESENTER_PLANE_PX, presenting
 from ui.queryset import query_vectors
 from ui.share import chart_config
 from ui.sidebar import sidebar
@@ -54,7 +56,7 @@ from ui.tables import show_table
 
 # the samples the lesson runs on, each with its step-1 question (a fragmented one whose
 # second half top-k drops)
-LESSONS = {samples.DEFAULT_SAMPLE: "harbor-f-01", "reitou": "ja-f-06"}
+LESSONS = {samples.DEFAULT_SAMPLE: LESSON_QUERY, "reitou": "ja-f-06"}
 
 
 def answers_for(key: tuple) -> Answers:
@@ -70,7 +72,7 @@ def reveal(key: tuple, index: int, pool: tuple[int, ...]) -> None:
 
 
 st.title("Learn the SCAR gate")
-st.caption("A guided lesson on a built-in sample: four short steps, about ten minutes.")
+st.caption("A guided lesson on a built-in sample, in four short steps.")
 lesson_doc = named_select(
     st,
     "Lesson document",
@@ -78,7 +80,7 @@ lesson_doc = named_select(
     keys.L_DOC,
     samples.DEFAULT_SAMPLE,
 )
-LESSON_QUERY = LESSONS[lesson_doc]
+lesson_query = LESSONS[lesson_doc]
 
 slot = st.empty()
 choice = sidebar(document=False)
@@ -107,8 +109,8 @@ vecs = query_vectors(embedder, gold)
 if vecs is None:
     st.stop()
 questions = cached((*key, "questions"), lambda: round_questions(gold, vecs))
-lesson = next(g for g in gold if g.id == LESSON_QUERY)
-qvec = next(q.vector for q in questions if q.id == LESSON_QUERY)
+lesson = next(g for g in gold if g.id == lesson_query)
+qvec = next(q.vector for q in questions if q.id == lesson_query)
 
 # --- 1 ----------------------------------------------------------------------------------------
 st.header("1 · Boundary fragmentation")
@@ -157,8 +159,8 @@ if pairs:
 # --- 3 ----------------------------------------------------------------------------------------
 st.header("3 · Predict, then reveal")
 rounds = cached(
-    (*key, "rounds", LESSON_QUERY),
-    lambda: pick_rounds(prep.unit, questions, lesson_id=LESSON_QUERY),
+    (*key, "rounds", lesson_query),
+    lambda: pick_rounds(prep.unit, questions, lesson_id=lesson_query),
 )
 st.write(
     "Each round is another of the sample's questions at one (λ, τ). Tick the neighbours you "
@@ -168,14 +170,16 @@ st.caption(
     "Each box shows what the gate reads for neighbour n of retrieved chunk c: cos(q,n), the "
     "penalty b = 1 − cos(c,n) and the bar τ·cos(q,c). Admit n iff cos(q,n) − λ·b > bar."
 )
+if state.get(keys.L_ROUND) is None:  # a link names its round by number: ?l_round=3
+    state.put(keys.L_ROUND, round_from_address(st.query_params.get(keys.L_ROUND), len(rounds)))
 which = st.radio(
     "Round",
     range(len(rounds)),
     format_func=lambda i: round_title(i, rounds[i]),
     key=keys.L_ROUND,
     horizontal=True,
-    bind=URL,
 )
+st.query_params[keys.L_ROUND] = str(which + 1)
 rnd = rounds[which]
 answers = answers_for(key)
 done = which in answers.revealed
@@ -205,8 +209,16 @@ if done:
     for line in rest:
         st.write(line)
     st.info(rnd.reason, icon=":material/lightbulb:")
+    big = presenting()  # placed for the type it is drawn in, half a 1920 screen wide or more
     st.plotly_chart(
-        decision_plane(round_sel.decisions, rnd.lam, height=340),
+        decision_plane(
+            round_sel.decisions,
+            rnd.lam,
+            height=560 if big else 340,
+            font_size=PRESENTER_CHART_PX if big else 12,
+            marker_size=18 if big else 11,
+            width=PRESENTER_PLANE_PX if big else None,
+        ),
         key=keys.lesson_plane(which),
         config=chart_config("lesson-plane"),
         width="content",  # drawn at the width its labels are placed for
@@ -220,24 +232,26 @@ if score.revealed:
 
 # --- 4 ----------------------------------------------------------------------------------------
 st.header("4 · Why the bar is relative")
-st.write(SCALE_INTRO)
+figures = st.container()  # the two figures first; the sliders and the theory after them
 c1, c2 = st.columns(2)
 alpha = c1.slider("Model 2 offset α", -0.3, 0.6, SCALE_ALPHA, 0.05, key=keys.L_ALPHA, bind=URL)
 beta = c2.slider("Model 2 spread β", 0.2, 1.5, SCALE_BETA, 0.05, key=keys.L_BETA, bind=URL)
 decisions = cached((*key, "pooled"), lambda: pooled_decisions(prep.unit, vecs))
 demo = scale_demo(decisions, alpha, beta)
-m1, m2 = st.columns(2)
-m1.metric(
-    "Relative bar keeps",
-    fmt.percent(demo.keep_rel),
-    help=f"of model 1's {len(demo.rows)} decisions; {len(demo.changed_rel)} change",
-)
-m2.metric(
-    "Absolute bar keeps",
-    fmt.percent(demo.keep_abs),
-    help=f"of model 1's {len(demo.rows)} decisions; {len(demo.changed_abs)} change",
-)
-st.caption(scale_caption(demo))
+with figures:
+    m1, m2 = st.columns(2)
+    m1.metric(
+        "Relative bar keeps",
+        fmt.percent(demo.keep_rel),
+        help=f"of model 1's {len(demo.rows)} decisions; {len(demo.changed_rel)} change",
+    )
+    m2.metric(
+        "Absolute bar keeps",
+        fmt.percent(demo.keep_abs),
+        help=f"of model 1's {len(demo.rows)} decisions; {len(demo.changed_abs)} change",
+    )
+    st.caption(scale_caption(demo))
+st.write(SCALE_INTRO)
 table = scale_rows(demo)
 if table:
     digits = st.column_config.NumberColumn(format=f"%.{scale_digits(demo)}f")

@@ -92,3 +92,13 @@ def test_time_left_follows_the_pace_so_far():
     assert time_left(1, 100, 2.0) == ", about 3 min left"
     assert time_left(27, 28, 27.0) == ", about 1 s left"
     assert time_left(28, 28, 30.0) == "" and time_left(10, 28, 0.1) == ""
+
+
+def test_the_embedding_bar_says_the_time_left_at_its_own_pace():
+    from ui.loading import embedding_text
+
+    assert embedding_text(0, 1152, "MiniLM", 0.0) == "Embedding chunks: 0/1152 (MiniLM)"
+    line = embedding_text(378, 1152, "MiniLM", 60.0)  # 6.3 chunks a second so far
+    assert line.startswith("Embedding chunks: 378/1152 (MiniLM)")
+    assert line.endswith(", about 2 min left")  # 774 left at that pace: 123 s
+    assert embedding_text(1100, 1152, "MiniLM", 100.0).endswith(", about 5 s left")

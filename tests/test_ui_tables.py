@@ -43,8 +43,9 @@ def test_missing_values_are_dashes_and_text_columns_left_aligned():
     frame = pd.DataFrame({"note": ["long " * 40, None], "x": [math.nan, 2.5]})
     markup = table_html(frame)
     assert _cells(markup)[1:3] == ["—", "—"] and _cells(markup)[3].endswith("2.5")
-    assert f"font-size: {MIN_PX + 2}px" in markup and "overflow-wrap: anywhere" in markup
-    assert "white-space: normal" in markup  # long notes wrap, never cut
+    assert f"font-size: {MIN_PX + 2}px" in markup and "overflow-wrap: normal" in markup
+    assert "white-space: normal" in markup  # long notes wrap at spaces, never cut
+    assert "anywhere" not in markup  # nor inside a word (the box scrolls instead)
 
 
 def test_index_shown_unless_hidden_and_rows_capped_with_a_note():

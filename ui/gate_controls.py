@@ -208,6 +208,25 @@ def current_gate() -> GateParams:
 
 
 LEARNED_NOTE = "The learned gate does not use λ, τ and μ (nor the presets); k and r still apply."
+TERMS = (
+    ("Chunk", "a piece of the document as the chunker in the sidebar cut it."),
+    (
+        "Retriever",
+        "ranks every chunk against your question and returns the k best, c (cos(q,c), the "
+        "cosine of their embeddings).",
+    ),
+    (
+        "Boundary penalty",
+        "b(c,n) = 1 − cos(c,n): how far a neighbour n of a retrieved chunk c drifts from it; "
+        "λ weighs it.",
+    ),
+    (
+        "The bar",
+        "τ·cos(q,c): the gate admits n iff its score S = cos(q,n) − λ·b(c,n) is above it "
+        "(S − bar > 0).",
+    ),
+)
+"""(word, definition) under "How the gate decides", in the order the page uses them."""
 MU_NOTE = "μ: this project's extension, the question's words found in n; 0 is the paper's gate."
 """Beside μ, under the four main knobs."""
 MU_HELP = (
@@ -218,8 +237,9 @@ MU_HELP = (
 
 
 def gate_sliders(n_chunks: int, learned: bool = False) -> GateParams:
-    """Sliders for k, r, λ, τ and the preset buttons on one row, μ (this project's extension)
-    on the row below (defaults from ``scar_viz.scoring.params``); the presets leave μ as it is.
+    """Sliders for k, r, λ, τ and the preset buttons on one row; the formulas and μ (this
+    project's extension) under "How the gate decides" below them, open when μ is set
+    (defaults from ``scar_viz.scoring.params``); the presets leave μ as it is.
 
     ``learned``: the learned gate is picked; λ, τ, μ and the presets are disabled, with a note.
     """
@@ -257,18 +277,21 @@ def gate_sliders(n_chunks: int, learned: bool = False) -> GateParams:
                 help=f"λ = {p['lam']:g}, τ = {p['tau']:g}, r = {DEFAULT_RADIUS} "
                 f"({PRESET_SOURCES.get(name, 'preset')})",
             )
-    m1, m2 = st.columns([1.3, 4.4], vertical_alignment="center")  # μ below them
-    mu = m1.slider(
-        "μ (word weight)",
-        *limits(keys.MU),
-        default(keys.MU, d.mu),
-        0.05,
-        key=keys.MU,
-        bind=URL,
-        disabled=learned,
-        help=MU_HELP,
-    )
-    m2.caption(MU_NOTE)
+    mu_set = float(st.session_state.get(keys.MU) or st.query_params.get(keys.MU) or 0) != 0
+    with st.expander("How the gate decides", expanded=mu_set):  # the formulas, and μ
+        st.caption("  \n".join(f"**{word}**: {text}" for word, text in TERMS))
+        m1, m2 = st.columns([1.3, 4.4], vertical_alignment="center")
+        mu = m1.slider(
+            "μ (word weight)",
+            *limits(keys.MU),
+            default(keys.MU, d.mu),
+            0.05,
+            key=keys.MU,
+            bind=URL,
+            disabled=learned,
+            help=MU_HELP,
+        )
+        m2.caption(MU_NOTE)
     if learned:
         st.caption(LEARNED_NOTE)
     if k > n_chunks:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import html
+
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from scar_viz.charts import at_least
 from ui import keys
@@ -14,8 +17,25 @@ MIN_PX = 18
 SIDEBAR_PX = 500
 """The sidebar's width in presenter mode: its longest select option fits at 22 px type."""
 
+PRESENTER_CHART_PX = MIN_PX + 2
+"""The base font of a chart drawn for presenter mode (its smallest text, 2 px under it, is
+:data:`MIN_PX`: labels placed for that size are drawn at it)."""
+PRESENTER_PLANE_PX = 960
+"""The lesson's decision plane in presenter mode: half a 1920 px screen, three quarters of a
+1280 px one (labels are placed for a fixed width: ``scar_viz.charts.plane``)."""
+
 COLUMN_PX = 420
 """Columns narrower than this wrap onto the next line in presenter mode (no cut-off value)."""
+
+
+CHART_GREY_PRESENTED = "#3d3f4b"
+"""What presenter mode draws the grey of Streamlit's plotly theme in (its tick labels and axis
+titles, ``rgb(128, 132, 149)``: 3.7:1 on white) instead: 10.6:1."""
+
+
+DISABLED_TEXT = "#4b4d57"
+"""A disabled widget's text in presenter mode (a revealed Learn round's boxes, a knob another
+one switched off): Streamlit fades it to 2.3:1; this is 8.4:1, the box itself stays grey."""
 
 
 def _chart_text_rules() -> str:
@@ -53,7 +73,38 @@ h1 {{ font-size: 2.6rem !important; }} h2, h3 {{ font-size: 1.9rem !important; }
 }}
 [data-testid="stAppViewContainer"] .katex {{ font-size: 1.9em !important; }}
 {_chart_text_rules()}
+[data-testid="stMain"] :is([data-testid="stWidgetLabel"][disabled],
+  [data-testid="stSliderThumbValue"][disabled], label:has(input:disabled), button:disabled)
+  :is(p, span, div) {{
+  color: {DISABLED_TEXT} !important;
+}}
+[data-testid="stMain"] code {{ color: #000 !important; background: #eef1f5 !important; }}
+.js-plotly-plot text[style*="fill: rgb(128, 132, 149)"] {{
+  fill: {CHART_GREY_PRESENTED} !important;
+}}
 </style>"""
+
+
+_CLOSE_SIDEBAR = """<script>
+(() => {
+  // presenter mode: the sidebar opened to change page closes on the page it led to (%s)
+  const bar = document.querySelector('[data-testid="stSidebar"]');
+  if (!bar || bar.getAttribute("data-collapsed") !== "false") return;
+  const close = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+  if (close) close.click();
+})();
+</script>"""
+
+
+def _close_sidebar_on_arrival() -> None:
+    """Close the sidebar once on each page presenter mode arrives at: Streamlit applies
+    ``initial_sidebar_state`` only when its value changes, so a sidebar the teacher opened to
+    change page stayed open on every next page (500 px of a 1280 px screen). The script is
+    keyed by the page, so it runs once per arrival: opened again on the same page, the sidebar
+    stays open through that page's reruns."""
+    ctx = get_script_run_ctx()
+    page = ctx.page_script_hash if ctx is not None else ""
+    st.sidebar.html(_CLOSE_SIDEBAR % html.escape(page), unsafe_allow_javascript=True)
 
 
 def _keep_choice() -> None:
@@ -86,6 +137,7 @@ def presenter_toggle() -> bool:
     if on:
         st.session_state[keys.PRESENT_KEPT] = True
         st.sidebar.html(PRESENTER_CSS)
+        _close_sidebar_on_arrival()
     return bool(on)
 
 

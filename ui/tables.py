@@ -35,7 +35,7 @@ table.sv-table {{ border-collapse: collapse; width: 100%; color: #000; backgroun
 table.sv-table :is(th, td) {{
   font-size: {MIN_PX + 2}px !important; line-height: 1.35; padding: 6px 10px;
   border: 1px solid #bbb; text-align: left; vertical-align: top; background: #fff;
-  white-space: normal; overflow-wrap: anywhere;
+  white-space: normal; overflow-wrap: normal; word-break: normal; hyphens: manual;
 }}
 table.sv-table th {{ background: #eef1f5; position: sticky; top: 0; font-weight: 600; }}
 table.sv-table td.sv-num {{ text-align: right; white-space: nowrap;

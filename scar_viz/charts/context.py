@@ -23,7 +23,7 @@ _CSS = """
 .sv-gold{outline:3px solid #e6a800;outline-offset:-3px}
 .sv-head{font-family:system-ui,sans-serif;font-size:0.8em;color:#444;margin-bottom:3px}
 .sv-overlap{background:#ffe08a}
-.sv-gap{font-family:system-ui,sans-serif;font-size:0.8em;color:#888;text-align:center;
+.sv-gap{font-family:system-ui,sans-serif;font-size:0.8em;color:#595959;text-align:center;
  border-top:1px dashed #bbb;margin:6px 0;padding-top:2px}
 </style>
 """

@@ -33,7 +33,6 @@ from scar_viz.policies.base import (
     span_result,
     spans_of_chunks,
 )
-from scar_viz.scoring.scar import top_k
 from scar_viz.spans import Span
 
 DEFAULT_RATIO = 0.5
@@ -128,7 +127,7 @@ def automerge_policy(
     """
     t0 = time.perf_counter()
     doc, chunks = inputs.document, inputs.chunks
-    retrieved = top_k(inputs.rank, max(1, int(inputs.params.k)))
+    retrieved = inputs.top(max(1, int(inputs.params.k)))
     parents = chunk_parents(doc, chunks)
     res = auto_merge(retrieved, parents, float(ratio), bool(fill_gaps), inputs.doc_of)
     sections = [_in_file(doc, p) for p in res.merged]

@@ -20,6 +20,10 @@ from scar_viz.spans import Span, merge_spans
 SEPARATOR = "\n\n"
 
 
+_RANK_ORDER = ("inputs", "rank order")
+"""The :attr:`QueryInputs.memo` key of the query's whole ranking (:meth:`QueryInputs.top`)."""
+
+
 @dataclass(frozen=True)
 class QueryInputs:
     """Everything a policy may use for one query on one prepared document.
@@ -58,6 +62,19 @@ class QueryInputs:
     def rank(self) -> np.ndarray:
         """(N,) what the top-k is taken by: ``ranking``, or ``sims`` for the dense retriever."""
         return self.sims if self.ranking is None else self.ranking
+
+    def top(self, k: int) -> list[int]:
+        """``top_k(self.rank, k)``: the k best chunks by :attr:`rank`, ties to the lower index.
+
+        The whole ranking is sorted once per query and kept in :attr:`memo`, so an evaluation
+        at k = 1 … 10 with several policies takes prefixes of one sort (equal to
+        :func:`~scar_viz.scoring.scar.top_k`, a stable sort's prefix), instead of 37,500 partial
+        sorts for 250 questions (22 s of Equal budget's 132 s under cProfile, issue 48).
+        """
+        order = self.memo.get(_RANK_ORDER)
+        if order is None:
+            order = self.memo[_RANK_ORDER] = np.argsort(-np.asarray(self.rank), kind="stable")
+        return [int(i) for i in order[: max(0, int(k))]]
 
 
 @dataclass(frozen=True)

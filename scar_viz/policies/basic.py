@@ -6,18 +6,18 @@ import time
 
 from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, policy_entry
 from scar_viz.scoring.lexical import question_lex
-from scar_viz.scoring.scar import select_from_sims, top_k, window
+from scar_viz.scoring.scar import select_from_sims, window
 
 
 def topk_policy(inputs: QueryInputs) -> PolicyResult:
     t0 = time.perf_counter()
-    return chunk_result("topk", inputs, top_k(inputs.rank, inputs.params.k), t0)
+    return chunk_result("topk", inputs, inputs.top(inputs.params.k), t0)
 
 
 def window_policy(inputs: QueryInputs, w: int = 1) -> PolicyResult:
     """Static window: c_{i-w} … c_{i+w} around each retrieved chunk."""
     t0 = time.perf_counter()
-    ids = window(top_k(inputs.rank, inputs.params.k), len(inputs.chunks), int(w), inputs.doc_of)
+    ids = window(inputs.top(inputs.params.k), len(inputs.chunks), int(w), inputs.doc_of)
     return chunk_result(f"window{int(w)}", inputs, ids, t0)
 
 

@@ -29,7 +29,6 @@ from scar_viz.policies.base import (
     policy_entry,
     span_result,
 )
-from scar_viz.scoring.scar import top_k
 from scar_viz.spans import Span, merge_spans
 
 MAX_PARENT_CHARS = 4000
@@ -169,7 +168,7 @@ def parent_policy(
     if level < 0 or huge_chars < 0:
         raise SettingsError("The parent level and the section cap must be 0 or more.")
     doc, chunks, cap = inputs.document, inputs.chunks, huge_chars
-    retrieved = top_k(inputs.rank, inputs.params.k)
+    retrieved = inputs.top(inputs.params.k)
     seeds: dict[int, list[int]] = {}
     for c in retrieved:
         first = doc.section_index_at(chunks[c].start)

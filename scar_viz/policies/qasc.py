@@ -43,7 +43,6 @@ from scar_viz.edges import doc_of_starts, reach
 from scar_viz.errors import SettingsError
 from scar_viz.knobs import from_values, knob_fields
 from scar_viz.policies.base import PolicyResult, QueryInputs, policy_entry, span_result
-from scar_viz.scoring.scar import top_k
 from scar_viz.spans import Span
 
 QASC_KNOBS = tuple(f.name for f, _ in knob_fields(QascParams))
@@ -207,7 +206,7 @@ def qasc_hybrid_policy(
         raise SettingsError("The sentence margin around the candidates must be 0 or more.")
     params = _params(knobs, max_seeds=0, top_k=0)
     sentences, scores = document_sentences(inputs, splitter)
-    candidates = top_k(inputs.rank, max(1, int(inputs.params.k)))
+    candidates = inputs.top(max(1, int(inputs.params.k)))
     doc = inputs.document
     files = sentence_files(doc, sentences)
     regions = []

@@ -19,7 +19,6 @@ from scar_viz import devices
 from scar_viz.devices import DeviceChoice, DeviceError
 from scar_viz.errors import SettingsError, UserError
 from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, policy_entry
-from scar_viz.scoring.scar import top_k
 
 DEFAULT_RERANKER = "BAAI/bge-reranker-large"
 _LOCK = threading.Lock()
@@ -154,7 +153,7 @@ def rerank_policy(
         raise SettingsError("The number of reranking candidates must be at least 1.")
     model = load_reranker(reranker, reranker_path)
     t0 = time.perf_counter()
-    candidates = top_k(inputs.rank, max(wanted, k))
+    candidates = inputs.top(max(wanted, k))
     pairs = [(inputs.query, inputs.chunks[i].text) for i in candidates]
     try:
         scores = (

@@ -34,7 +34,6 @@ import numpy as np
 
 from scar_viz.edges import chunk_files
 from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, policy_entry
-from scar_viz.scoring.scar import top_k
 
 PRESETS: dict[str, dict[str, float]] = {
     "balanced": {
@@ -162,7 +161,7 @@ def _rerank_relevance(
     from scar_viz.policies.rerank import RerankerError, load_reranker
 
     model = load_reranker(reranker, path)
-    cands = top_k(inputs.rank, max(1, int(n_candidates)))
+    cands = inputs.top(max(1, int(n_candidates)))
     pairs = [(inputs.query, inputs.chunks[i].text) for i in cands]
     try:
         logits = np.asarray(

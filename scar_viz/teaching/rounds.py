@@ -25,6 +25,7 @@ picked (the warm-up takes the setting nearest preset A where this holds).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -400,6 +401,14 @@ def candidate_labels(sel: Selection) -> dict[int, str]:
 def round_title(index: int, rnd: LessonRound) -> str:
     """The round's name in the round picker: ``"Round 1: λ = 0.5, τ = 0.1"``."""
     return f"Round {index + 1}: λ = {rnd.lam:g}, τ = {rnd.tau:g}"
+
+
+def round_from_address(raw: str | None, n: int) -> int:
+    """The round (0-based) an address names among ``n``: ``?l_round=3`` is the third; an older
+    link's label (``Round 3: λ = …``) names it too. 0 when none, unreadable or out of range."""
+    found = re.match(r"\s*(?:round\s*)?(\d+)", raw or "", re.IGNORECASE)
+    index = int(found.group(1)) - 1 if found else 0
+    return index if 0 <= index < n else 0
 
 
 def feedback(score: RoundScore) -> tuple[str, ...]:

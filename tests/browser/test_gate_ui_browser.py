@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 from playwright.sync_api import expect
 
-from scripts.browser_actions import choose, go
+from scripts.browser_actions import choose, go, open_sidebar
 from scripts.live_app import settle, wait_for_app_run
 from ui.presenter import MIN_PX
 
@@ -132,7 +132,9 @@ def test_presenter_mode_is_kept_on_every_page_and_no_text_is_small(hash_app, pag
             assert not small, (title, small[:10])
             slug = "explorer" if title == "Explorer" else "compare"
             page.screenshot(path=str(artifacts / f"browser-presenter-{slug}.png"))
-    # turned off by the user, it stays off on the next page
+    # turned off by the user, it stays off on the next page (the sidebar, closed on arrival,
+    # opened first)
+    open_sidebar(page)
     page.get_by_test_id("stSidebar").get_by_text("Presenter mode").click()
     wait_for_app_run(page)
     go(page, "Learn")

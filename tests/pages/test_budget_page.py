@@ -118,3 +118,22 @@ def test_on_the_sample_corpus_each_policy_is_broken_down_by_file_at_a_chosen_k(h
 def test_one_document_has_no_breakdown_by_file(at):
     assert by_file(at) is None
     assert not [s for s in at.selectbox if s.key == "bud_by_file_k"]
+
+
+def test_a_large_set_runs_on_a_spread_sample_unless_every_question_is_asked(
+    hash_model, monkeypatch
+):
+    from scar_viz.evaluation import budget
+
+    monkeypatch.setattr(budget, "BUDGET_QUESTIONS", 3)  # the sample's set is larger than 3
+    at = open_page(PAGE, TIMEOUT)
+    every = at.toggle(key="bud_every")
+    assert every.value is False
+    (note,) = [c.value for c in at.caption if c.value.startswith("On 3 of the ")]
+    n_all = int(note.split(" of the ")[1].split()[0])
+    assert n_all > 3 and every.label == f"Every question ({n_all})"
+    sampled = points(at)
+    every.set_value(True).run()
+    assert not at.exception
+    assert not [c for c in at.caption if c.value.startswith("On 3 of the ")]
+    assert not points(at).equals(sampled)  # recall over every question differs

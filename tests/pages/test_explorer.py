@@ -22,8 +22,8 @@ from scar_viz.views.explorer import gold_chunks, labelled_query
 from tests.pages.helpers import alerts, use_endpoint
 from ui import keys
 from ui.corpus_view import PATH_CHARS
-from ui.gate_controls import MU_NOTE
-from ui.intro import LESSON, TERMS
+from ui.gate_controls import MU_NOTE, TERMS
+from ui.intro import LESSON
 
 APP = "../../app.py"
 TIMEOUT = 60
@@ -152,18 +152,26 @@ def _rows(node) -> list[list[str]]:
     return [row for c in children for row in _rows(c)]
 
 
-def test_a_newcomer_reads_four_words_and_finds_learn(at):
-    caption = at.caption[0].value  # the page's first lines, above the question
+def test_a_newcomer_reads_what_fragmentation_is_and_finds_learn(at):
+    first = at.markdown[0].value  # the page's first line, above the question
+    assert first.startswith("**Boundary fragmentation**")
+    assert re.search(r"between chunk \d+ and chunk \d+", first)  # the sample's own cut
+    (link,) = at.get("page_link")
+    assert link.proto.label == LESSON and link.proto.page == "learn"
+    assert "10-minute" in LESSON
+
+
+def test_the_formulas_and_mu_wait_under_how_the_gate_decides(at):
+    (box,) = [e for e in at.expander if e.label == "How the gate decides"]
+    caption = box.caption[0].value
     for word, text in TERMS:
         assert f"**{word}**: {text}" in caption
     assert caption.index("**Chunk**") < caption.index("**Retriever**")
-    assert caption.index("**Boundary penalty**") < caption.index("**The bar**")
-    assert "μ" not in caption  # the extension waits beside its slider
-    (link,) = at.get("page_link")
-    assert link.proto.label == LESSON and link.proto.page == "learn"
+    assert [s.key for s in box.slider] == [keys.MU]
+    assert not any("μ" in c.value for c in at.caption if c not in box.caption)
 
 
-def test_mu_sits_below_the_four_main_knobs(at):
+def test_mu_sits_below_the_four_main_knobs(at):  # inside "How the gate decides"
     rows = _rows(at.main)
     assert [keys.K, keys.R, keys.LAM, keys.TAU] in rows
     assert [keys.MU] in rows

@@ -204,3 +204,19 @@ def test_default_model_click_sequence_scores_seven_of_eight():
     assert at.success[0].value == "4 of 4 right."
     assert not [m for m in at.markdown if "left them out" in m.value]
     assert lesson_score(at) == "7 / 8"
+
+
+def test_the_address_names_the_round_by_number(hash_model):
+    """``?l_round=3`` opens the third round, and the address says the number the round has
+    (not its label); an older link's label ("Round 2: λ = …") still opens its round."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["l_round"] = "3"
+    at = open_page("pages/learn.py", 120, app=at)
+    assert at.radio(key="l_round").value == 2
+    assert at.query_params["l_round"] == "3"
+    at.radio(key="l_round").set_value(1).run()
+    assert at.query_params["l_round"] == "2"
+    old = AppTest.from_file(APP, default_timeout=120)
+    old.query_params["l_round"] = "Round 2: λ = 0.1, τ = 0.8"
+    old = open_page("pages/learn.py", 120, app=old)
+    assert old.radio(key="l_round").value == 1 and old.query_params["l_round"] == "2"

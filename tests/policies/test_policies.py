@@ -381,3 +381,23 @@ def test_five_offline_policies_with_the_default_model_on_the_sample():
     evidence = [(e["start"], e["end"]) for e in question["evidence"]]
     assert intersect_spans(evidence, results["scar"].spans)
     assert intersect_spans(evidence, qasc.spans)
+
+
+def test_inputs_top_is_top_k_and_sorts_once_per_query():
+    """QueryInputs.top(k) equals scoring.scar.top_k on the ranking for every k (ties to the
+    lower index), and keeps one sort in the memo that copies at other k share."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from scar_viz.policies.base import QueryInputs
+    from scar_viz.scoring.scar import top_k
+
+    rng = np.random.default_rng(3)
+    sims = np.round(rng.random(40), 1)  # many ties
+    inputs = QueryInputs(None, [], np.zeros((40, 2)), "q", np.zeros(2), sims, doc_of=np.zeros(40))
+    for k in (0, 1, 3, 10, 39, 40, 55):
+        assert inputs.top(k) == top_k(sims, k), k
+    assert len(inputs.memo) == 1
+    ranked = replace(inputs, ranking=-sims, memo={})  # another ranking, its own memo
+    assert ranked.top(5) == top_k(-sims, 5)

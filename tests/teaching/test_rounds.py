@@ -219,3 +219,13 @@ def test_feedback_in_words_and_round_title():
     )
     assert "[" not in " ".join(lines)
     assert rd.round_title(0, rnd) == "Round 1: λ = 0.5, τ = 0.1"
+
+
+def test_round_from_address_reads_a_number_or_an_older_label():
+    from scar_viz.teaching.rounds import round_from_address
+
+    assert round_from_address("3", 4) == 2
+    assert round_from_address("Round 2: λ = 0.1, τ = 0.8", 4) == 1
+    assert round_from_address("round 4", 4) == 3
+    for unreadable in (None, "", "x", "0", "5", "-1"):
+        assert round_from_address(unreadable, 4) == 0, unreadable
