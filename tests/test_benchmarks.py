@@ -176,3 +176,27 @@ def test_page_times_corpus_mode_is_the_90_file_corpus_the_docs_cite():
     for page, figures in results["summary"].items():
         assert figures["median_seconds"] <= figures["target_seconds"], page
         assert f"{figures['median_seconds']:.2f} s" in doc_md, page
+
+
+def test_ranking_features_come_from_the_retrievers_scores_alone():
+    """The neighbour's ranks, RRF score and top-2k membership follow the scores given: another
+    order of the BM25 scores changes them; there is no gold argument to take labels from."""
+    import inspect
+
+    bench = load("ranking_gate")
+    rng = np.random.default_rng(0)
+    dense, bm25 = rng.normal(size=(4, 30)), rng.normal(size=(4, 30))
+    rrf = rng.random((4, 30))
+    query = np.repeat(np.arange(4), 6)
+    neighbour = rng.integers(0, 30, size=24)
+    x = bench.ranking_features(dense, bm25, rrf, query, neighbour, 3)
+    assert x.shape == (24, 4)
+    ranks = bench.ranks_of(dense)
+    assert np.allclose(x[:, 0], np.log1p(ranks[query, neighbour]))
+    assert ranks[0, int(np.argmax(dense[0]))] == 0
+    shuffled = rng.permuted(bm25, axis=1)
+    y = bench.ranking_features(dense, shuffled, rrf, query, neighbour, 3)
+    assert not np.allclose(x[:, 1], y[:, 1])  # the BM25 rank follows the BM25 scores
+    assert np.array_equal(x[:, [0, 2]], y[:, [0, 2]])  # dense rank and RRF untouched
+    params = set(inspect.signature(bench.ranking_features).parameters)
+    assert not params & {"gold", "golds", "labels"}

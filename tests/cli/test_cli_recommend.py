@@ -156,7 +156,7 @@ def test_text_output(sample_files, capsys):
     assert code == 0, err
     lines = out.splitlines()
     assert "24 queries, 4 folds × 3 repeats" in lines[0]
-    assert lines[1].startswith(("Use ", "Cannot tell ", "No candidate"))
+    assert lines[1].startswith(("Use ", "Not sure of ", "Cannot tell ", "No candidate"))
     assert "reference" in out and "window ±1" in out
     assert "note: 5 folds need 25 queries; 4 folds were used on 24." in err
 
