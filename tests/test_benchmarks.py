@@ -200,3 +200,23 @@ def test_ranking_features_come_from_the_retrievers_scores_alone():
     assert np.array_equal(x[:, [0, 2]], y[:, [0, 2]])  # dense rank and RRF untouched
     params = set(inspect.signature(bench.ranking_features).parameters)
     assert not params & {"gold", "golds", "labels"}
+
+
+def test_the_held_out_protocol_reads_a_setting_as_the_verdict_scored_it():
+    """verdict_heldout reads a candidate's setting on other queries with the verdict's own
+    machinery: on the queries it was scored on, every untuned candidate gets its figures."""
+    from scar_viz.evaluation.recommend import recommend
+    from tests.evaluation.verdict_corpora import rare_identifiers
+
+    bench = load("verdict_heldout")
+    prep, labelled, vecs = rare_identifiers(n_chunks=40, n_queries=20)
+    order = sorted(range(len(labelled)), key=lambda i: labelled[i].id)
+    labelled, vecs = [labelled[i] for i in order], vecs[order]
+    v = recommend(prep, labelled, vecs, n_boot=100, ks=(1, 2))
+    checked = 0
+    for c in v.candidates:
+        if not c.tuned:
+            got = bench.read_setting(prep, labelled, vecs, c, v.cv.radius)
+            assert np.allclose(got, c.recall), c.label
+            checked += 1
+    assert checked == 3 * 2 * 4
