@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scar_viz.blas import one_blas_thread
 from scar_viz.errors import SettingsError
 from scar_viz.evaluation.bootstrap import (
     DEFAULT_BOOT,
@@ -456,38 +457,39 @@ def recommend(
     assigned = assign_folds(queries, folds, repeats, seed)
     reference = ("dense" if "dense" in retrievers else retrievers[0], int(reference_k))
     expansions = [e for e in EXPANSIONS if POLICY_OF[e] in set(policies)]
-    cv = cross_validate(
-        prep,
-        queries,
-        vecs,
-        assigned,
-        reference=reference,
-        ks=ks,
-        retrievers=retrievers,
-        expansions=expansions,
-        budget=budget,
-        radius=radius,
-        mus=(0.0, float(mu)) if mu else (0.0,),
-        k_rrf=k_rrf,
-        progress=progress,
-    )
-    cands = cv.candidates
-    ref = cands[cv.reference]
-    tokens = float(budget) if budget is not None else ref.mean_tokens
-    diff, low, high = paired_intervals(
-        np.stack([c.recall for c in cands]), ref.recall, n_boot, seed
-    )
-    scored = tuple(
-        Scored(c, *(0.0, 0.0, 0.0) if i == cv.reference else (diff[i], low[i], high[i]))
-        for i, c in enumerate(cands)
-    )
-    best, runner = decide(cands, tokens)
-    versus = (
-        None
-        if runner is None
-        else paired_bootstrap(cands[best].recall, cands[runner].recall, n_boot, seed)
-    )
-    nested = nested_estimate(cands, cv.reference, assigned, budget, n_boot, seed)
+    with one_blas_thread():
+        cv = cross_validate(
+            prep,
+            queries,
+            vecs,
+            assigned,
+            reference=reference,
+            ks=ks,
+            retrievers=retrievers,
+            expansions=expansions,
+            budget=budget,
+            radius=radius,
+            mus=(0.0, float(mu)) if mu else (0.0,),
+            k_rrf=k_rrf,
+            progress=progress,
+        )
+        cands = cv.candidates
+        ref = cands[cv.reference]
+        tokens = float(budget) if budget is not None else ref.mean_tokens
+        diff, low, high = paired_intervals(
+            np.stack([c.recall for c in cands]), ref.recall, n_boot, seed
+        )
+        scored = tuple(
+            Scored(c, *(0.0, 0.0, 0.0) if i == cv.reference else (diff[i], low[i], high[i]))
+            for i, c in enumerate(cands)
+        )
+        best, runner = decide(cands, tokens)
+        versus = (
+            None
+            if runner is None
+            else paired_bootstrap(cands[best].recall, cands[runner].recall, n_boot, seed)
+        )
+        nested = nested_estimate(cands, cv.reference, assigned, budget, n_boot, seed)
     return Verdict(
         cv, scored, best, runner, tokens, budget is not None, versus, float(k_rrf), nested
     )

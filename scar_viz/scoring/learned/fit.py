@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scar_viz.blas import one_blas_thread
 from scar_viz.errors import UserError
 from scar_viz.scoring.learned.features import (
     ALL_FEATURES,
@@ -251,6 +252,31 @@ def fit_folds(x: np.ndarray, y: np.ndarray, folds: np.ndarray, l2: float = DEFAU
     reg[-1] = 0.0
     beta = np.zeros((n_f, n + 1))
     done = ~ok
+    with one_blas_thread():
+        _newton(design, outer, a, s, y, reg, beta, done)
+    for f in np.flatnonzero(~done | ~np.isfinite(beta).all(axis=1)):
+        z = (x[use[f]] - mean[f]) / std[f]
+        w, b = fit_logistic(z, y[use[f]], l2=l2)
+        beta[f] = np.append(w, b)
+    prior = np.where(ok, n_pos / safe, 0.5)
+    intercept = beta[:, n] + np.log(prior) - np.log1p(-prior)
+    weights = beta[:, :n].copy()
+    weights[~ok], intercept[~ok] = 0.0, 0.0
+    return FoldFits(weights, np.where(ok, intercept, 0.0), mean, std, ok)
+
+
+def _newton(
+    design: np.ndarray,
+    outer: np.ndarray,
+    a: np.ndarray,
+    s: np.ndarray,
+    y: np.ndarray,
+    reg: np.ndarray,
+    beta: np.ndarray,
+    done: np.ndarray,
+) -> None:
+    """:func:`fit_folds`' Newton steps, updating ``beta`` and ``done`` in place."""
+    n = design.shape[1] - 1
     for _ in range(_NEWTON_ITER):
         live = np.flatnonzero(~done)
         al, bl, sl = a[live], beta[live], s[live]
@@ -265,12 +291,3 @@ def fit_folds(x: np.ndarray, y: np.ndarray, folds: np.ndarray, l2: float = DEFAU
         done[live] |= np.abs(step).max(axis=1) < _NEWTON_TOL
         if done.all():
             break
-    for f in np.flatnonzero(~done | ~np.isfinite(beta).all(axis=1)):
-        z = (x[use[f]] - mean[f]) / std[f]
-        w, b = fit_logistic(z, y[use[f]], l2=l2)
-        beta[f] = np.append(w, b)
-    prior = np.where(ok, n_pos / safe, 0.5)
-    intercept = beta[:, n] + np.log(prior) - np.log1p(-prior)
-    weights = beta[:, :n].copy()
-    weights[~ok], intercept[~ok] = 0.0, 0.0
-    return FoldFits(weights, np.where(ok, intercept, 0.0), mean, std, ok)
