@@ -219,4 +219,16 @@ def test_the_held_out_protocol_reads_a_setting_as_the_verdict_scored_it():
             got = bench.read_setting(prep, labelled, vecs, c, v.cv.radius)
             assert np.allclose(got, c.recall), c.label
             checked += 1
-    assert checked == 3 * 2 * 4
+    assert checked == 3 * 2 * 4 + 1  # and the reference, window ±1 at k = 3
+
+
+def test_the_performance_doc_gives_the_held_out_verdicts_figures():
+    doc = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    assert "benchmarks/results/verdict_heldout.json" in doc
+    result = json.loads(
+        (ROOT / "benchmarks/results/verdict_heldout.json").read_text(encoding="utf-8")
+    )
+    for key in ("halves", "small_30"):
+        summary = result[key]["summary"]
+        for name in ("mean_claimed_minus_held_points", "mean_expected_minus_held_points"):
+            assert f"{summary[name]:+.1f} (se".replace("-", "−") in doc, name
