@@ -347,6 +347,7 @@ class Verdict:
                 "recall": rounded(c.mean_recall),
                 "mean_tokens": rounded(c.mean_tokens),
                 "decided": self.decided,
+                "expected_gain": None if self.nested is None else rounded(self.nested.gain),
                 "sentence": self.sentence(),
             },
         )
