@@ -196,3 +196,59 @@ def test_page_times_at_many_questions_are_the_figures_the_docs_cite():
     }
     for page, figures in results["summary"].items():
         assert f"{figures['median_seconds']:.2f} s" in doc_md, page
+
+
+def test_ranking_features_come_from_the_retrievers_scores_alone():
+    """The neighbour's ranks, RRF score and top-2k membership follow the scores given: another
+    order of the BM25 scores changes them; there is no gold argument to take labels from."""
+    import inspect
+
+    bench = load("ranking_gate")
+    rng = np.random.default_rng(0)
+    dense, bm25 = rng.normal(size=(4, 30)), rng.normal(size=(4, 30))
+    rrf = rng.random((4, 30))
+    query = np.repeat(np.arange(4), 6)
+    neighbour = rng.integers(0, 30, size=24)
+    x = bench.ranking_features(dense, bm25, rrf, query, neighbour, 3)
+    assert x.shape == (24, 4)
+    ranks = bench.ranks_of(dense)
+    assert np.allclose(x[:, 0], np.log1p(ranks[query, neighbour]))
+    assert ranks[0, int(np.argmax(dense[0]))] == 0
+    shuffled = rng.permuted(bm25, axis=1)
+    y = bench.ranking_features(dense, shuffled, rrf, query, neighbour, 3)
+    assert not np.allclose(x[:, 1], y[:, 1])  # the BM25 rank follows the BM25 scores
+    assert np.array_equal(x[:, [0, 2]], y[:, [0, 2]])  # dense rank and RRF untouched
+    params = set(inspect.signature(bench.ranking_features).parameters)
+    assert not params & {"gold", "golds", "labels"}
+
+
+def test_the_held_out_protocol_reads_a_setting_as_the_verdict_scored_it():
+    """verdict_heldout reads a candidate's setting on other queries with the verdict's own
+    machinery: on the queries it was scored on, every untuned candidate gets its figures."""
+    from scar_viz.evaluation.recommend import recommend
+    from tests.evaluation.verdict_corpora import rare_identifiers
+
+    bench = load("verdict_heldout")
+    prep, labelled, vecs = rare_identifiers(n_chunks=40, n_queries=20)
+    order = sorted(range(len(labelled)), key=lambda i: labelled[i].id)
+    labelled, vecs = [labelled[i] for i in order], vecs[order]
+    v = recommend(prep, labelled, vecs, n_boot=100, ks=(1, 2))
+    checked = 0
+    for c in v.candidates:
+        if not c.tuned:
+            got = bench.read_setting(prep, labelled, vecs, c, v.cv.radius)
+            assert np.allclose(got, c.recall), c.label
+            checked += 1
+    assert checked == 3 * 2 * 4 + 1  # and the reference, window ±1 at k = 3
+
+
+def test_the_performance_doc_gives_the_held_out_verdicts_figures():
+    doc = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    assert "benchmarks/results/verdict_heldout.json" in doc
+    result = json.loads(
+        (ROOT / "benchmarks/results/verdict_heldout.json").read_text(encoding="utf-8")
+    )
+    for key in ("halves", "small_30"):
+        summary = result[key]["summary"]
+        for name in ("mean_claimed_minus_held_points", "mean_expected_minus_held_points"):
+            assert f"{summary[name]:+.1f} (se".replace("-", "−") in doc, name

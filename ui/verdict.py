@@ -166,6 +166,27 @@ def _inputs() -> tuple[int, float | None]:
     return int(ref_k or DEFAULT_K), (float(budget) if budget else None)
 
 
+def _gains(v: Verdict) -> None:
+    """The verdict's own gain over the reference beside the gain expected from following it,
+    the choice held out (docs/method.md §9)."""
+    left, right, _ = st.columns([1, 1, 2])
+    left.metric(
+        "Its own gain over the reference",
+        f"{100 * v.claimed_gain:+.1f} points",
+        help=f"The verdict's out-of-fold recall minus the reference's: the best of "
+        f"{len(v.candidates)} such figures, so it runs high on few queries.",
+    )
+    e = v.nested
+    right.metric(
+        "Expected gain, the choice held out",
+        "—" if e is None else f"{100 * e.gain:+.1f} points",
+        help="Needs 3 folds (15 queries)."
+        if e is None
+        else f"95 % CI {100 * e.ci_low:+.1f} to {100 * e.ci_high:+.1f} points: for each fold, "
+        "the whole choice made on the other folds and read on it.",
+    )
+
+
 def verdict_block(lab: Lab) -> Verdict | None:
     """The verdict's inputs, chart, sentence, table, *Apply* and settings download; None
     (after a message) when the query set cannot give one."""
@@ -177,6 +198,7 @@ def verdict_block(lab: Lab) -> Verdict | None:
         alert(f"No verdict: {user_message(exc)}", "info")
         return None
     alert(v.sentence(), "info")
+    _gains(v)
     st.plotly_chart(
         presenter_fonts(verdict_chart(v)),
         key=keys.VERDICT_CHART,

@@ -54,8 +54,8 @@ from scar_viz.scoring.sweep import (
     Candidates,
     CandidateSlots,
     admitted_at,
-    contiguous,
     query_outcomes,
+    threshold_outcomes,
 )
 
 EXPANSIONS = ("topk", "window1", "scar", "preset A", "preset B", "learned")
@@ -110,6 +110,13 @@ class Candidate:
     tokens: np.ndarray = field(repr=False)
     fold_settings: tuple[tuple[Any, ...], ...] = field(default=(), repr=False)
     gate: LearnedGate | None = field(default=None, repr=False, compare=False)
+    nested_recall: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """(R, K, Q) the nested choice's figures (docs/method.md §9): for outer fold f of repeat
+    r, query q's recall where fold f's training set was split again (q held out by its inner
+    fold), or its out-of-fold recall of repeat r when fold f holds q; NaN across an outer
+    fold where the candidate could not be fitted on an inner training set. None when K < 3."""
+    nested_tokens: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """(R, K, Q) tokens, as :attr:`nested_recall`."""
 
     @property
     def policy(self) -> str:
@@ -211,8 +218,10 @@ class _Setup:
     golds: list[tuple[int, ...]]
     lexical: list | None
     costs: TokenCosts
-    training: np.ndarray  # (F+1, Q): the training folds, then all queries
+    training: np.ndarray  # (F+I+1, Q): the training folds, the inner ones, then all queries
     held: np.ndarray  # (R, Q): each query's held-out row of ``training``
+    nested: np.ndarray | None  # (R, K, Q): Folds.nested_row (None when K < 3)
+    n_outer: int  # F = R·K, the training folds' rows
     budget: np.ndarray  # (F+1,)
     radius: int
     mus: tuple[float, ...]
@@ -232,6 +241,16 @@ def _held_out(values: np.ndarray, pick: np.ndarray, held: np.ndarray) -> np.ndar
     return values[pick[held], q[None, :]].mean(axis=0)
 
 
+def _nested(s: _Setup, values: np.ndarray, pick: np.ndarray | None = None) -> np.ndarray | None:
+    """(R, K, Q) ``values`` read where :attr:`Candidate.nested_recall` says: ``values`` (Q,)
+    for a fixed candidate, (G, Q) with ``pick`` (rows,) for a tuned one."""
+    if s.nested is None:
+        return None
+    if pick is None:
+        return np.broadcast_to(values, s.nested.shape)
+    return values[pick[s.nested], np.arange(values.shape[1])]
+
+
 def _fixed(
     s: _Setup, retriever: str, expansion: str, k: int, cands: Candidates, admitted: np.ndarray
 ) -> Candidate:
@@ -241,7 +260,19 @@ def _fixed(
         preset = PRESETS[expansion[-1]]
         lam, tau, mu = float(preset["lam"]), float(preset["tau"]), 0.0
     return Candidate(
-        retriever, expansion, k, lam, tau, mu, None, None, recall[0], chunks[0], tokens[0]
+        retriever,
+        expansion,
+        k,
+        lam,
+        tau,
+        mu,
+        None,
+        None,
+        recall[0],
+        chunks[0],
+        tokens[0],
+        nested_recall=_nested(s, recall[0]),
+        nested_tokens=_nested(s, tokens[0]),
     )
 
 
@@ -272,7 +303,9 @@ def _scar_tuned(s: _Setup, retriever: str, k: int, cands: Candidates) -> Candida
         _held_out(recall, pick, s.held),
         _held_out(chunks, pick, s.held),
         _held_out(tokens, pick, s.held),
-        tuple(setting(int(g)) for g in pick[:-1]),
+        tuple(setting(int(g)) for g in pick[: s.n_outer]),
+        nested_recall=_nested(s, recall, pick),
+        nested_tokens=_nested(s, tokens, pick),
     )
 
 
@@ -280,24 +313,25 @@ def _learned(
     s: _Setup, retriever: str, k: int, table: CandidateTable, meta: dict[str, object]
 ) -> Candidate | None:
     """The learned gate at (retriever, k), or None when a training set has no gold neighbour
-    (or no other one) among its candidates."""
+    (or no other one) among its candidates; where only an inner training set of the nested
+    choice has none, the gate is no choice in that outer fold (NaN figures there)."""
     bars = np.array([threshold_logit(p) for p in VERDICT_PS])
     n_rows, n_p = s.training.shape[0], len(bars)
     fit_rows = table.training_rows(s.radius)[None, :] & s.training[:, table.query]
     per_set = []
+    failed = np.zeros(n_rows, dtype=bool)
     for features in FEATURE_SETS:
         names = feature_names(features, s.radius)
         x = table.features[:, [ALL_FEATURES.index(f) for f in names]]
         fits = fit_folds(x, table.gold, fit_rows, s.l2)
-        if not fits.ok.all():
+        failed |= ~fits.ok
+        if failed[: s.n_outer].any() or failed[-1]:
             return None
-        scores = fits.scores(table.features, names)  # (F+1, M)
-        admitted = contiguous(table, (scores[:, None, :] > bars[None, :, None]).reshape(-1, len(x)))
-        per_set.append((names, fits, query_outcomes(table, admitted, s.costs)))
-    # (F+1, sets·P, Q): each row's own gates
+        scores = fits.scores(table.features, names)  # (rows, M)
+        per_set.append((names, fits, threshold_outcomes(table, scores, bars, s.costs)))
+    # (rows, sets·P, Q): each row's own gates
     chunks, recall, tokens = (
-        np.concatenate([out[i].reshape(n_rows, n_p, -1) for _, _, out in per_set], axis=1)
-        for i in range(3)
+        np.concatenate([out[i] for _, _, out in per_set], axis=1) for i in range(3)
     )
     w = s.training / s.training.sum(axis=1, keepdims=True)
     pick = _chooser(
@@ -307,6 +341,13 @@ def _learned(
 
     def held(values: np.ndarray) -> np.ndarray:
         return values[s.held, pick[s.held], q[None, :]].mean(axis=0)
+
+    def nested(values: np.ndarray) -> np.ndarray | None:
+        if s.nested is None:
+            return None
+        out = values[s.nested, pick[s.nested], q[None, None, :]]
+        out[failed[s.nested].any(axis=2)] = np.nan
+        return out
 
     def setting(g: int) -> tuple[str, float]:
         return FEATURE_SETS[g // n_p], VERDICT_PS[g % n_p]
@@ -328,8 +369,10 @@ def _learned(
         held(recall),
         held(chunks),
         held(tokens),
-        tuple(setting(int(g)) for g in pick[:-1]),
+        tuple(setting(int(g)) for g in pick[: s.n_outer]),
         fits.gate(n_rows - 1, names, fitted_on),
+        nested(recall),
+        nested(tokens),
     )
 
 
@@ -427,8 +470,10 @@ def cross_validate(
         [tuple(q.gold) for q in queries],
         query_lex(prep, questions) if needs_lex else None,
         token_costs(prep.chunks),
-        np.vstack([folds.training(), np.ones((1, n), dtype=bool)]),
+        np.vstack([folds.training(), folds.inner_training(), np.ones((1, n), dtype=bool)]),
         folds.held_row(),
+        folds.nested_row() if folds.nestable else None,
+        folds.repeats * folds.k,
         np.zeros(0),
         max(1, int(radius)),
         tuple(float(m) for m in dict.fromkeys((0.0, *mus))),

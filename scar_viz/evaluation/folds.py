@@ -62,6 +62,40 @@ class Folds:
         """(R, Q): the row of :meth:`training` whose fold holds query q out, per repeat."""
         return np.arange(self.repeats)[:, None] * self.k + self.fold
 
+    @property
+    def nestable(self) -> bool:
+        """Whether the choice itself can be held out: an inner training set needs a third
+        fold (K ≥ 3)."""
+        return self.k >= 3
+
+    def inner_training(self) -> np.ndarray:
+        """(R·K·(K−1), Q) booleans, the nested choice's inner training sets: row
+        (r·K + f)·(K−1) + j marks the queries of repeat r that neither fold f nor fold g holds,
+        g the j-th fold other than f (fold g held out inside fold f's training set). Empty
+        when K < 3."""
+        if not self.nestable:
+            return np.zeros((0, self.n_queries), dtype=bool)
+        k = self.k
+        rows = []
+        for r in range(self.repeats):
+            for f in range(k):
+                for g in range(k):
+                    if g != f:
+                        rows.append((self.fold[r] != f) & (self.fold[r] != g))
+        return np.array(rows, dtype=bool).reshape(-1, self.n_queries)
+
+    def nested_row(self) -> np.ndarray:
+        """(R, K, Q): for outer fold f of repeat r, the training set query q is read at: the
+        row of :meth:`training` (fold f's own) when fold f holds q, else the row of
+        :meth:`inner_training`, offset by R·K, whose inner fold holds q out (rows of
+        ``vstack([training(), inner_training()])``). Needs K ≥ 3."""
+        k, reps = self.k, self.repeats
+        f = np.arange(k)[None, :, None]
+        g = self.fold[:, None, :]
+        r = np.arange(reps)[:, None, None]
+        inner = reps * k + (r * k + f) * (k - 1) + np.where(g < f, g, g - 1)
+        return np.where(g == f, r * k + f, inner)
+
 
 def assign_folds(
     queries: Sequence[GoldQuery],

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scar_viz.blas import one_blas_thread
 from scar_viz.errors import SettingsError
 from scar_viz.evaluation.bootstrap import (
     DEFAULT_BOOT,
@@ -49,6 +50,7 @@ from scar_viz.evaluation.crossval import (
     cross_validate,
 )
 from scar_viz.evaluation.folds import DEFAULT_FOLDS, DEFAULT_REPEATS, assign_folds
+from scar_viz.evaluation.nested import NestedEstimate, best_of, nested_estimate
 from scar_viz.evaluation.run_json import rounded
 from scar_viz.evaluation.settings import ChosenSettings
 from scar_viz.pipeline import PreparedDoc
@@ -108,6 +110,8 @@ class Verdict:
     versus: PairedBootstrap | None
     """Verdict − runner-up, per-query recall (None without a runner-up)."""
     k_rrf: float = DEFAULT_K_RRF
+    nested: NestedEstimate | None = None
+    """What following the verdict yields, the choice held out (None when K < 3)."""
 
     @property
     def candidates(self) -> tuple[Candidate, ...]:
@@ -131,11 +135,26 @@ class Verdict:
         return self.chosen.mean_tokens <= self.budget_tokens + 1e-9
 
     @property
+    def claimed_gain(self) -> float:
+        """The verdict's own out-of-fold recall minus the reference's (best of many)."""
+        return self.chosen.mean_recall - self.reference.mean_recall
+
+    @property
+    def gain_held_out(self) -> bool:
+        """Following the verdict beats the reference with the choice held out: the nested
+        estimate's interval lies above 0 (always so when the verdict is the reference)."""
+        if self.best == self.cv.reference:
+            return True
+        return self.nested is not None and self.nested.ci_low > 0
+
+    @property
     def decided(self) -> bool:
-        """Within the budget, and the runner-up (if any) is beaten with an interval above 0."""
+        """Within the budget, the runner-up (if any) beaten with an interval above 0, and,
+        unless the verdict is the reference, following it beats the reference with the choice
+        itself held out (the nested estimate's interval above 0)."""
         if not self.fits:
             return False
-        return self.versus is None or self.versus.ci_low > 0
+        return (self.versus is None or self.versus.ci_low > 0) and self.gain_held_out
 
     @property
     def folds(self) -> int:
@@ -184,10 +203,13 @@ class Verdict:
             )
         budget = self._budget_words()
         rival = self.rival
+        expected = self._expected_words()
         if rival is None:
+            lead = "Use" if self.decided else "Not sure of"
             return (
-                f"Use {_words(c)}: {how}, it finds {c.mean_recall:.3f} of the gold chunks at "
+                f"{lead} {_words(c)}: {how}, it finds {c.mean_recall:.3f} of the gold chunks at "
                 f"{c.mean_tokens:,.0f} tokens a query, the only option within {budget}."
+                + expected
                 + self._setting_words()
             )
         v = self.versus
@@ -196,19 +218,40 @@ class Verdict:
             f"{100 * v.mean_diff:+.1f} points (95 % CI {100 * v.ci_low:+.1f} to "
             f"{100 * v.ci_high:+.1f})"
         )
-        if self.decided:
+        if v.ci_low > 0:
+            lead = "Use" if self.decided else "Not sure of"
             return (
-                f"Use {_words(c)}: {how}, it finds {c.mean_recall:.3f} of the gold chunks at "
+                f"{lead} {_words(c)}: {how}, it finds {c.mean_recall:.3f} of the gold chunks at "
                 f"{c.mean_tokens:,.0f} tokens a query within {budget}; the runner-up, "
                 f"{_words(rival)}, finds {rival.mean_recall:.3f} at {rival.mean_tokens:,.0f} "
-                f"tokens: {diff}." + self._setting_words()
+                f"tokens: {diff}." + expected + self._setting_words()
             )
         return (
             f"Cannot tell {_words(c)} from {_words(rival)}: {how}, they find "
             f"{c.mean_recall:.3f} and {rival.mean_recall:.3f} of the gold chunks at "
             f"{c.mean_tokens:,.0f} and {rival.mean_tokens:,.0f} tokens a query within {budget}, "
-            f"a difference of {diff}; {self._more_words()}" + self._setting_words()
+            f"a difference of {diff}; {self._more_words()}" + expected + self._setting_words()
         )
+
+    def _expected_words(self) -> str:
+        """ " Following this choice: +g points (95 % CI …) expected …" (module docstring)."""
+        if self.nested is None:
+            return (
+                f" The choice itself cannot be held out on {self.n_queries} queries "
+                f"({self.folds} folds; it needs 3, so 15 queries): its figure above is the best "
+                f"of {len(self.candidates)} and may not hold on new queries."
+            )
+        e = self.nested
+        claimed = 100 * self.claimed_gain
+        words = (
+            f" Following this choice: {100 * e.gain:+.1f} points over the reference (95 % CI "
+            f"{100 * e.ci_low:+.1f} to {100 * e.ci_high:+.1f}) expected, with the choice among "
+            f"the {len(self.candidates)} candidates itself made without the queries it is read "
+            f"on (its own figure says {claimed:+.1f})"
+        )
+        if self.best != self.cv.reference and not e.ci_low > 0:
+            words += "; that does not show it beats the reference"
+        return words + "."
 
     def _how(self) -> str:
         return (
@@ -266,6 +309,10 @@ class Verdict:
                 "mu": c.mu,
                 "p": c.p,
                 "decided": self.decided,
+                "expected_gain": None if self.nested is None else rounded(self.nested.gain),
+                "expected_gain_ci": None
+                if self.nested is None
+                else [rounded(self.nested.ci_low), rounded(self.nested.ci_high)],
                 "sentence": self.sentence(),
             },
             "folds": self.folds,
@@ -300,6 +347,7 @@ class Verdict:
                 "recall": rounded(c.mean_recall),
                 "mean_tokens": rounded(c.mean_tokens),
                 "decided": self.decided,
+                "expected_gain": None if self.nested is None else rounded(self.nested.gain),
                 "sentence": self.sentence(),
             },
         )
@@ -334,21 +382,14 @@ def _span(values: Sequence[float], digits: int = 2) -> str:
 def decide(candidates: Sequence[Candidate], budget: float) -> tuple[int, int | None]:
     """(verdict, runner-up) indices by the module docstring's rule (runner-up None when no
     other option fits the budget, or when nothing does)."""
-
-    def key(i: int) -> tuple[float, float, int]:
-        c = candidates[i]
-        return -round(c.mean_recall, 12), round(c.mean_tokens, 9), i
-
-    within = [i for i, c in enumerate(candidates) if c.mean_tokens <= budget + 1e-9]
-    if not within:
-        cheapest = min(
-            range(len(candidates)),
-            key=lambda i: (round(candidates[i].mean_tokens, 9), -candidates[i].mean_recall, i),
-        )
-        return cheapest, None
-    best = min(within, key=key)
-    others = [i for i in within if candidates[i].option != candidates[best].option]
-    return best, (min(others, key=key) if others else None)
+    recall = np.array([c.mean_recall for c in candidates])
+    tokens = np.array([c.mean_tokens for c in candidates])
+    best = best_of(recall, tokens, budget)
+    within = tokens <= budget + 1e-9
+    if not within.any():
+        return best, None
+    others = within & np.array([c.option != candidates[best].option for c in candidates])
+    return best, (best_of(recall, tokens, budget, others) if others.any() else None)
 
 
 def _canonical(
@@ -417,38 +458,42 @@ def recommend(
     assigned = assign_folds(queries, folds, repeats, seed)
     reference = ("dense" if "dense" in retrievers else retrievers[0], int(reference_k))
     expansions = [e for e in EXPANSIONS if POLICY_OF[e] in set(policies)]
-    cv = cross_validate(
-        prep,
-        queries,
-        vecs,
-        assigned,
-        reference=reference,
-        ks=ks,
-        retrievers=retrievers,
-        expansions=expansions,
-        budget=budget,
-        radius=radius,
-        mus=(0.0, float(mu)) if mu else (0.0,),
-        k_rrf=k_rrf,
-        progress=progress,
+    with one_blas_thread():
+        cv = cross_validate(
+            prep,
+            queries,
+            vecs,
+            assigned,
+            reference=reference,
+            ks=ks,
+            retrievers=retrievers,
+            expansions=expansions,
+            budget=budget,
+            radius=radius,
+            mus=(0.0, float(mu)) if mu else (0.0,),
+            k_rrf=k_rrf,
+            progress=progress,
+        )
+        cands = cv.candidates
+        ref = cands[cv.reference]
+        tokens = float(budget) if budget is not None else ref.mean_tokens
+        diff, low, high = paired_intervals(
+            np.stack([c.recall for c in cands]), ref.recall, n_boot, seed
+        )
+        scored = tuple(
+            Scored(c, *(0.0, 0.0, 0.0) if i == cv.reference else (diff[i], low[i], high[i]))
+            for i, c in enumerate(cands)
+        )
+        best, runner = decide(cands, tokens)
+        versus = (
+            None
+            if runner is None
+            else paired_bootstrap(cands[best].recall, cands[runner].recall, n_boot, seed)
+        )
+        nested = nested_estimate(cands, cv.reference, assigned, budget, n_boot, seed)
+    return Verdict(
+        cv, scored, best, runner, tokens, budget is not None, versus, float(k_rrf), nested
     )
-    cands = cv.candidates
-    ref = cands[cv.reference]
-    tokens = float(budget) if budget is not None else ref.mean_tokens
-    diff, low, high = paired_intervals(
-        np.stack([c.recall for c in cands]), ref.recall, n_boot, seed
-    )
-    scored = tuple(
-        Scored(c, *(0.0, 0.0, 0.0) if i == cv.reference else (diff[i], low[i], high[i]))
-        for i, c in enumerate(cands)
-    )
-    best, runner = decide(cands, tokens)
-    versus = (
-        None
-        if runner is None
-        else paired_bootstrap(cands[best].recall, cands[runner].recall, n_boot, seed)
-    )
-    return Verdict(cv, scored, best, runner, tokens, budget is not None, versus, float(k_rrf))
 
 
 def verdict_rows(v: Verdict, limit: int = 8) -> list[dict[str, object]]:

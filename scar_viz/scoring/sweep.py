@@ -396,6 +396,80 @@ def _last_joint(cands: CandidateSlots, per_slot: np.ndarray, costs: TokenCosts) 
     return out
 
 
+def critical_bars(cands: CandidateSlots, scores: np.ndarray) -> np.ndarray:
+    """(T, M): for scores (T, M), the bar each candidate is admitted below — candidate m is
+    admitted at bar b (``contiguous(cands, scores > b)``) iff b < the result: its own score,
+    capped for r > 1 by every nearer link on its side that is not itself retrieved; −∞ for a
+    retrieved one."""
+    scores = np.atleast_2d(np.asarray(scores, dtype=np.float64))
+    crit = np.where(cands.is_retrieved[None, :], -np.inf, scores)
+    if cands.radius == 1 or not scores.shape[1]:
+        return crit
+    ok = np.where(cands.is_retrieved[None, :], np.inf, scores)
+    valid = cands.chain >= 0
+    link = np.where(valid[None], ok[:, np.maximum(cands.chain, 0)], np.inf)  # (T, C, r)
+    before = np.full_like(link, np.inf)
+    before[:, :, 1:] = np.minimum.accumulate(link[:, :, :-1], axis=2)
+    reach = np.full_like(crit, np.inf)
+    reach[:, cands.chain[valid]] = before[:, valid]
+    return np.minimum(crit, reach)
+
+
+def threshold_outcomes(
+    cands: CandidateSlots, scores: np.ndarray, bars: np.ndarray, costs: TokenCosts
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(chunks, recall, tokens), each (T, P, Q): :func:`query_outcomes` of
+    ``contiguous(cands, scores[t] > bars[p])`` for every row of ``scores`` (T, M) and every
+    bar (P,, ascending), without listing the T·P selections: each slot is admitted below its
+    :func:`critical_bars` (the largest over its candidates), so a query's admitted count at a
+    bar is a count of its slots' critical bars above it (a histogram over the bars, summed from
+    the top). Same sums of whole numbers as :func:`query_outcomes`, so the same figures."""
+    bars = np.asarray(bars, dtype=np.float64)
+    if np.any(np.diff(bars) <= 0):
+        raise ValueError("The bars must be strictly ascending.")
+    crit = critical_bars(cands, scores)
+    n_t, n_p, n_q = crit.shape[0], len(bars), cands.n_queries
+    b = cands.slot_bounds
+    owner = np.repeat(np.arange(n_q), np.diff(b))
+    if crit.shape[1]:
+        order, starts = cands.slot_order
+        slot_crit = np.maximum.reduceat(crit[:, order], starts, axis=1)
+    else:
+        slot_crit = np.zeros((n_t, 0))
+    above = np.searchsorted(bars, slot_crit, side="left")  # admitted at bar p iff p < above
+    cell = (np.arange(n_t)[:, None] * n_q + owner[None, :]) * (n_p + 1) + above
+    added = costs.added.astype(np.float64)
+
+    def count(weights: np.ndarray) -> np.ndarray:
+        w = np.broadcast_to(weights, cell.shape).ravel()
+        h = np.bincount(cell.ravel(), weights=w, minlength=n_t * n_q * (n_p + 1))
+        h = h.reshape(n_t, n_q, n_p + 1)
+        return np.cumsum(h[:, :, ::-1], axis=2)[:, :, ::-1][:, :, 1:].transpose(0, 2, 1)
+
+    n_slots = len(owner)
+    chunks = cands.base_chunks + count(np.ones(n_slots))
+    recall = (cands.base_hits + count(cands.slot_gold.astype(np.float64))) / cands.n_gold
+    top = cands.retrieved
+    base = added[top].sum(axis=1) if top.shape[1] else np.zeros(n_q)
+    joint = costs.joint.astype(np.float64)
+    last = np.zeros((n_t, n_p, n_q))
+    if top.shape[1]:
+        high = top.max(axis=1)
+        last[:] = joint[high]
+        beyond = cands.slot_neighbour - high[owner]
+        at = np.arange(n_p)[None, :, None]
+        for d in range(1, cands.radius + 1):
+            slots = np.flatnonzero(beyond == d)
+            if len(slots):
+                queries = owner[slots]
+                hit = at < above[:, None, slots]
+                last[:, :, queries] = np.where(
+                    hit, joint[high[queries] + d][None, None, :], last[:, :, queries]
+                )
+    tokens = base + count(added[cands.slot_neighbour]) - last
+    return chunks, recall, tokens
+
+
 def admitted_at(
     cands: Candidates, lam: float, bars: np.ndarray, mode: str = "relative", mu: float = 0.0
 ) -> np.ndarray:

@@ -26,7 +26,19 @@ CANDIDATE_KEYS = [
     "mean_chunks",
     "mean_tokens",
 ]
-VERDICT_KEYS = ["retriever", "policy", "k", "lam", "tau", "mu", "p", "decided", "sentence"]
+VERDICT_KEYS = [
+    "retriever",
+    "policy",
+    "k",
+    "lam",
+    "tau",
+    "mu",
+    "p",
+    "decided",
+    "expected_gain",
+    "expected_gain_ci",
+    "sentence",
+]
 
 
 def _run(capsys, *argv) -> tuple[int, str, str]:
@@ -46,6 +58,8 @@ def test_the_json_contract(sample_files, capsys):
     out = _json(capsys, "recommend", doc, queries, "--boot", "500")
     assert list(out) == ["verdict", "folds", "repeats", "budget_tokens", "candidates"]
     assert list(out["verdict"]) == VERDICT_KEYS
+    low, high = out["verdict"]["expected_gain_ci"]  # 24 queries: 4 folds, the choice nests
+    assert low <= out["verdict"]["expected_gain"] <= high
     assert all(list(c) == CANDIDATE_KEYS for c in out["candidates"])
     assert {c["policy"] for c in out["candidates"]} == {"topk", "window1", "scar", "learned"}
     assert {c["retriever"] for c in out["candidates"]} == {"dense", "bm25", "hybrid"}
@@ -156,7 +170,7 @@ def test_text_output(sample_files, capsys):
     assert code == 0, err
     lines = out.splitlines()
     assert "24 queries, 4 folds × 3 repeats" in lines[0]
-    assert lines[1].startswith(("Use ", "Cannot tell ", "No candidate"))
+    assert lines[1].startswith(("Use ", "Not sure of ", "Cannot tell ", "No candidate"))
     assert "reference" in out and "window ±1" in out
     assert "note: 5 folds need 25 queries; 4 folds were used on 24." in err
 

@@ -83,3 +83,28 @@ def test_few_queries_lower_k_and_too_few_are_refused():
         assign_folds(dup, 2)
     with pytest.raises(SettingsError, match="at least 2 folds"):
         assign_folds(queries(6, 6), 1)
+
+
+def test_nested_rows_hold_out_the_outer_fold_and_one_inner_fold():
+    qs = queries(12, 13)
+    folds = assign_folds(qs, 4, 2)
+    rows = np.vstack([folds.training(), folds.inner_training()])
+    assert rows.shape == (2 * 4 + 2 * 4 * 3, 25)
+    nested = folds.nested_row()
+    for r in range(2):
+        for f in range(4):
+            for q in range(25):
+                train = rows[nested[r, f, q]]
+                g = folds.fold[r, q]
+                assert not train[q]  # q is never trained on where it is read
+                assert not train[folds.fold[r] == f].any()  # nor is outer fold f
+                # trained on everything else of repeat r
+                assert train[(folds.fold[r] != f) & (folds.fold[r] != g)].all()
+                if g == f:
+                    assert nested[r, f, q] == folds.held_row()[r, q]
+
+
+def test_two_folds_cannot_nest():
+    folds = assign_folds(queries(6, 6), 5)
+    assert folds.k == 2 and not folds.nestable
+    assert folds.inner_training().shape == (0, 12)

@@ -45,7 +45,19 @@ CANDIDATE_KEYS = {
     "mean_chunks",
     "mean_tokens",
 }
-VERDICT_KEYS = {"retriever", "policy", "k", "lam", "tau", "mu", "p", "decided", "sentence"}
+VERDICT_KEYS = {
+    "retriever",
+    "policy",
+    "k",
+    "lam",
+    "tau",
+    "mu",
+    "p",
+    "decided",
+    "expected_gain",
+    "expected_gain_ci",
+    "sentence",
+}
 
 
 @pytest.fixture(scope="module")
@@ -130,6 +142,12 @@ def test_the_json_contract(sample_verdict):
     )
     assert ref_row["recall_ci"] == [0.0, 0.0]
     assert isinstance(out["verdict"]["decided"], bool)
+    nested = sample_verdict.nested
+    assert nested is not None  # 4 folds: the choice can be held out
+    assert out["verdict"]["expected_gain"] == pytest.approx(nested.gain, abs=1e-6)
+    low, high = out["verdict"]["expected_gain_ci"]
+    assert low <= out["verdict"]["expected_gain"] <= high
+    assert nested.gain == pytest.approx(float((nested.recall - ref.recall).mean()), abs=1e-12)
     chosen = sample_verdict.chosen
     assert out["verdict"]["policy"] == chosen.policy and out["verdict"]["k"] == chosen.k
 

@@ -1,5 +1,6 @@
 """Made-up inputs for the verdict's tests: small documents (one paragraph a chunk, queries aimed
-at chosen chunks, the hashing embedder), and made-up candidates with a verdict on them."""
+at chosen chunks, the hashing embedder), and made-up candidates (fixed ones: the same figures on
+every training set) with a verdict on them."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from scar_viz.embeddings import HashEmbedder, embed_cached
 from scar_viz.evaluation.bootstrap import paired_bootstrap
 from scar_viz.evaluation.crossval import Candidate, CrossValidation
 from scar_viz.evaluation.folds import Folds
+from scar_viz.evaluation.nested import nested_estimate
 from scar_viz.evaluation.recommend import Scored, Verdict, decide
 from scar_viz.pipeline import prepare_document
 from scar_viz.queries.gold import label_queries
@@ -116,19 +118,32 @@ def made_up(recalls, tokens, options) -> tuple[Candidate, ...]:
                 np.asarray(r, float),
                 np.ones(len(r)),
                 np.full(len(r), float(t)),
+                nested_recall=np.broadcast_to(np.asarray(r, float), (3, 5, len(r))),
+                nested_tokens=np.full((3, 5, len(r)), float(t)),
             )
         )
     return tuple(out)
 
 
+def made_up_folds(n: int, seed: int = 0) -> Folds:
+    """5 folds × 3 repeats of n made-up queries: each repeat deals a random permutation of the
+    queries to the folds in turn."""
+    rng = np.random.default_rng(seed)
+    fold = np.empty((3, n), dtype=np.int64)
+    for r in range(3):
+        fold[r, rng.permutation(n)] = np.arange(n) % 5
+    return Folds(fold, 5, 5)
+
+
 def made_up_verdict(cands, budget, ref=0) -> Verdict:
     """The verdict on made-up candidates at ``budget`` (intervals left at 0)."""
     n = len(cands[0].recall)
-    folds = Folds(np.zeros((3, n), dtype=np.int64), 5, 5)
+    folds = made_up_folds(n)
     cv = CrossValidation(cands, ref, folds, tuple(f"q{i}" for i in range(n)))
     best, runner = decide(cands, budget)
     versus = (
         None if runner is None else paired_bootstrap(cands[best].recall, cands[runner].recall, 2000)
     )
     scored = tuple(Scored(c, 0.0, 0.0, 0.0) for c in cands)
-    return Verdict(cv, scored, best, runner, budget, True, versus)
+    nested = nested_estimate(cands, ref, folds, budget, 2000)
+    return Verdict(cv, scored, best, runner, budget, True, versus, nested=nested)

@@ -220,3 +220,28 @@ def test_query_outcomes_count_the_tokens_of_each_selection(key, radius):
         none = query_outcomes(cands, np.zeros((1, len(cands.slot)), dtype=bool), costs)[2][0]
         tops = [top_k(s, k) for s in sims]
         assert none.tolist() == [count_tokens(context_text(prep.chunks, t)) for t in tops]
+
+
+@pytest.mark.parametrize("radius", [1, 2, 3])
+def test_threshold_outcomes_are_query_outcomes_at_every_bar(radius):
+    """Counting each slot's critical bar gives the figures of listing every selection."""
+    from scar_viz.policies.context import token_costs
+    from scar_viz.scoring.sweep import contiguous, query_outcomes, threshold_outcomes
+    from tests.evaluation_sample import labelled_sample
+
+    prep, gold, vecs, _ = labelled_sample("kestrel")
+    sims = np.stack([prep.unit @ v for v in vecs])
+    costs = token_costs(prep.chunks)
+    rng = np.random.default_rng(radius)
+    for k in (1, 3, 6):
+        cands = build_candidates(sims, prep.unit, [g.gold for g in gold], k, radius, prep.doc_of)
+        m = len(cands.slot)
+        scores = rng.normal(size=(3, m))
+        bars = np.sort(rng.normal(size=9))
+        got = threshold_outcomes(cands, scores, bars, costs)
+        passes = (scores[:, None, :] > bars[None, :, None]).reshape(-1, m)
+        want = query_outcomes(cands, contiguous(cands, passes), costs)
+        for g, w in zip(got, want, strict=True):
+            assert np.array_equal(g, w.reshape(3, len(bars), -1))
+    with pytest.raises(ValueError, match="ascending"):
+        threshold_outcomes(cands, scores, bars[::-1], costs)

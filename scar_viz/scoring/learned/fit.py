@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scar_viz.blas import one_blas_thread
 from scar_viz.errors import UserError
 from scar_viz.scoring.learned.features import (
     ALL_FEATURES,
@@ -211,6 +212,13 @@ def fit_folds(x: np.ndarray, y: np.ndarray, folds: np.ndarray, l2: float = DEFAU
     Per fold: standardise on its rows (a constant column keeps std 1), maximise the module
     docstring's objective by Newton's method from zero (to a step below 1e-10; scikit-learn
     where that does not converge), shift the intercept by logit(π).
+
+    Every fold's standardised design is the one shared matrix X = [x₀, 1] (x₀: ``x`` centred
+    and scaled on all rows) times a small affine matrix A_f, so each Newton step works on
+    X (M, n+1) and (F, M) arrays: η_f = X·(A_f·β_f), the gradient A_fᵀ·Xᵀ·r_f, the Hessian
+    A_fᵀ·(Xᵀ·diag(h_f)·X)·A_f, the middle product one matrix product over the rows' outer
+    products. The same objective and steps as building each fold's standardised matrix (the
+    verdict's nested choice fits ~77 folds a step; measured 17 s → below 2 s of its run).
     """
     x = np.atleast_2d(np.asarray(x, dtype=np.float64))
     y = np.asarray(y, dtype=np.float64).reshape(-1)
@@ -221,10 +229,22 @@ def fit_folds(x: np.ndarray, y: np.ndarray, folds: np.ndarray, l2: float = DEFAU
     n_pos = rows @ y
     ok = (n_pos > 0) & (n_pos < count)
     safe = np.maximum(count, 1.0)
-    mean = rows @ x / safe[:, None]
-    std = np.sqrt(np.einsum("fm,fmi->fi", rows, (x[None] - mean[:, None]) ** 2) / safe[:, None])
+    m0 = x.mean(axis=0) if m else np.zeros(n)
+    s0 = x.std(axis=0) if m else np.ones(n)
+    s0 = np.where(s0 > 1e-12, s0, 1.0)
+    x0 = (x - m0) / s0
+    mean0 = rows @ x0 / safe[:, None]
+    var0 = np.maximum(rows @ (x0 * x0) / safe[:, None] - mean0 * mean0, 0.0)
+    mean = m0 + s0 * mean0
+    std = s0 * np.sqrt(var0)
     std = np.where(std > 1e-12, std, 1.0)
-    z = np.concatenate([(x[None] - mean[:, None]) / std[:, None], np.ones((n_f, m, 1))], axis=2)
+    design = np.c_[x0, np.ones(m)]  # (M, n+1)
+    outer = (design[:, :, None] * design[:, None, :]).reshape(m, -1)
+    a = np.zeros((n_f, n + 1, n + 1))
+    idx = np.arange(n)
+    a[:, idx, idx] = s0[None] / std
+    a[:, n, :n] = (m0[None] - mean) / std
+    a[:, n, n] = 1.0
     pos_w = np.where(ok, count / (2.0 * np.maximum(n_pos, 1)), 0.0)
     neg_w = np.where(ok, count / (2.0 * np.maximum(count - n_pos, 1)), 0.0)
     s = rows * np.where(y[None] > 0, pos_w[:, None], neg_w[:, None])
@@ -232,24 +252,42 @@ def fit_folds(x: np.ndarray, y: np.ndarray, folds: np.ndarray, l2: float = DEFAU
     reg[-1] = 0.0
     beta = np.zeros((n_f, n + 1))
     done = ~ok
-    for _ in range(_NEWTON_ITER):
-        eta = np.einsum("fmi,fi->fm", z, beta)
-        prob = 1.0 / (1.0 + np.exp(-eta))
-        grad = np.einsum("fmi,fm->fi", z, s * (y[None] - prob)) - reg * beta
-        hess = np.matmul(z.transpose(0, 2, 1), z * (s * prob * (1.0 - prob))[:, :, None])
-        hess += np.diag(reg)[None]
-        hess[done] = np.eye(n + 1)
-        step = np.linalg.solve(hess, grad[:, :, None])[:, :, 0]
-        step[done] = 0.0
-        beta += step
-        done |= np.abs(step).max(axis=1) < _NEWTON_TOL
-        if done.all():
-            break
+    with one_blas_thread():
+        _newton(design, outer, a, s, y, reg, beta, done)
     for f in np.flatnonzero(~done | ~np.isfinite(beta).all(axis=1)):
-        w, b = fit_logistic(z[f][use[f], :n], y[use[f]], l2=l2)
+        z = (x[use[f]] - mean[f]) / std[f]
+        w, b = fit_logistic(z, y[use[f]], l2=l2)
         beta[f] = np.append(w, b)
     prior = np.where(ok, n_pos / safe, 0.5)
     intercept = beta[:, n] + np.log(prior) - np.log1p(-prior)
     weights = beta[:, :n].copy()
     weights[~ok], intercept[~ok] = 0.0, 0.0
     return FoldFits(weights, np.where(ok, intercept, 0.0), mean, std, ok)
+
+
+def _newton(
+    design: np.ndarray,
+    outer: np.ndarray,
+    a: np.ndarray,
+    s: np.ndarray,
+    y: np.ndarray,
+    reg: np.ndarray,
+    beta: np.ndarray,
+    done: np.ndarray,
+) -> None:
+    """:func:`fit_folds`' Newton steps, updating ``beta`` and ``done`` in place."""
+    n = design.shape[1] - 1
+    for _ in range(_NEWTON_ITER):
+        live = np.flatnonzero(~done)
+        al, bl, sl = a[live], beta[live], s[live]
+        eta = np.einsum("fij,fj->fi", al, bl) @ design.T
+        prob = 1.0 / (1.0 + np.exp(-eta))
+        g_raw = (sl * (y[None] - prob)) @ design
+        grad = np.einsum("fji,fj->fi", al, g_raw) - reg * bl
+        h_raw = ((sl * prob * (1.0 - prob)) @ outer).reshape(-1, n + 1, n + 1)
+        hess = np.matmul(al.transpose(0, 2, 1), np.matmul(h_raw, al)) + np.diag(reg)[None]
+        step = np.linalg.solve(hess, grad[:, :, None])[:, :, 0]
+        beta[live] += step
+        done[live] |= np.abs(step).max(axis=1) < _NEWTON_TOL
+        if done.all():
+            break
