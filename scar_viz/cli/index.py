@@ -19,6 +19,7 @@ from scar_viz.cli.common import (
     add_chunking_options,
     add_model_options,
     chunking_config,
+    gate_params,
     setup,
 )
 from scar_viz.documents.collect import collect_path, describe_skipped
@@ -95,10 +96,7 @@ def store_or_setup(args: argparse.Namespace):
     from scar_viz.store import open_store
     from scar_viz.store.other_tools import foreign_kind
 
-    if args.k < 1:
-        raise SettingsError("--k must be at least 1.")
-    if args.radius < 0:
-        raise SettingsError("--radius must be 0 or more.")
+    gate_params(args)  # k, r and μ out of range say so before the store is opened
     config = chunking_config(args)
     embedder = make_embedder(
         args.model, base_url=args.base_url, api_key=server_key(EMBEDDING_KEY_NAMES)

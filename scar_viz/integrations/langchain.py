@@ -162,12 +162,7 @@ class ScarRetriever(BaseRetriever):
 
     @model_validator(mode="after")
     def _check(self) -> ScarRetriever:
-        if self.k < 1:
-            raise ValueError("k must be at least 1.")
-        if self.r < 0:
-            raise ValueError("r must be 0 or more.")
-        if not self.mu >= 0:
-            raise ValueError("mu must be 0 or more.")
+        GateParams(self.k, self.lam, self.tau, self.r, self.mu)  # k, r and μ in range
         if self.fetch_k is not None and self.fetch_k < self.k:
             raise ValueError("fetch_k must be at least k.")
         return self

@@ -46,7 +46,14 @@ from scar_viz.embeddings import Embedder
 from scar_viz.integrations.local import Order, closest, gate_runs, lexical_of, picked, runs_of
 from scar_viz.integrations.models import CacheSpec, ScarModel
 from scar_viz.integrations.split import MODEL_KEY, file_texts, read_files, split_for
-from scar_viz.scoring.params import DEFAULT_LAM, DEFAULT_MU, DEFAULT_RADIUS, DEFAULT_TAU, GateParams
+from scar_viz.scoring.params import (
+    DEFAULT_K,
+    DEFAULT_LAM,
+    DEFAULT_MU,
+    DEFAULT_RADIUS,
+    DEFAULT_TAU,
+    GateParams,
+)
 
 """Metadata naming the model that embeds a node (its scar-viz id), when the splitter knows."""
 
@@ -217,12 +224,8 @@ class ScarPostprocessor(BaseNodePostprocessor):
 
     @model_validator(mode="after")
     def _check(self) -> ScarPostprocessor:
-        if self.r < 0:
-            raise ValueError("r must be 0 or more.")
-        if not self.mu >= 0:
-            raise ValueError("mu must be 0 or more.")
-        if self.k is not None and self.k < 1:
-            raise ValueError("k must be at least 1.")
+        k = DEFAULT_K if self.k is None else self.k
+        GateParams(k, self.lam, self.tau, self.r, self.mu)  # k, r and μ in range
         return self
 
     @classmethod
