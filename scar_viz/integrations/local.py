@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from scar_viz.embeddings.vectors import normalize
 from scar_viz.scoring.lexical import QuestionLex, question_lex
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import Selection, select_from_sims, top_k
+from scar_viz.vectors import normalize
 
 Order = tuple[str, float]
 """A chunk's place in reading order: (its file, its position in the file)."""

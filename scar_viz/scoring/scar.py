@@ -27,11 +27,11 @@ from typing import Generic
 import numpy as np
 
 from scar_viz.edges import reach
-from scar_viz.embeddings.vectors import normalize
 from scar_viz.errors import SettingsError
 from scar_viz.scoring.lexical import QuestionLex
 from scar_viz.scoring.params import DEFAULT_K, DEFAULT_PARAMS, PRESETS, GateParams  # noqa: F401
 from scar_viz.scoring.walk import Candidate, D, GateDecision, Judge, walk_neighbours
+from scar_viz.vectors import normalize
 
 
 def query_similarities(query_vec: np.ndarray, chunk_vecs: np.ndarray) -> np.ndarray:

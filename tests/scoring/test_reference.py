@@ -13,7 +13,6 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from scar_viz.edges import reach
-from scar_viz.embeddings.vectors import normalize
 from scar_viz.errors import SettingsError
 from scar_viz.integrations.local import chains_of_positions, closest, gate_runs, runs_of
 from scar_viz.scoring import reference
@@ -21,6 +20,7 @@ from scar_viz.scoring.lexical import QuestionLex
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import query_similarities, select_from_sims
 from scar_viz.scoring.sweep import admitted_at, build_candidates, slot_admitted
+from scar_viz.vectors import normalize
 
 NEAR = 1e-9
 
