@@ -48,6 +48,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from scripts.bench_smoke import parse  # noqa: E402
+
 CORPUS = ROOT.parent / "shared" / "corpora" / "rfc9293.txt"
 QUERIES = ROOT.parent / "shared" / "corpora" / "rfc9293.queries.jsonl"
 RESULTS = ROOT / "benchmarks" / "results" / "page_times.json"
@@ -112,7 +115,6 @@ def _document(corpus: bool):
 def measure_page(page: str, model: str, corpus: bool = False) -> dict:
     """In this process: open the document on the first page, then time the switch to ``page``
     (``explorer``: only the first page, untimed); then the reference encode."""
-    sys.path.insert(0, str(ROOT))
     os.chdir(ROOT)
     from streamlit.testing.v1 import AppTest
 
@@ -221,7 +223,7 @@ def _cold_copy(seed_dir: str) -> str:
     return fresh
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--model", default="default")
@@ -232,7 +234,7 @@ def main() -> None:
     ap.add_argument("--corpus", action="store_true", help="the synthetic 90-file corpus")
     ap.add_argument("--cold", action="store_true", help="each page's first open ever")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
-    args = ap.parse_args()
+    args = parse(ap, argv, rounds=1, model="hash")
     if args.worker:
         print(json.dumps(measure_page(args.worker, args.model, args.corpus)))
         return

@@ -47,11 +47,11 @@ sys.path.insert(0, str(ROOT / "benchmarks"))  # frames.py, explorer_rerun.py
 
 from frames import EMPTY_APP  # noqa: E402
 
+from scripts.bench_smoke import SAMPLE, parse  # noqa: E402
 from scripts.browser_actions import DOCUMENT_UPLOADER  # noqa: E402
 from scripts.live_app import LiveApp, browser, settle, wait_for_app_run  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora" / "rfc9293.txt"
-SAMPLE = ROOT / "scar_viz" / "documents" / "samples" / "harbor_manual.md"
 RESULTS = ROOT / "benchmarks" / "results" / "perf.json"
 
 
@@ -212,9 +212,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-upload", action="store_true", help="skip c and d (slow)")
     parser.add_argument("--only-upload", action="store_true", help="run c and d only")
-    parser.add_argument("--smoke", action="store_true", help="every part once, tiny inputs")
     parser.add_argument("--out", default=str(RESULTS), help="the JSON file to write")
-    args = parser.parse_args(argv)
+    args = parse(parser, argv)
     out = Path(args.out)
     doc, model, runs = (SAMPLE, "hash", 1) if args.smoke else (CORPUS, "default", 3)
     if not doc.exists():
