@@ -37,7 +37,6 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
 from scar_viz.documents.corpus import join_documents  # noqa: E402
 from scar_viz.documents.reading import document_from_text  # noqa: E402
 from scar_viz.embeddings import make_embedder  # noqa: E402
@@ -48,6 +47,7 @@ from scar_viz.queries.reading import parse_queries  # noqa: E402
 from scar_viz.scoring.params import DEFAULT_PARAMS  # noqa: E402
 from scar_viz.scoring.scar import select_from_sims  # noqa: E402
 from scar_viz.views.corpus import corpus_view  # noqa: E402
+from scripts.bench_smoke import parse  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "corpus_scale.json"
 COMMON = tuple(
@@ -143,14 +143,14 @@ def make_queries(corpus, n: int, seed: int = 11) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--chunks-per-file", type=int, default=52)
     parser.add_argument("--queries", type=int, default=1000)
     parser.add_argument("--questions", type=int, default=30)
     parser.add_argument("--out", default=str(RESULTS))
-    args = parser.parse_args()
+    args = parse(parser, argv, files=3, chunks_per_file=6, queries=6, questions=2)
 
     t0 = time.perf_counter()
     corpus = build_corpus(args.files, args.chunks_per_file)

@@ -32,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
+from scripts.bench_smoke import parse  # noqa: E402
 from scripts.browser_actions import upload  # noqa: E402
 from scripts.live_app import LiveApp, browser, settle, wait_for_app_run  # noqa: E402
 
@@ -121,12 +121,12 @@ def bare_encode(texts: list[str]) -> float:
     return time.perf_counter() - t0
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=90)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--out", default=str(RESULTS))
-    args = parser.parse_args()
+    args = parse(parser, argv, files=3, rounds=1)
     if not CORPUS.exists():
         sys.exit(f"error: {CORPUS} not found (the development corpus)")
     files = split_files(CORPUS.read_text(encoding="utf-8"), args.files)

@@ -16,7 +16,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
 from scar_viz.chunking.config import ChunkingConfig, chunk_document  # noqa: E402
 from scar_viz.chunking.fragmentation import chars_per_token, cut_stats  # noqa: E402
 from scar_viz.chunking.registry import CHUNKERS  # noqa: E402
@@ -25,18 +24,19 @@ from scar_viz.embeddings import EmbeddingCache, make_embedder  # noqa: E402
 from scar_viz.pipeline import embed_function  # noqa: E402
 from scar_viz.queries.gold import label_queries  # noqa: E402
 from scar_viz.queries.reading import evidence_units, parse_queries  # noqa: E402
+from scripts.bench_smoke import SAMPLE, SAMPLE_QUERIES, parse  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora"
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--doc", default=str(CORPUS / "rfc9293.txt"))
     p.add_argument("--queries", default=str(CORPUS / "rfc9293.queries.jsonl"))
     p.add_argument("--model", default="default")
     p.add_argument("--size", type=int, default=600)
     p.add_argument("--overlap", type=int, default=60)
-    args = p.parse_args()
+    args = parse(p, argv, doc=str(SAMPLE), queries=str(SAMPLE_QUERIES), model="hash")
     doc = load_path(args.doc)
     data = Path(args.queries).read_text(encoding="utf-8")
     units, issues = evidence_units(data, doc.text)

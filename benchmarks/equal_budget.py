@@ -16,7 +16,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
 from scar_viz.charts.budget import budget_chart  # noqa: E402
 from scar_viz.documents import samples  # noqa: E402
 from scar_viz.documents.reading import load_path  # noqa: E402
@@ -32,15 +31,16 @@ from scar_viz.queries.gold import label_queries  # noqa: E402
 from scar_viz.queries.reading import load_queries, parse_queries  # noqa: E402
 from scar_viz.scoring.params import GateParams  # noqa: E402
 from scar_viz.scoring.scar import normalize  # noqa: E402
+from scripts.bench_smoke import parse  # noqa: E402
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--doc", default=None)
     ap.add_argument("--queries", default=None)
     ap.add_argument("--model", default="default")
     ap.add_argument("--html", default=None, help="write the chart to this HTML file")
-    args = ap.parse_args()
+    args = parse(ap, argv, model="hash")
     embedder, cache = make_embedder(args.model), EmbeddingCache()
     doc = load_path(args.doc) if args.doc else samples.load_sample()
     prep = prepare_document(doc, embedder, cache=cache)

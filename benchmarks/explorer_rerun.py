@@ -49,9 +49,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
 from frames import EMPTY_APP, FrameClock  # noqa: E402  (benchmarks/ is the script's folder)
 
+from scripts.bench_smoke import parse  # noqa: E402
 from scripts.browser_actions import ask, document_caption, upload  # noqa: E402
 from scripts.live_app import LiveApp, browser, settle, wait_for_app_run  # noqa: E402
 
@@ -186,7 +186,7 @@ def measure(mode: str = "rfc", model: str = "hash", n: int = 15) -> dict:
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="hash", choices=["hash", "default"])
     parser.add_argument("--n", type=int, default=15, help="presses per side")
@@ -194,7 +194,7 @@ def main() -> None:
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--corpus", action="store_true", help="RFC 9293 as a zip of sections")
     which.add_argument("--sample", action="store_true", help="the landing view (built-in sample)")
-    args = parser.parse_args()
+    args = parse(parser, argv, sample=True, n=1)
     mode = "corpus" if args.corpus else "sample" if args.sample else "rfc"
     out = args.out or str({"corpus": CORPUS_RESULTS, "sample": SAMPLE_RESULTS}.get(mode, RESULTS))
     if mode != "sample" and not CORPUS.exists():

@@ -23,7 +23,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
 from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
 from scar_viz.documents import samples  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
@@ -32,18 +31,19 @@ from scar_viz.pipeline import prepare_document  # noqa: E402
 from scar_viz.queries.gold import label_queries  # noqa: E402
 from scar_viz.queries.reading import parse_queries  # noqa: E402
 from scar_viz.scoring.learned import DEFAULT_L2  # noqa: E402
+from scripts.bench_smoke import parse  # noqa: E402
 
 K = 4
 OUT = ROOT / "scar_viz" / "data" / "default_gate.json"
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(OUT))
     ap.add_argument("--model", default="default")
     ap.add_argument("--l2", type=float, default=DEFAULT_L2)
     ap.add_argument("--features", choices=("base", "lexical"), default="lexical")
-    args = ap.parse_args()
+    args = parse(ap, argv, model="hash")
     doc = samples.load_sample()
     qset = parse_queries(samples.sample_queries_text(), doc.text, "harbor_manual.queries.jsonl")
     embedder = make_embedder(args.model)

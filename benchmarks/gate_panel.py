@@ -25,7 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
+from scripts.bench_smoke import parse  # noqa: E402
 from scripts.live_app import LiveApp, browser, settle, wait_for_app_run  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora" / "rfc9293.txt"
@@ -60,14 +60,14 @@ def first_query() -> str:
     return "When is a connection reset?"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="default", choices=["default", "hash"])
     parser.add_argument("--size", type=int, default=434, help="chunk size (overlap = size/10)")
     parser.add_argument("--events", type=int, default=200)
     parser.add_argument("--cache", help="embedding cache folder to reuse (default: a new one)")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "gate_panel.json"))
-    args = parser.parse_args()
+    args = parse(parser, argv, model="hash", events=5)
     if not CORPUS.exists():
         sys.exit(f"error: the corpus is missing: {CORPUS}")
     cache = args.cache or tempfile.mkdtemp(prefix="scar-gate-bench-")

@@ -52,7 +52,6 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
 from scar_viz.chunking.config import ChunkingConfig, chunk_document, embedding_texts  # noqa: E402
 from scar_viz.devices import GPU_BATCH, DeviceChoice, Placement  # noqa: E402
 from scar_viz.documents import samples  # noqa: E402
@@ -65,6 +64,7 @@ from scar_viz.embeddings import (  # noqa: E402
     make_embedder,
 )
 from scar_viz.errors import UserError, user_message  # noqa: E402
+from scripts.bench_smoke import parse  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 OUT_GPU = RESULTS / "gpu_embed.json"
@@ -266,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--skip-ray", action="store_true", help="leave index --engine ray out")
     p.add_argument("--cpu", action="store_true", help="run on the CPU: a check, not GPU figures")
     p.add_argument("--out", type=Path, default=None)
-    args = p.parse_args(argv)
+    args = parse(p, argv, min_chunks=40, rounds=1, batch_sizes="16", skip_ray=True, cpu=True)
     try:
         placement = DeviceChoice("cpu" if args.cpu else "auto").resolve()
     except UserError as exc:

@@ -21,7 +21,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
 from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
 from scar_viz.documents.reading import load_path  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
@@ -33,6 +32,7 @@ from scar_viz.queries.reading import parse_queries  # noqa: E402
 from scar_viz.scoring.learned import resolve_gate  # noqa: E402
 from scar_viz.scoring.params import PRESETS, GateParams  # noqa: E402
 from scar_viz.scoring.sweep import pareto_frontier, sweep  # noqa: E402
+from scripts.bench_smoke import SAMPLE, SAMPLE_QUERIES, parse  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora"
 OUT = ROOT / "benchmarks" / "results" / "learned_gate.json"
@@ -41,14 +41,14 @@ PS = (0.02, 0.04, 0.08, 0.15)
 SUBSETS = ("all", "fragmented", "atomic")
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--doc", default=str(CORPUS / "rfc9293.txt"))
     ap.add_argument("--queries", default=str(CORPUS / "rfc9293.queries.jsonl"))
     ap.add_argument("--model", default="default")
     ap.add_argument("--gate", default=None, help="gate file (default: the shipped gate)")
     ap.add_argument("--out", default=str(OUT))
-    args = ap.parse_args()
+    args = parse(ap, argv, doc=str(SAMPLE), queries=str(SAMPLE_QUERIES), model="hash")
     gate = resolve_gate(args.gate)
     doc = load_path(args.doc)
     qset = parse_queries(Path(args.queries).read_text(encoding="utf-8"), doc.text)

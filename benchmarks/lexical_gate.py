@@ -39,7 +39,6 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
 from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
 from scar_viz.documents import samples  # noqa: E402
 from scar_viz.documents.reading import load_path  # noqa: E402
@@ -52,6 +51,7 @@ from scar_viz.scoring.learned import FitError  # noqa: E402
 from scar_viz.scoring.lexical import lex_matrix  # noqa: E402
 from scar_viz.scoring.scar import normalize  # noqa: E402
 from scar_viz.scoring.sweep import build_candidates, pareto_frontier, sweep  # noqa: E402
+from scripts.bench_smoke import parse  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora"
 OUT = ROOT / "benchmarks" / "results" / "lexical_gate.json"
@@ -220,11 +220,11 @@ def table(title, study):
             print(f"| {name} | {r['n']} | {cells} |")
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="default")
     ap.add_argument("--out", default=str(OUT))
-    args = ap.parse_args()
+    args = parse(ap, argv, model="hash")
     embedder = make_embedder(args.model)
     cache = EmbeddingCache()
     t0 = time.perf_counter()

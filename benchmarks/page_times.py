@@ -49,6 +49,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from scripts.bench_smoke import parse  # noqa: E402
+
 CORPUS = ROOT.parent / "shared" / "corpora" / "rfc9293.txt"
 QUERIES = ROOT.parent / "shared" / "corpora" / "rfc9293.queries.jsonl"
 RESULTS = ROOT / "benchmarks" / "results" / "page_times.json"
@@ -115,7 +118,6 @@ def measure_page(
 ) -> dict:
     """In this process: open the document on the first page, then time the switch to ``page``
     (``explorer``: only the first page, untimed); then the reference encode."""
-    sys.path.insert(0, str(ROOT))
     os.chdir(ROOT)
     from streamlit.testing.v1 import AppTest
 
@@ -226,7 +228,7 @@ def _cold_copy(seed_dir: str) -> str:
     return fresh
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--model", default="default")
@@ -240,7 +242,7 @@ def main() -> None:
         "--queries", type=int, default=CORPUS_QUERIES, help="labelled questions (--corpus)"
     )
     ap.add_argument("--worker", help=argparse.SUPPRESS)
-    args = ap.parse_args()
+    args = parse(ap, argv, rounds=1, model="hash")
     if args.worker:
         print(json.dumps(measure_page(args.worker, args.model, args.corpus, args.queries)))
         return

@@ -21,7 +21,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
 from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
 from scar_viz.chunking.tokens import TOKENIZER_NAME  # noqa: E402
 from scar_viz.documents.reading import load_path  # noqa: E402
@@ -35,6 +34,7 @@ from scar_viz.policies.rerank import (  # noqa: E402
     load_reranker,
 )
 from scar_viz.scoring.params import GateParams  # noqa: E402
+from scripts.bench_smoke import SAMPLE, SAMPLE_QUERIES, parse  # noqa: E402
 from scripts.tiny_models import tiny_cross_encoder  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora"
@@ -50,7 +50,7 @@ def _ms(values: list[float]) -> dict[str, float]:
     }
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--doc", default=str(CORPUS / "rfc9293.txt"))
     p.add_argument("--queries", default=str(CORPUS / "rfc9293.queries.jsonl"))
@@ -60,7 +60,7 @@ def main() -> int:
     p.add_argument("--reranker", default=DEFAULT_RERANKER)
     p.add_argument("--cache", default=None, help="embedding cache file (default the app's)")
     p.add_argument("--out", default=None, help="also write the results as JSON here")
-    args = p.parse_args()
+    args = parse(p, argv, doc=str(SAMPLE), queries=str(SAMPLE_QUERIES), model="hash", limit=3)
 
     t0 = time.perf_counter()
     document = load_path(args.doc)

@@ -16,7 +16,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
 from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
 from scar_viz.chunking.tokens import TOKENIZER_NAME  # noqa: E402
 from scar_viz.documents.reading import load_path  # noqa: E402
@@ -27,6 +26,7 @@ from scar_viz.queries.gold import label_queries  # noqa: E402
 from scar_viz.queries.reading import load_queries  # noqa: E402
 from scar_viz.scoring.params import GateParams  # noqa: E402
 from scar_viz.scoring.scar import PRESETS  # noqa: E402
+from scripts.bench_smoke import SAMPLE, SAMPLE_QUERIES, parse  # noqa: E402
 
 CORPORA = ROOT.parent / "shared" / "corpora"
 
@@ -101,7 +101,7 @@ PUBLISHED = {
 }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
@@ -110,7 +110,7 @@ def main() -> None:
     parser.add_argument("--doc", default=str(CORPORA / "rfc9293.txt"))
     parser.add_argument("--queries", default=str(CORPORA / "rfc9293.queries.jsonl"))
     parser.add_argument("--out", default=None, help="also write the Markdown to this file")
-    args = parser.parse_args()
+    args = parse(parser, argv, doc=str(SAMPLE), queries=str(SAMPLE_QUERIES), model="hash")
     t0 = time.perf_counter()
     doc = load_path(args.doc)
     qset = load_queries(args.queries, doc.text)

@@ -24,7 +24,6 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
 from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
 from scar_viz.documents import samples  # noqa: E402
 from scar_viz.documents.reading import load_path  # noqa: E402
@@ -36,6 +35,7 @@ from scar_viz.queries.reading import parse_queries  # noqa: E402
 from scar_viz.retrieval import RETRIEVERS, Retriever  # noqa: E402
 from scar_viz.scoring.params import GateParams  # noqa: E402
 from scar_viz.scoring.scar import normalize  # noqa: E402
+from scripts.bench_smoke import parse  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora"
 OUT = ROOT / "benchmarks" / "results" / "retrievers.json"
@@ -58,11 +58,11 @@ def datasets() -> list[tuple[str, object, str]]:
     return out
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="default")
     parser.add_argument("--out", default=str(OUT))
-    args = parser.parse_args()
+    args = parse(parser, argv, model="hash")
     embedder = make_embedder(args.model)
     cache = EmbeddingCache()
     params = GateParams(k=K, lam=0.5, tau=0.1, radius=1)

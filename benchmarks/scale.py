@@ -31,10 +31,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
 from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
 from scar_viz.documents.reading import read_document  # noqa: E402
 from scar_viz.store import EmbedderSpec, EngineOptions, index_corpus  # noqa: E402
+from scripts.bench_smoke import parse  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "results" / "scale.json"
 CONFIG = ChunkingConfig(size=300, overlap=30)
@@ -109,7 +109,7 @@ def _row(model: str, n_files: int, runs: dict[str, list[dict]]) -> dict[str, obj
     }
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     """Write ``scale.json``: the setting, Ray's start-up, and per model a row with ``files``,
     ``chunks``, the seconds of every round per engine (``local_seconds``, ``ray_seconds``),
     chunks/s from the median of the rounds and ``ray_over_local`` (median Ray over median
@@ -126,7 +126,7 @@ def main() -> int:
     ap.add_argument("--concurrency", type=int, default=2)
     ap.add_argument("--batch-size", type=int, default=256)
     ap.add_argument("--out", type=Path, default=OUT)
-    args = ap.parse_args()
+    args = parse(ap, argv, files=3, slice_files=1, models="hash", rounds=1, concurrency=1)
     import ray
 
     models = [m.strip() for m in args.models.split(",") if m.strip()]

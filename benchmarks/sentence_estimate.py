@@ -22,15 +22,19 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from scripts.bench_smoke import parse  # noqa: E402
+
 RESULTS = ROOT / "benchmarks" / "results" / "sentence_estimate.json"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default="default")
-    args = ap.parse_args()
+    ap.add_argument("--files", type=int, default=None, help="corpus files (default: page_times')")
+    ap.add_argument("--out", default=str(RESULTS))
+    args = parse(ap, argv, model="hash", files=3)
     os.environ["SCAR_VIZ_CACHE_DIR"] = tempfile.mkdtemp(prefix="sentence-estimate-")
-    sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from corpus_scale import build_corpus
     from page_times import CORPUS_CHUNKS_PER_FILE, CORPUS_FILES, CORPUS_OVERLAP, CORPUS_SIZE
@@ -40,7 +44,8 @@ def main() -> None:
     from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder, speed
     from ui.sentences import sentence_cost
 
-    doc = build_corpus(CORPUS_FILES, CORPUS_CHUNKS_PER_FILE)
+    files = args.files or CORPUS_FILES
+    doc = build_corpus(files, CORPUS_CHUNKS_PER_FILE)
     chunks = chunk_document(doc, ChunkingConfig(size=CORPUS_SIZE, overlap=CORPUS_OVERLAP))
     embedder = make_embedder(args.model)
     embedder.embed([c.text for c in chunks[:4]])  # load the model (not measured)
@@ -57,7 +62,7 @@ def main() -> None:
     out = {
         "benchmark": "benchmarks/sentence_estimate.py",
         "model": args.model,
-        "document": f"synthetic corpus, {CORPUS_FILES} files, {len(doc.text):,} characters",
+        "document": f"synthetic corpus, {files} files, {len(doc.text):,} characters",
         "chunk_speed_chars_per_s": round(measured, 1),
         "sentence_speed_chars_per_s": round(sum(e - s for s, e in spans) / (actual - split), 1),
         "stated_sentences": cost.texts,
@@ -73,7 +78,7 @@ def main() -> None:
         "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     print(json.dumps(out, indent=2))
-    RESULTS.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    Path(args.out).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

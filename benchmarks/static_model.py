@@ -36,10 +36,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
 from scar_viz.chunking.config import ChunkingConfig, chunk_document, embedding_texts  # noqa: E402
 from scar_viz.documents.reading import load_path  # noqa: E402
-from scar_viz.embeddings import StaticEmbedder, default_embedder  # noqa: E402
+from scar_viz.embeddings import StaticEmbedder, default_embedder, make_embedder  # noqa: E402
 from scar_viz.embeddings.distill import MARKER, ensure_static_model  # noqa: E402
 from scar_viz.embeddings.static import MEASURED_FIGURES  # noqa: E402
 from scar_viz.errors import UserError, user_message  # noqa: E402
@@ -49,6 +48,7 @@ from scar_viz.queries.gold import label_queries  # noqa: E402
 from scar_viz.queries.reading import load_queries  # noqa: E402
 from scar_viz.scoring.params import GateParams  # noqa: E402
 from scar_viz.scoring.scar import normalize, select_from_sims, top_k  # noqa: E402
+from scripts.bench_smoke import SAMPLE, SAMPLE_QUERIES, parse  # noqa: E402
 
 CORPORA = ROOT.parent / "shared" / "corpora"
 
@@ -81,7 +81,7 @@ def recalls(
     return {name: np.asarray(values) for name, values in out.items()}
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -104,7 +104,9 @@ def main() -> int:
         "a --limit run writes only when this is given)",
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    args = parser.parse_args()
+    args = parse(
+        parser, argv, corpus=str(SAMPLE), queries=str(SAMPLE_QUERIES), limit=40, min_seconds=0.05
+    )
     for path in (args.corpus, args.queries):
         if not Path(path).is_file():
             print(
@@ -152,10 +154,14 @@ def run(args: argparse.Namespace) -> int:
             logged.add(tenth)
             log(f"  distil {done}/{total}: {stage}")
 
-    folder = ensure_static_model(on_distill)
-    distill_s = time.perf_counter() - t0 if distilled else None
-    marker = json.loads((folder / MARKER).read_text(encoding="utf-8"))
-    models = {"default": default_embedder(), "static": StaticEmbedder()}
+    if args.smoke:  # the script's path, no model and no distillation: two hashing embedders
+        folder, distill_s, marker = Path("(none: --smoke)"), None, {"seconds": 0.0}
+        models = {"default": make_embedder("hash"), "static": make_embedder("hash")}
+    else:
+        folder = ensure_static_model(on_distill)
+        distill_s = time.perf_counter() - t0 if distilled else None
+        marker = json.loads((folder / MARKER).read_text(encoding="utf-8"))
+        models = {"default": default_embedder(), "static": StaticEmbedder()}
     log(f"loading models; {len(chunks)} chunks, {len(golds)} queries")
     for embedder in models.values():
         embedder.load()

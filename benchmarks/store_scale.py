@@ -47,7 +47,6 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))  # the word list of corpus_scale.py
-
 from corpus_scale import COMMON as WORDS  # noqa: E402
 
 from scar_viz.chunking.base import Chunk  # noqa: E402
@@ -61,6 +60,7 @@ from scar_viz.queries.gold import label_queries  # noqa: E402
 from scar_viz.queries.reading import parse_queries  # noqa: E402
 from scar_viz.scoring.params import DEFAULT_PARAMS  # noqa: E402
 from scar_viz.scoring.scar import boundary_penalties, normalize  # noqa: E402
+from scripts.bench_smoke import parse  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "store_scale.json"
 COMMON = np.array(WORDS)
@@ -325,7 +325,7 @@ def repeat(size: int, n_queries: int, rounds: int) -> None:
     print(json.dumps(out))
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[100_000, 300_000, 1_000_000])
     ap.add_argument("--queries", type=int, default=500)
@@ -341,7 +341,7 @@ def main() -> None:
         help="only compare: N alternating store and memory evaluations at the first size "
         "(results to store_repeat.json)",
     )
-    args = ap.parse_args()
+    args = parse(ap, argv, sizes=[300], queries=5)
     if args.phase:
         print(json.dumps(PHASES[args.phase](Path(args.work), args.size)))
         return

@@ -77,12 +77,16 @@ def fresh_clone(into: Path) -> Path:
     return clone
 
 
-def run(checkout: Path, fast: bool, extra: list[str]) -> dict[str, object]:
-    """Run the test command in ``checkout`` (its set-up step first, untimed) and measure it."""
-    subprocess.run(
-        ["bash", "scripts/bootstrap.sh", "requirements-dev.txt"], cwd=checkout, check=True
-    )
+def run(checkout: Path, fast: bool, extra: list[str], smoke: bool = False) -> dict[str, object]:
+    """Run the test command in ``checkout`` (its set-up step first, untimed) and measure it;
+    a smoke run times bare pytest instead, so it installs nothing."""
+    if not smoke:
+        subprocess.run(
+            ["bash", "scripts/bootstrap.sh", "requirements-dev.txt"], cwd=checkout, check=True
+        )
     command = ["bash", "scripts/test.sh", *(["--fast"] if fast else []), "-q", "--durations=10"]
+    if smoke:
+        command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
     command += extra
     env = {**os.environ, "CI": "true"}
     load_before = os.getloadavg()
@@ -109,14 +113,19 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     parser.add_argument("--here", action="store_true", help="run in this checkout, not a clone")
     parser.add_argument("--out", type=Path, help="where to write the JSON")
     parser.add_argument("pytest_args", nargs="*", help="more pytest arguments (after --)")
+    parser.add_argument("--smoke", action="store_true", help="time one small test module here")
     args = parser.parse_args(argv)
+    if args.smoke:  # scripts/bench_smoke.py's rule, written out: this script imports nothing
+        args.here, args.fast = True, True  # in this checkout, bare pytest (no install step)
+        args.pytest_args = args.pytest_args or ["tests/test_fmt.py"]
+        args.out = args.out or Path(tempfile.mkdtemp(prefix="scar-smoke-")) / "suite_time.json"
     tier = "fast" if args.fast else "full"
     with tempfile.TemporaryDirectory(prefix="scar-viz-suite-") as tmp:
         checkout = ROOT if args.here else fresh_clone(Path(tmp))
         head = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], cwd=checkout, capture_output=True, text=True
         ).stdout.strip()
-        result = run(checkout, args.fast, args.pytest_args)
+        result = run(checkout, args.fast, args.pytest_args, smoke=args.smoke)
         if not args.here:
             shutil.rmtree(checkout, ignore_errors=True)
     data = {

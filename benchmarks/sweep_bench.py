@@ -30,10 +30,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
 from scar_viz.scoring.params import GateParams  # noqa: E402
 from scar_viz.scoring.scar import normalize, scar_select, select_from_sims  # noqa: E402
 from scar_viz.scoring.sweep import build_candidates, sweep  # noqa: E402
+from scripts.bench_smoke import parse  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "sweep_bench.json"
 
@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--naive", action="store_true", help="also time the scar_select loop")
     parser.add_argument("--out", default=str(RESULTS), help="the JSON file to write")
-    args = parser.parse_args(argv)
+    args = parse(parser, argv, chunks=60, queries=6, dim=16, grid=3)
 
     chunks, queries, golds = synthesise(args.chunks, args.queries, args.dim, args.seed)
     lams = np.round(np.linspace(0.0, 2.0, args.grid), 4)

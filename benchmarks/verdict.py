@@ -37,7 +37,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
-
 from corpus_scale import build_corpus, make_queries  # noqa: E402
 
 from scar_viz.cli.common import load_document  # noqa: E402
@@ -46,6 +45,7 @@ from scar_viz.evaluation.recommend import recommend  # noqa: E402
 from scar_viz.pipeline import prepare_document  # noqa: E402
 from scar_viz.queries.gold import label_queries  # noqa: E402
 from scar_viz.queries.reading import parse_queries  # noqa: E402
+from scripts.bench_smoke import parse  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 FILES, CHUNKS_PER_FILE, SEED = 16, 53.6, 28
@@ -53,16 +53,16 @@ QUERIES = 248
 CLI_TARGET_S, APP_TARGET_S = 30.0, 15.0
 
 
-def write_corpus(folder: Path) -> tuple[Path, Path]:
+def write_corpus(folder: Path, files: int = FILES, n_queries: int = QUERIES) -> tuple[Path, Path]:
     """The corpus' files under ``folder/corpus`` and its queries in ``folder/queries.jsonl``."""
-    corpus = build_corpus(FILES, CHUNKS_PER_FILE, SEED)
+    corpus = build_corpus(files, CHUNKS_PER_FILE, SEED)
     root = folder / "corpus"
     for part in corpus.parts:
         path = root / part.path
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(corpus.text[part.start : part.end], encoding="utf-8")
     queries = folder / "queries.jsonl"
-    queries.write_text(make_queries(corpus, QUERIES), encoding="utf-8")
+    queries.write_text(make_queries(corpus, n_queries), encoding="utf-8")
     return root, queries
 
 
@@ -87,13 +87,15 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="hash")
     parser.add_argument("--out", default=None)
-    args = parser.parse_args(argv)
+    parser.add_argument("--files", type=int, default=FILES)
+    parser.add_argument("--queries", type=int, default=QUERIES)
+    args = parse(parser, argv, model="hash", files=2, queries=12)
     out_path = Path(
         args.out or RESULTS / f"verdict{'' if args.model == 'hash' else '_' + args.model}.json"
     )
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        corpus, queries = write_corpus(folder)
+        corpus, queries = write_corpus(folder, args.files, args.queries)
         env = {**os.environ, "SCAR_VIZ_CACHE_DIR": str(folder / "cache"), "HF_HUB_OFFLINE": "1"}
         os.environ["SCAR_VIZ_CACHE_DIR"] = env["SCAR_VIZ_CACHE_DIR"]
         t = time.perf_counter()

@@ -2,6 +2,8 @@
 # Set up (first time) and run the whole test suite, browser tests included.
 # --fast: the day-to-day tier: everything but the browser tests and the tests that load the
 # embedded default model (pytest -m "not browser and not model"); no Chromium needed.
+# Both leave out the benchmarks' slow smoke runs (marked bench; .ci/run runs them: -m bench,
+# a later -m replaces the tier's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fast=0
@@ -17,7 +19,7 @@ workers="${SCAR_VIZ_TEST_WORKERS:-$(n=$(nproc 2>/dev/null || echo 1); echo $((n 
 parallel=()
 if [ "$workers" -gt 1 ]; then parallel=(-n "$workers" --dist worksteal); fi
 if [ "$fast" = 1 ]; then
-  exec .venv/bin/python -m pytest -m "not browser and not model" ${parallel[@]+"${parallel[@]}"} ${args[@]+"${args[@]}"}
+  exec .venv/bin/python -m pytest -m "not browser and not model and not bench" ${parallel[@]+"${parallel[@]}"} ${args[@]+"${args[@]}"}
 fi
 if [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -27,4 +29,4 @@ if [ ! -x /usr/bin/chromium ]; then
     echo "No /usr/bin/chromium and no root: browser tests will be skipped (install chromium)."
   fi
 fi
-exec .venv/bin/python -m pytest ${parallel[@]+"${parallel[@]}"} ${args[@]+"${args[@]}"}
+exec .venv/bin/python -m pytest -m "not bench" ${parallel[@]+"${parallel[@]}"} ${args[@]+"${args[@]}"}

@@ -9,6 +9,21 @@ from scar_viz.pipeline import prepare_document
 from scar_viz.queries.gold import label_queries
 from scar_viz.queries.reading import parse_queries
 
+CANDIDATE_KEYS = [
+    "retriever",
+    "policy",
+    "k",
+    "lam",
+    "tau",
+    "mu",
+    "p",
+    "recall",
+    "recall_ci",
+    "mean_chunks",
+    "mean_tokens",
+]
+"""A verdict candidate's keys, in order: its JSON (``recommend --json``) and its table row."""
+
 
 def hash_sample(dim: int = 256):
     """(prepared document, labelled queries, unit query vectors, embedder, query set)."""

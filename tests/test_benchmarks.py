@@ -5,6 +5,9 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -252,3 +255,68 @@ def test_the_performance_doc_gives_the_held_out_verdicts_figures():
         summary = result[key]["summary"]
         for name in ("mean_claimed_minus_held_points", "mean_expected_minus_held_points"):
             assert f"{summary[name]:+.1f} (se".replace("-", "−") in doc, name
+
+
+# --- every benchmark runs: its --smoke mode (scripts/bench_smoke.py) -----------------------
+
+BENCH = pytest.mark.bench
+IN_PROCESS = {
+    **dict.fromkeys(("corpus_scale", "cut_rates", "fit_default_gate", "learned_gate"), ()),
+    **dict.fromkeys(("lexical_gate", "reproduce", "retrievers", "sentence_estimate"), ()),
+    **dict.fromkeys(("static_model", "suite_time", "sweep_bench"), ()),
+    # slower (measured alone under load 12, docs/testing.md): left to .ci/run's -m bench step
+    "equal_budget": (BENCH,),  # every policy at every k (15 s)
+    "policy_times": (BENCH,),  # a tiny cross-encoder through sentence-transformers (27 s)
+    "scale": (BENCH,),  # starts Ray (38 s)
+    "store_scale": (BENCH,),  # LanceDB (17 s)
+    "verdict": (BENCH,),  # recommend three times, twice as a fresh process (14 s)
+}
+"""Run in the test process (main(argv)): hashing embedder, built-in samples."""
+IN_A_SUBPROCESS = {
+    "page_times": (BENCH,),  # changes directory, a worker process per page (100 s)
+    "gpu_embed": (BENCH, pytest.mark.model),  # the default model on the CPU, a few chunks
+    "explorer_rerun": (BENCH, pytest.mark.browser),
+    "gate_panel": (BENCH, pytest.mark.browser),
+    "corpus_upload": (BENCH, pytest.mark.browser),
+    "perf": (BENCH, pytest.mark.browser),  # each part once; part b is explorer_rerun's method
+}
+"""Run as ``python benchmarks/NAME.py --smoke``."""
+
+
+def _results() -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in (ROOT / "benchmarks" / "results").iterdir()}
+
+
+def test_every_benchmark_has_a_smoke_run_in_the_tests():
+    scripts = {p.stem for p in (ROOT / "benchmarks").glob("*.py")} - {"frames"}
+    assert scripts == set(IN_PROCESS) | set(IN_A_SUBPROCESS)
+    for name in scripts:
+        assert "--smoke" in (ROOT / "benchmarks" / f"{name}.py").read_text(encoding="utf-8") or (
+            "bench_smoke" in (ROOT / "benchmarks" / f"{name}.py").read_text(encoding="utf-8")
+        ), name
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=marks) for n, marks in IN_PROCESS.items()])
+def test_the_benchmark_runs_in_smoke_mode(name, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SCAR_VIZ_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the scripts put their folders first
+    before = _results()
+    returned = load(name).main(["--smoke"])
+    assert returned in (None, 0) or isinstance(returned, dict)
+    assert capsys.readouterr().out.strip()
+    assert _results() == before, "a smoke run must not touch the results the docs cite"
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=marks) for n, marks in IN_A_SUBPROCESS.items()]
+)
+def test_the_benchmark_runs_in_smoke_mode_as_a_script(name, tmp_path):
+    before = _results()
+    env = {**os.environ, "SCAR_VIZ_CACHE_DIR": str(tmp_path / "cache"), "HF_HUB_OFFLINE": "1"}
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / f"{name}.py"), "--smoke"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert _results() == before, "a smoke run must not touch the results the docs cite"

@@ -1,5 +1,6 @@
 """``scripts/test.sh --fast`` leaves out every browser test and every test that loads the
-embedded default model, and nothing else."""
+embedded default model, and nothing else but the benchmarks' slow smoke runs (``bench``, which
+both tiers leave to ``.ci/run``)."""
 
 from __future__ import annotations
 

@@ -302,9 +302,7 @@ def retriever_of(args: argparse.Namespace) -> Retriever:
 
 
 def gate_params(args: argparse.Namespace) -> GateParams:
-    """k, λ, τ and r from the common options."""
-    if not args.mu >= 0:
-        raise ValueError("--mu must be 0 or more.")
+    """k, λ, τ, r and μ from the common options (:class:`GateParams` checks their ranges)."""
     return GateParams(k=args.k, lam=args.lam, tau=args.tau, radius=args.radius, mu=args.mu)
 
 
@@ -319,10 +317,7 @@ def chunking_config(args: argparse.Namespace) -> ChunkingConfig:
 
 def setup(args: argparse.Namespace):
     """(embedder, cache, prepared document) from the common options."""
-    if args.k < 1:
-        raise SettingsError("--k must be at least 1.")
-    if args.radius < 0:
-        raise SettingsError("--radius must be 0 or more.")
+    gate_params(args)  # k, r and μ out of range say so before the document is read
     config = chunking_config(args)
     document = load_document(args.doc)
     embedder = model_of(args)

@@ -20,6 +20,7 @@ from scar_viz.cli.common import (
     add_model_options,
     chunking_config,
     embedding_cache,
+    gate_params,
     model_of,
     setup,
 )
@@ -96,10 +97,7 @@ def store_or_setup(args: argparse.Namespace):
     from scar_viz.store import open_store
     from scar_viz.store.other_tools import foreign_kind
 
-    if args.k < 1:
-        raise SettingsError("--k must be at least 1.")
-    if args.radius < 0:
-        raise SettingsError("--radius must be 0 or more.")
+    gate_params(args)  # k, r and μ out of range say so before the store is opened
     config = chunking_config(args)
     embedder = model_of(args)
     cache = None if args.no_cache else embedding_cache(args.cache)

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Hashable
 from functools import lru_cache, partial
 
-from scar_viz.embeddings import speed
+from scar_viz import speed
 from scar_viz.errors import SettingsError
 from scar_viz.memo import Memo
 from scar_viz.spans import Span
@@ -231,7 +231,7 @@ def part_sentence_spans(
 
 
 def split_speed_key(method: str) -> str:
-    """The name under which :mod:`scar_viz.embeddings.speed` keeps the splitter's speed."""
+    """The name under which :mod:`scar_viz.speed` keeps the splitter's speed."""
     return f"sentence split: {method}"
 
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import numpy as np
 
+from scar_viz import speed
 from scar_viz.cancel import ShouldStop, check
-from scar_viz.embeddings import speed
 from scar_viz.embeddings.base import Embedder, EmbeddingError, Progress, batches
-from scar_viz.embeddings.vectors import normalize
 from scar_viz.sqlite_cache import SqliteCache
+from scar_viz.vectors import normalize
 
 
 def text_key(text: str) -> str:

@@ -279,8 +279,9 @@ def evaluate_ks(
     """
     labels = parse_policy_list(list(policies or default_policies()))
     ks = tuple(int(k) for k in ks)
-    if not ks or min(ks) < 1 or params.radius < 0:
-        raise SettingsError("k must be at least 1 and r at least 0.")
+    if not ks:
+        raise SettingsError("Give at least one k.")
+    settings = [params.with_(k=k) for k in ks]  # GateParams checks each k
     query_vecs = np.atleast_2d(np.asarray(query_vecs, dtype=np.float64))
     if len(queries) and query_vecs.shape != (len(queries), prep.unit.shape[1]):
         raise SettingsError(
@@ -288,7 +289,6 @@ def evaluate_ks(
             f"dimensions; got shape {query_vecs.shape}."
         )
     resolved = {label: resolve_policy(label) for label in labels}
-    settings = [params.with_(k=k) for k in ks]
     outcomes: list[dict[str, list[QueryOutcome]]] = [{label: [] for label in labels} for _ in ks]
     coverage = [dict.fromkeys(labels, False) for _ in ks]
     errors: list[dict[str, str]] = [{} for _ in ks]

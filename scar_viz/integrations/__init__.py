@@ -12,3 +12,9 @@ store (:mod:`~scar_viz.integrations.local`). The two framework modules import th
 (the ``integrations`` extra, ``pip install 'scar-viz[integrations]'``); nothing else in
 scar-viz imports them, and this package's own modules import neither framework.
 """
+
+
+def needs(module: str, package: str) -> ImportError:
+    """The error a framework module raises when its framework is not installed: one sentence
+    naming ``package`` and the extra that installs it."""
+    return ImportError(f"{module} needs {package}: pip install 'scar-viz[integrations]'.")

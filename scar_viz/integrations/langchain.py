@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from scar_viz.integrations import needs
+
 try:
     from langchain_core.callbacks import CallbackManagerForRetrieverRun, Callbacks
     from langchain_core.documents import BaseDocumentCompressor, Document
@@ -29,10 +31,7 @@ try:
     from langchain_core.retrievers import BaseRetriever
     from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 except ImportError as exc:  # pragma: no cover - the message is the point
-    raise ImportError(
-        "scar_viz.integrations.langchain needs langchain-core: "
-        "pip install 'scar-viz[integrations]'."
-    ) from exc
+    raise needs(__name__, "langchain-core") from exc
 from pydantic import PrivateAttr, model_validator
 
 from scar_viz.chunking.config import ChunkingConfig

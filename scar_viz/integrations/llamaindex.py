@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from scar_viz.integrations import needs
+
 try:
     from llama_index.core.base.base_retriever import BaseRetriever
     from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -39,10 +41,7 @@ try:
     from llama_index.core.schema import Document as LlamaDocument
     from llama_index.core.storage.docstore.types import BaseDocumentStore
 except ImportError as exc:  # pragma: no cover - the message is the point
-    raise ImportError(
-        "scar_viz.integrations.llamaindex needs llama-index-core: "
-        "pip install 'scar-viz[integrations]'."
-    ) from exc
+    raise needs(__name__, "llama-index-core") from exc
 from pydantic import Field, PrivateAttr
 
 from scar_viz.chunking.config import ChunkingConfig

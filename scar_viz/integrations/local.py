@@ -33,7 +33,6 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from scar_viz.embeddings.vectors import normalize
 from scar_viz.evaluation.apply import ChunkSet, needs_words, reach, run_setting
 from scar_viz.evaluation.settings import ChosenSettings, load_settings
 from scar_viz.retrieval import DEFAULT_K_RRF
@@ -41,6 +40,7 @@ from scar_viz.scoring.learned import DEFAULT_P, resolve_gate
 from scar_viz.scoring.lexical import QuestionLex, question_lex
 from scar_viz.scoring.params import DEFAULT_LAM, DEFAULT_MU, DEFAULT_RADIUS, DEFAULT_TAU, GateParams
 from scar_viz.scoring.scar import Selection, top_k
+from scar_viz.vectors import normalize
 
 ADAPTER_K = 4
 """The adapters' default k: LangChain's own (``VectorStore.as_retriever``)."""
@@ -123,11 +123,7 @@ class SettingFields(BaseModel):
     def _check_setting(self) -> Any:
         if self.k is not None and self.k < 1:  # None (a postprocessor's): every node given
             raise ValueError("k must be at least 1.")
-        if self.r < 0:
-            raise ValueError("r must be 0 or more.")
-        if not self.mu >= 0:
-            raise ValueError("mu must be 0 or more.")
-        self.setting()  # one sentence for anything else a setting cannot take
+        self.setting()  # r and μ out of range (GateParams), or anything else a setting cannot take
         return self
 
     def setting(self) -> ChosenSettings:

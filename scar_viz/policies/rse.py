@@ -79,8 +79,9 @@ def minmax_relevance(sims: np.ndarray) -> np.ndarray:
 
 def ranks_of(scores: np.ndarray) -> np.ndarray:
     """rank_i = position of chunk i when sorted by score, best first (0-based; ties: lower
-    index first); shape (N,)."""
-    order = np.argsort(-np.asarray(scores, dtype=float), kind="stable")
+    index first); shape (N,). Scores are compared at 12 decimals, so two that differ only by
+    rounding error tie (a cosine of 0 is −2e-18 under one BLAS kernel and 0 under another)."""
+    order = np.argsort(-np.round(np.asarray(scores, dtype=float), 12), kind="stable")
     ranks = np.empty(len(order), dtype=float)
     ranks[order] = np.arange(len(order))
     return ranks

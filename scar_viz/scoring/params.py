@@ -3,13 +3,17 @@
 ``GateParams`` travels through the pages, the CLI and the policies as one frozen object:
 k (chunks the retriever returns), λ (weight of the boundary penalty), τ (the bar relative to
 cos(q, c)), r (the radius) and μ (the weight of the lexical term, this project's extension,
-docs/method.md §8; 0 is the paper's gate). Defaults and presets live here and nowhere else.
+docs/method.md §8; 0 is the paper's gate). Defaults and presets live here and nowhere else,
+and so does the check of k, r and μ: a ``GateParams`` that exists is in range, so nothing that
+takes one checks them again.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import Any
+
+from scar_viz.errors import SettingsError
 
 DEFAULT_K = 3
 """Chunks the retriever returns by default (the sources give no k; 3 is a common RAG setting)."""
@@ -35,6 +39,15 @@ class GateParams:
     tau: float = DEFAULT_TAU
     radius: int = DEFAULT_RADIUS
     mu: float = DEFAULT_MU
+
+    def __post_init__(self) -> None:
+        """Raises SettingsError (one sentence) for k < 1, r < 0 or μ < 0 (or μ not a number)."""
+        if not self.k >= 1:
+            raise SettingsError(f"k must be at least 1; got {self.k}.")
+        if not self.radius >= 0:
+            raise SettingsError(f"r, the radius, must be 0 or more; got {self.radius}.")
+        if not self.mu >= 0:
+            raise SettingsError(f"μ (mu) must be 0 or more; got {self.mu:g}.")
 
     def with_(self, **changes: Any) -> GateParams:
         """A copy with ``changes`` applied (``params.with_(lam=0.2)``)."""

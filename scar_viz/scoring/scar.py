@@ -27,11 +27,11 @@ from typing import Generic
 import numpy as np
 
 from scar_viz.edges import reach
-from scar_viz.embeddings.vectors import normalize
 from scar_viz.errors import SettingsError
 from scar_viz.scoring.lexical import QuestionLex
 from scar_viz.scoring.params import DEFAULT_K, DEFAULT_PARAMS, PRESETS, GateParams  # noqa: F401
 from scar_viz.scoring.walk import Candidate, D, GateDecision, Judge, walk_neighbours
+from scar_viz.vectors import normalize
 
 
 def query_similarities(query_vec: np.ndarray, chunk_vecs: np.ndarray) -> np.ndarray:
@@ -181,8 +181,6 @@ def scar_select(
         raise SettingsError(
             f"Query has dimension {query.shape[0]} but chunks have dimension {chunks.shape[1]}."
         )
-    if params.radius < 0:
-        raise SettingsError("Radius must be 0 or more.")
     sims = chunks @ query if len(chunks) else np.zeros(0)
     return select_from_sims(sims, chunks, params)
 
@@ -200,9 +198,11 @@ def scar_judge(
     ``penalty`` (:class:`Decision`). With μ > 0, ``lex`` (N,) holds lex(q, x) per chunk.
 
     Raises:
-        SettingsError: for μ < 0, or μ > 0 without ``lex``.
+        SettingsError: for μ > 0 without ``lex`` (μ ≥ 0 is :class:`GateParams`' check).
     """
-    mu = _check_mu(mu, lex)
+    mu = float(mu)
+    if mu and lex is None:
+        raise SettingsError("μ > 0 needs the question's lexical evidence (the chunk texts).")
 
     def judge(cand: Candidate) -> Decision:
         c, j = cand.chunk, cand.neighbour
@@ -226,15 +226,6 @@ def scar_judge(
     return judge
 
 
-def _check_mu(mu: float, lex: object) -> float:
-    mu = float(mu)
-    if not mu >= 0.0:
-        raise SettingsError(f"μ must be 0 or more; got {mu:g}.")
-    if mu and lex is None:
-        raise SettingsError("μ > 0 needs the question's lexical evidence (the chunk texts).")
-    return mu
-
-
 def select_from_sims(
     sims: np.ndarray,
     unit_chunks: np.ndarray,
@@ -250,7 +241,7 @@ def select_from_sims(
     None: ``sims``); the gate always uses ``sims``.
 
     Raises:
-        SettingsError: for μ < 0, or μ > 0 without ``lexical``.
+        SettingsError: for μ > 0 without ``lexical``.
     """
     retrieved = top_k(sims if rank is None else rank, params.k)
     lex = lexical.share if lexical is not None and params.mu else None

@@ -29,7 +29,7 @@ import numpy as np
 from scar_viz.edges import bounds
 from scar_viz.embeddings import Progress
 from scar_viz.errors import SettingsError
-from scar_viz.scoring.params import DEFAULT_RADIUS
+from scar_viz.scoring.params import DEFAULT_RADIUS, GateParams
 from scar_viz.scoring.scar import gate, top_k
 
 
@@ -506,9 +506,7 @@ def sweep(
     """
     if mode not in MODES:
         raise SettingsError(f"Unknown bar '{mode}'; use one of {MODES}.")
-    mu = float(mu)
-    if not mu >= 0.0:
-        raise SettingsError(f"μ must be 0 or more; got {mu:g}.")
+    mu = GateParams(k=cands.k, radius=cands.radius, mu=float(mu)).mu  # its one check of μ
     if mu and cands.lex_qn is None:
         raise SettingsError("μ > 0 needs candidates built with lex(q,n).")
     lams = np.asarray(lams, dtype=np.float64).reshape(-1)

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz.chunking.base import Chunk
-from scar_viz.embeddings.vectors import normalize
 from scar_viz.fmt import decides, decisive_digits, percent
 from scar_viz.scoring.params import DEFAULT_K, DEFAULT_LAM, DEFAULT_TAU, GateParams
 from scar_viz.scoring.scar import Decision, select_from_sims
+from scar_viz.vectors import normalize
 
 
 @dataclass(frozen=True)

@@ -200,7 +200,7 @@ def test_select_scar_with_mu(sample_files, capsys):
     assert all("μ·lex(q,n)" in d for d in lexical["decisions"])
     assert set(plain["selected"]) <= set(lexical["selected"])
     assert main([*base, "--mu", "-1"]) == 1
-    assert "--mu must be 0 or more" in capsys.readouterr().err
+    assert "μ (mu) must be 0 or more" in capsys.readouterr().err
 
 
 def test_the_k_note_comes_only_when_k_changes_a_decision(sample_files, hash_gate, tmp_path, capsys):

@@ -12,20 +12,8 @@ import pytest
 from scar_viz.cli.main import main
 from scar_viz.evaluation.settings import load_settings
 from scar_viz.scoring.learned import LearnedGate
+from tests.evaluation_sample import CANDIDATE_KEYS
 
-CANDIDATE_KEYS = [
-    "retriever",
-    "policy",
-    "k",
-    "lam",
-    "tau",
-    "mu",
-    "p",
-    "recall",
-    "recall_ci",
-    "mean_chunks",
-    "mean_tokens",
-]
 VERDICT_KEYS = [
     "retriever",
     "policy",

@@ -185,8 +185,8 @@ def test_chunks_not_made_by_split_document_are_refused_in_one_sentence():
     ("fields", "said"),
     [
         ({"k": 0}, "k must be at least 1"),
-        ({"r": -1}, "r must be 0 or more"),
-        ({"mu": -0.1}, "mu must be 0 or more"),
+        ({"r": -1}, "r, the radius, must be 0 or more"),
+        ({"mu": -0.1}, r"μ \(mu\) must be 0 or more"),
         ({"k": 4, "fetch_k": 2}, "fetch_k must be at least k"),
     ],
 )

@@ -133,7 +133,7 @@ def test_without_the_question_the_postprocessor_says_so(index):
 
 @pytest.mark.parametrize(
     ("fields", "said"),
-    [({"r": -1}, "r must be 0 or more"), ({"mu": -1.0}, "mu must be 0 or more"),
+    [({"r": -1}, "r, the radius, must be 0 or more"), ({"mu": -1.0}, r"μ \(mu\) must be 0 or more"),
      ({"k": 0}, "k must be at least 1")],
 )  # fmt: skip
 def test_bad_settings_are_one_sentence(index, fields, said):

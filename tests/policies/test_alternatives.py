@@ -41,6 +41,14 @@ def test_ranks_and_minmax_relevance():
     assert minmax_relevance(np.full(3, 0.7)).tolist() == [0.0, 0.0, 0.0]
 
 
+def test_ranks_tie_scores_that_differ_only_by_rounding_error():
+    """A cosine of 0 came out as −2e-18 under one OpenBLAS kernel and 0 under another; the
+    two must rank alike (as a tie, by index), while a real difference still orders them."""
+    assert ranks_of(np.array([0.5, -2.0e-18, 0.0])).tolist() == [0, 1, 2]
+    assert ranks_of(np.array([0.5, 0.0, -2.0e-18])).tolist() == [0, 1, 2]
+    assert ranks_of(np.array([0.5, -1e-9, 0.0])).tolist() == [0, 2, 1]
+
+
 def test_best_segments_by_hand():
     v = np.array([-0.2, 0.5, 0.3, -0.1, 0.6, -0.5, 0.4])
     # round 1: [1,2] and [2..4] both sum 0.8 -> the earlier start; round 2 (budget 2 left):

@@ -144,43 +144,7 @@ def test_window_by_hand():
     assert window([3], 7, 2) == [1, 2, 3, 4, 5]
 
 
-# --- against a straightforward reference ---------------------------------------------------
-
-
-def reference_select(q, chunks, k, lam, tau, r):
-    """docs/method.md §2 written as plainly as possible, loops only."""
-    qn = q / np.linalg.norm(q)
-    cn = [v / np.linalg.norm(v) for v in chunks]
-    sims = [float(v @ qn) for v in cn]
-    order = sorted(range(len(sims)), key=lambda i: (-sims[i], i))[:k]
-    context = set(order)
-    for c in order:
-        for step in (-1, 1):
-            for d in range(1, r + 1):
-                j = c + step * d
-                if j < 0 or j >= len(sims):
-                    break
-                b = min(2.0, max(0.0, 1 - float(cn[c] @ cn[j])))
-                if j in order:
-                    continue
-                if sims[j] - lam * b > tau * sims[c]:
-                    context.add(j)
-                else:
-                    break
-    return order, sorted(context)
-
-
-@pytest.mark.parametrize("seed", range(30))
-def test_matches_reference_on_random_data(seed):
-    rng = np.random.default_rng(seed)
-    n, dim = int(rng.integers(1, 40)), int(rng.integers(2, 16))
-    chunks = rng.normal(size=(n, dim))
-    chunks[1:] += 0.6 * chunks[:-1]  # some continuity between neighbours
-    q = rng.normal(size=dim)
-    k, r = int(rng.integers(1, 8)), int(rng.integers(0, 4))
-    lam, tau = float(rng.uniform(0, 2)), float(rng.uniform(0, 1.5))
-    sel = scar_select(q, chunks, GateParams(k, lam, tau, r))
-    assert (sel.retrieved, sel.selected) == reference_select(q, chunks, k, lam, tau, r)
+# --- against the plain-loop reference: tests/scoring/test_reference.py ----------------------
 
 
 # --- invariants ---------------------------------------------------------------------------
