@@ -43,6 +43,7 @@ from scar_viz import terms  # noqa: E402
 from scar_viz.chunking.config import ChunkingConfig, chunk_document  # noqa: E402
 from scar_viz.documents import samples  # noqa: E402
 from scar_viz.embeddings.hashing import HashEmbedder  # noqa: E402
+from scripts.bench_smoke import parse  # noqa: E402
 
 SAMPLE = "reitou"
 _WORDLIKE = re.compile(r"\w")
@@ -198,14 +199,15 @@ def measure(sites: list[str]) -> dict:
     return out
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--site", action="append", default=[], help="where analysers live")
-    args = parser.parse_args()
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "cjk_tokens.json"))
+    args = parse(parser, argv)  # the sample is already small: --smoke only moves --out
     for site in args.site:
         sys.path.append(site)
     result = measure(args.site)
-    path = ROOT / "benchmarks" / "results" / "cjk_tokens.json"
+    path = Path(args.out)
     path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(
         f"{result['sample']}: {result['chunks']} chunks, {result['questions']} questions "

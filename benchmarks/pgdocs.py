@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from scar_viz.cli.common import load_document  # noqa: E402
 from scar_viz.documents.reading import Document  # noqa: E402
+from scripts.bench_smoke import parse  # noqa: E402
 
 DATA = ROOT / "benchmarks" / "data" / "pgdocs15"
 CORPUS = DATA / "html"
@@ -112,12 +113,13 @@ def build(document: Document) -> list[dict[str, object]]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--extract", type=Path, help="a postgresql-doc-15 .deb to copy from")
-    args = parser.parse_args(argv)
+    parser.add_argument("--out", type=Path, default=QUERIES, help="the query file written")
+    args = parse(parser, argv)  # --smoke: the same build, written to a temporary folder
     if args.extract:
         extract(args.extract)
     document = load_document(str(CORPUS))
     rows = build(document)
-    QUERIES.write_text(
+    args.out.write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
     )
     from scar_viz.embeddings import HashEmbedder
@@ -126,7 +128,7 @@ def main(argv: list[str] | None = None) -> None:
     from scar_viz.queries.reading import parse_queries
 
     prep = prepare_document(document, HashEmbedder(64), cache=None)
-    qset = parse_queries(QUERIES.read_text(encoding="utf-8"), document)
+    qset = parse_queries(args.out.read_text(encoding="utf-8"), document)
     if qset.errors:
         raise SystemExit("\n".join(str(e) for e in qset.errors))
     gold = label_queries(qset, document, prep.chunks)

@@ -50,6 +50,7 @@ from scar_viz.scoring.learned.features import ALL_FEATURES, build_table, gate_fe
 from scar_viz.scoring.learned.fit import fit_folds  # noqa: E402
 from scar_viz.scoring.learned.model import threshold_logit  # noqa: E402
 from scar_viz.scoring.sweep import query_outcomes, threshold_outcomes  # noqa: E402
+from scripts.bench_smoke import parse  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 DATA = ROOT / "benchmarks" / "data" / "pgdocs15"
@@ -101,7 +102,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="hash")
     parser.add_argument("--ks", default="1,2,3,4,5")
-    args = parser.parse_args(argv)
+    parser.add_argument("--limit", type=int, default=0, help="the first N questions (0: all)")
+    parser.add_argument("--out", default=None, help="default: benchmarks/results/ranking_gate…")
+    args = parse(parser, argv, ks="2", limit=40)
     suffix = "" if args.model == "hash" else "_" + args.model
     embedder = make_embedder(args.model)
     cache = EmbeddingCache()
@@ -109,6 +112,7 @@ def main(argv: list[str] | None = None) -> dict:
     prep = prepare_document(document, embedder, cache=cache)
     qset = parse_queries((DATA / "queries.jsonl").read_text(encoding="utf-8"), document)
     gold = sorted(label_queries(qset, document, prep.chunks), key=lambda g: g.id)
+    gold = gold[: args.limit] if args.limit else gold
     vecs = embed_cached(embedder, [g.query.query for g in gold], cache).vectors
     block = batch_sims(prep.unit, vecs)
     sims = np.stack([block(i) for i in range(len(gold))])
@@ -160,7 +164,7 @@ def main(argv: list[str] | None = None) -> dict:
         "queries": len(gold),
         "rows": rows,
     }
-    out = RESULTS / f"ranking_gate{suffix}.json"
+    out = Path(args.out) if args.out else RESULTS / f"ranking_gate{suffix}.json"
     out.write_text(json.dumps(result, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     return result
 

@@ -33,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from scripts.bench_smoke import parse  # noqa: E402
 from scripts.browser_actions import ON_THE_UPLOADER, send_document  # noqa: E402
 from scripts.live_app import LiveApp, browser, wait_for_app_run  # noqa: E402
 
@@ -132,14 +133,14 @@ def measure(text_mib: int, linger: float) -> dict[str, object]:
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     from ui.loading import APP_LIMITS
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--text-mib", type=int, default=APP_LIMITS.text_chars // MIB + 1)
     parser.add_argument("--linger", type=float, default=60.0)
     parser.add_argument("--out", type=Path, default=RESULTS)
-    args = parser.parse_args()
+    args = parse(parser, argv, text_mib=1, linger=0.0)
     run = measure(args.text_mib, args.linger)
     result = {
         "measured": time.strftime("%Y-%m-%d %H:%M:%S"),

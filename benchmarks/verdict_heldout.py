@@ -49,6 +49,7 @@ from scar_viz.retrieval import Retriever  # noqa: E402
 from scar_viz.scoring.learned.features import build_table  # noqa: E402
 from scar_viz.scoring.learned.model import threshold_logit  # noqa: E402
 from scar_viz.scoring.sweep import admitted_at, contiguous, query_outcomes  # noqa: E402
+from scripts.bench_smoke import parse  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 DATA = ROOT / "benchmarks" / "data" / "pgdocs15"
@@ -142,7 +143,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--small-splits", type=int, default=6)
     parser.add_argument("--small", type=int, default=30)
     parser.add_argument("--out", default=None)
-    args = parser.parse_args(argv)
+    parser.add_argument("--limit", type=int, default=0, help="the first N questions (0: all)")
+    args = parse(parser, argv, halves=1, small_splits=1, small=20, limit=40)
     suffix = "" if args.model == "hash" else "_" + args.model
     out_path = Path(args.out or RESULTS / f"verdict_heldout{suffix}.json")
     embedder = make_embedder(args.model)
@@ -151,6 +153,7 @@ def main(argv: list[str] | None = None) -> dict:
     prep = prepare_document(document, embedder, cache=cache)
     qset = parse_queries((DATA / "queries.jsonl").read_text(encoding="utf-8"), document)
     gold = label_queries(qset, document, prep.chunks)
+    gold = gold[: args.limit] if args.limit else gold
     vecs = embed_cached(embedder, [g.query.query for g in gold], cache).vectors
     n = len(gold)
     halves, small = [], []

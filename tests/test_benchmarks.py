@@ -264,12 +264,16 @@ IN_PROCESS = {
     **dict.fromkeys(("corpus_scale", "cut_rates", "fit_default_gate", "learned_gate"), ()),
     **dict.fromkeys(("lexical_gate", "reproduce", "retrievers", "sentence_estimate"), ()),
     **dict.fromkeys(("static_model", "suite_time", "sweep_bench"), ()),
+    **dict.fromkeys(("cjk_tokens", "pgdocs"), ()),
     # slower (measured alone under load 12, docs/testing.md): left to .ci/run's -m bench step
     "equal_budget": (BENCH,),  # every policy at every k (15 s)
     "policy_times": (BENCH,),  # a tiny cross-encoder through sentence-transformers (27 s)
     "scale": (BENCH,),  # starts Ray (38 s)
     "store_scale": (BENCH,),  # LanceDB (17 s)
     "verdict": (BENCH,),  # recommend three times, twice as a fresh process (14 s)
+    # the development benchmark (benchmarks/data/pgdocs15: 1,060 chunks, 213 questions)
+    "verdict_heldout": (BENCH,),  # one half split and one small split on 40 questions
+    "ranking_gate": (BENCH,),  # the gates fitted at one k on 40 questions
 }
 """Run in the test process (main(argv)): hashing embedder, built-in samples."""
 IN_A_SUBPROCESS = {
@@ -278,6 +282,7 @@ IN_A_SUBPROCESS = {
     "explorer_rerun": (BENCH, pytest.mark.browser),
     "gate_panel": (BENCH, pytest.mark.browser),
     "corpus_upload": (BENCH, pytest.mark.browser),
+    "upload_memory": (BENCH, pytest.mark.browser),  # a 1 MiB upload to a live server
     "perf": (BENCH, pytest.mark.browser),  # each part once; part b is explorer_rerun's method
 }
 """Run as ``python benchmarks/NAME.py --smoke``."""
