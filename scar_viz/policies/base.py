@@ -71,10 +71,11 @@ class QueryInputs:
         :func:`~scar_viz.scoring.scar.top_k`, a stable sort's prefix), instead of 37,500 partial
         sorts for 250 questions (22 s of Equal budget's 132 s under cProfile, issue 48).
         """
-        order = self.memo.get(_RANK_ORDER)
-        if order is None:
-            order = self.memo[_RANK_ORDER] = np.argsort(-np.asarray(self.rank), kind="stable")
-        return [int(i) for i in order[: max(0, int(k))]]
+        rank = self.rank
+        held = self.memo.get(_RANK_ORDER)
+        if held is None or held[0] is not rank:  # a copy made with another ranking shares memo
+            held = self.memo[_RANK_ORDER] = (rank, np.argsort(-np.asarray(rank), kind="stable"))
+        return [int(i) for i in held[1][: max(0, int(k))]]
 
 
 @dataclass(frozen=True)
