@@ -74,7 +74,7 @@ def test_embedding_stops_between_batches_and_keeps_what_it_encoded(tmp_path):
     stop, _ = after(3)
     with pytest.raises(Cancelled):
         embed_cached(emb, texts, cache, should_stop=stop)
-    assert emb.batches == 2 and cache.count(emb.model_id) == 200
+    assert emb.batches == 2 and cache.count(emb.vectors_id) == 200
     again = embed_cached(emb, texts, cache)  # a rerun resumes from the cache
     assert again.n_cached == 200 and again.vectors.shape == (2000, 32)
 
