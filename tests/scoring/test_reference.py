@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from scar_viz.edges import reach
 from scar_viz.errors import SettingsError
-from scar_viz.integrations.local import chains_of_positions, closest, gate_runs, runs_of
+from scar_viz.evaluation.apply import ChunkSet, run_setting
+from scar_viz.integrations.local import chains_of_positions, closest, runs_of, setting_of
 from scar_viz.scoring import reference
 from scar_viz.scoring.lexical import QuestionLex
 from scar_viz.scoring.params import GateParams
@@ -107,7 +108,8 @@ def test_the_sweep_selects_what_the_reference_selects(case):
 @given(cases())
 def test_the_integrations_gate_on_fetched_runs_equals_the_reference(case):
     """What LangChain's retriever and LlamaIndex's postprocessor run: the top k by cosine in
-    reading order (``closest``), then the gate on the runs of chunks within r of each."""
+    reading order (``closest``), then the setting's runner (``run_setting``) on the runs of
+    chunks within r of each."""
     q, chunks, doc_of, params, lexical, _ = case
     retrieved, selected, _ = _reference(q, chunks, doc_of, params, lexical, None)
     order = [(f"file{doc_of[i]}", float(i)) for i in range(len(chunks))]
@@ -122,8 +124,13 @@ def test_the_integrations_gate_on_fetched_runs_equals_the_reference(case):
     if lexical is not None:
         at = [key[1] for key in runs.keys]
         fetched = QuestionLex(lexical.terms, lexical.weights, lexical.member[:, at])
-    picked = [(f"file{doc_of[c]}", c) for c in retrieved]
-    sel = gate_runs(runs, q, picked, params, fetched)
+    at = runs.position()
+    picked = [at[(f"file{doc_of[c]}", c)] for c in retrieved]
+    setting = setting_of("scar", "dense", 60.0, params, None, None)  # the adapters' setting
+    sel = run_setting(
+        setting, ChunkSet(runs.unit, runs.run_of), "", normalize(q), retrieved=picked,
+        lexical=fetched,
+    )  # fmt: skip
     assert sorted(runs.keys[i][1] for i in sel.selected) == selected
 
 
