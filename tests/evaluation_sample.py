@@ -24,6 +24,15 @@ CANDIDATE_KEYS = [
 ]
 """A verdict candidate's keys, in order: its JSON (``recommend --json``) and its table row."""
 
+VERDICT_KEYS = [
+    *CANDIDATE_KEYS[:7],
+    "decided",
+    "expected_gain",
+    "expected_gain_ci",
+    "sentence",
+]
+"""The verdict's keys in ``recommend --json``, in order."""
+
 
 def hash_sample(dim: int = 256):
     """(prepared document, labelled queries, unit query vectors, embedder, query set)."""

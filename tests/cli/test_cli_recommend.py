@@ -12,21 +12,7 @@ import pytest
 from scar_viz.cli.main import main
 from scar_viz.evaluation.settings import load_settings
 from scar_viz.scoring.learned import LearnedGate
-from tests.evaluation_sample import CANDIDATE_KEYS
-
-VERDICT_KEYS = [
-    "retriever",
-    "policy",
-    "k",
-    "lam",
-    "tau",
-    "mu",
-    "p",
-    "decided",
-    "expected_gain",
-    "expected_gain_ci",
-    "sentence",
-]
+from tests.evaluation_sample import CANDIDATE_KEYS, VERDICT_KEYS
 
 
 def _run(capsys, *argv) -> tuple[int, str, str]:
