@@ -45,6 +45,7 @@ from scar_viz.evaluation.recommend import recommend  # noqa: E402
 from scar_viz.pipeline import prepare_document  # noqa: E402
 from scar_viz.queries.gold import label_queries  # noqa: E402
 from scar_viz.queries.reading import parse_queries  # noqa: E402
+from scar_viz.views.verdict_words import verdict_json  # noqa: E402
 from scripts.bench_smoke import parse  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
@@ -119,7 +120,7 @@ def main(argv: list[str] | None = None) -> dict:
             t = time.perf_counter()
             v = recommend(prep, gold, vecs)
             app_s.append(time.perf_counter() - t)
-        assert v.as_json() == out, "the app's verdict and the command's differ"
+        assert verdict_json(v) == out, "the app's verdict and the command's differ"
     types = {t: sum(g.type == t for g in gold) for t in ("fragmented", "atomic", "scattered")}
     result = {
         "what": "recommend on a synthetic corpus (corpus_scale's generator, 16 files, seed 28), "

@@ -30,6 +30,7 @@ VERDICT_KEYS = [
     "expected_gain",
     "expected_gain_ci",
     "sentence",
+    "details",
 ]
 """The verdict's keys in ``recommend --json``, in order."""
 

@@ -1,8 +1,9 @@
 """The verdict at the top of the Evaluation lab: every retriever × expansion × k cross-validated
-(:mod:`scar_viz.evaluation.recommend`), drawn as recall against tokens, said in one sentence,
-with *Apply*, which sets the sidebar's retriever and every page's gate to the verdict's
-setting (the learned gate refitted on all queries), the settings file to download, and the
-snippets that run that file in your code (command line, LangChain, LlamaIndex)."""
+(:mod:`scar_viz.evaluation.recommend`), drawn as recall against tokens, said answer first (the
+words of :mod:`scar_viz.views.verdict_words`, the command line's too), with *Apply*, which sets
+the sidebar's retriever and every page's gate to the verdict's setting (the learned gate
+refitted on all queries), the settings file to download, and the snippets that run that file in
+your code (command line, LangChain, LlamaIndex)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from scar_viz.evaluation.settings import ChosenSettings
 from scar_viz.retrieval import DEFAULT_K_RRF
 from scar_viz.scoring.params import DEFAULT_K
 from scar_viz.views.snippets import SETTINGS_FILE, code_snippets, setting_words
+from scar_viz.views.verdict_words import verdict_settings, verdict_words
 from ui import keys
 from ui.alerts import alert, with_progress
 from ui.cache import cached, prepared_key
@@ -197,7 +199,9 @@ def verdict_block(lab: Lab) -> Verdict | None:
     except UserError as exc:
         alert(f"No verdict: {user_message(exc)}", "info")
         return None
-    alert(v.sentence(), "info")
+    words = verdict_words(v)
+    alert(words.sentence, "info")
+    st.caption(words.details)
     _gains(v)
     st.plotly_chart(
         presenter_fonts(verdict_chart(v)),
@@ -215,7 +219,7 @@ def verdict_block(lab: Lab) -> Verdict | None:
             "tokens": NUM0,
         },
     )
-    chosen = v.settings()
+    chosen = verdict_settings(v)
     applied = is_applied(chosen, lab)
     cols = st.columns([1, 1, 2])
     cols[0].button(

@@ -30,6 +30,7 @@ from scar_viz.evaluation.bootstrap import DEFAULT_BOOT, DEFAULT_SEED
 from scar_viz.evaluation.folds import DEFAULT_FOLDS, DEFAULT_REPEATS
 from scar_viz.evaluation.recommend import VERDICT_POLICIES, Verdict, recommend, verdict_rows
 from scar_viz.retrieval import RETRIEVERS
+from scar_viz.views.verdict_words import verdict_json, verdict_settings, verdict_words
 
 
 def register(add_parser: AddParser) -> None:
@@ -107,23 +108,26 @@ def cmd_recommend(args: argparse.Namespace) -> int:
     for note in v.notes:
         print(f"note: {note}", file=sys.stderr)
     if args.save:
-        v.settings().save(args.save)
+        verdict_settings(v).save(args.save)
         print(f"note: settings written to {args.save}", file=sys.stderr)
     if args.json:
-        print(json.dumps(v.as_json(), ensure_ascii=False, indent=2))
+        print(json.dumps(verdict_json(v), ensure_ascii=False, indent=2))
         return 0
     print_verdict(v, prep.document.name, len(prep.chunks), prep.embedder_label)
     return 0
 
 
 def print_verdict(v: Verdict, document: str, n_chunks: int, model: str) -> None:
-    """The text report: a header, the sentence and the table of :func:`verdict_rows`."""
+    """The text report: a header, the sentence (lead and versus), its details line and the
+    table of :func:`verdict_rows`."""
     print(
         f"{document}: {n_chunks} chunks · {model} · {v.n_queries} queries, {v.folds} folds × "
         f"{v.repeats} repeats · {len(v.candidates)} candidates · budget "
         f"{v.budget_tokens:,.0f} tokens"
     )
-    print(v.sentence())
+    words = verdict_words(v)
+    print(words.sentence)
+    print(words.details)
     head = f"{'role':<20} {'retriever':<9} {'expansion':<44} {'k':>2} {'recall':>6} {'Δ vs ref':>8}"
     print(f"{head} {'95 % CI':>17} {'chunks':>6} {'tokens':>7}")
     for r in verdict_rows(v):

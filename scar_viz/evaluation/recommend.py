@@ -15,8 +15,9 @@ window ±1 at the user's k under dense retrieval):
 - the runner-up is the best candidate within B of another option (another retriever or
   another expansion; the same expansion at another k is not a rival: k is part of a setting);
 - ``decided`` when the 95 % paired bootstrap interval of the per-query recall difference
-  (verdict − runner-up) lies above 0; otherwise the sentence says the two cannot be told apart
-  and roughly how many more labelled queries would separate them,
+  (verdict − runner-up) lies above 0; otherwise the words say the two cannot be told apart
+  and roughly how many more labelled queries would separate them
+  (:mod:`scar_viz.views.verdict_words` says the verdict, answer first),
   n ≈ (1.96 + 0.84)² · s² / d̄² (d̄, s: mean and sd of the per-query differences; a guide for
   80 % power at α = 0.05, if the observed difference held).
 
@@ -65,8 +66,6 @@ VERDICT_POLICIES = ("topk", "window1", "scar", "learned")
 presets A and B."""
 POWER_FACTOR = (1.96 + 0.84) ** 2
 """(z_0.975 + z_0.8)²: queries needed ≈ this · s² / d̄² (80 % power at α = 0.05)."""
-PENALTY_OFF = "λ = 0: no boundary penalty, a relative bar only."
-BAR_OFF = "τ = 0: any neighbour scoring above 0 is admitted."
 
 
 @dataclass(frozen=True)
@@ -192,110 +191,6 @@ class Verdict:
             )
         return tuple(out)
 
-    def sentence(self) -> str:
-        """The verdict in words: what to use, against what, and whether it is sure."""
-        c, how = self.chosen, self._how()
-        if not self.fits:
-            return (
-                f"No candidate stays within {self.budget_tokens:,.0f} tokens a query; the "
-                f"cheapest is {_words(c)} at {c.mean_tokens:,.0f} tokens (recall "
-                f"{c.mean_recall:.3f}, {how})." + self._setting_words()
-            )
-        budget = self._budget_words()
-        rival = self.rival
-        expected = self._expected_words()
-        if rival is None:
-            lead = "Use" if self.decided else "Not sure of"
-            return (
-                f"{lead} {_words(c)}: {how}, it finds {c.mean_recall:.3f} of the gold chunks at "
-                f"{c.mean_tokens:,.0f} tokens a query, the only option within {budget}."
-                + expected
-                + self._setting_words()
-            )
-        v = self.versus
-        assert v is not None  # a runner-up comes with its comparison
-        diff = (
-            f"{100 * v.mean_diff:+.1f} points (95 % CI {100 * v.ci_low:+.1f} to "
-            f"{100 * v.ci_high:+.1f})"
-        )
-        if v.ci_low > 0:
-            lead = "Use" if self.decided else "Not sure of"
-            return (
-                f"{lead} {_words(c)}: {how}, it finds {c.mean_recall:.3f} of the gold chunks at "
-                f"{c.mean_tokens:,.0f} tokens a query within {budget}; the runner-up, "
-                f"{_words(rival)}, finds {rival.mean_recall:.3f} at {rival.mean_tokens:,.0f} "
-                f"tokens: {diff}." + expected + self._setting_words()
-            )
-        return (
-            f"Cannot tell {_words(c)} from {_words(rival)}: {how}, they find "
-            f"{c.mean_recall:.3f} and {rival.mean_recall:.3f} of the gold chunks at "
-            f"{c.mean_tokens:,.0f} and {rival.mean_tokens:,.0f} tokens a query within {budget}, "
-            f"a difference of {diff}; {self._more_words()}" + expected + self._setting_words()
-        )
-
-    def _expected_words(self) -> str:
-        """ " Following this choice: +g points (95 % CI …) expected …" (module docstring)."""
-        if self.nested is None:
-            return (
-                f" The choice itself cannot be held out on {self.n_queries} queries "
-                f"({self.folds} folds; it needs 3, so 15 queries): its figure above is the best "
-                f"of {len(self.candidates)} and may not hold on new queries."
-            )
-        e = self.nested
-        claimed = 100 * self.claimed_gain
-        words = (
-            f" Following this choice: {100 * e.gain:+.1f} points over the reference (95 % CI "
-            f"{100 * e.ci_low:+.1f} to {100 * e.ci_high:+.1f}) expected, with the choice among "
-            f"the {len(self.candidates)} candidates itself made without the queries it is read "
-            f"on (its own figure says {claimed:+.1f})"
-        )
-        if self.best != self.cv.reference and not e.ci_low > 0:
-            words += "; that does not show it beats the reference"
-        return words + "."
-
-    def _how(self) -> str:
-        return (
-            f"out of fold on {self.n_queries} queries ({self.folds} folds × {self.repeats} repeats)"
-        )
-
-    def _budget_words(self) -> str:
-        if self.budget_given:
-            return f"your budget of {self.budget_tokens:,.0f} tokens"
-        ref = self.reference
-        return (
-            f"the budget of {self.budget_tokens:,.0f} tokens (window ±1 at k = {ref.k}, "
-            f"{ref.retriever}: recall {ref.mean_recall:.3f})"
-        )
-
-    def _more_words(self) -> str:
-        rival = self.rival
-        assert rival is not None  # said only of a runner-up
-        d = self.chosen.recall - rival.recall
-        if not np.any(d):
-            return (
-                "they score the same on every query, so no number of queries would separate them."
-            )
-        n = self.queries_needed
-        if n is None:
-            return "their mean difference is 0, so more queries would not separate them."
-        more = max(0, n - self.n_queries)
-        return (
-            f"about {more:,} more labelled queries would separate them if the difference held "
-            f"(n ≈ 7.84·s²/d̄² = {n:,} in all, a guide)."
-        )
-
-    def _setting_words(self) -> str:
-        c = self.chosen
-        words = []
-        if c.policy == "scar":
-            if c.lam == 0:
-                words.append(PENALTY_OFF)
-            if c.tau == 0:
-                words.append(BAR_OFF)
-        if c.tuned and c.fold_settings:
-            words.append(_spread(c))
-        return "".join(f" {w}" for w in words)
-
     def as_json(self) -> dict[str, object]:
         """The ``recommend --json`` contract (docs/cli.md)."""
         c = self.chosen
@@ -313,7 +208,6 @@ class Verdict:
                 "expected_gain_ci": None
                 if self.nested is None
                 else [rounded(self.nested.ci_low), rounded(self.nested.ci_high)],
-                "sentence": self.sentence(),
             },
             "folds": self.folds,
             "repeats": self.repeats,
@@ -348,35 +242,8 @@ class Verdict:
                 "mean_tokens": rounded(c.mean_tokens),
                 "decided": self.decided,
                 "expected_gain": None if self.nested is None else rounded(self.nested.gain),
-                "sentence": self.sentence(),
             },
         )
-
-
-def _words(c: Candidate) -> str:
-    """E.g. "SCAR tuned (λ 0.35, τ 0.12) on hybrid retrieval at k = 4"."""
-    return f"{c.name} on {c.retriever} retrieval at k = {c.k}"
-
-
-def _spread(c: Candidate) -> str:
-    """What the training sets chose, e.g. "The training sets chose λ 0.00–0.45, τ 0.06–0.30."."""
-    picks = c.fold_settings
-    if c.policy == "scar":
-        lams = [p[0] for p in picks]
-        taus = [p[1] for p in picks]
-        part = f"λ {_span(lams)}, τ {_span(taus)}"
-        mus = [p[2] for p in picks]
-        if any(mus):
-            part += f", μ {_span(mus)}"
-    else:
-        lexical = sum(p[0] == "lexical" for p in picks)
-        part = f"p {_span([p[1] for p in picks], 3)}, lexical features in {lexical} of {len(picks)}"
-    return f"The {len(picks)} training sets chose {part}."
-
-
-def _span(values: Sequence[float], digits: int = 2) -> str:
-    lo, hi = min(values), max(values)
-    return f"{lo:.{digits}f}" if lo == hi else f"{lo:.{digits}f}–{hi:.{digits}f}"
 
 
 def decide(candidates: Sequence[Candidate], budget: float) -> tuple[int, int | None]:

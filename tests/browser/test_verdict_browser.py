@@ -26,7 +26,7 @@ QUERIES = "manual.queries.jsonl"
 QUESTION = "When may the master refuse to sail in strong wind?"
 P = 0.05
 """The learned gate's p set on *Fit a gate* (its default is 0.04)."""
-SENTENCE = re.compile(r"^(Use |Cannot tell |No candidate )")
+SENTENCE = re.compile(r"^(Use |Try |Keep what you have|No candidate )")
 
 
 def slider_text(page, label: str) -> str:

@@ -144,7 +144,8 @@ def test_text_output(sample_files, capsys):
     assert code == 0, err
     lines = out.splitlines()
     assert "24 queries, 4 folds × 3 repeats" in lines[0]
-    assert lines[1].startswith(("Use ", "Not sure of ", "Cannot tell ", "No candidate"))
+    assert lines[1].startswith(("Use ", "Try ", "Keep what you have", "No candidate"))
+    assert lines[2].startswith("Out of fold on 24 queries (4 folds × 3 repeats)")
     assert "reference" in out and "window ±1" in out
     assert "note: 5 folds need 25 queries; 4 folds were used on 24." in err
 
@@ -172,3 +173,16 @@ def test_too_few_queries_is_one_line(sample_files, tmp_path, capsys):
     few.write_text("\n".join(queries.read_text(encoding="utf-8").splitlines()[:6]) + "\n")
     code, out, err = _run(capsys, "recommend", doc, few)
     assert code == 1 and "at least 10 labelled queries" in err
+
+
+def test_the_docs_example_sentence_is_what_the_command_says(sample_files, capsys):
+    """docs/cli.md quotes the sentence on the built-in sample with --model hash."""
+    from pathlib import Path
+
+    doc_text = (Path(__file__).parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    block = doc_text.split("on the built-in sample with `--model hash`:\n\n")[1].split("\n\n")[0]
+    quoted = " ".join(line.strip() for line in block.splitlines())
+    doc, queries = sample_files
+    code, out, err = _run(capsys, "recommend", doc, queries)
+    assert code == 0, err
+    assert out.splitlines()[1] == quoted

@@ -12,6 +12,7 @@ from scar_viz.evaluation.crossval import cross_validate
 from scar_viz.evaluation.folds import Folds, assign_folds
 from scar_viz.evaluation.nested import best_of, nested_estimate
 from scar_viz.evaluation.recommend import decide, recommend
+from scar_viz.views.verdict_words import verdict_words
 from tests.evaluation.verdict_corpora import made_up, made_up_verdict, rare_identifiers
 
 N_CANDIDATES = 180
@@ -69,7 +70,9 @@ def test_a_real_gain_survives_holding_the_choice_out():
     v = made_up_verdict(cands, 1000)
     assert v.nested is not None and v.nested.gain == pytest.approx(v.claimed_gain, abs=1e-12)
     assert v.nested.ci_low > 0 and v.decided
-    assert "Following this choice: +" in v.sentence()
+    lead = verdict_words(v).lead
+    assert lead.startswith("Use ") and f"{100 * v.nested.gain:+.1f} recall points" in lead
+    assert f"{100 * v.nested.ci_low:+.1f} to {100 * v.nested.ci_high:+.1f}, held out" in lead
     assert v.as_json()["verdict"]["expected_gain_ci"][0] > 0
 
 
@@ -137,6 +140,6 @@ def test_with_fewer_than_three_folds_there_is_no_held_out_figure():
     v = recommend(prep, labelled, vecs, n_boot=200, ks=(1, 2))
     assert v.folds == 2 and v.nested is None
     assert v.as_json()["verdict"]["expected_gain"] is None
-    assert "cannot be held out on 12 queries" in v.sentence()
+    assert "cannot be held out on 12 queries" in verdict_words(v).details
     if v.best != v.cv.reference:
         assert not v.decided

@@ -14,16 +14,11 @@ from scar_viz.evaluation import evaluate
 from scar_viz.evaluation.crossval import cross_validate
 from scar_viz.evaluation.folds import assign_folds
 from scar_viz.evaluation.learned import fit_gate_on
-from scar_viz.evaluation.recommend import (
-    BAR_OFF,
-    PENALTY_OFF,
-    decide,
-    recommend,
-    verdict_rows,
-)
+from scar_viz.evaluation.recommend import decide, recommend, verdict_rows
 from scar_viz.queries.gold import GoldQuery
 from scar_viz.retrieval import Retriever
 from scar_viz.scoring.params import GateParams
+from scar_viz.views.verdict_words import BAR_OFF, PENALTY_OFF, verdict_json, verdict_words
 from tests.evaluation.verdict_corpora import (
     everyone_finds_it,
     made_up,
@@ -47,7 +42,7 @@ def sample_verdict(sample):
 def test_queries_that_name_rare_identifiers_pick_a_lexical_retriever():
     prep, labelled, vecs = rare_identifiers()
     v = recommend(prep, labelled, vecs, n_boot=1000)
-    assert v.chosen.retriever in ("bm25", "hybrid"), v.sentence()
+    assert v.chosen.retriever in ("bm25", "hybrid"), v.chosen.label
     dense = max(c.mean_recall for c in v.candidates if c.retriever == "dense")
     assert v.chosen.mean_recall > dense + 0.3  # the words find what the vectors do not
     assert v.reference.retriever == "dense" and v.reference.mean_recall < 0.5
@@ -60,8 +55,9 @@ def test_when_every_candidate_ties_the_verdict_is_undecided():
     v = recommend(prep, labelled, vecs, n_boot=500)
     assert all(c.mean_recall == 1.0 for c in v.candidates if c.k >= 1)
     assert v.decided is False and v.as_json()["verdict"]["decided"] is False
-    s = v.sentence()
-    assert s.startswith("Cannot tell ") and "no number of queries would separate them" in s
+    words = verdict_words(v)
+    assert words.versus.startswith("It scores the same as the runner-up")
+    assert "No number of queries would separate them." in words.details
     assert v.rival is not None and v.rival.option != v.chosen.option
     assert v.chosen.mean_tokens == min(c.mean_tokens for c in v.candidates)
 
@@ -86,7 +82,7 @@ def test_untuned_candidates_are_evaluate_on_every_query(sample, sample_verdict):
 
 
 def test_the_json_contract(sample_verdict):
-    out = sample_verdict.as_json()
+    out = verdict_json(sample_verdict)
     assert set(out) == {"verdict", "folds", "repeats", "budget_tokens", "candidates"}
     assert set(out["verdict"]) == set(VERDICT_KEYS)
     assert (out["folds"], out["repeats"]) == (4, 3)  # 24 queries: 5 folds need 25
@@ -131,7 +127,7 @@ def test_the_order_of_the_queries_changes_nothing(sample, sample_verdict):
         order = list(range(len(labelled)))
         random.Random(seed).shuffle(order)
         again = recommend(prep, [labelled[i] for i in order], vecs[order], n_boot=1000)
-        assert again.as_json() == sample_verdict.as_json()
+        assert verdict_json(again) == verdict_json(sample_verdict)
 
 
 def _learned_only(prep, queries, vecs, folds):
@@ -207,11 +203,13 @@ def test_the_decision_rule_on_made_up_candidates():
     best, runner = decide(cands, 1000)
     assert (best, runner) == (1, 0)  # k = 5 is the same option; top-k at 2,000 is over budget
     v = made_up_verdict(cands, 1000)
-    assert v.decided and v.sentence().startswith("Use SCAR tuned (λ 0.00, τ 0.00) on hybrid")
-    assert PENALTY_OFF in v.sentence() and BAR_OFF in v.sentence()
+    words = verdict_words(v)
+    assert v.decided and words.lead.startswith("Use SCAR tuned (λ 0.00, τ 0.00) on hybrid")
+    assert PENALTY_OFF in words.details and BAR_OFF in words.details
     assert decide(cands, 500) == (1, None)  # nothing fits: the fewest tokens
     v = made_up_verdict(cands, 500)
-    assert not v.decided and v.sentence().startswith("No candidate stays within 500 tokens")
+    assert not v.decided
+    assert verdict_words(v).sentence.startswith("No candidate stays within 500 tokens")
 
 
 def test_an_undecided_pair_says_how_many_queries_would_separate_them():
@@ -225,7 +223,7 @@ def test_an_undecided_pair_says_how_many_queries_would_separate_them():
     d = v.chosen.recall - v.rival.recall
     want = int(np.ceil(7.84 * np.var(d, ddof=1) / d.mean() ** 2))
     assert not v.decided and v.queries_needed == want
-    assert f"about {want - n:,} more labelled queries" in v.sentence()
+    assert f"About {want - n:,} more labelled queries" in verdict_words(v).details
 
 
 def test_rows_mark_the_verdict_runner_up_and_reference(sample_verdict):
