@@ -66,8 +66,8 @@ def verdict_settings(v: Verdict, **chosen_on: object) -> ChosenSettings:
 
 
 def _words(c: Candidate) -> str:
-    """E.g. "SCAR tuned (λ 0.35, τ 0.12) on hybrid retrieval at k = 4"."""
-    return f"{c.name} on {c.retriever} retrieval at k = {c.k}"
+    """E.g. "SCAR tuned (λ 0.35, τ 0.12) on hybrid at k = 4"."""
+    return f"{c.name} on {c.retriever} at k = {c.k}"
 
 
 def _points(x: float) -> str:
@@ -99,7 +99,7 @@ def _lead(v: Verdict) -> str:
     verb = "Use" if v.gain_held_out else "Try"
     ratio = c.mean_tokens / ref.mean_tokens if ref.mean_tokens else float("nan")
     return (
-        f"{verb} {c.name} on {c.retriever} at k = {c.k}: {_points(gain)} recall points "
+        f"{verb} {_words(c)}: {_points(gain)} recall points "
         f"({_ci(low, high)}, {where}) over "
         f"your {ref.retriever} {ref.name} at k = {ref.k}, at {ratio:.2f}× its tokens."
     )

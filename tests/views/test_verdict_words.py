@@ -56,7 +56,7 @@ def test_a_decided_verdict_leads_with_its_held_out_gain_interval_and_token_ratio
         f"(95 % CI {100 * e.ci_low:+.1f} to {100 * e.ci_high:+.1f}, held out) over your dense "
         f"window ±1 at k = 3, at {700 / 800:.2f}× its tokens."
     )
-    assert verdict_words(v).versus.startswith("It beats the runner-up, top-k on bm25 retrieval")
+    assert verdict_words(v).versus.startswith("It beats the runner-up, top-k on bm25")
 
 
 def test_cannot_tell_leads_with_the_gain_not_the_doubt():
@@ -72,7 +72,7 @@ def test_when_the_reference_wins_the_lead_says_keep_it():
     v = kinds()["reference wins"]
     assert v.best == v.cv.reference
     assert verdict_words(v).lead.startswith(
-        "Keep what you have, window ±1 on dense retrieval at k = 3: nothing within the budget"
+        "Keep what you have, window ±1 on dense at k = 3: nothing within the budget"
     )
 
 
