@@ -88,8 +88,12 @@ def forget_gate() -> None:
 
 
 def current_p() -> float:
-    """The p chosen last in this session (any page), else :data:`DEFAULT_P`."""
-    return float(st.session_state.get(keys.P, st.session_state.get(keys.P_KEPT, DEFAULT_P)))
+    """The p chosen last in this session (any page), else the address's (a link from a page
+    with no p slider: the Evaluation lab after *Apply*; checked against its range by
+    ``check_address``), else :data:`DEFAULT_P`."""
+    linked = st.query_params.get(keys.P)
+    fallback = float(linked) if linked is not None else DEFAULT_P
+    return float(st.session_state.get(keys.P, st.session_state.get(keys.P_KEPT, fallback)))
 
 
 def _remember_p() -> None:

@@ -59,8 +59,9 @@ def _restore_work(work: SavedWork) -> None:
             keep_gate(LearnedGate.from_json(work.gate))  # the file's gate, on the shelf too
         except GateFileError:
             st.session_state[keys.GATE_JSON] = work.gate  # as before: read, and refused, later
-        if work.p is not None:
+        if work.p is not None:  # the file's p, even where this session moved its slider
             st.session_state[keys.P_KEPT] = work.p
+            set_widget(keys.P, work.p)
 
 
 def _jsonl(data: object) -> str:

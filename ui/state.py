@@ -8,6 +8,7 @@ here is read from ``st.session_state`` (this session) at call time.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -52,6 +53,13 @@ def set_widget(key: str, value: Any) -> None:
     st.session_state[key] = value
     pending = st.session_state.get(keys.SET_BY_CODE) or set()
     st.session_state[keys.SET_BY_CODE] = pending | {key}
+
+
+def put_in_address(key: str, value: str) -> None:
+    """Write ``key=value`` into the address for a widget this page does not draw (a bound
+    widget keeps its own parameter: Streamlit refuses a write to it, so it is left alone)."""
+    with contextlib.suppress(st.errors.StreamlitAPIException):  # bound: the widget writes it
+        st.query_params[key] = value
 
 
 def set_by_code(key: str) -> bool:

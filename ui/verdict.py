@@ -25,7 +25,7 @@ from ui.evaluation_lab import NUM0, NUM2, NUM3, Lab
 from ui.learned import current_p, keep_gate
 from ui.presenter import presenter_fonts
 from ui.share import chart_config, download
-from ui.state import URL, current_retriever, default, model_spec, set_widget
+from ui.state import URL, current_retriever, default, model_spec, put_in_address, set_widget
 from ui.tables import show_table
 
 NO_GATE = "top-k and window ±1 have no gate: Apply sets the retriever and k, the gate stays."
@@ -55,9 +55,12 @@ def apply_setting(chosen: ChosenSettings) -> None:
         set_widget(keys.MU, float(chosen.mu))
     elif chosen.policy == "learned":
         set_widget(keys.POLICY, "learned")
-        keep_gate(chosen.gate)
+        keep_gate(chosen.gate)  # the address names it by its hash
         set_widget(keys.P, float(chosen.p))
         st.session_state[keys.P_KEPT] = float(chosen.p)
+        put_in_address(keys.P, f"{float(chosen.p):g}")
+    if chosen.policy in ("scar", "learned"):  # a link from here opens the Explorer on it
+        put_in_address(keys.POLICY, "SCAR" if chosen.policy == "scar" else "learned")
     picked = list(st.session_state.get(keys.POLICIES) or [])
     if picked and chosen.policy not in picked:
         set_widget(keys.POLICIES, [*picked, chosen.policy])

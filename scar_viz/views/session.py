@@ -19,6 +19,7 @@ from scar_viz.documents.corpus import join_documents, part_document
 from scar_viz.documents.reading import Document, DocumentError, document_from_text
 from scar_viz.errors import SettingsError
 from scar_viz.scoring.learned import GateFileError, LearnedGate
+from scar_viz.views.explorer import POLICIES
 from scar_viz.views.ranges import RANGES, out_of_range
 
 FORMAT = "scar-viz-session"
@@ -53,6 +54,7 @@ SETTING_KEYS: tuple[str, ...] = (
     "lam",
     "tau",
     "mu",
+    "policy",
     "llm_model",
     "llm_url",
     "store_path",
@@ -241,6 +243,8 @@ def loads(raw: bytes | str) -> SavedSession:
             raise SettingsError(f"Setting '{key}' has the wrong type in the session file.")
         if key in ("lam", "tau") and isinstance(value, int | float):  # what _TYPES allows
             value = float(value)
+        if key == "policy" and value not in POLICIES:  # with the gate and p of SavedWork
+            raise SettingsError("The session file's gate policy must be 'SCAR' or 'learned'.")
         settings[key] = value
     bad = out_of_range(settings)
     reset = tuple(RANGES[key].describe(settings.pop(key)) for key in bad)

@@ -214,3 +214,70 @@ def test_the_app_and_the_command_say_the_same_words(lab):
     )["verdict"]
     assert said(lab) == out["sentence"] and details(lab) == out["details"]
     assert len(out["sentence"].split(". ")[0].split()) <= 40
+
+
+def learned_row(at: AppTest):
+    rows = next(df.value for df in at.dataframe if "subset" in df.value.columns)
+    return rows[(rows["policy"] == "learned") & (rows["subset"] == "all")].iloc[0]
+
+
+def test_the_labs_address_after_apply_holds_the_policy_p_and_gate(lab):
+    lab.number_input(key="vbudget").set_value(300).run()
+    row = verdict_table(lab).iloc[0]
+    assert row["expansion"].startswith("learned gate")
+    p = float(row["expansion"].split("p ")[1].rstrip(")"))
+    apply(lab)
+    address = dict(lab.query_params.items())
+    digest = gate_digest(LearnedGate.from_json(lab.session_state["learned_gate_json"]))
+    assert address["policy"] == "learned" and address["gate"] == digest
+    assert float(address["p"]) == pytest.approx(p)
+    want = learned_row(lab)
+    # the lab's address opened in a fresh session on the same server: the same learned row
+    fresh = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    fresh.switch_page("pages/evaluate.py")
+    fresh.query_params.update(address)
+    fresh.run()
+    assert not fresh.exception, fresh.exception
+    assert fresh.slider(key="k").value == row["k"]
+    got = learned_row(fresh)
+    assert (got["recall"], got["mean chunks"]) == pytest.approx(
+        (want["recall"], want["mean chunks"]), abs=1e-9
+    )
+    # and the Explorer from it runs the learned gate at that p
+    fresh.switch_page("pages/explorer.py")
+    fresh.query_params.update(address)
+    fresh.run()
+    assert not fresh.exception, fresh.exception
+    assert fresh.session_state["policy"] == "learned"
+    assert fresh.slider(key="p").value == pytest.approx(p)
+
+
+def test_a_session_file_saved_after_apply_carries_the_whole_setting(lab):
+    """The file the sidebar's "Save session file" writes (its settings and work, as
+    ui.share builds them) restores the verdict's gate, p and policy in a fresh session: the
+    lab's learned row is the same."""
+    from scar_viz.views.session import SETTING_KEYS, SavedWork, dumps
+    from tests.pages.test_hostile_files import restore
+
+    lab.number_input(key="vbudget").set_value(300).run()
+    apply(lab)
+    want = learned_row(lab)
+    s = lab.session_state
+    settings = {k: s[k] for k in SETTING_KEYS if k in s}
+    assert settings["policy"] == "learned" and settings["retriever"] == s["retriever"]
+    work = SavedWork("", {}, None, s["learned_gate_json"], s["p"])
+    fresh = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    fresh.switch_page("pages/evaluate.py")
+    fresh.run()
+    fresh.slider(key="k").set_value(5).run()  # what the visitor had is replaced by the file
+    restore(fresh, dumps(settings, None, False, work).encode())
+    fresh.run()
+    assert not fresh.exception, fresh.exception
+    assert fresh.session_state["learned_gate_json"] == s["learned_gate_json"]
+    assert fresh.query_params["gate"] == lab.query_params["gate"]
+    picked = fresh.multiselect(key="pol")
+    picked.set_value([*picked.value, "learned"]).run()  # the lab's list is not a setting
+    got = learned_row(fresh)
+    assert (got["recall"], got["mean chunks"]) == pytest.approx(
+        (want["recall"], want["mean chunks"]), abs=1e-9
+    )

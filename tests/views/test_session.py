@@ -186,3 +186,18 @@ def test_a_broken_gate_in_a_session_is_a_clear_error():
     raw = {"format": "scar-viz-session", "version": 1, "settings": {}, "gate": {"json": "{"}}
     with pytest.raises(SettingsError, match="gate"):
         loads(json.dumps(raw))
+
+
+def test_session_carries_the_gate_policy_and_refuses_another():
+    import json
+
+    import pytest
+
+    from scar_viz.errors import SettingsError
+    from scar_viz.views.session import loads
+
+    raw = {"format": "scar-viz-session", "version": 1, "settings": {"policy": "learned"}}
+    assert loads(json.dumps(raw)).settings == {"policy": "learned"}
+    raw["settings"] = {"policy": "rse"}
+    with pytest.raises(SettingsError, match="gate policy must be 'SCAR' or 'learned'"):
+        loads(json.dumps(raw))
