@@ -27,7 +27,7 @@ from ui.cache import cached, disk_cache
 from ui.cancel import stop_check
 from ui.evaluation_lab import Labelled, labelled_setup
 from ui.gate_controls import current_gate
-from ui.learned import active_gate, current_p, has_session_gate
+from ui.learned import active_gate, current_p, gate_name
 from ui.queryset import content_key
 from ui.sentences import SENTENCE_POLICIES, prepare_sentences, sentence_toggle
 from ui.share import chart_config, download
@@ -86,10 +86,7 @@ preset = c2.selectbox(
 if not status.available:
     st.caption(f"Rerank is left out: {status.message} {status.hint}")
 gate, p = active_gate(), current_p()
-st.caption(
-    f"learned: {'the gate fitted on *Fit a gate*' if has_session_gate() else 'the default gate'}"
-    f", p = {p:g}."
-)
+st.caption(f"learned: {gate_name(gate)}, p = {p:g}.")
 if not policies:
     st.info("Pick at least one policy.")
     st.stop()

@@ -35,7 +35,7 @@ from ui.cache import disk_cache
 from ui.explore_tools import why_terms
 from ui.gate_controls import gate_sliders, query_box
 from ui.knobs import knob_controls
-from ui.learned import active_gate, has_session_gate, k_mismatch, p_slider
+from ui.learned import active_gate, gate_name, k_mismatch, p_slider
 from ui.loading import query_vector
 from ui.models import app_reranker
 from ui.presenter import presenter_fonts
@@ -158,10 +158,7 @@ if isinstance(learned, PolicyResult):
         alert(f"Learned policy: {note}", "warning")
     k_mismatch(knobs.gate, gate.k, decision_features(learned.detail.decisions), knobs.p)
     with st.expander("Learned gate: why? (each feature's contribution against p)"):
-        st.caption(
-            "Gate: "
-            + ("fitted or uploaded on *Fit a gate*" if has_session_gate() else "the default")
-        )
+        st.caption(f"Gate: {gate_name(knobs.gate)}, p = {knobs.p:g}.")
         options = why_options(learned.detail)
         if not options:
             st.info("The learned gate made no decision here (no neighbour to judge).")

@@ -23,7 +23,6 @@ from scar_viz.views.fit_report import (
     picked_p,
     scar_front,
 )
-from scar_viz.views.gate_link import gate_digest
 from ui import keys, state
 from ui.alerts import alert, or_stop, with_progress
 from ui.by_file import by_file_table
@@ -32,7 +31,7 @@ from ui.evaluation_lab import labelled_setup
 from ui.learned import (
     active_gate,
     forget_gate,
-    has_session_gate,
+    gate_name,
     k_mismatch,
     keep_gate,
     p_slider,
@@ -212,13 +211,7 @@ if state.get(keys.GATE_FILE_ERROR):
 in_use = active_gate()
 same = in_use.to_json() == gate.to_json()
 st.caption(
-    "In use: "
-    + (
-        "this session's gate (fitted, uploaded or the verdict's)"
-        if has_session_gate()
-        else "the default gate"
-    )
-    + f" ({len(in_use.feature_names)} features, hash {gate_digest(in_use)})"
+    f"In use: {gate_name(in_use)}"
     + ("; the one fitted above" if same else "; not the one fitted above: its weights below")
     + f"; p = {p:g}."
 )

@@ -40,7 +40,7 @@ from ui.alerts import alert
 from ui.cache import disk_cache, document_key
 from ui.chat import chat_model, llm_settings
 from ui.learned import active_gate as session_gate
-from ui.learned import current_p, has_session_gate, p_slider
+from ui.learned import current_p, gate_name, p_slider
 from ui.queryset import add_session_query, session_set
 from ui.share import chart_config, download
 from ui.state import URL
@@ -52,9 +52,8 @@ from ui.tables import show_table
 def active_gate() -> tuple[LearnedGate, str]:
     """The learned gate to use (the session's, from Fit a gate, else the shipped default) and
     where it comes from, in words."""
-    if has_session_gate():
-        return session_gate(), "fitted on the Evaluation lab"
-    return session_gate(), "the default gate, shipped with the package"
+    gate = session_gate()
+    return gate, gate_name(gate)
 
 
 def policy_choice() -> tuple[str, float]:

@@ -103,6 +103,8 @@ CORPUS_CHART = "corpus_chart"
 # --- the learned gate (Fit a gate, Explorer, Compare) ----------------------------------------
 GATE_JSON = "learned_gate_json"
 """The session's gate as JSON text (never a URL or a cache key)."""
+GATE_APPLIED = "gate_applied"
+"""The content hash of the gate *Apply* set (the verdict's), so every page names it alike."""
 GATE_LINK = "gate"
 """The address parameter naming the session's gate by its content hash
 (:mod:`scar_viz.views.gate_link`): a link opened elsewhere finds the same gate on the server."""

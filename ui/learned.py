@@ -22,7 +22,7 @@ from scar_viz.scoring.learned import (
     k_note,
     rank_changes,
 )
-from scar_viz.views.gate_link import GateShelf, resolve_link
+from scar_viz.views.gate_link import GateShelf, gate_digest, resolve_link
 from ui import keys
 from ui.alerts import alert
 from ui.state import URL, default, limits, set_widget
@@ -85,6 +85,20 @@ def forget_gate() -> None:
     st.session_state.pop(keys.GATE_JSON, None)
     if keys.GATE_LINK in st.query_params:
         del st.query_params[keys.GATE_LINK]
+
+
+def gate_name(gate: LearnedGate) -> str:
+    """The one name every page gives the learned gate in use: "the verdict's learned gate
+    71c11e90d823cda6 (8 features)" after *Apply*, "this session's learned gate …" for a gate
+    fitted, uploaded or restored here, "the default learned gate …" otherwise."""
+    digest = gate_digest(gate)
+    if digest == st.session_state.get(keys.GATE_APPLIED):
+        whose = "the verdict's"
+    elif has_session_gate():
+        whose = "this session's"
+    else:
+        whose = "the default"
+    return f"{whose} learned gate {digest} ({len(gate.feature_names)} features)"
 
 
 def current_p() -> float:

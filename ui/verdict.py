@@ -16,6 +16,7 @@ from scar_viz.evaluation.recommend import Verdict, recommend, verdict_rows
 from scar_viz.evaluation.settings import ChosenSettings
 from scar_viz.retrieval import DEFAULT_K_RRF
 from scar_viz.scoring.params import DEFAULT_K
+from scar_viz.views.gate_link import gate_digest
 from scar_viz.views.snippets import SETTINGS_FILE, code_snippets, setting_words
 from scar_viz.views.verdict_words import verdict_settings, verdict_words
 from ui import keys
@@ -56,6 +57,7 @@ def apply_setting(chosen: ChosenSettings) -> None:
     elif chosen.policy == "learned":
         set_widget(keys.POLICY, "learned")
         keep_gate(chosen.gate)  # the address names it by its hash
+        st.session_state[keys.GATE_APPLIED] = gate_digest(chosen.gate)
         set_widget(keys.P, float(chosen.p))
         st.session_state[keys.P_KEPT] = float(chosen.p)
         put_in_address(keys.P, f"{float(chosen.p):g}")

@@ -34,8 +34,8 @@ def slider_text(page, label: str) -> str:
 
 
 SESSION_UPLOADER = "Restore a session file"
-GATE_IN_BUDGET = "learned: the gate fitted on Fit a gate"
-"""Equal budget's caption when the session holds a fitted gate ("the default gate" otherwise)."""
+GATE_IN_BUDGET = "learned: this session's learned gate"
+"""Equal budget's caption when the session holds a gate (else "the default learned gate")."""
 N_QUERIES = 20
 """The round trip uploads the sample's first 20 queries, so the restored set differs from the
 sample's own (24), which a fresh session shows."""
@@ -242,7 +242,9 @@ def test_session_file_restores_the_query_set_the_gate_and_the_setting(hash_app, 
             timeout=120_000
         )  # the same verdict on the restored set
         go(fresh, "Equal budget")
-        fresh.get_by_text(f"{GATE_IN_BUDGET}, p = {P:g}.").wait_for(timeout=30_000)
+        fresh.get_by_text(re.compile(f"^{GATE_IN_BUDGET} .*, p = {P:g}\\.$")).wait_for(
+            timeout=30_000
+        )
         assert explorer_setting(fresh) == setting  # the question comes back with the file
         assert "Traceback" not in fresh.content()
     finally:

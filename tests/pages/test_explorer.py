@@ -382,12 +382,12 @@ def test_learned_policy_reads_a_gate_fitted_in_this_session(at):
 
     at.segmented_control(key="policy").set_value("learned").run()
     assert not at.exception
-    assert any("the default gate" in c.value for c in at.caption)
-    assert not any("fitted on the Evaluation lab" in c.value for c in at.caption)
+    assert any("the default learned gate" in c.value for c in at.caption)
+    assert not any("this session's learned gate" in c.value for c in at.caption)
     at.session_state[GATE_STATE] = default_gate().to_json()  # what Fit a gate keeps
     at.run()
     assert not at.exception
-    assert any("fitted on the Evaluation lab" in c.value for c in at.caption)
+    assert any("this session's learned gate" in c.value for c in at.caption)
 
 
 # --- a new document ------------------------------------------------------------------------

@@ -166,14 +166,14 @@ def test_use_download_and_back_to_default(at):
     at.button(key="fg_use").click().run()
     kept = LearnedGate.from_json(at.session_state["learned_gate_json"])
     assert list(kept.weights) == pytest.approx(list(weights(at)), abs=1e-3)
-    assert any("this session's gate" in c.value for c in at.caption)
+    assert any("In use: this session's learned gate" in c.value for c in at.caption)
     at.switch_page("pages/compare.py").run()
-    assert any("fitted or uploaded on *Fit a gate*" in c.value for c in at.caption)
+    assert any("Gate: this session's learned gate" in c.value for c in at.caption)
     at.switch_page("pages/fit_gate.py").run()
     assert at.get("download_button")
     at.button(key="fg_default").click().run()
     assert "learned_gate_json" not in at.session_state
-    assert any("In use: the default gate" in c.value for c in at.caption)
+    assert any("In use: the default learned gate" in c.value for c in at.caption)
 
 
 def test_uploading_a_broken_gate_gives_one_message(at):

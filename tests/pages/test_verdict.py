@@ -126,10 +126,18 @@ def test_apply_the_learned_gate_sets_p_and_the_gate_refitted_on_all_queries(lab)
     lab.run()
     assert not lab.exception, lab.exception
     shown = next(c.value for c in lab.caption if c.value.startswith("In use:"))
-    assert f"{len(gate['feature_names'])} features, hash {digest}" in shown
+    name = f"the verdict's learned gate {digest} ({len(gate['feature_names'])} features)"
+    assert shown.startswith(f"In use: {name}")
     assert "not the one fitted above" in shown  # the page fits its own gate at its k
     tables = [df.value for df in lab.dataframe if "feature" in df.value.columns]
     assert list(tables[-1]["feature"]) == gate["feature_names"]  # the in-use one, last
+    # Equal budget and the Explorer's why? box give it the same name
+    lab.switch_page("pages/budget.py")
+    lab.run()
+    assert not lab.exception, lab.exception
+    assert f"learned: {name}, p = {p:g}." in [c.value for c in lab.caption]
+    to_explorer(lab)
+    assert any(c.value.startswith(f"Learned gate: {name};") for c in lab.caption)
 
 
 def test_headline_puts_recall_beside_chunks(lab):
