@@ -197,6 +197,7 @@ def eval_settings_after_apply(lab: AppTest, tmp_path) -> dict:
         "eval", str(SAMPLE_DOC), str(SAMPLE_QUERIES), "--model", "hash", "--no-cache",
         "--settings", str(path), "--boot", "0",
     )  # fmt: skip
+    lab.session_state["applied_file"] = str(path)  # for the per-question checks below
     return ev["policies"]["learned"]["all"]
 
 
@@ -318,3 +319,23 @@ def test_after_apply_the_sweeps_learned_point_is_eval_settings_of_the_download(l
     # eval --json writes 6 decimals
     assert traces[0]["x"][0] == pytest.approx(want["mean_chunks"], abs=1e-6)
     assert traces[0]["y"][0] == pytest.approx(want["recall"], abs=1e-6)
+
+
+def test_after_apply_compares_learned_row_is_select_settings_of_the_download(lab, tmp_path):
+    from tests.integrations.helpers import SAMPLE_DOC, cli_json
+
+    eval_settings_after_apply(lab, tmp_path)
+    path = lab.session_state["applied_file"]
+    lab.switch_page("pages/compare.py")
+    lab.run()
+    lab.run()  # the first run after the switch takes the sliders' defaults under AppTest (k = 3)
+    assert not lab.exception, lab.exception
+    question = lab.text_input(key="q").value
+    rows = next(df.value for df in lab.dataframe if "policy" in df.value.columns)
+    row = rows[rows["policy"] == "learned"].iloc[0]
+    out = cli_json(
+        "select", str(SAMPLE_DOC), "--query", question, "--model", "hash", "--no-cache",
+        "--settings", path,
+    )  # fmt: skip
+    assert row["label"] == f"learned (p={float(lab.session_state['p']):g})"
+    assert int(row["chunks"]) == len(out["selected"])  # the table holds text
