@@ -55,11 +55,15 @@ def set_widget(key: str, value: Any) -> None:
     st.session_state[keys.SET_BY_CODE] = pending | {key}
 
 
-def put_in_address(key: str, value: str) -> None:
-    """Write ``key=value`` into the address for a widget this page does not draw (a bound
-    widget keeps its own parameter: Streamlit refuses a write to it, so it is left alone)."""
+def put_in_address(key: str, value: str | None) -> None:
+    """Write ``key=value`` into the address for a widget this page does not draw, or take
+    ``key`` out (None: its widget's default, which an address leaves out). A bound widget
+    keeps its own parameter: Streamlit refuses a write to it, so it is left alone."""
     with contextlib.suppress(st.errors.StreamlitAPIException):  # bound: the widget writes it
-        st.query_params[key] = value
+        if value is not None:
+            st.query_params[key] = value
+        elif key in st.query_params:
+            del st.query_params[key]
 
 
 def set_by_code(key: str) -> bool:

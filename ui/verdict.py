@@ -62,7 +62,7 @@ def apply_setting(chosen: ChosenSettings) -> None:
         st.session_state[keys.P_KEPT] = float(chosen.p)
         put_in_address(keys.P, f"{float(chosen.p):g}")
     if chosen.policy in ("scar", "learned"):  # a link from here opens the Explorer on it
-        put_in_address(keys.POLICY, "SCAR" if chosen.policy == "scar" else "learned")
+        put_in_address(keys.POLICY, None if chosen.policy == "scar" else "learned")  # SCAR: default
     picked = list(st.session_state.get(keys.POLICIES) or [])
     if picked and chosen.policy not in picked:
         set_widget(keys.POLICIES, [*picked, chosen.policy])

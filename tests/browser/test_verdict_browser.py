@@ -175,9 +175,9 @@ def test_upload_verdict_apply_reaches_the_explorer(hash_app, chromium):
 def test_apply_carries_every_field_into_the_address(hash_app, chromium, budget, policy):
     """The built-in sample at a budget where the verdict is SCAR (200 tokens) or the learned
     gate (300): after *Apply* the Evaluation lab's address and the Explorer's hold the verdict's
-    retriever, k, r, λ, τ, μ (and policy and p on the Explorer, where those widgets are), and
-    the Explorer's address opened in a fresh browser shows the same setting. μ starts at 0.5
-    in the address, so a verdict at μ = 0 must take it out."""
+    retriever, k, r, λ, τ, μ, policy and p (the lab writes the last two, which it does not
+    draw), and the Explorer's address opened in a fresh browser shows the same setting. μ starts
+    at 0.5 in the address, so a verdict at μ = 0 must take it out."""
     context = chromium.new_context(viewport={"width": 1400, "height": 1800})
     page = context.new_page()
     try:
@@ -188,7 +188,7 @@ def test_apply_carries_every_field_into_the_address(hash_app, chromium, budget, 
         apply_verdict(page)
         lab = address(page)
         assert lab["vbudget"] == str(budget)
-        carried(chosen, lab, policy_too=False)
+        carried(chosen, lab, policy_too=True)  # the lab's address holds policy and p too
         go(page, "Explorer")
         explorer = address(page)
         carried(chosen, explorer, policy_too=True)
