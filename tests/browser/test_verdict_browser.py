@@ -250,3 +250,28 @@ def test_session_file_restores_the_query_set_the_gate_and_the_setting(hash_app, 
     finally:
         first.close()
         second.close()
+
+
+def test_after_apply_the_sweep_and_compare_run_the_applied_setting(hash_app, chromium):
+    """The learned-gate verdict (the sample at a budget of 300 tokens) applied, then the λ×τ
+    sweep: its chart has the learned point on the first run after the page switch (under AppTest
+    that run took the lab list's default), and Compare names the verdict's gate at its p."""
+    context = chromium.new_context(viewport={"width": 1400, "height": 1800})
+    page = context.new_page()
+    try:
+        page.goto(f"{hash_app.url}/evaluate?vbudget=300")
+        wait_for_app_run(page)
+        _, chosen = read_verdict(page)
+        assert chosen.policy == "learned"
+        apply_verdict(page)
+        go(page, "λ×τ sweep")
+        chart = page.get_by_test_id("stPlotlyChart").filter(has_text="Pareto frontier").first
+        chart.wait_for(timeout=60_000)
+        assert chart.get_by_text("learned", exact=True).count() >= 1
+        go(page, "Compare policies")
+        gate = page.get_by_text(re.compile(r"^Gate: the verdict's learned gate")).first
+        gate.wait_for(state="attached", timeout=60_000)  # in the why? expander, closed
+        assert gate.text_content().endswith(f", p = {chosen.p:g}.")
+        assert "Traceback" not in page.content()
+    finally:
+        context.close()

@@ -304,7 +304,8 @@ def test_after_apply_the_sweeps_learned_point_is_eval_settings_of_the_download(l
     lab.run()
     # under AppTest the page's first run after the switch gets the policy list's default (the
     # lab's URL-bound list is dropped as another page's), the next one the session's, with
-    # "learned" that Apply added: reported to the lead, not yet understood in a browser
+    # "learned" that Apply added; in Chromium the first run has it
+    # (tests/browser/test_verdict_browser.py::test_after_apply_the_sweep_and_compare_…)
     lab.run()
     assert not lab.exception, lab.exception
     traces = [
