@@ -340,3 +340,22 @@ def test_after_apply_compares_learned_row_is_select_settings_of_the_download(lab
     )  # fmt: skip
     assert row["label"] == f"learned (p={float(lab.session_state['p']):g})"
     assert int(row["chunks"]) == len(out["selected"])  # the table holds text
+
+
+def test_after_apply_the_explorers_selection_is_select_settings_of_the_download(lab, tmp_path):
+    from tests.integrations.helpers import SAMPLE_DOC, cli_json
+
+    eval_settings_after_apply(lab, tmp_path)
+    path = lab.session_state["applied_file"]
+    to_explorer(lab)
+    lab.run()  # as on Compare: the first run after the switch takes the sliders' defaults
+    assert lab.session_state["policy"] == "learned"
+    question = lab.text_input(key="q").value
+    out = cli_json(
+        "select", str(SAMPLE_DOC), "--query", question, "--model", "hash", "--no-cache",
+        "--settings", path,
+    )  # fmt: skip
+    values = [m.value for m in lab.metric]
+    retrieved, admitted = int(values[0]), int(values[1])
+    assert retrieved == lab.slider(key="k").value
+    assert retrieved + admitted == len(out["selected"])
