@@ -38,7 +38,9 @@ def _weight(value: object) -> int:
     """An uploader's files by their sizes (Streamlit holds their bytes for the session), any
     other value by :func:`scar_viz.memo.held_bytes`."""
     files = value if isinstance(value, list | tuple) else (value,)
-    if files and all(hasattr(f, "getvalue") and hasattr(f, "size") for f in files):
+    if files and all(
+        hasattr(f, "getvalue") and isinstance(getattr(f, "size", None), int) for f in files
+    ):
         return sum(int(f.size) for f in files)
     return held_bytes(value)
 
