@@ -44,3 +44,29 @@ def test_garbage_is_collected_before_the_freeze(fresh, monkeypatch):
         monkeypatch.setitem(sys.modules, f"_heap_test_{i}", types.ModuleType(f"_heap_test_{i}"))
     assert heap.freeze_long_lived()
     assert ref() is None and probe[0] == 1  # the cycle was freed, not frozen
+
+
+def test_a_dropped_session_returns_freed_memory(monkeypatch):
+    import threading
+
+    from ui import heap, keys
+
+    trimmed = threading.Event()
+    monkeypatch.setattr(heap, "TRIM_DELAY_S", 0.0)
+    monkeypatch.setattr(heap, "return_freed_memory", trimmed.set)
+    state: dict = {}
+    heap.trim_when_the_session_ends(state)
+    marker = state[keys.SESSION_END]
+    heap.trim_when_the_session_ends(state)  # once a session
+    assert state[keys.SESSION_END] is marker and not trimmed.is_set()
+    del marker
+    state.clear()  # Streamlit drops the session's state
+    assert trimmed.wait(10)
+
+
+def test_returning_freed_memory_asks_glibc_where_there_is_one():
+    from ui import heap
+
+    assert heap.return_freed_memory() in (True, False)  # never raises, on any C library
+    if heap._libc() is not None:
+        assert heap._libc().malloc_trim(0) in (0, 1)

@@ -17,6 +17,8 @@ import gc
 import sys
 import threading
 
+from ui import keys
+
 NEW_MODULES = 50
 """Modules imported since the last freeze that make the end of a run freeze again."""
 
@@ -36,3 +38,46 @@ def freeze_long_lived() -> bool:
         gc.freeze()
         _frozen_at[0] = loaded
         return True
+
+
+TRIM_DELAY_S = 2.0
+"""Seconds after a session's state is dropped before the allocator is asked to give freed
+memory back (the state's objects are freed by then, whatever order they went in)."""
+
+
+def _libc():
+    """glibc's C library, or None elsewhere (macOS, musl: nothing to trim there)."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    try:
+        lib = ctypes.CDLL(name) if name else None
+    except OSError:
+        return None
+    return lib if lib is not None and hasattr(lib, "malloc_trim") else None
+
+
+def return_freed_memory() -> bool:
+    """Ask glibc to hand the freed parts of every arena back to the system
+    (``malloc_trim(0)``): a session's text, chunks and vectors are freed by Python when
+    Streamlit drops it, but glibc keeps freed heap pages for reuse (measured with
+    benchmarks/upload_memory.py, docs/performance.md). True when something was returned."""
+    lib = _libc()
+    return bool(lib.malloc_trim(0)) if lib is not None else False
+
+
+class _SessionEnd:
+    """Kept in a session's state; when Streamlit drops the session and this goes with it, the
+    freed memory is returned after :data:`TRIM_DELAY_S`."""
+
+    def __del__(self) -> None:
+        timer = threading.Timer(TRIM_DELAY_S, return_freed_memory)
+        timer.daemon = True
+        timer.start()
+
+
+def trim_when_the_session_ends(state) -> None:
+    """Mark this session (``st.session_state``) so that its end returns freed memory."""
+    if keys.SESSION_END not in state:
+        state[keys.SESSION_END] = _SessionEnd()
