@@ -46,22 +46,34 @@ def test_garbage_is_collected_before_the_freeze(fresh, monkeypatch):
     assert ref() is None and probe[0] == 1  # the cycle was freed, not frozen
 
 
-def test_a_dropped_session_returns_freed_memory(monkeypatch):
-    import threading
+def test_a_closed_sessions_frozen_cycle_is_freed_by_the_release(fresh, monkeypatch):
+    class Session:
+        pass
 
-    from ui import heap, keys
+    session = Session()
+    session.callback = session  # a session's objects live in cycles
+    ref = weakref.ref(session)
+    for i in range(heap.NEW_MODULES):
+        monkeypatch.setitem(sys.modules, f"_heap_test_{i}", types.ModuleType(f"_heap_test_{i}"))
+    assert heap.freeze_long_lived()  # the session was open at the freeze
+    del session
+    gc.collect()
+    assert ref() is not None  # frozen: no collection frees it
+    trimmed = []
+    monkeypatch.setattr(heap, "return_freed_memory", lambda: trimmed.append(1))
+    heap.release_closed_sessions()
+    assert ref() is None and trimmed == [1]
+    assert gc.get_freeze_count() > 0  # what is still alive is frozen again
 
-    trimmed = threading.Event()
-    monkeypatch.setattr(heap, "TRIM_DELAY_S", 0.0)
-    monkeypatch.setattr(heap, "return_freed_memory", trimmed.set)
-    state: dict = {}
-    heap.trim_when_the_session_ends(state)
-    marker = state[keys.SESSION_END]
-    heap.trim_when_the_session_ends(state)  # once a session
-    assert state[keys.SESSION_END] is marker and not trimmed.is_set()
-    del marker
-    state.clear()  # Streamlit drops the session's state
-    assert trimmed.wait(10)
+
+def test_fewer_closed_sessions_than_at_the_last_count_mark_a_drop(monkeypatch):
+    monkeypatch.setattr(heap, "_closed_seen", [0])
+    heap._dropped.clear()
+    heap._count_closed([1, 2])
+    assert not heap._dropped.is_set()
+    heap._count_closed([1])
+    assert heap._dropped.is_set()
+    heap._dropped.clear()
 
 
 def test_returning_freed_memory_asks_glibc_where_there_is_one():

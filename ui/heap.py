@@ -18,8 +18,6 @@ import sys
 import threading
 import time
 
-from ui import keys
-
 NEW_MODULES = 50
 """Modules imported since the last freeze that make the end of a run freeze again."""
 
@@ -41,11 +39,6 @@ def freeze_long_lived() -> bool:
         return True
 
 
-TRIM_DELAY_S = 2.0
-"""Seconds after a session's state is dropped before the allocator is asked to give freed
-memory back (the state's objects are freed by then, whatever order they went in)."""
-
-
 def _libc():
     """glibc's C library, or None elsewhere (macOS, musl: nothing to trim there)."""
     import ctypes
@@ -61,26 +54,40 @@ def _libc():
 
 def return_freed_memory() -> bool:
     """Ask glibc to hand the freed parts of every arena back to the system
-    (``malloc_trim(0)``): a session's text, chunks and vectors are freed by Python when
-    Streamlit drops it, but glibc keeps freed heap pages for reuse (measured with
-    benchmarks/upload_memory.py, docs/performance.md). True when something was returned."""
+    (``malloc_trim(0)``): glibc keeps freed heap pages for reuse otherwise. True when
+    something was returned."""
     lib = _libc()
     return bool(lib.malloc_trim(0)) if lib is not None else False
 
 
-class _SessionEnd:
-    """Kept in a session's state; when Streamlit drops the session and this goes with it, the
-    freed memory is returned after :data:`TRIM_DELAY_S`."""
-
-    def __del__(self) -> None:
-        timer = threading.Timer(TRIM_DELAY_S, return_freed_memory)
-        timer.daemon = True
-        timer.start()
+def release_closed_sessions() -> None:
+    """Free what closed sessions held and give it back to the system: a session's objects
+    live in reference cycles (its callbacks), so only a collection frees them, and those alive
+    at a :func:`freeze_long_lived` (the first visitor's, whoever was there when a model
+    loaded) were frozen, which no collection touches. So: unfreeze, collect, freeze again
+    (what is still alive: the libraries, the open sessions), then return the freed pages.
+    One full collection (about 0.2 s with the default model loaded) per closed session."""
+    with _lock:
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+    return_freed_memory()
 
 
 REAP_EVERY_S = 10.0
 """How often the server's closed sessions past their time are let go (see :func:`reap`)."""
 _reaper: list[threading.Thread] = []
+_closed_seen = [0]
+"""Closed sessions the server kept at the last count."""
+_dropped = threading.Event()
+"""Set when a count found fewer closed sessions than the one before."""
+
+
+def _count_closed(closed) -> None:
+    count = len(closed)  # asking the length reaps the expired
+    if count < _closed_seen[0]:
+        _dropped.set()
+    _closed_seen[0] = count
 
 
 def reap() -> bool:
@@ -89,7 +96,8 @@ def reap() -> bool:
     its length asked for, so on a quiet server a closed tab's session (its uploads, text and
     query files) stayed for good (benchmarks/upload_memory.py: RSS unchanged 150 s after a
     close). The length is asked on the server's event loop, the thread that writes the cache
-    (Streamlit 1.67's private names; nothing is done where they differ). True when asked."""
+    (Streamlit 1.67's private names; nothing is done where they differ); fewer than last time
+    sets :data:`_dropped`. True when asked."""
     from streamlit.runtime import Runtime
 
     if not Runtime.exists():
@@ -100,21 +108,22 @@ def reap() -> bool:
     loop = getattr(getattr(runtime, "_async_objs", None), "eventloop", None)
     if not hasattr(closed, "__len__") or loop is None or loop.is_closed():
         return False
-    loop.call_soon_threadsafe(len, closed)  # asking the length reaps the expired
+    loop.call_soon_threadsafe(_count_closed, closed)
     return True
 
 
 def _reap_forever() -> None:
     while True:
         time.sleep(REAP_EVERY_S)
+        if _dropped.is_set():
+            _dropped.clear()
+            release_closed_sessions()
         reap()
 
 
-def trim_when_the_session_ends(state) -> None:
-    """Mark this session (``st.session_state``) so that its end returns freed memory, and
-    start (once a process) the thread that lets closed sessions go (:func:`reap`)."""
-    if keys.SESSION_END not in state:
-        state[keys.SESSION_END] = _SessionEnd()
+def start_reaping() -> None:
+    """Start (once a process) the thread that lets closed sessions go and frees what they
+    held (:func:`reap`, :func:`release_closed_sessions`)."""
     with _lock:
         if not _reaper:
             _reaper.append(threading.Thread(target=_reap_forever, name="reap", daemon=True))
