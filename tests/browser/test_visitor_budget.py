@@ -61,13 +61,14 @@ def test_a_linked_hash_model_out_of_range_is_one_message_and_costs_no_memory(own
     assert "Traceback" not in own_app.log()
 
 
-def cpu_after_a_close(app, context, start: float) -> float:
-    """Wait for the work started at ``start`` (the server's CPU seconds) to take 2 CPU-s, close
-    the visitor's tab (``context``) and return the server's CPU seconds in the 10 s after."""
-    deadline = time.monotonic() + 30
-    while cpu_seconds(app) - start < 2 and time.monotonic() < deadline:
+def cpu_after_a_close(app, context, start: float, work: float = 2.0) -> float:
+    """Wait for the work started at ``start`` (the server's CPU seconds) to take ``work``
+    CPU-s, close the visitor's tab (``context``) and return the server's CPU seconds in the
+    10 s after."""
+    deadline = time.monotonic() + 60
+    while cpu_seconds(app) - start < work and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert cpu_seconds(app) - start >= 2, "the work never started"
+    assert cpu_seconds(app) - start >= work, "the work never started"
     context.close()  # the visitor leaves while the work goes on
     time.sleep(3)  # the session is dropped; the step under way ends
     settled = cpu_seconds(app)
@@ -99,17 +100,20 @@ WORDS = ["harbour", "tide", "ferry", "pilot", "buoy", "crane", "quay", "storm", 
 
 def test_a_closed_tab_stops_the_matching_of_its_query_files_spans(own_app, chromium):
     rng = random.Random(0)
-    paragraphs = (" ".join(rng.choice(WORDS) for _ in range(120)) + "." for _ in range(6_000))
-    text = "# Harbour log\n\n" + "\n\n".join(paragraphs)  # about 4.4 million characters
-    lines = [  # 20,000 spans without offsets, none in the document: each one searched in full
+    paragraphs = [" ".join(rng.choice(WORDS) for _ in range(120)) + "." for _ in range(12_000)]
+    text = "# Harbour log\n\n" + "\n\n".join(paragraphs)  # about 8.8 million characters
+    last = paragraphs[-1].split()
+
+    def span() -> dict:  # words of the last paragraph: each search reads the whole document
+        at = rng.randrange(len(last) - 20)
+        return {"text": " ".join(last[at : at + 20])}
+
+    lines = [  # 20,000 spans without offsets, every one searched (a line stops at a miss)
         json.dumps(
             {
                 "id": f"q{i}",
                 "query": "When does the ferry cross?",
-                "evidence": [
-                    {"text": " ".join(rng.choice(WORDS) for _ in range(20)) + f" n{i}-{j}"}
-                    for j in range(4)
-                ],
+                "evidence": [span() for _ in range(4)],
             }
         )
         for i in range(5_000)
@@ -132,6 +136,7 @@ def test_a_closed_tab_stops_the_matching_of_its_query_files_spans(own_app, chrom
             }
         ]
     )
-    # about 2 ms a span on this machine: a minute of matching, stopped by the close
-    assert cpu_after_a_close(own_app, context, start) < 0.5
+    # about 10 ms a span on this machine: minutes of matching, closed 6 CPU-s in (the upload
+    # and the page before it take 2 or 3); with should_stop=None in ui.queryset, 7.7 CPU-s after
+    assert cpu_after_a_close(own_app, context, start, work=6.0) < 0.5
     assert "Traceback" not in own_app.log()
