@@ -7,7 +7,7 @@ import streamlit as st
 from scar_viz.cancel import Cancelled
 from ui.alerts import alert
 from ui.cancel import end_stopped_run
-from ui.heap import freeze_long_lived
+from ui.heap import freeze_long_lived, start_reaping
 from ui.state import check_address
 
 # a local file: a material icon name makes the browser fetch the favicon from a font CDN
@@ -66,6 +66,7 @@ pages = {
         st.Page("pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"),
     ],
 }
+start_reaping()
 try:
     st.navigation(pages).run()
 except Cancelled:  # heavy work stopped: the session ended, or a newer run superseded this one

@@ -115,7 +115,10 @@ def measure(text_mib: int, linger: float) -> dict[str, object]:
             if "Nothing was read" in shown or "No document could be read" in shown:
                 raise SystemExit(f"the upload was refused: {' '.join(shown.split())[-400:]}")
             context.close()
-            time.sleep(linger)
+            closed, trace = time.perf_counter(), []
+            while (waited := time.perf_counter() - closed) < linger:
+                trace.append((round(waited), status(pid)["VmRSS"] - idle["VmRSS"]))
+                time.sleep(min(10.0, linger - waited))
             held = status(pid)
             kids = children_rss(pid)
     return {
@@ -129,6 +132,7 @@ def measure(text_mib: int, linger: float) -> dict[str, object]:
         "held_after_linger_over_idle": held["VmRSS"] - idle["VmRSS"],
         "children_rss": kids,
         "linger_s": linger,
+        "held_over_idle_after_close": trace,
         "sidebar_says": " ".join(shown.split())[:600],
     }
 

@@ -93,6 +93,14 @@ BYTES_A_DIMENSION = 12
 its float64 unit row."""
 
 
+def vector_bytes(n_chunks: int, embedder: Embedder) -> int | None:
+    """What ``n_chunks`` vectors of ``embedder`` would hold while a document is prepared
+    (× :data:`BYTES_A_DIMENSION`), where the embedder says its dimensions beforehand
+    (``hash:DIM``); None where it does not."""
+    dim = getattr(embedder, "dim", None)
+    return n_chunks * dim * BYTES_A_DIMENSION if isinstance(dim, int) else None
+
+
 def check_vector_budget(n_chunks: int, embedder: Embedder, max_bytes: int) -> None:
     """Refuse, before anything is embedded, vectors that would take more than ``max_bytes``
     (``n_chunks`` × the embedder's dimensions × :data:`BYTES_A_DIMENSION`), where the
@@ -101,11 +109,8 @@ def check_vector_budget(n_chunks: int, embedder: Embedder, max_bytes: int) -> No
     Raises:
         SettingsError: one sentence naming the model, the chunks and the budget.
     """
-    dim = getattr(embedder, "dim", None)
-    if not isinstance(dim, int):
-        return
-    cost = n_chunks * dim * BYTES_A_DIMENSION
-    if cost > max_bytes:
+    cost = vector_bytes(n_chunks, embedder)
+    if cost is not None and cost > max_bytes:
         raise SettingsError(
             f"{embedder.model_id} on {n_chunks:,} chunks would hold {_size(cost)} of vectors; "
             f"this server allows {_size(max_bytes)} a document: choose fewer dimensions or "

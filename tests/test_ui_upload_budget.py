@@ -50,3 +50,21 @@ def test_the_process_memos_drop_the_least_recently_used_past_their_bytes(monkeyp
     # 1 MiB and an array's header each: two fit in 3 MiB, the least recently used go
     assert list(small.entries) == [("prepared", 4), ("prepared", 5)]
     assert cache.held()["cached"] <= 3 * 2**20
+
+
+def test_a_query_file_past_the_sessions_budget_is_not_kept(monkeypatch):
+    from scar_viz.budget import SESSION_MB_ENV
+    from ui import keys, queryset
+
+    monkeypatch.setenv(SESSION_MB_ENV, "1")
+    state: dict = {}
+    monkeypatch.setattr(queryset.st, "session_state", state)
+    small = b'{"id": "q1", "query": "tide?", "evidence": []}\n'
+    queryset.stash_query_set("Harbour notes.", "upload", "small.jsonl", small)
+    assert state[keys.QS_REFUSED] == "" and state[keys.QS_PICK] == "upload"
+    queryset.stash_query_set("Harbour notes.", "upload", "big.jsonl", small * 25_000)  # 1.2 MB
+    refused = state[keys.QS_REFUSED]
+    assert refused.startswith("The query file 'big.jsonl' would need 1.1 MiB")
+    assert "allows 1.0 MiB a session" in refused
+    (stored,) = state[keys.QUERY_SETS].values()
+    assert stored["upload"] == ("small.jsonl", small)

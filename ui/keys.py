@@ -120,6 +120,8 @@ QUERY_SETS = "qsets"
 QS_PICK = "qs_pick"
 """The active query-set source."""
 QS_FILE = "qs_file"
+QS_REFUSED = "_qs_refused"
+"""Why the last query file was not kept (this session's budget of bytes held), or empty."""
 QS_DOC_TEXT = "_qs_doc_text"
 FORMAT_HELP = "fmt"
 

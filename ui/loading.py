@@ -37,13 +37,15 @@ from scar_viz.embeddings import Embedder, EmbeddingError, text_key
 from scar_viz.embeddings.prompts import set_prompts
 from scar_viz.endpoints import EndpointError
 from scar_viz.errors import SettingsError, UserError, user_message
-from scar_viz.pipeline import PreparedDoc, prepare_document
+from scar_viz.memo import held_bytes
+from scar_viz.pipeline import PreparedDoc, prepare_document, vector_bytes
 from scar_viz.views.language import UsualCosine, usual_cosine
 from ui import cache, keys
 from ui.alerts import alert, or_stop, time_left
 from ui.cancel import stop_check
 from ui.consent import EMBEDDINGS, ProposalPending, Slot, proposal
 from ui.models import models_root
+from ui.session_budget import over_budget
 from ui.state import endpoint_choice, typed_prompts
 
 UPLOAD_TYPES = sorted({s.lstrip(".") for s in (*SUPPORTED_SUFFIXES, *TEXT_SUFFIXES, ".zip")})
@@ -182,12 +184,22 @@ def read_upload() -> None:
             return
         except Cancelled:
             return
-    try:
-        doc, collected = read_files([(u.name, u.getvalue()) for u in uploads])
-    except (UserError, ValueError) as exc:
-        st.session_state[keys.UPLOAD_ERROR] = user_message(exc)
-        return
-    except Cancelled:  # the visitor left or moved on: nothing to say, the old document stays
+    # the files and their text replace the document in use: counted against this session's
+    # budget beside everything else it holds, before reading and again with the text read
+    others = frozenset({keys.UPLOADED, keys.UPLOAD_FILE})
+    raw = sum(int(u.size) for u in uploads)
+    refused = over_budget(raw, "This upload", others)
+    if not refused:
+        try:
+            doc, collected = read_files([(u.name, u.getvalue()) for u in uploads])
+        except (UserError, ValueError) as exc:
+            st.session_state[keys.UPLOAD_ERROR] = user_message(exc)
+            return
+        except Cancelled:  # the visitor left or moved on: nothing to say, the old one stays
+            return
+        refused = over_budget(raw + held_bytes(doc), "This upload and its text", others)
+    if refused:  # the previous document stays
+        st.session_state[keys.UPLOAD_ERROR] = refused
         return
     st.session_state[keys.UPLOAD_ERROR] = ""
     st.session_state[keys.UPLOADED] = (cache.document_key(doc), doc)
@@ -242,6 +254,13 @@ def prepare(
                 text=embedding_text(done, total, embedder.label, elapsed),
             )
 
+        cost = vector_bytes(len(pieces), embedder) if pieces is not None else None
+        refused = (
+            over_budget(cost, f"{embedder.model_id} on {len(pieces):,} chunks") if cost else ""
+        )
+        if refused:  # before anything is embedded: the session's budget
+            bar.empty()
+            raise SettingsError(refused)
         try:
             prepared = prepare_document(
                 document,

@@ -44,6 +44,7 @@ from ui import keys
 from ui.alerts import alert, attempt
 from ui.cache import disk_cache, document_key, prepared_key
 from ui.cancel import stop_check
+from ui.session_budget import over_budget
 from ui.share import download
 from ui.state import current_retriever
 from ui.tables import show_table
@@ -86,7 +87,13 @@ def _store(doc: Doc) -> dict[str, tuple[str, Stored]]:
 
 def stash_query_set(doc: Doc, source: str, name: str, jsonl: Stored) -> None:
     """Keep ``jsonl`` (text, or an upload's bytes) as this document's ``source`` set and make
-    it the active one."""
+    it the active one; an upload that would pass this session's budget of bytes held is not
+    kept (why, under ``QS_REFUSED``) and the set in use stays."""
+    if source == "upload":
+        refused = over_budget(len(jsonl), f"The query file {name[:80]!r}")
+        st.session_state[keys.QS_REFUSED] = refused
+        if refused:
+            return
     _store(doc)[source] = (name, jsonl)
     st.session_state[keys.QS_PICK] = source
 
@@ -229,6 +236,8 @@ def query_set_picker(prep: PreparedDoc, doc_choice: str | None) -> ActiveQueries
         "when the evidence text occurs exactly once.",
     )
     format_help()
+    if st.session_state.get(keys.QS_REFUSED):
+        alert(st.session_state[keys.QS_REFUSED])
     sources = _available(doc_choice, text)
     if not sources:
         st.info(

@@ -129,6 +129,10 @@ class FakeUpload:
     def getvalue(self) -> bytes:
         return self._data
 
+    @property
+    def size(self) -> int:
+        return len(self._data)
+
 
 PROSE = "Paragraph {i} of {name} explains part {i} of the knowledge base in plain words. "
 FILES = [
@@ -227,3 +231,49 @@ def test_the_same_text_under_another_name_is_summed_up_under_that_name(hash_mode
     captions = alerts(at.sidebar, "caption")
     assert any(line.startswith("mine.md:") for line in captions), captions
     assert not any(line.startswith(f"{sample.name}:") for line in captions), captions
+
+
+def test_an_upload_past_the_sessions_budget_is_refused_and_the_document_stays(monkeypatch):
+    from scar_viz.budget import SESSION_MB_ENV
+
+    monkeypatch.setenv(SESSION_MB_ENV, "1")  # 1 MiB a session
+    state = uploaded_through_the_callback(monkeypatch, [FILES[0]])
+    before = state[keys.UPLOADED]
+    assert state[keys.UPLOAD_ERROR] == ""
+    big = FakeUpload("big.txt", b"Harbour notes on the tide.\n" * 45_000)  # 1.2 MB
+    state[keys.UPLOAD_FILE] = [big]
+    loading.read_upload()
+    assert state[keys.UPLOADED] is before
+    message = state[keys.UPLOAD_ERROR]
+    assert message.startswith("This upload would need 1.2 MiB") and message.count(". ") == 0
+    # its text counts too: 0.6 MB of bytes fits, with its text beside it it does not
+    half = FakeUpload("half.txt", b"Harbour notes on the tide.\n" * 22_000)
+    state[keys.UPLOAD_FILE] = [half]
+    loading.read_upload()
+    assert state[keys.UPLOADED] is before
+    assert state[keys.UPLOAD_ERROR].startswith("This upload and its text would need")
+
+
+def test_a_links_model_is_costed_against_the_sessions_budget_before_embedding(monkeypatch):
+    from scar_viz.budget import SESSION_MB_ENV
+    from scar_viz.chunking.config import ChunkingConfig
+    from scar_viz.documents import samples
+    from scar_viz.embeddings import make_embedder
+    from scar_viz.embeddings.hashing import HashEmbedder
+
+    embedded: list[int] = []
+    monkeypatch.setattr(
+        HashEmbedder, "embed", lambda self, texts, progress=None: embedded.append(1)
+    )
+    monkeypatch.setenv(SESSION_MB_ENV, "1")
+    monkeypatch.setattr(loading.st, "session_state", {})
+    alerts: list[str] = []
+    monkeypatch.setattr(loading, "alert", alerts.append)
+    doc = samples.load_sample()
+    slot = loading.st.empty()
+    prep = loading.prepare(
+        "budget-test", doc, ChunkingConfig(), make_embedder("hash:4096"), False, slot
+    )
+    assert prep is None and embedded == []
+    assert len(alerts) == 1 and alerts[0].startswith("hash:4096 on ")
+    assert "allows 1.0 MiB a session" in alerts[0]
