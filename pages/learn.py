@@ -179,7 +179,8 @@ which = st.radio(
     key=keys.L_ROUND,
     horizontal=True,
 )
-st.query_params[keys.L_ROUND] = str(which + 1)
+if st.query_params.get(keys.L_ROUND) != str(which + 1):  # a write sends the whole address
+    st.query_params[keys.L_ROUND] = str(which + 1)
 rnd = rounds[which]
 answers = answers_for(key)
 done = which in answers.revealed

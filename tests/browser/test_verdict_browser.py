@@ -131,8 +131,8 @@ def fit_and_keep_gate(page) -> None:
             break
         nudge(page, "learned: p", missing)
     in_use = re.compile(
-        r"In use: this session's gate \(fitted, uploaded or the verdict's\) \(\d+ features, "
-        rf"hash [0-9a-f]{{16}}\); the one fitted above; p = {P:g}\."
+        r"In use: this session's learned gate [0-9a-f]{16} \(\d+ features\); "
+        rf"the one fitted above; p = {P:g}\."
     )
     page.get_by_text(in_use).wait_for(timeout=30_000)
 

@@ -352,7 +352,7 @@ def test_learned_policy_shows_its_why_box(at):
     terms = list(why["term"])
     assert terms[-2:] == ["intercept", "score"] and "cos_qn" in terms
     assert why["contribution"][:-1].sum() == pytest.approx(why["contribution"].iloc[-1], abs=1e-3)
-    assert any("default gate" in c.value for c in at.caption)
+    assert any("the default learned gate" in c.value for c in at.caption)
     assert metric(at, "learned chunks")
 
 
