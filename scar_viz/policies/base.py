@@ -69,7 +69,7 @@ class QueryInputs:
         The whole ranking is sorted once per query and kept in :attr:`memo`, so an evaluation
         at k = 1 … 10 with several policies takes prefixes of one sort (equal to
         :func:`~scar_viz.scoring.scar.top_k`, a stable sort's prefix), instead of 37,500 partial
-        sorts for 250 questions (22 s of Equal budget's 132 s under cProfile, issue 48).
+        sorts for 250 questions (22 s of Equal budget's 132 s under cProfile).
         """
         rank = self.rank
         held = self.memo.get(_RANK_ORDER)
