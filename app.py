@@ -4,7 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from scar_viz.cancel import Cancelled
+from scar_viz.runtime.cancel import Cancelled
 from ui.alerts import alert
 from ui.cancel import end_stopped_run
 from ui.heap import freeze_long_lived, start_reaping

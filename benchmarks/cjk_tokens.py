@@ -13,7 +13,7 @@ On the built-in Japanese sample (``reitou``: 5,019 characters, 10 chunks at recu
   size** of the package with its dictionary (``--site DIR`` where it was installed).
 
 Segmentations: ``words`` (bm25s's regex, the tokeniser before: a clause is one token),
-``bigrams`` (scar_viz.terms, what the app uses), ``bigrams+unigrams`` (Han, kana single
+``bigrams`` (scar_viz.common.terms, what the app uses), ``bigrams+unigrams`` (Han, kana single
 characters added), ``janome`` (pure-Python morphological analyser, its IPADIC bundled) and
 ``mecab`` (fugashi with unidic-lite). The analysers are optional: install them apart from the
 app (``pip install --target DIR janome==0.5.0 fugashi==1.5.2 unidic-lite==1.0.8``) and pass
@@ -39,8 +39,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scar_viz import terms  # noqa: E402
 from scar_viz.chunking.config import ChunkingConfig, chunk_document  # noqa: E402
+from scar_viz.common import terms  # noqa: E402
 from scar_viz.documents import samples  # noqa: E402
 from scar_viz.embeddings.hashing import HashEmbedder  # noqa: E402
 from scripts.bench_smoke import parse  # noqa: E402

@@ -16,7 +16,7 @@ before any timing, the paths in a rotating order from one round to the next, med
   started once before timing: each run starts its actor and loads the model in it, as every
   ``index`` does (``--skip-ray`` leaves it out).
 
-The ratios against ``raw`` at the GPU batch (:data:`scar_viz.devices.GPU_BATCH`) are the
+The ratios against ``raw`` at the GPU batch (:data:`scar_viz.runtime.devices.GPU_BATCH`) are the
 issue's targets: the embedder at least 0.9×, ``index`` in process at least 0.8×. And the
 agreement of fp16 with fp32 vectors of the same model on the same device: the cosine of each
 chunk's two vectors, the largest change of an adjacent-chunk cosine (the gate's b), and how
@@ -53,7 +53,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from scar_viz.chunking.config import ChunkingConfig, chunk_document, embedding_texts  # noqa: E402
-from scar_viz.devices import GPU_BATCH, DeviceChoice, Placement  # noqa: E402
+from scar_viz.common.errors import UserError, user_message  # noqa: E402
 from scar_viz.documents import samples  # noqa: E402
 from scar_viz.documents.collect import collect_path  # noqa: E402
 from scar_viz.documents.reading import Document, document_from_text  # noqa: E402
@@ -63,7 +63,7 @@ from scar_viz.embeddings import (  # noqa: E402
     embed_cached,
     make_embedder,
 )
-from scar_viz.errors import UserError, user_message  # noqa: E402
+from scar_viz.runtime.devices import GPU_BATCH, DeviceChoice, Placement  # noqa: E402
 from scripts.bench_smoke import parse  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"

@@ -37,11 +37,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from scar_viz.chunking.config import ChunkingConfig, chunk_document, embedding_texts  # noqa: E402
+from scar_viz.common.errors import UserError, user_message  # noqa: E402
 from scar_viz.documents.reading import load_path  # noqa: E402
 from scar_viz.embeddings import StaticEmbedder, default_embedder, make_embedder  # noqa: E402
 from scar_viz.embeddings.distill import MARKER, ensure_static_model  # noqa: E402
 from scar_viz.embeddings.static import MEASURED_FIGURES  # noqa: E402
-from scar_viz.errors import UserError, user_message  # noqa: E402
 from scar_viz.evaluation.bootstrap import paired_bootstrap  # noqa: E402
 from scar_viz.evaluation.metrics import chunk_recall  # noqa: E402
 from scar_viz.queries.gold import label_queries  # noqa: E402

@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     args = parser.parse_args(argv)
     if args.smoke:  # scripts/bench_smoke.py's rule, written out: this script imports nothing
         args.here, args.fast = True, True  # in this checkout, bare pytest (no install step)
-        args.pytest_args = args.pytest_args or ["tests/test_fmt.py"]
+        args.pytest_args = args.pytest_args or ["tests/common/test_fmt.py"]
         args.out = args.out or Path(tempfile.mkdtemp(prefix="scar-smoke-")) / "suite_time.json"
     tier = "fast" if args.fast else "full"
     with tempfile.TemporaryDirectory(prefix="scar-viz-suite-") as tmp:

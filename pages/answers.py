@@ -6,12 +6,12 @@ from __future__ import annotations
 import streamlit as st
 
 from scar_viz.documents.reading import Document
-from scar_viz.endpoints import public_url
 from scar_viz.evaluation import available_policies
 from scar_viz.llm.check import check_answers
 from scar_viz.llm.judge import DEFAULT_QUESTIONS
 from scar_viz.llm.querygen import DEFAULT_FRAGMENTED_SHARE, DEFAULT_N, generate_queries
 from scar_viz.pipeline import embed_function
+from scar_viz.runtime.endpoints import public_url
 from scar_viz.views.answers import calls_note
 from ui import keys, state
 from ui.alerts import alert, attempt, with_progress

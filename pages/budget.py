@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from scar_viz.charts import budget_chart
+from scar_viz.common.fmt import mu_note
 from scar_viz.evaluation import available_policies
 from scar_viz.evaluation.budget import (
     BUDGET_KS,
@@ -15,7 +16,6 @@ from scar_viz.evaluation.budget import (
     equal_budget,
     spread_sample,
 )
-from scar_viz.fmt import mu_note
 from scar_viz.pipeline import embed_function
 from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
 from scar_viz.scoring.params import PRESETS, GateParams

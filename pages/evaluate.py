@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from scar_viz.chunking.tokens import TOKENIZER_NAME
+from scar_viz.common.fmt import mu_note
 from scar_viz.evaluation import significance
 from scar_viz.evaluation.by_file import file_rows
 from scar_viz.evaluation.report import (
@@ -22,7 +23,6 @@ from scar_viz.evaluation.report import (
     summary_rows,
 )
 from scar_viz.evaluation.significance import smallest_p
-from scar_viz.fmt import mu_note
 from ui import keys
 from ui.by_file import by_file_table
 from ui.cache import cached

@@ -9,9 +9,9 @@ import html
 import pandas as pd
 import streamlit as st
 
-from scar_viz import fmt
 from scar_viz.charts import decision_plane
 from scar_viz.chunking.config import ChunkingConfig
+from scar_viz.common import fmt
 from scar_viz.documents import samples
 from scar_viz.queries.gold import label_queries
 from scar_viz.queries.reading import parse_queries

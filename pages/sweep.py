@@ -7,9 +7,10 @@ import pandas as pd
 import streamlit as st
 
 from scar_viz.charts import pareto_chart, sweep_heatmap
+from scar_viz.common.errors import UserError, user_message
+from scar_viz.common.fmt import mu_note
 from scar_viz.documents.reading import DEFAULT_MAX_BYTES, read_document
 from scar_viz.embeddings import text_key
-from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation.best_point import window_baseline
 from scar_viz.evaluation.budget import evaluation_points
 from scar_viz.evaluation.report import tune_rows
@@ -26,7 +27,6 @@ from scar_viz.evaluation.tune import (
     tune_check,
     words_line,
 )
-from scar_viz.fmt import mu_note
 from scar_viz.queries.gold import label_queries, split_alternate
 from ui import keys, state
 from ui.alerts import alert

@@ -9,11 +9,11 @@ import streamlit as st
 from scar_viz.charts import bar_transfer_chart, similarity_histograms
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.chunking.registry import CHUNKERS, chunker_name
+from scar_viz.common.fmt import mu_note
 from scar_viz.evaluation import bar_transfer, candidates_for, similarity_samples
 from scar_viz.evaluation.by_file import paired_file_rows
 from scar_viz.evaluation.report import bar_rows, chunker_rows, transfer_rows
 from scar_viz.evaluation.transfer import MAX_SIMILARITIES, model_labels
-from scar_viz.fmt import mu_note
 from scar_viz.queries.gold import label_queries
 from scar_viz.scoring.sweep import THETAS
 from ui import keys

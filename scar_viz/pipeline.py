@@ -11,15 +11,15 @@ from functools import cached_property
 
 import numpy as np
 
-from scar_viz.cancel import ShouldStop
 from scar_viz.chunking.base import Chunk, Embed
 from scar_viz.chunking.config import ChunkingConfig, chunk_doc_of, chunk_document, embedding_texts
+from scar_viz.common.errors import SettingsError
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder, EmbeddingCache, Progress, embed_cached
 from scar_viz.embeddings.prompts import query_side
-from scar_viz.errors import SettingsError
 from scar_viz.policies import QueryInputs
 from scar_viz.retrieval import DENSE, Bm25Index, Retriever, bm25_index, rank_matrix, rank_scores
+from scar_viz.runtime.cancel import ShouldStop
 from scar_viz.scoring.params import DEFAULT_PARAMS, GateParams
 from scar_viz.scoring.scar import boundary_penalties, normalize
 
@@ -43,7 +43,8 @@ class PreparedDoc:
 
     @cached_property
     def doc_of(self) -> np.ndarray:
-        """(N,) the file (part) of each chunk: all zeros for one file (:mod:`scar_viz.edges`)."""
+        """(N,) the file (part) of each chunk: all zeros for one file
+        (:mod:`scar_viz.common.edges`)."""
         return chunk_doc_of(self.document, self.chunks)
 
     @cached_property

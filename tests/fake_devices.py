@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scar_viz import devices
+from scar_viz.runtime import devices
 
 
 def fake_machine(

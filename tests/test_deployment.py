@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import tomllib
 
-from scar_viz.bounded_json import MAX_DEPTH
 from scar_viz.cli.common import CLI_MAX_QUERIES
+from scar_viz.common.bounded_json import MAX_DEPTH
 from scar_viz.documents.gather import MAX_ARCHIVE_RATIO
-from scar_viz.models_root import ROOT_ENV, ROOT_SECRET
 from scar_viz.queries.reading import MAX_QUERIES
+from scar_viz.runtime.models_root import ROOT_ENV, ROOT_SECRET
 from tests.conftest import ROOT
 
 

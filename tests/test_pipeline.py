@@ -23,9 +23,9 @@ def test_an_embed_function_reads_a_repeated_text_list_once():
 
 
 def test_a_models_vectors_are_costed_before_anything_is_embedded(monkeypatch):
+    from scar_viz.common.errors import SettingsError
     from scar_viz.documents import samples
     from scar_viz.embeddings.hashing import HashEmbedder
-    from scar_viz.errors import SettingsError
     from scar_viz.pipeline import BYTES_A_DIMENSION, prepare_document
 
     embedded: list[int] = []

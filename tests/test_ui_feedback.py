@@ -11,7 +11,7 @@ from tests.pages.helpers import alerts
 def _script():
     import streamlit as st
 
-    from scar_viz.errors import SettingsError
+    from scar_viz.common.errors import SettingsError
     from ui.alerts import attempt, or_stop, with_progress
 
     def fails():

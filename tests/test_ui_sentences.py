@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scar_viz.speed import Estimate
+from scar_viz.runtime.speed import Estimate
 from ui.sentences import FREE_SECONDS, UNMEASURED_CHARS_PER_SECOND, cheap
 
 

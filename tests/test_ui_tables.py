@@ -9,7 +9,7 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
-from scar_viz.fmt import EMPTY_CELL
+from scar_viz.common.fmt import EMPTY_CELL
 from ui.presenter import MIN_PX
 from ui.tables import as_frame, dash_missing, grid_table, table_html
 

@@ -41,7 +41,7 @@ def test_the_apps_budget_is_below_the_packages_and_named_to_the_visitor():
 def test_the_process_memos_drop_the_least_recently_used_past_their_bytes(monkeypatch):
     import numpy as np
 
-    from scar_viz.memo import Memo, held_bytes
+    from scar_viz.common.memo import Memo, held_bytes
 
     small = Memo(3 * 2**20, measure=held_bytes)
     monkeypatch.setattr(cache, "_CACHED", small)
@@ -53,7 +53,7 @@ def test_the_process_memos_drop_the_least_recently_used_past_their_bytes(monkeyp
 
 
 def test_a_query_file_past_the_sessions_budget_is_not_kept(monkeypatch):
-    from scar_viz.budget import SESSION_MB_ENV
+    from scar_viz.runtime.budget import SESSION_MB_ENV
     from ui import keys, queryset
 
     monkeypatch.setenv(SESSION_MB_ENV, "1")

@@ -12,7 +12,7 @@ from typing import TypeVar
 
 import streamlit as st
 
-from scar_viz.errors import UserError, user_message
+from scar_viz.common.errors import UserError, user_message
 
 T = TypeVar("T")
 

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
+from scar_viz.common.fmt import mu_note
 from scar_viz.evaluation.by_file import file_groups, sweep_file_rows
-from scar_viz.fmt import mu_note
 from scar_viz.queries.gold import GoldQuery
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.sweep import Candidates

@@ -19,21 +19,21 @@ import streamlit as st
 
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.config import ChunkingConfig, chunk_document
-from scar_viz.devices import DeviceChoice
+from scar_viz.common.memo import Memo, held_bytes
 from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.documents.sentence_cache import SentenceSpanCache
 from scar_viz.embeddings import Embedder, EmbeddingCache, text_key
 from scar_viz.llm.cache import LLMCache
-from scar_viz.memo import Memo, held_bytes
 from scar_viz.pipeline import PreparedDoc, embed_query
+from scar_viz.runtime.devices import DeviceChoice
 from ui.models import app_embedder
 
 T = TypeVar("T")
 
 CACHED_BYTES = 512 * 2**20
 """What the process keeps of prepared documents, evaluations and the other values of
-:func:`cached`, in bytes (512 MiB, weighed by :func:`~scar_viz.memo.held_bytes`), for all
+:func:`cached`, in bytes (512 MiB, weighed by :func:`~scar_viz.common.memo.held_bytes`), for all
 sessions together; least recently used first out, the newest always kept. Was 48 entries,
 whatever their size: 48 prepared corpora of 200 MiB each."""
 CHUNKS_BYTES = 256 * 2**20
@@ -47,7 +47,7 @@ _CHUNKS: Memo[list[Chunk]] = Memo(CHUNKS_BYTES, measure=held_bytes)
 def disk_cache() -> EmbeddingCache:
     """The on-disk embedding cache (one per process; keyed by model id and text digest). A file
     that cannot be opened, or breaks later, turns it off for the process
-    (:mod:`scar_viz.sqlite_cache`): every document still loads, embedded afresh."""
+    (:mod:`scar_viz.runtime.sqlite_cache`): every document still loads, embedded afresh."""
     return EmbeddingCache(degrade=True)
 
 

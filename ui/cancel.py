@@ -1,5 +1,5 @@
 """Heavy work ends with the visitor's run: the ``should_stop`` this app hands to the package's
-long loops (:mod:`scar_viz.cancel`), and what a run does when one of them stopped.
+long loops (:mod:`scar_viz.runtime.cancel`), and what a run does when one of them stopped.
 
 A run should stop when its session ended (the browser closed: the server drops the session
 from its active ones and asks its script to stop) or when a newer run superseded it (the
@@ -14,7 +14,7 @@ import streamlit as st
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from scar_viz.cancel import ShouldStop
+from scar_viz.runtime.cancel import ShouldStop
 
 
 def _never() -> bool:

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from scar_viz.endpoints import LLM_KEY_NAMES, EndpointError
 from scar_viz.llm.client import ChatModel
+from scar_viz.runtime.endpoints import LLM_KEY_NAMES, EndpointError
 from ui import keys
 from ui.cache import llm_cache
 from ui.cancel import stop_check

@@ -23,12 +23,12 @@ from scar_viz.chunking.fragmentation import (
     in_own_units,
 )
 from scar_viz.chunking.registry import CHUNKERS, chunker_name
+from scar_viz.common.errors import UserError
+from scar_viz.common.spans import Span
 from scar_viz.documents.reading import Document
 from scar_viz.documents.sentences import sentence_spans
 from scar_viz.embeddings import Embedder
-from scar_viz.errors import UserError
 from scar_viz.pipeline import embed_function
-from scar_viz.spans import Span
 from scar_viz.views import chunking_lab as lab
 from ui import keys, state
 from ui.alerts import alert, with_progress

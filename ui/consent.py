@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import streamlit as st
 
 from scar_viz.embeddings import OPENAI_DEFAULT_MODEL
-from scar_viz.endpoints import (
+from scar_viz.runtime.endpoints import (
     EMBEDDING_KEY_NAMES,
     LLM_KEY_NAMES,
     OPENAI_BASE_URL,

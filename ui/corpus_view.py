@@ -19,7 +19,7 @@ import numpy as np
 import streamlit as st
 
 from scar_viz.charts.corpus import MAX_ROWS, corpus_spec
-from scar_viz.fmt import elide_middle
+from scar_viz.common.fmt import elide_middle
 from scar_viz.queries.gold import GoldQuery, label_queries, query_set_key
 from scar_viz.views.corpus import CorpusView, corpus_view, loaded_view
 from scar_viz.views.focus import Overview, overview_data

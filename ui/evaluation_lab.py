@@ -15,11 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
+from scar_viz.common.fmt import mu_note
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder
 from scar_viz.evaluation import Evaluation, available_policies, candidates_for, default_policies
 from scar_viz.evaluation import evaluate as run_core
-from scar_viz.fmt import mu_note
 from scar_viz.pipeline import PreparedDoc, embed_function
 from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
 from scar_viz.queries.gold import GoldQuery

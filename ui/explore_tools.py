@@ -16,11 +16,11 @@ import streamlit as st
 from scar_viz.charts.context import context_html
 from scar_viz.charts.learned import contributions_chart
 from scar_viz.chunking.base import Chunk
+from scar_viz.common.errors import UserError, user_message
+from scar_viz.common.fmt import chunk_list
 from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder
-from scar_viz.errors import UserError, user_message
-from scar_viz.fmt import chunk_list
 from scar_viz.pipeline import PreparedDoc, embed_function
 from scar_viz.queries.labelling import to_jsonl
 from scar_viz.queries.reading import LabelledQuery, parse_queries

@@ -8,13 +8,13 @@ key as a literal string, and that no two names here share a value.
 
 Keys that start with ``_`` are the app's own bookkeeping (no widget draws them). The widget
 keys of a settings dataclass (QASC's, Compare's policy knobs) are declared with its fields
-(:func:`scar_viz.knobs.knob`); :data:`KNOB_KEYS` lists them.
+(:func:`scar_viz.common.knobs.knob`); :data:`KNOB_KEYS` lists them.
 """
 
 from __future__ import annotations
 
 from scar_viz.chunking.qasc import QascParams
-from scar_viz.knobs import knob_fields
+from scar_viz.common.knobs import knob_fields
 from scar_viz.views.compare_settings import CompareSettings
 
 # --- the sidebar: document, chunking, embedding model, LLM, presenter, sharing ---------------

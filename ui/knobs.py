@@ -1,4 +1,4 @@
-"""Widgets generated from a settings dataclass's knob fields (see :mod:`scar_viz.knobs`)."""
+"""Widgets generated from a settings dataclass's knob fields (see :mod:`scar_viz.common.knobs`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import streamlit as st
 
-from scar_viz.knobs import Knob, field_default, field_type, from_values, knob_fields
+from scar_viz.common.knobs import Knob, field_default, field_type, from_values, knob_fields
 from ui.state import URL
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from scar_viz.errors import user_message
+from scar_viz.common.errors import user_message
 from scar_viz.scoring.learned import (
     DEFAULT_P,
     GateFileError,

@@ -10,10 +10,10 @@ from pathlib import PurePosixPath
 import numpy as np
 import streamlit as st
 
-from scar_viz import devices
-from scar_viz.cancel import Cancelled
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.config import ChunkingConfig
+from scar_viz.common.errors import SettingsError, UserError, user_message
+from scar_viz.common.memo import held_bytes
 from scar_viz.documents.collect import (
     LIMITS,
     MAX_FILES,
@@ -35,10 +35,10 @@ from scar_viz.documents.reading import (
 from scar_viz.documents.starters import starter_questions
 from scar_viz.embeddings import Embedder, EmbeddingError, text_key
 from scar_viz.embeddings.prompts import set_prompts
-from scar_viz.endpoints import EndpointError
-from scar_viz.errors import SettingsError, UserError, user_message
-from scar_viz.memo import held_bytes
 from scar_viz.pipeline import PreparedDoc, prepare_document, vector_bytes
+from scar_viz.runtime import devices
+from scar_viz.runtime.cancel import Cancelled
+from scar_viz.runtime.endpoints import EndpointError
 from scar_viz.views.language import UsualCosine, usual_cosine
 from ui import cache, keys
 from ui.alerts import alert, or_stop, time_left

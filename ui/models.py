@@ -1,6 +1,6 @@
 """The models a visitor names in the app (an embedding model, a second model, a cross-encoder),
-held to the operator's models root (:mod:`scar_viz.models_root`): every name is resolved there
-before anything loads, and every refusal or failed load is the same one message.
+held to the operator's models root (:mod:`scar_viz.runtime.models_root`): every name is resolved
+there before anything loads, and every refusal or failed load is the same one message.
 """
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from scar_viz.devices import DeviceChoice
 from scar_viz.embeddings import (
     DEFAULT_MODEL,
     EMBEDDERS,
@@ -19,7 +18,9 @@ from scar_viz.embeddings import (
     embedder_kind,
     make_embedder,
 )
-from scar_viz.models_root import (
+from scar_viz.policies.rerank import RerankerStatus, reranker_status
+from scar_viz.runtime.devices import DeviceChoice
+from scar_viz.runtime.models_root import (
     ROOT_ENV,
     ROOT_SECRET,
     ModelRefused,
@@ -27,7 +28,6 @@ from scar_viz.models_root import (
     refusal,
     resolve_model,
 )
-from scar_viz.policies.rerank import RerankerStatus, reranker_status
 from ui.operator import operator_folder
 
 
@@ -63,7 +63,7 @@ def app_embedder(
     and ``openai:`` as :func:`~scar_viz.embeddings.make_embedder` makes them; any other (a
     sentence-transformers name or path, ``static:PATH``, a bare folder) only from a folder
     under ``root`` or the local hub cache, named by what was typed. ``device`` places a local
-    model (default: the choice in force, :func:`scar_viz.devices.current`).
+    model (default: the choice in force, :func:`scar_viz.runtime.devices.current`).
 
     Raises:
         ModelRefused: the name resolves to nothing this server loads (:func:`refusal`).

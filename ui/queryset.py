@@ -24,11 +24,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from scar_viz.common.errors import UserError, user_message
 from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import embed_cached, text_key
 from scar_viz.embeddings.prompts import query_side
-from scar_viz.errors import UserError, user_message
 from scar_viz.evaluation.report import issue_rows
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.queries.gold import GoldQuery, label_queries, query_set_key, type_counts

@@ -1,4 +1,4 @@
-"""This visitor's budget of bytes held (:mod:`scar_viz.budget`), counted over their session:
+"""This visitor's budget of bytes held (:mod:`scar_viz.runtime.budget`), counted over their session:
 the files their uploaders hold, the documents and query files kept in ``st.session_state``."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import os
 
 import streamlit as st
 
-from scar_viz.budget import SESSION_MB_ENV, SessionBudget, budget_from, refusal
-from scar_viz.errors import SettingsError
-from scar_viz.memo import held_bytes
+from scar_viz.common.errors import SettingsError
+from scar_viz.common.memo import held_bytes
+from scar_viz.runtime.budget import SESSION_MB_ENV, SessionBudget, budget_from, refusal
 
 _SECRET = SESSION_MB_ENV.removeprefix("SCAR_VIZ_").lower()
 """The ``st.secrets`` entry that states the budget when the environment does not: session_mb."""
@@ -36,7 +36,7 @@ def session_budget() -> SessionBudget:
 
 def _weight(value: object) -> int:
     """An uploader's files by their sizes (Streamlit holds their bytes for the session), any
-    other value by :func:`scar_viz.memo.held_bytes`."""
+    other value by :func:`scar_viz.common.memo.held_bytes`."""
     files = value if isinstance(value, list | tuple) else (value,)
     if files and all(
         hasattr(f, "getvalue") and isinstance(getattr(f, "size", None), int) for f in files

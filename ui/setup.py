@@ -8,11 +8,11 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from scar_viz.devices import model_line
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder, EmbeddingError
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.retrieval import DENSE, Retriever
+from scar_viz.runtime.devices import model_line
 from scar_viz.scoring.params import GateParams
 from scar_viz.views.model_language import model_language_note
 from ui import keys
@@ -73,7 +73,7 @@ def document_summary(prepared: PreparedDoc, name: str | None = None) -> str:
 
 def cache_note() -> None:
     """One line in the sidebar for each disk cache that is off (its file broke): the app
-    works on without it (:mod:`scar_viz.sqlite_cache`)."""
+    works on without it (:mod:`scar_viz.runtime.sqlite_cache`)."""
     for problem in cache_problems():
         alert(problem, "caption", st.sidebar)
 

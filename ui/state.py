@@ -1,6 +1,6 @@
 """Session state and settings shared by the pages: the URL binding, widget defaults, and the
 settings the sidebar's widgets hold (embedding model, LLM, API keys), and which key a request
-to a typed endpoint carries under the operator's rules (:mod:`scar_viz.endpoints`).
+to a typed endpoint carries under the operator's rules (:mod:`scar_viz.runtime.endpoints`).
 
 Nothing user-specific lives at module level: several users share one process, so every value
 here is read from ``st.session_state`` (this session) at call time.
@@ -16,7 +16,8 @@ from typing import Any
 import streamlit as st
 
 from scar_viz.embeddings import DEFAULT_MODEL, OPENAI_DEFAULT_MODEL, sidebar_models
-from scar_viz.endpoints import (
+from scar_viz.retrieval import DEFAULT_K_RRF, DEFAULT_RETRIEVER, DENSE, RETRIEVERS, Retriever
+from scar_viz.runtime.endpoints import (
     EMBEDDING_KEY_NAMES,
     EndpointError,
     KeyChoice,
@@ -25,7 +26,6 @@ from scar_viz.endpoints import (
     same_endpoint,
     server_key,
 )
-from scar_viz.retrieval import DEFAULT_K_RRF, DEFAULT_RETRIEVER, DENSE, RETRIEVERS, Retriever
 from scar_viz.views.ranges import RANGES, Range
 from ui import keys
 
@@ -135,7 +135,7 @@ KEY_URL_FIELD = {keys.API_KEY_INPUT: keys.BASE_URL, keys.LLM_KEY_INPUT: keys.LLM
 def endpoint_choice(
     base_url: str, key_field: str, key_names: tuple[str, ...] = EMBEDDING_KEY_NAMES
 ) -> EndpointChoice:
-    """The operator's rules (:mod:`scar_viz.endpoints`) applied to a URL the visitor typed:
+    """The operator's rules (:mod:`scar_viz.runtime.endpoints`) applied to a URL the visitor typed:
     the visitor's own key from ``key_field`` when ``base_url`` is the endpoint that key was
     typed for (:data:`KEY_URL_FIELD`: the URL field beside it), else the server's key
     (``key_names`` in ``st.secrets`` or the environment) when the operator allowed

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from scar_viz.devices import model_line
+from scar_viz.common.errors import UserError
 from scar_viz.embeddings import Embedder, EmbeddingError
-from scar_viz.errors import UserError
 from scar_viz.pipeline import PreparedDoc
+from scar_viz.runtime.devices import model_line
 from ui import keys
 from ui.alerts import alert
 from ui.cache import cached

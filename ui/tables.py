@@ -19,7 +19,7 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
-from scar_viz.fmt import EMPTY_CELL
+from scar_viz.common.fmt import EMPTY_CELL
 from ui.presenter import MIN_PX, presenting
 
 LOCALIZED = "localized"
@@ -150,7 +150,7 @@ def dash_missing(
 ) -> tuple[object, Mapping[str, object] | None]:
     """(data, column_config) where a formatted number column holding a missing value (a
     subset without queries has no mean) becomes text, every number in its format and the
-    missing ones :data:`~scar_viz.fmt.EMPTY_CELL`; other tables come back unchanged."""
+    missing ones :data:`~scar_viz.common.fmt.EMPTY_CELL`; other tables come back unchanged."""
     if not column_config or not isinstance(data, pd.DataFrame | pa.Table):
         return data, column_config
     if isinstance(data, pa.Table):
@@ -194,8 +194,8 @@ def _format_of(config: object) -> str | None:
 
 
 def _cell_text(value: object, fmt: str | None) -> str:
-    """A cell as the grid would show it: :data:`~scar_viz.fmt.EMPTY_CELL` for a missing value,
-    a printf format applied to a number (a format the number does not fit leaves it as Python
+    """A cell as the grid would show it: :data:`~scar_viz.common.fmt.EMPTY_CELL` for a missing
+    value, a printf format applied to a number (a format the number does not fit leaves it as Python
     prints it)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return EMPTY_CELL

@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from scar_viz.charts.verdict import verdict_chart
-from scar_viz.errors import UserError, user_message
+from scar_viz.common.errors import UserError, user_message
 from scar_viz.evaluation.recommend import Verdict, recommend, verdict_rows
 from scar_viz.evaluation.settings import ChosenSettings
 from scar_viz.retrieval import DEFAULT_K_RRF

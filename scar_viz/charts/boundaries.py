@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from scar_viz.charts._style import REJECTED, hover_snippet
-from scar_viz.spans import Span
+from scar_viz.common.spans import Span
 
 CHUNK_COLOURS = ("#dbe7f7", "#e3f3e0", "#f6e3f0")
 """Backgrounds that tell consecutive chunks apart (chunk i gets colour i mod 3)."""

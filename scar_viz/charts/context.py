@@ -11,7 +11,7 @@ import html
 from collections.abc import Sequence
 
 from scar_viz.chunking.base import Chunk
-from scar_viz.fmt import chunk_list
+from scar_viz.common.fmt import chunk_list
 
 _CSS = """
 <style>

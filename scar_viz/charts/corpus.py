@@ -24,7 +24,7 @@ import numpy as np
 from scar_viz.charts._style import SIM_SCALE, FigureSpec, figure_builder, figure_spec
 from scar_viz.charts.marks import text_width
 from scar_viz.charts.overview_marks import MIN_WIDTH, mark_traces
-from scar_viz.fmt import elide_middle
+from scar_viz.common.fmt import elide_middle
 from scar_viz.views.corpus import CorpusView
 from scar_viz.views.focus import Overview
 
@@ -47,8 +47,8 @@ def _nice_step(width: int, ticks: int = 8) -> int:
 
 
 def row_label(path: str, chars: int = LABEL_CHARS) -> str:
-    """``path`` cut in the middle to ``chars`` characters (:func:`scar_viz.fmt.elide_middle`),
-    HTML-escaped."""
+    """``path`` cut in the middle to ``chars`` characters
+    (:func:`scar_viz.common.fmt.elide_middle`), HTML-escaped."""
     return html.escape(elide_middle(path, chars), quote=True)
 
 

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from scar_viz.charts._style import ADMITTED, REJECTED, RETRIEVED, WINDOW, hover_snippet
+from scar_viz.common.spans import Span
 from scar_viz.documents.sections import Section
-from scar_viz.spans import Span
 
 POLICY_COLOURS = {
     "topk": RETRIEVED,

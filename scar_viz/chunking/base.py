@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from scar_viz.common.spans import Span
 from scar_viz.documents.sections import FRONT_MATTER
-from scar_viz.spans import Span
 
 DEFAULT_CHUNK_SIZE = 600
 DEFAULT_OVERLAP = 60

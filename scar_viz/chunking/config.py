@@ -21,12 +21,12 @@ from scar_viz.chunking.base import (
     Embed,
 )
 from scar_viz.chunking.registry import CHUNKERS
+from scar_viz.common.edges import doc_of_starts
+from scar_viz.common.errors import SettingsError
+from scar_viz.common.fmt import join_words
+from scar_viz.common.spans import Span
 from scar_viz.documents.corpus import part_document
 from scar_viz.documents.reading import Document
-from scar_viz.edges import doc_of_starts
-from scar_viz.errors import SettingsError
-from scar_viz.fmt import join_words
-from scar_viz.spans import Span
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,7 @@ def chunk_document(
 
 
 def chunk_doc_of(document: Document, chunks: Sequence[Chunk]) -> np.ndarray:
-    """(N,) the file (part) of each chunk (:mod:`scar_viz.edges`); all zeros for one file."""
+    """(N,) the file (part) of each chunk (:mod:`scar_viz.common.edges`); all zeros for one file."""
     starts = np.array([p.start for p in document.parts], dtype=np.int64)
     return doc_of_starts(starts, np.array([c.start for c in chunks], dtype=np.int64))
 

@@ -4,7 +4,7 @@ with an empty separator (docs/method.md §6)."""
 from __future__ import annotations
 
 from scar_viz.chunking.base import Chunker, locate
-from scar_viz.spans import Span
+from scar_viz.common.spans import Span
 
 
 def split_fixed(text: str, size: int, overlap: int) -> list[Span]:

@@ -19,9 +19,9 @@ import numpy as np
 from scar_viz.chunking.base import DEFAULT_CHUNK_SIZE, DEFAULT_OVERLAP, DEFAULT_PERCENTILE, Embed
 from scar_viz.chunking.config import ChunkingConfig, chunk_spans
 from scar_viz.chunking.registry import CHUNKERS
+from scar_viz.common.errors import SettingsError
+from scar_viz.common.spans import Span
 from scar_viz.documents.reading import Document
-from scar_viz.errors import SettingsError
-from scar_viz.spans import Span
 
 UNIT_LABELS = {
     "evidence": "evidence spans of the query set",

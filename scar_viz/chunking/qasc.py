@@ -38,11 +38,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from scar_viz.edges import chunk_files, same_file
-from scar_viz.errors import SettingsError
-from scar_viz.knobs import knob
-from scar_viz.spans import Span, merge_spans
-from scar_viz.vectors import normalize
+from scar_viz.common.edges import chunk_files, same_file
+from scar_viz.common.errors import SettingsError
+from scar_viz.common.knobs import knob
+from scar_viz.common.spans import Span, merge_spans
+from scar_viz.common.vectors import normalize
 
 Window = tuple[int, int]
 """Inclusive sentence index range (lo, hi)."""

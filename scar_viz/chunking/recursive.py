@@ -13,7 +13,7 @@ is split exactly as before.
 from __future__ import annotations
 
 from scar_viz.chunking.base import Chunker, locate
-from scar_viz.spans import Span
+from scar_viz.common.spans import Span
 
 SEPARATORS = ["\n\n", "\n", "(?<=[。！？．｡])", " ", ""]
 """langchain's default separators, as regular expressions, with the CJK sentence end added."""

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from scar_viz.chunking.base import Chunker, shift
 from scar_viz.chunking.recursive import split_recursive
+from scar_viz.common.spans import Span
 from scar_viz.documents.sections import Section, detect_sections
-from scar_viz.spans import Span
 
 
 def split_sections(

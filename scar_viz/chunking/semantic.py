@@ -14,10 +14,10 @@ import numpy as np
 
 from scar_viz.chunking.base import DEFAULT_PERCENTILE, Chunker, Embed
 from scar_viz.chunking.sentence import pack, sentence_units
+from scar_viz.common.errors import SettingsError
+from scar_viz.common.spans import Span
+from scar_viz.common.vectors import normalize
 from scar_viz.documents.sections import detect_sections
-from scar_viz.errors import SettingsError
-from scar_viz.spans import Span
-from scar_viz.vectors import normalize
 
 
 def semantic_breaks(vectors: np.ndarray, percentile: float) -> set[int]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from scar_viz.chunking.base import Chunker, shift
 from scar_viz.chunking.recursive import split_recursive
-from scar_viz.spans import Span
+from scar_viz.common.spans import Span
 
 
 def sentence_units(text: str) -> list[Span]:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from scar_viz.chunking.base import Chunker
+from scar_viz.common.spans import Span
 from scar_viz.documents.sentences import strip_span
-from scar_viz.spans import Span
 
 
 @lru_cache(maxsize=4)

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from scar_viz.errors import SettingsError
+from scar_viz.common.errors import SettingsError
 
 OFFLINE_ENV = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE")
 """The hub switches the server sets to "1" (``ui.OFFLINE_ENV`` names the same three)."""

@@ -16,7 +16,8 @@ import numpy as np
 
 from scar_viz.chunking.base import DEFAULT_CHUNK_SIZE, DEFAULT_OVERLAP
 from scar_viz.chunking.config import ChunkingConfig
-from scar_viz.devices import DEVICE_ENV, DEVICE_HELP, PRECISION_ENV, PRECISION_HELP, DeviceChoice
+from scar_viz.common.errors import SettingsError
+from scar_viz.common.knobs import cli_fields, field_default, field_type, knob_fields, option_dest
 from scar_viz.documents.collect import collect_path, describe_skipped
 from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import Document
@@ -29,14 +30,19 @@ from scar_viz.embeddings import (
     make_embedder,
 )
 from scar_viz.embeddings.prompts import query_side
-from scar_viz.endpoints import EMBEDDING_KEY_NAMES, server_key
-from scar_viz.errors import SettingsError
 from scar_viz.evaluation.bootstrap import DEFAULT_BOOT, DEFAULT_SEED
-from scar_viz.knobs import cli_fields, field_default, field_type, knob_fields, option_dest
 from scar_viz.pipeline import PreparedDoc, prepare_document
 from scar_viz.queries.gold import GoldQuery, label_queries
 from scar_viz.queries.reading import QuerySet, load_queries
 from scar_viz.retrieval import DEFAULT_K_RRF, DEFAULT_RETRIEVER, RETRIEVERS, Retriever
+from scar_viz.runtime.devices import (
+    DEVICE_ENV,
+    DEVICE_HELP,
+    PRECISION_ENV,
+    PRECISION_HELP,
+    DeviceChoice,
+)
+from scar_viz.runtime.endpoints import EMBEDDING_KEY_NAMES, server_key
 from scar_viz.scoring.params import DEFAULT_PARAMS, GateParams
 from scar_viz.views.model_language import model_language_note
 
@@ -143,7 +149,7 @@ def add_model_options(
 
 def add_device_options(p: argparse.ArgumentParser) -> None:
     """``--device`` and ``--precision``: where every model the command loads runs (embedder,
-    cross-encoder, the static model's distillation; :mod:`scar_viz.devices`)."""
+    cross-encoder, the static model's distillation; :mod:`scar_viz.runtime.devices`)."""
     p.add_argument(
         "--device",
         default=None,
@@ -272,8 +278,8 @@ def given_knobs(args: argparse.Namespace, settings: type) -> dict[str, object]:
 
 def add_cli_options(p: argparse.ArgumentParser, settings: type, policies: Sequence[str]) -> None:
     """One option per field of ``settings`` with a command-line option that ``policies`` take
-    (:func:`scar_viz.knobs.cli_fields`), unset by default so each policy keeps its own default;
-    a bool field is a flag that sets the opposite of the field's default."""
+    (:func:`scar_viz.common.knobs.cli_fields`), unset by default so each policy keeps its own
+    default; a bool field is a flag that sets the opposite of the field's default."""
     for f, option in cli_fields(settings, policies):
         if field_type(f) is bool:
             kind: dict[str, Any] = {"action": "store_false" if f.default else "store_true"}
@@ -343,7 +349,7 @@ def model_of(args: argparse.Namespace) -> Embedder:
 def embedding_cache(path: str | None = None) -> EmbeddingCache:
     """The embedding cache at ``path`` (default: the cache folder's); a corrupt cache file
     there is moved aside and a fresh one started, said in one ``note:`` line on stderr, as
-    the app does (:class:`~scar_viz.sqlite_cache.SqliteCache`).
+    the app does (:class:`~scar_viz.runtime.sqlite_cache.SqliteCache`).
 
     Raises:
         CacheFileError: the path cannot be a cache (a file of the user's that is none, a

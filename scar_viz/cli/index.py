@@ -24,10 +24,10 @@ from scar_viz.cli.common import (
     model_of,
     setup,
 )
+from scar_viz.common.errors import SettingsError
 from scar_viz.documents.collect import collect_path, describe_skipped
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder, EmbeddingCache, embed_cached
-from scar_viz.errors import SettingsError
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.store.engines import INDEX_BATCH_CPU, INDEX_BATCH_GPU
 

@@ -47,7 +47,6 @@ from scar_viz.cli.settings import (
     settings_policies,
 )
 from scar_viz.embeddings import SPEC_HELP
-from scar_viz.endpoints import EMBEDDING_KEY_NAMES, LLM_KEY_NAMES, server_key
 from scar_viz.evaluation.apply import ChunkSet, setting_runner
 from scar_viz.llm.client import (
     DEFAULT_CONCURRENCY,
@@ -59,6 +58,7 @@ from scar_viz.llm.client import (
 from scar_viz.llm.judge import DEFAULT_QUESTIONS
 from scar_viz.llm.querygen import DEFAULT_FRAGMENTED_SHARE, DEFAULT_N
 from scar_viz.pipeline import embed_function
+from scar_viz.runtime.endpoints import EMBEDDING_KEY_NAMES, LLM_KEY_NAMES, server_key
 
 
 def _llm_options(

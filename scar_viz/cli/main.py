@@ -10,7 +10,6 @@ import json
 import sys
 from collections.abc import Sequence
 
-from scar_viz import devices
 from scar_viz.chunking.qasc import QascParams
 from scar_viz.cli import gate as cli_gate
 from scar_viz.cli import index as cli_index
@@ -39,16 +38,17 @@ from scar_viz.cli.settings import (
     settings_of,
     settings_policies,
 )
+from scar_viz.common.errors import SettingsError, UserError, user_message
+from scar_viz.common.spans import Span
 from scar_viz.documents.corpus import local_span
-from scar_viz.errors import SettingsError, UserError, user_message
 from scar_viz.evaluation.apply import ChunkSet, setting_runner
 from scar_viz.evaluation.learned import judged_features
 from scar_viz.pipeline import PreparedDoc, embed_function, embed_query, query_inputs
 from scar_viz.policies import POLICIES, run_policy
+from scar_viz.runtime import devices
 from scar_viz.scoring.learned import LearnedGate
 from scar_viz.scoring.learned.select import LearnedSelection, decision_features
 from scar_viz.scoring.scar import Selection
-from scar_viz.spans import Span
 from scar_viz.views.compare_settings import CompareSettings
 
 APP = "app"

@@ -25,7 +25,7 @@ from scar_viz.cli.common import (
     load_labelled,
 )
 from scar_viz.cli.common import number_option as add_number
-from scar_viz.errors import SettingsError
+from scar_viz.common.errors import SettingsError
 from scar_viz.evaluation.bootstrap import DEFAULT_BOOT, DEFAULT_SEED
 from scar_viz.evaluation.folds import DEFAULT_FOLDS, DEFAULT_REPEATS
 from scar_viz.evaluation.recommend import VERDICT_POLICIES, Verdict, recommend, verdict_rows

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from scar_viz.cli.common import given_dests
-from scar_viz.errors import SettingsError
+from scar_viz.common.errors import SettingsError
 from scar_viz.evaluation.settings import ChosenSettings, SettingsFileError, load_settings
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.scoring.learned import resolve_gate

@@ -32,7 +32,6 @@ from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from pathlib import Path, PurePosixPath
 
-from scar_viz.cancel import ShouldStop
 from scar_viz.documents.gather import (
     ARCHIVE_IN_FOLDER,
     CORRUPT_ENTRY,
@@ -62,6 +61,7 @@ from scar_viz.documents.gather import (
     describe_skipped,
 )
 from scar_viz.documents.reading import load_path
+from scar_viz.runtime.cancel import ShouldStop
 
 __all__ = [
     "ARCHIVE_IN_FOLDER",

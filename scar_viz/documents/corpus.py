@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from scar_viz.common.spans import Span
 from scar_viz.documents.reading import Document, DocumentError, Part, whole
 from scar_viz.documents.sections import Section
-from scar_viz.spans import Span
 
 JOIN = "\n\n"
 """Between two files in the joined text; it belongs to the earlier file's last section."""

@@ -14,7 +14,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from scar_viz.cancel import ShouldStop, check
 from scar_viz.documents.reading import (
     DEFAULT_MAX_BYTES,
     MAX_UPLOAD_CHARS,
@@ -24,6 +23,7 @@ from scar_viz.documents.reading import (
     Extraction,
     read_document,
 )
+from scar_viz.runtime.cancel import ShouldStop, check
 
 MAX_FILES = 2_000
 """Documents in one corpus; files after the 2,000th (in path order) are skipped."""

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from scar_viz.cancel import ShouldStop, check
+from scar_viz.common.errors import UserError
 from scar_viz.documents.sections import Section, detect_sections
-from scar_viz.errors import UserError
+from scar_viz.runtime.cancel import ShouldStop, check
 
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 """Largest file accepted (20 MiB), the same figure as ``server.maxUploadSize``."""

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
+from scar_viz.common.spans import Span
 from scar_viz.documents.sentences import DEFAULT_MAX_CHARS, part_sentence_spans, remember
-from scar_viz.spans import Span
-from scar_viz.sqlite_cache import SqliteCache
+from scar_viz.runtime.sqlite_cache import SqliteCache
 
 SPLIT_RULES = 2
 """The splitting rules' version, part of every key: 2 since text in 。！？ goes by pysbd's

@@ -30,10 +30,10 @@ import time
 from collections.abc import Callable, Hashable
 from functools import lru_cache, partial
 
-from scar_viz import speed
-from scar_viz.errors import SettingsError
-from scar_viz.memo import Memo
-from scar_viz.spans import Span
+from scar_viz.common.errors import SettingsError
+from scar_viz.common.memo import Memo
+from scar_viz.common.spans import Span
+from scar_viz.runtime import speed
 
 DEFAULT_MAX_CHARS = 1000
 """Longest sentence kept whole; longer pieces are cut at line breaks or spaces."""
@@ -231,7 +231,7 @@ def part_sentence_spans(
 
 
 def split_speed_key(method: str) -> str:
-    """The name under which :mod:`scar_viz.speed` keeps the splitter's speed."""
+    """The name under which :mod:`scar_viz.runtime.speed` keeps the splitter's speed."""
     return f"sentence split: {method}"
 
 

@@ -5,15 +5,14 @@ batch loop): the embedded offline default and any sentence-transformers model
 (``sentence_transformers``), an OpenAI-compatible endpoint (``openai_compat``), a static
 model2vec model (``static``, distilled by ``distill``) and a hashing bag-of-words embedder
 (``hashing``), each declaring its entry in the registry (``registry``, which also builds an
-embedder from a spec); the disk cache (``cache``). The one normaliser (:mod:`scar_viz.vectors`)
-and the speed each model showed (:mod:`scar_viz.speed`, also the sentence splitter's) sit below
-the stages, since chunking and documents use them too; ``speed`` is reachable from here as well.
-Heavy imports happen inside the adapters, on first use.
+embedder from a spec); the disk cache (``cache``). The one normaliser
+(:mod:`scar_viz.common.vectors`) and the speed each model showed (:mod:`scar_viz.runtime.speed`,
+also the sentence splitter's) sit below the stages, since chunking and documents use them too;
+``speed`` is reachable from here as well. Heavy imports happen inside the adapters, on first use.
 """
 
 from __future__ import annotations
 
-from scar_viz import speed
 from scar_viz.embeddings.base import (
     BaseEmbedder,
     Embedder,
@@ -39,7 +38,8 @@ from scar_viz.embeddings.sentence_transformers import (
     default_model_path,
 )
 from scar_viz.embeddings.static import StaticEmbedder, static_embedder
-from scar_viz.sqlite_cache import default_cache_dir
+from scar_viz.runtime import speed
+from scar_viz.runtime.sqlite_cache import default_cache_dir
 
 __all__ = [
     "DEFAULT_MODEL",

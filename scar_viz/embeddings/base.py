@@ -15,8 +15,8 @@ from typing import Protocol
 
 import numpy as np
 
-from scar_viz.errors import UserError
-from scar_viz.vectors import normalize
+from scar_viz.common.errors import UserError
+from scar_viz.common.vectors import normalize
 
 Progress = Callable[[int, int], None]
 """Called as progress(done, total) while embedding."""

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import numpy as np
 
-from scar_viz import speed
-from scar_viz.cancel import ShouldStop, check
+from scar_viz.common.vectors import normalize
 from scar_viz.embeddings.base import Embedder, EmbeddingError, Progress, batches
-from scar_viz.sqlite_cache import SqliteCache
-from scar_viz.vectors import normalize
+from scar_viz.runtime import speed
+from scar_viz.runtime.cancel import ShouldStop, check
+from scar_viz.runtime.sqlite_cache import SqliteCache
 
 
 def text_key(text: str) -> str:
@@ -171,7 +171,7 @@ def embed_cached(
 ) -> EmbedResult:
     """Embed ``texts``, encoding only those not yet in ``cache`` for this model (and
     precision: :func:`vectors_id`); ``should_stop`` is asked before each batch
-    (:mod:`scar_viz.cancel`).
+    (:mod:`scar_viz.runtime.cancel`).
 
     Raises:
         EmbeddingError: from the embedder; vectors already encoded in this call are kept.

@@ -26,11 +26,11 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from scar_viz import devices
-from scar_viz.devices import DeviceChoice, DeviceError
 from scar_viz.embeddings.base import EmbeddingError, LoadProgress
 from scar_viz.embeddings.sentence_transformers import default_model_path
-from scar_viz.sqlite_cache import default_cache_dir
+from scar_viz.runtime import devices
+from scar_viz.runtime.devices import DeviceChoice, DeviceError
+from scar_viz.runtime.sqlite_cache import default_cache_dir
 
 DistillProgress = LoadProgress
 """Called as progress(done, total, stage) while distilling; ``stage`` is a short sentence."""

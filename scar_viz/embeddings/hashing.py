@@ -2,7 +2,7 @@
 
 Its words are runs of ASCII letters and digits, and, in scripts written without spaces
 (Japanese, Chinese, Thai) and Hangul, the character bigrams of
-:func:`scar_viz.terms.spaceless_tokens` (the tokeniser BM25 uses there): without them a
+:func:`scar_viz.common.terms.spaceless_tokens` (the tokeniser BM25 uses there): without them a
 Japanese text has no words and every cosine is 0. A text in a spaced script hashes exactly as
 before.
 """
@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from scar_viz import terms
+from scar_viz.common import terms
 from scar_viz.embeddings.base import (
     BaseEmbedder,
     Embedder,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from scar_viz.common.errors import scrub_secret
 from scar_viz.embeddings.base import (
     BaseEmbedder,
     Embedder,
@@ -11,8 +12,7 @@ from scar_viz.embeddings.base import (
     EmbeddingError,
     LoadProgress,
 )
-from scar_viz.endpoints import OPENAI_BASE_URL, openai_client
-from scar_viz.errors import scrub_secret
+from scar_viz.runtime.endpoints import OPENAI_BASE_URL, openai_client
 
 OPENAI_DEFAULT_MODEL = "text-embedding-3-large"
 
@@ -22,7 +22,7 @@ class OpenAIEmbedder(BaseEmbedder):
 
     The key comes from the caller only: the environment is never read here, so a key the
     server holds reaches an endpoint only where the caller chose to send it (the app follows
-    the operator's rules in :mod:`scar_viz.endpoints`; the command line passes its user's
+    the operator's rules in :mod:`scar_viz.runtime.endpoints`; the command line passes its user's
     ``OPENAI_API_KEY``). It is never part of ``model_id``, ``label``, or any error message.
     """
 

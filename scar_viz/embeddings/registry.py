@@ -9,10 +9,10 @@ here, and the sidebar's options (:func:`sidebar_models`), the command line's ``-
 
 from __future__ import annotations
 
-from scar_viz.devices import DeviceChoice
 from scar_viz.embeddings import hashing, openai_compat, sentence_transformers, static
 from scar_viz.embeddings.base import Embedder, EmbedderKind, ModelSpecError
 from scar_viz.embeddings.prompts import Prompts, with_prompts
+from scar_viz.runtime.devices import DeviceChoice
 
 DEFAULT_MODEL = "default"
 
@@ -59,10 +59,10 @@ def make_embedder(
     ``default`` (embedded all-MiniLM-L6-v2), ``hash`` or ``hash:DIM``, ``st:NAME_OR_PATH``,
     ``openai:MODEL`` (``base_url``/``api_key`` apply), ``static`` or ``static:PATH``
     (model2vec), or a bare local folder path. ``device`` places a local transformer (and the
-    static model's distillation); default: the choice in force (:func:`scar_viz.devices.current`).
-    ``query_prompt`` and ``doc_prompt`` go before each question and each chunk
-    (:mod:`scar_viz.embeddings.prompts`); None keeps the model's own (a sentence-transformers
-    config's ``prompts``), "" sets none.
+    static model's distillation); default: the choice in force
+    (:func:`scar_viz.runtime.devices.current`). ``query_prompt`` and ``doc_prompt`` go before each
+    question and each chunk (:mod:`scar_viz.embeddings.prompts`); None keeps the model's own (a
+    sentence-transformers config's ``prompts``), "" sets none.
 
     Raises:
         ModelSpecError: (a ValueError) when the spec names no embedder.

@@ -12,8 +12,6 @@ from typing import Any
 
 import numpy as np
 
-from scar_viz import devices
-from scar_viz.devices import DeviceChoice, DeviceError, Placement
 from scar_viz.embeddings.base import (
     BaseEmbedder,
     Embedder,
@@ -24,6 +22,8 @@ from scar_viz.embeddings.base import (
     Progress,
 )
 from scar_viz.embeddings.prompts import Prompts, config_prompts
+from scar_viz.runtime import devices
+from scar_viz.runtime.devices import DeviceChoice, DeviceError, Placement
 
 _log = logging.getLogger("scar_viz")
 _CONFIG = "config_sentence_transformers.json"
@@ -43,8 +43,8 @@ def default_model_path() -> str:
 
 class SentenceTransformerEmbedder(BaseEmbedder):
     """A sentence-transformers model by hub name or local path, loaded on first use, on the
-    device and in the precision ``device`` resolves to (:mod:`scar_viz.devices`; default: the
-    choice in force when it is built)."""
+    device and in the precision ``device`` resolves to (:mod:`scar_viz.runtime.devices`; default:
+    the choice in force when it is built)."""
 
     def __init__(
         self,

@@ -15,8 +15,6 @@ from pathlib import Path
 
 import numpy as np
 
-from scar_viz import devices
-from scar_viz.devices import DeviceChoice
 from scar_viz.embeddings.base import (
     BaseEmbedder,
     Embedder,
@@ -35,6 +33,8 @@ from scar_viz.embeddings.distill import (
     is_distilled,
     is_model2vec_folder,
 )
+from scar_viz.runtime import devices
+from scar_viz.runtime.devices import DeviceChoice
 
 MEASURED_FIGURES = Path(__file__).resolve().parents[2] / "benchmarks/results/static_model.json"
 """Where ``python benchmarks/static_model.py`` writes what it measured."""

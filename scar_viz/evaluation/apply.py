@@ -32,7 +32,7 @@ from functools import cached_property
 import numpy as np
 
 from scar_viz.chunking.config import embedding_texts
-from scar_viz.errors import SettingsError
+from scar_viz.common.errors import SettingsError
 from scar_viz.evaluation.settings import ChosenSettings
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.policies import PolicyResult, QueryInputs

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from scar_viz.errors import SettingsError
+from scar_viz.common.errors import SettingsError
 
 DEFAULT_BOOT = 10_000
 DEFAULT_SEED = 0

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from scar_viz.cancel import ShouldStop
 from scar_viz.embeddings import Progress
 from scar_viz.evaluation import Embed, Evaluation, available_policies
 from scar_viz.evaluation.by_file import file_rows
@@ -27,6 +26,7 @@ from scar_viz.evaluation.run import evaluate_ks
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.queries.gold import GoldQuery
 from scar_viz.retrieval import DENSE, Retriever
+from scar_viz.runtime.cancel import ShouldStop
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.sweep import pareto_frontier
 
@@ -121,7 +121,7 @@ def equal_budget(
         embed: embeds extra texts with the same model (the sentence policies need it).
         progress: called as progress(done, total) over all (k, query) steps.
         retriever: what every policy's top-k is ranked by (:mod:`scar_viz.retrieval`).
-        should_stop: asked before each query (:mod:`scar_viz.cancel`).
+        should_stop: asked before each query (:mod:`scar_viz.runtime.cancel`).
 
     Returns:
         The points and front (over ``subset``) and, on a corpus, each k's per-file rows

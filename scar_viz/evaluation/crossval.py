@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from scar_viz.errors import SettingsError
+from scar_viz.common.errors import SettingsError
 from scar_viz.evaluation.folds import Folds
 from scar_viz.evaluation.learned import query_lex
 from scar_viz.evaluation.run import batch_sims

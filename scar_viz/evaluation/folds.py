@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scar_viz.errors import SettingsError
+from scar_viz.common.errors import SettingsError
 from scar_viz.queries.gold import GoldQuery
 from scar_viz.queries.reading import QUERY_TYPES
 

@@ -18,8 +18,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from scar_viz.chunking.base import Chunk
-from scar_viz.edges import same_file
-from scar_viz.errors import SettingsError
+from scar_viz.common.edges import same_file
+from scar_viz.common.errors import SettingsError
 from scar_viz.scoring.params import DEFAULT_RADIUS
 from scar_viz.scoring.scar import Decision
 

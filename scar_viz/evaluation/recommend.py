@@ -33,8 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scar_viz.blas import one_blas_thread
-from scar_viz.errors import SettingsError
+from scar_viz.common.errors import SettingsError
 from scar_viz.evaluation.bootstrap import (
     DEFAULT_BOOT,
     DEFAULT_SEED,
@@ -57,6 +56,7 @@ from scar_viz.evaluation.settings import ChosenSettings
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.queries.gold import GoldQuery
 from scar_viz.retrieval import DEFAULT_K_RRF, RETRIEVERS
+from scar_viz.runtime.blas import one_blas_thread
 from scar_viz.scoring.params import DEFAULT_K, DEFAULT_RADIUS
 
 RECOMMEND_KS = tuple(range(1, 11))

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from scar_viz.common.fmt import EMPTY_CELL, compared
 from scar_viz.evaluation.metrics import SUBSETS
 from scar_viz.evaluation.run import Evaluation, PolicyEval
 from scar_viz.evaluation.run_json import rounded, run_json
 from scar_viz.evaluation.significance import Comparison
 from scar_viz.evaluation.transfer import BarTransfer
 from scar_viz.evaluation.tune import GridPoint, TuneCheck
-from scar_viz.fmt import EMPTY_CELL, compared
 from scar_viz.queries.gold import GoldQuery
 from scar_viz.queries.reading import QueryIssue
 
@@ -50,7 +50,7 @@ def points(ours: float, theirs: float) -> str:
 def chunk_sentence(ev: Evaluation, target: str = "scar", baseline: str = "window1") -> str:
     """ "SCAR: **30.0% fewer chunks than window ±1**, recall **−2.9 points** over all queries
     (on the fragmented ones: 41.0% fewer chunks than window ±1, recall +0.0 points)." — the chunk
-    change (:func:`scar_viz.fmt.compared`) always beside the recall change; "" when either
+    change (:func:`scar_viz.common.fmt.compared`) always beside the recall change; "" when either
     policy did not run; a subset without queries shows "—"."""
     names = ran(ev)
     if target not in names or baseline not in names:

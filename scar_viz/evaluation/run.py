@@ -15,9 +15,8 @@ from typing import Literal, overload
 
 import numpy as np
 
-from scar_viz.cancel import ShouldStop, check
+from scar_viz.common.errors import SettingsError, UserError, user_message
 from scar_viz.embeddings import Progress
-from scar_viz.errors import SettingsError, UserError, user_message
 from scar_viz.evaluation.metrics import (
     Miss,
     QueryOutcome,
@@ -35,6 +34,7 @@ from scar_viz.policies import POLICIES, PolicyResult, QueryInputs, run_policy, u
 from scar_viz.queries.gold import GoldQuery, type_counts
 from scar_viz.queries.reading import QueryIssue
 from scar_viz.retrieval import DENSE, Retriever
+from scar_viz.runtime.cancel import ShouldStop, check
 from scar_viz.scoring.lexical import lex_matrix
 from scar_viz.scoring.params import DEFAULT_PARAMS, DEFAULT_RADIUS, GateParams
 from scar_viz.scoring.scar import Selection, top_k
@@ -223,7 +223,7 @@ def evaluate(
         embed: embeds extra texts with the same model (QASC needs it).
         knobs: extra knobs per registry name, e.g. ``{"qasc": {"percentile": 80}}``.
         retriever: what every policy's top-k is ranked by (:mod:`scar_viz.retrieval`).
-        should_stop: asked before each query (:mod:`scar_viz.cancel`).
+        should_stop: asked before each query (:mod:`scar_viz.runtime.cancel`).
         runners: labels run by a function of the query's inputs instead of the registry's
             policy (a saved setting: :func:`scar_viz.evaluation.apply.setting_runner`).
 

@@ -28,10 +28,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scar_viz.bounded_json import JsonInputError, read_json
-from scar_viz.errors import SettingsError, UserError
+from scar_viz.common.bounded_json import JsonInputError, read_json
+from scar_viz.common.errors import SettingsError, UserError
+from scar_viz.common.ranges import RANGES, Range
 from scar_viz.pipeline import PreparedDoc
-from scar_viz.ranges import RANGES, Range
 from scar_viz.retrieval import DEFAULT_K_RRF, DENSE, RETRIEVERS, Retriever
 from scar_viz.scoring.learned.model import MAX_GATE_BYTES, GateFileError, LearnedGate
 from scar_viz.scoring.params import DEFAULT_MU, DEFAULT_RADIUS, GateParams
@@ -248,7 +248,7 @@ class ChosenSettings:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> ChosenSettings:
-        """The settings in ``text`` (read with :func:`~scar_viz.bounded_json.read_json`).
+        """The settings in ``text`` (read with :func:`~scar_viz.common.bounded_json.read_json`).
 
         Raises:
             SettingsFileError: not JSON, too large or nested too deep, or not a settings file.

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from scar_viz.edges import file_edges
+from scar_viz.common.edges import file_edges
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.scoring.scar import top_k
 from scar_viz.scoring.sweep import THETAS, Candidates, SweepResult, match_chunks, sweep

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scar_viz.errors import SettingsError
+from scar_viz.common.errors import SettingsError
 from scar_viz.evaluation.best_point import frugal_best, window_baseline
 from scar_viz.scoring.params import PRESETS
 from scar_viz.scoring.sweep import Candidates, SweepResult, pareto_frontier, sweep

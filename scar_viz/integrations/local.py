@@ -11,7 +11,7 @@ chunks and the neighbours within r of each. Both go through the one runner,
 A vector store hands back chunks, not a document: the adapter fetches each retrieved chunk's
 neighbours (by id, or through a node's PREVIOUS/NEXT links) and lays what it fetched out as
 *runs*, each a stretch of consecutive chunks of one file in reading order. Runs play the part
-files play in a corpus (:mod:`scar_viz.edges`): no neighbour step crosses from one run into
+files play in a corpus (:mod:`scar_viz.common.edges`): no neighbour step crosses from one run into
 the next. Since a run holds every chunk within r of each retrieved chunk in it (up to its
 file's edges), the walk of :func:`~scar_viz.scoring.scar.select_from_sims` on the runs sees
 exactly the candidates it sees on the whole file, with the same vectors, so it takes the same
@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from scar_viz.common.vectors import normalize
 from scar_viz.evaluation.apply import ChunkSet, needs_words, reach, run_setting
 from scar_viz.evaluation.settings import ChosenSettings, load_settings
 from scar_viz.retrieval import DEFAULT_K_RRF
@@ -40,7 +41,6 @@ from scar_viz.scoring.learned import DEFAULT_P, resolve_gate
 from scar_viz.scoring.lexical import QuestionLex, question_lex
 from scar_viz.scoring.params import DEFAULT_LAM, DEFAULT_MU, DEFAULT_RADIUS, DEFAULT_TAU, GateParams
 from scar_viz.scoring.scar import Selection, top_k
-from scar_viz.vectors import normalize
 
 ADAPTER_K = 4
 """The adapters' default k: LangChain's own (``VectorStore.as_retriever``)."""

@@ -14,7 +14,7 @@ import numpy as np
 
 from scar_viz.embeddings import Embedder, EmbeddingCache, embed_cached, make_embedder
 from scar_viz.embeddings.prompts import query_side
-from scar_viz.endpoints import EMBEDDING_KEY_NAMES, server_key
+from scar_viz.runtime.endpoints import EMBEDDING_KEY_NAMES, server_key
 
 CacheSpec = bool | str | Path | EmbeddingCache | None
 """True: the default cache file (as the command line); a path: that file or folder; False or

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scar_viz.chunking.config import ChunkingConfig, chunk_document
+from scar_viz.common.errors import SettingsError
 from scar_viz.documents.collect import collect_path, describe_skipped
 from scar_viz.documents.corpus import join_documents, local_span, part_document
 from scar_viz.documents.reading import Document, document_from_text
 from scar_viz.embeddings import Embedder, EmbeddingCache
-from scar_viz.errors import SettingsError
 from scar_viz.integrations.models import ScarModel
 from scar_viz.pipeline import embed_function
 

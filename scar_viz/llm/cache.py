@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scar_viz.sqlite_cache import SqliteCache
+from scar_viz.runtime.sqlite_cache import SqliteCache
 
 
 class LLMCache(SqliteCache):

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz.chunking.tokens import count_tokens
+from scar_viz.common.errors import user_message
 from scar_viz.embeddings import EmbeddingError
-from scar_viz.errors import user_message
 from scar_viz.evaluation import Comparison, default_policies, parse_policy_list, resolve_policy
 from scar_viz.evaluation.bootstrap import DEFAULT_BOOT, DEFAULT_SEED, paired_bootstrap
 from scar_viz.evaluation.run import Runner, run_label

@@ -24,8 +24,8 @@ runs a batch on a small thread pool with a progress callback.
 
 The API key comes from the caller only: this module never reads the environment, so a key the
 server holds reaches an endpoint only when the caller chose to send it there (the app follows
-the operator's rules in :mod:`scar_viz.endpoints`; the command line passes its user's key). It
-is sent only in the request header and is never part of ``model_id``, ``label``, ``repr``, the
+the operator's rules in :mod:`scar_viz.runtime.endpoints`; the command line passes its user's key).
+It is sent only in the request header and is never part of ``model_id``, ``label``, ``repr``, the
 cache or an error message.
 """
 
@@ -38,11 +38,11 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import replace
 
-from scar_viz.cancel import ShouldStop, check
-from scar_viz.endpoints import LLM_KEY_NAMES, openai_client, public_url
-from scar_viz.errors import UserError, scrub_secret
+from scar_viz.common.errors import UserError, scrub_secret
 from scar_viz.llm.cache import LLMCache
 from scar_viz.llm.replies import Reply, Usage, make_reply
+from scar_viz.runtime.cancel import ShouldStop, check
+from scar_viz.runtime.endpoints import LLM_KEY_NAMES, openai_client, public_url
 
 DEFAULT_LLM_MODEL = "gpt-4o-mini"
 DEFAULT_TIMEOUT = 60.0
@@ -83,8 +83,8 @@ class ChatModel:
             ``False`` for none.
         max_tokens: the completion limit sent with every request (None: the server's).
         should_stop: asked before every request and, in :meth:`complete_many`, while the
-            batch runs (:mod:`scar_viz.cancel`): when it says so, no new request is sent,
-            the pending ones are dropped and :class:`~scar_viz.cancel.Cancelled` is raised.
+            batch runs (:mod:`scar_viz.runtime.cancel`): when it says so, no new request is sent,
+            the pending ones are dropped and :class:`~scar_viz.runtime.cancel.Cancelled` is raised.
     """
 
     def __init__(

@@ -32,9 +32,9 @@ import numpy as np
 
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.config import chunk_doc_of
+from scar_viz.common.edges import file_edges
 from scar_viz.documents.reading import Document
 from scar_viz.documents.sentences import paragraph_spans, sentence_spans
-from scar_viz.edges import file_edges
 from scar_viz.llm.client import ChatModel, Progress, Usage
 from scar_viz.queries.evidence import Evidence, EvidenceError, in_document
 from scar_viz.queries.gold import label_queries

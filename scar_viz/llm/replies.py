@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from scar_viz.bounded_json import JsonInputError, read_json
+from scar_viz.common.bounded_json import JsonInputError, read_json
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ MAX_OBJECT_STARTS = 200
 
 def parse_json_object(text: str) -> dict:
     """The JSON object in a reply: the whole text, a fenced ```json block, or the first {...}.
-    Each candidate is read by :func:`~scar_viz.bounded_json.read_json` (size and nesting
+    Each candidate is read by :func:`~scar_viz.common.bounded_json.read_json` (size and nesting
     bounded); at most :data:`MAX_OBJECT_STARTS` ``{`` positions are tried.
 
     Raises:

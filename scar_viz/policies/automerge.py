@@ -24,8 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz.chunking.base import Chunk
+from scar_viz.common.edges import same_file
+from scar_viz.common.spans import Span
 from scar_viz.documents.reading import Document
-from scar_viz.edges import same_file
 from scar_viz.policies.base import (
     PolicyResult,
     QueryInputs,
@@ -33,7 +34,6 @@ from scar_viz.policies.base import (
     span_result,
     spans_of_chunks,
 )
-from scar_viz.spans import Span
 
 DEFAULT_RATIO = 0.5
 

@@ -13,9 +13,9 @@ import numpy as np
 
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.tokens import count_tokens
+from scar_viz.common.spans import Span, merge_spans
 from scar_viz.documents.reading import Document
 from scar_viz.scoring.params import DEFAULT_PARAMS, GateParams
-from scar_viz.spans import Span, merge_spans
 
 SEPARATOR = "\n\n"
 

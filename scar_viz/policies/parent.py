@@ -21,15 +21,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scar_viz.chunking.base import Chunk
+from scar_viz.common.errors import SettingsError
+from scar_viz.common.spans import Span, merge_spans
 from scar_viz.documents.reading import Document
-from scar_viz.errors import SettingsError
 from scar_viz.policies.base import (
     PolicyResult,
     QueryInputs,
     policy_entry,
     span_result,
 )
-from scar_viz.spans import Span, merge_spans
 
 MAX_PARENT_CHARS = 4000
 """The cap on one parent section, in characters: about 1,000 tokens, or six to seven chunks of
@@ -215,8 +215,8 @@ def parent_policy(
 
 def _chunks_inside(chunks: Sequence[Chunk], spans: Sequence[Span]) -> list[int]:
     """Indices of the chunks lying wholly inside one of ``spans`` (sorted, disjoint, as
-    :func:`~scar_viz.spans.merge_spans` gives them): the one span that can hold a chunk is the
-    last that starts at or before it."""
+    :func:`~scar_viz.common.spans.merge_spans` gives them): the one span that can hold a chunk is
+    the last that starts at or before it."""
     starts = [s for s, _ in spans]
     out = []
     for c in chunks:

@@ -37,13 +37,13 @@ from scar_viz.chunking.qasc import (
     qasc_windows,
     sentence_scores,
 )
+from scar_viz.common.edges import doc_of_starts, reach
+from scar_viz.common.errors import SettingsError
+from scar_viz.common.knobs import from_values, knob_fields
+from scar_viz.common.spans import Span
 from scar_viz.documents.reading import Document
 from scar_viz.documents.sentences import part_paragraph_spans, part_sentence_spans
-from scar_viz.edges import doc_of_starts, reach
-from scar_viz.errors import SettingsError
-from scar_viz.knobs import from_values, knob_fields
 from scar_viz.policies.base import PolicyResult, QueryInputs, policy_entry, span_result
-from scar_viz.spans import Span
 
 QASC_KNOBS = tuple(f.name for f, _ in knob_fields(QascParams))
 
@@ -92,7 +92,7 @@ _last_files: list[tuple[tuple[Span, ...], Sequence[Span], np.ndarray]] = []
 
 
 def sentence_files(document: Document, sentences: Sequence[Span]) -> np.ndarray:
-    """(n,) the file of each sentence (:mod:`scar_viz.edges`), remembered for the last
+    """(n,) the file of each sentence (:mod:`scar_viz.common.edges`), remembered for the last
     document's parts and sentence tuple."""
     parts = document.part_bounds
     last = _last_files[0] if _last_files else None

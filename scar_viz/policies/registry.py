@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from scar_viz.errors import SettingsError, UserError, user_message
+from scar_viz.common.errors import SettingsError, UserError, user_message
 from scar_viz.policies import automerge, basic, learned, parent, qasc, rerank, rse, sentence_window
 from scar_viz.policies.base import Policy, PolicyEntry, PolicyResult, QueryInputs
 
@@ -77,8 +77,8 @@ def run_all(
 ) -> dict[str, PolicyResult | str]:
     """Run every policy in ``settings`` (name -> knobs) on the same inputs, in order.
 
-    A policy that fails with a :class:`~scar_viz.errors.UserError` (e.g. a reranker that cannot
-    be loaded offline) gets its message instead of a result; the others still run.
+    A policy that fails with a :class:`~scar_viz.common.errors.UserError` (e.g. a reranker that
+    cannot be loaded offline) gets its message instead of a result; the others still run.
     """
     out: dict[str, PolicyResult | str] = {}
     for name, knobs in settings.items():

@@ -2,7 +2,7 @@
 
 The reranker is a sentence-transformers ``CrossEncoder`` loaded on first use, from a local
 folder or from the local Hugging Face cache only (this app never downloads at run time), on
-the device and in the precision of the choice in force (:mod:`scar_viz.devices`).
+the device and in the precision of the choice in force (:mod:`scar_viz.runtime.devices`).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from scar_viz import devices
-from scar_viz.devices import DeviceChoice, DeviceError
-from scar_viz.errors import SettingsError, UserError
+from scar_viz.common.errors import SettingsError, UserError
 from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, policy_entry
+from scar_viz.runtime import devices
+from scar_viz.runtime.devices import DeviceChoice, DeviceError
 
 DEFAULT_RERANKER = "BAAI/bge-reranker-large"
 _LOCK = threading.Lock()

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scar_viz.edges import chunk_files
+from scar_viz.common.edges import chunk_files
 from scar_viz.policies.base import PolicyResult, QueryInputs, chunk_result, policy_entry
 
 PRESETS: dict[str, dict[str, float]] = {
@@ -105,7 +105,7 @@ def best_segments(
 ) -> tuple[Segment, ...]:
     """Greedy non-overlapping maximum-sum segments (see the module docstring), in the order
     taken. Ties go to the earlier start, then the shorter segment. With ``doc_of`` (the file
-    of each chunk in a corpus, :mod:`scar_viz.edges`) a segment never spans two files.
+    of each chunk in a corpus, :mod:`scar_viz.common.edges`) a segment never spans two files.
 
     Raises:
         ValueError: when a length is below 1.

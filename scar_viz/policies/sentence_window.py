@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from scar_viz.chunking.qasc import Window, merge_windows
-from scar_viz.edges import reach
+from scar_viz.common.edges import reach
 from scar_viz.policies.base import PolicyResult, QueryInputs, policy_entry, span_result
 from scar_viz.policies.qasc import document_sentences, sentence_files
 from scar_viz.scoring.scar import top_k

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz.chunking.base import Chunk
+from scar_viz.common.edges import chunk_files, doc_of_starts
+from scar_viz.common.errors import SettingsError
 from scar_viz.documents.reading import Document
-from scar_viz.edges import chunk_files, doc_of_starts
-from scar_viz.errors import SettingsError
 from scar_viz.queries.reading import QUERY_TYPES, LabelledQuery, QuerySet
 
 

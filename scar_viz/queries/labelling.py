@@ -15,9 +15,9 @@ import re
 from collections.abc import Sequence
 
 from scar_viz.chunking.base import Chunk
+from scar_viz.common.errors import UserError
 from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
-from scar_viz.errors import UserError
 from scar_viz.queries.evidence import Evidence, EvidenceError, in_document
 from scar_viz.queries.gold import label_queries
 from scar_viz.queries.reading import LabelledQuery

@@ -21,12 +21,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scar_viz.bounded_json import JsonInputError, read_json
-from scar_viz.cancel import ShouldStop, check
+from scar_viz.common.bounded_json import JsonInputError, read_json
+from scar_viz.common.errors import SettingsError
 from scar_viz.documents.reading import Document
-from scar_viz.errors import SettingsError
 from scar_viz.queries.evidence import Evidence, EvidenceError, doc_field, locate_evidence
 from scar_viz.queries.references import reference_of
+from scar_viz.runtime.cancel import ShouldStop, check
 
 QUERY_TYPES = ("fragmented", "atomic", "scattered")
 """The query types a line may declare (and :func:`~scar_viz.queries.gold.query_type` gives)."""
@@ -180,11 +180,11 @@ def parse_queries(
     Blank lines are skipped. Invalid lines become ``error`` issues (the line is left out);
     relocated spans and ignored fields become ``note`` issues. Line numbers start at 1.
     Reference answers of the valid lines are read in the same pass. Each line is read by
-    :func:`~scar_viz.bounded_json.read_json` (a line nested too deep is an invalid line).
+    :func:`~scar_viz.common.bounded_json.read_json` (a line nested too deep is an invalid line).
 
     Where queries are limited (``max_queries``), so are their evidence spans
     (:data:`MAX_SPANS`, :data:`MAX_SPAN_CHARS`), counted before any is looked for;
-    ``should_stop`` is asked before each line's spans are (:mod:`scar_viz.cancel`).
+    ``should_stop`` is asked before each line's spans are (:mod:`scar_viz.runtime.cancel`).
 
     Raises:
         QueryLimitError: the file holds more than ``max_queries`` queries (None or 0: no

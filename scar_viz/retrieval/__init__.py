@@ -7,6 +7,7 @@ keeps using cosines.
 
 from __future__ import annotations
 
+from scar_viz.common.terms import tokenize
 from scar_viz.retrieval.bm25 import K1, B, Bm25Index, bm25_index
 from scar_viz.retrieval.hybrid import DEFAULT_K_RRF, ranks, rrf
 from scar_viz.retrieval.retriever import (
@@ -19,7 +20,6 @@ from scar_viz.retrieval.retriever import (
     rank_matrix,
     rank_scores,
 )
-from scar_viz.terms import tokenize
 
 __all__ = [
     "DENSE",

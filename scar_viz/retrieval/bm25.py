@@ -1,7 +1,7 @@
 """A BM25 index over chunk texts, with ``bm25s`` (docs/method.md §8).
 
-Tokens are :mod:`scar_viz.terms`' (``bm25s.tokenize`` with its defaults, shared with the gate's
-lexical term μ), and so is the chunk set's index they come from. The query is tokenised the
+Tokens are :mod:`scar_viz.common.terms`' (``bm25s.tokenize`` with its defaults, shared with the
+gate's lexical term μ), and so is the chunk set's index they come from. The query is tokenised the
 same way; each distinct query term counts once (the sum in §8 runs over the terms of q as a
 set) and terms absent from every chunk are dropped.
 
@@ -11,8 +11,8 @@ Scoring is bm25s's default, the Lucene variant, with k1 = 1.5 and b = 0.75:
     idf(t) = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))
 
 which is §8's formula without the constant factor (k1 + 1), so the ranking is the same, and
-idf is :func:`scar_viz.terms.idf` (bm25s computes it inside its index); |c| is c's token count
-after stop words are removed and avgdl the mean over the N chunks. A corpus ranks all its
+idf is :func:`scar_viz.common.terms.idf` (bm25s computes it inside its index); |c| is c's token
+count after stop words are removed and avgdl the mean over the N chunks. A corpus ranks all its
 files' chunks together: N, df and avgdl are over every chunk.
 """
 
@@ -24,15 +24,15 @@ from typing import Any
 
 import numpy as np
 
-from scar_viz.memo import Memo
-from scar_viz.terms import TermIndex, term_index, texts_digest
+from scar_viz.common.memo import Memo
+from scar_viz.common.terms import TermIndex, term_index, texts_digest
 
 K1 = 1.5
 """BM25's term-frequency saturation (bm25s's default)."""
 B = 0.75
 """BM25's length normalisation (bm25s's default; not SCAR's boundary penalty)."""
 _CACHE: Memo[Bm25Index] = Memo(8)
-"""The last indexes built, by content (sessions share the process: :mod:`scar_viz.memo`)."""
+"""The last indexes built, by content (sessions share the process: :mod:`scar_viz.common.memo`)."""
 
 
 @dataclass(frozen=True)

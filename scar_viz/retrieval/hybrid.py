@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from scar_viz.errors import SettingsError
+from scar_viz.common.errors import SettingsError
 
 DEFAULT_K_RRF = 60.0
 """RRF's constant k_rrf (Cormack et al.'s 60)."""

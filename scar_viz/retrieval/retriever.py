@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scar_viz.errors import SettingsError
+from scar_viz.common.errors import SettingsError
 from scar_viz.retrieval.bm25 import Bm25Index
 from scar_viz.retrieval.hybrid import DEFAULT_K_RRF, rrf
 

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scar_viz.edges import bounds
-from scar_viz.fmt import decides, decisive_digits
+from scar_viz.common.edges import bounds
+from scar_viz.common.fmt import decides, decisive_digits
 from scar_viz.scoring.learned.select import LearnedDecision
 from scar_viz.scoring.scar import Decision, Selection
 
@@ -23,7 +23,7 @@ def shown_digits(d: Decision, least: int = 3) -> int:
     the bar worked out from the printed cos(q,n), b(c,n), lex(q,n) and cos(q,c), and what the
     sentence compares (cos(q,n) against the bar for a rejection, the margin against μ·lex(q,n)
     for an admission with μ > 0) all reach the gate's verdict: 3 unless the margin is thinner
-    (:func:`scar_viz.fmt.decisive_digits`)."""
+    (:func:`scar_viz.common.fmt.decisive_digits`)."""
 
     def check(digits: int) -> bool:
         parts = (

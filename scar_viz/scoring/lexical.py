@@ -2,19 +2,19 @@
 
 An extension of this project, not the paper's. Stated choices:
 
-- **Tokeniser**: BM25's (:mod:`scar_viz.terms`): the text lower-cased, runs of two or more
+- **Tokeniser**: BM25's (:mod:`scar_viz.common.terms`): the text lower-cased, runs of two or more
   word characters (Unicode letters, digits, underscore), bm25s's stop words dropped. No
   stemming: "retransmit" and "retransmission" are different terms.
 - **Content terms** of a question: its distinct tokens, in first-seen order, that are not
   among the function words of :data:`STOP_WORDS` and occur in at least one chunk of the
   document or corpus (a term found nowhere says nothing about which chunk holds the answer).
-- **Weights**: BM25's idf over the chunk set (:func:`scar_viz.terms.idf`; N chunks, df(t) the
+- **Weights**: BM25's idf over the chunk set (:func:`scar_viz.common.terms.idf`; N chunks, df(t) the
   chunks containing t), idf(t) = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5)), always > 0.
 - **lex(q, x)** = Σ_{t ∈ q, t ∈ x} idf(t) / Σ_{t ∈ q} idf(t), the idf-weighted share of the
   question's content terms found in chunk x, in [0, 1]; 0 when the question has none.
 - **new(q, c, n)** = the weighted share of the question's terms in n but not in c.
 
-The chunk set's index (the terms of each chunk, the idf) is :mod:`scar_viz.terms`', the one
+The chunk set's index (the terms of each chunk, the idf) is :mod:`scar_viz.common.terms`', the one
 BM25 is built from, shared and cached by the texts' content (:func:`chunk_index`).
 """
 
@@ -26,8 +26,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from scar_viz import terms as shared
-from scar_viz.terms import TermIndex
+from scar_viz.common import terms as shared
+from scar_viz.common.terms import TermIndex
 
 STOP_WORDS: frozenset[str] = frozenset(
     """
@@ -48,15 +48,15 @@ written)."""
 
 
 def tokenize(text: str) -> list[str]:
-    """The text's content tokens, in order: :func:`scar_viz.terms.tokenize`'s, less
+    """The text's content tokens, in order: :func:`scar_viz.common.terms.tokenize`'s, less
     :data:`STOP_WORDS`."""
     return [t for t in shared.tokenize(text) if t not in STOP_WORDS]
 
 
 @dataclass(frozen=True)
 class ChunkIndex:
-    """The terms of a chunk set (:class:`scar_viz.terms.TermIndex`): ``postings`` maps a term to
-    the sorted chunk indices holding it, ``idf`` to its weight; ``n_chunks`` is N."""
+    """The terms of a chunk set (:class:`scar_viz.common.terms.TermIndex`): ``postings`` maps a
+    term to the sorted chunk indices holding it, ``idf`` to its weight; ``n_chunks`` is N."""
 
     terms: TermIndex = field(repr=False)
 
@@ -117,7 +117,7 @@ class QuestionLex:
 
 def chunk_index(texts: Sequence[str]) -> ChunkIndex:
     """The index of a chunk set (terms per chunk, idf), cached by the texts' content (one
-    object while :func:`scar_viz.terms.term_index` keeps the chunk set)."""
+    object while :func:`scar_viz.common.terms.term_index` keeps the chunk set)."""
     return _index(shared.term_index(texts))
 
 

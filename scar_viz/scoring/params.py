@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from scar_viz.errors import SettingsError
+from scar_viz.common.errors import SettingsError
 
 DEFAULT_K = 3
 """Chunks the retriever returns by default (the sources give no k; 3 is a common RAG setting)."""

@@ -1,7 +1,7 @@
 """The whole SCAR gate in plain loops, on one screen (docs/method.md §2): a reference to read.
 
 The app runs the same gate vectorised (:mod:`scar_viz.scoring.scar`, :mod:`~.walk`,
-:mod:`scar_viz.edges`; for a grid at once :mod:`~.sweep`); tests/scoring/test_reference.py
+:mod:`scar_viz.common.edges`; for a grid at once :mod:`~.sweep`); tests/scoring/test_reference.py
 holds all of them and the integrations equal to this on random inputs.
 """
 

@@ -26,12 +26,12 @@ from typing import Generic
 
 import numpy as np
 
-from scar_viz.edges import reach
-from scar_viz.errors import SettingsError
+from scar_viz.common.edges import reach
+from scar_viz.common.errors import SettingsError
+from scar_viz.common.vectors import normalize
 from scar_viz.scoring.lexical import QuestionLex
 from scar_viz.scoring.params import DEFAULT_K, DEFAULT_PARAMS, PRESETS, GateParams  # noqa: F401
 from scar_viz.scoring.walk import Candidate, D, GateDecision, Judge, walk_neighbours
-from scar_viz.vectors import normalize
 
 
 def query_similarities(query_vec: np.ndarray, chunk_vecs: np.ndarray) -> np.ndarray:
@@ -81,7 +81,7 @@ def window(
     retrieved: list[int], n_chunks: int, w: int, doc_of: np.ndarray | None = None
 ) -> list[int]:
     """Static window: every chunk within ``w`` of a retrieved chunk, in document order, never
-    past the edge of the retrieved chunk's file (``doc_of``, :mod:`scar_viz.edges`)."""
+    past the edge of the retrieved chunk's file (``doc_of``, :mod:`scar_viz.common.edges`)."""
     keep: set[int] = set()
     for c in retrieved:
         lo, hi = reach(doc_of, n_chunks, c)

@@ -26,9 +26,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from scar_viz.edges import bounds
+from scar_viz.common.edges import bounds
+from scar_viz.common.errors import SettingsError
 from scar_viz.embeddings import Progress
-from scar_viz.errors import SettingsError
 from scar_viz.scoring.params import DEFAULT_RADIUS, GateParams
 from scar_viz.scoring.scar import gate, top_k
 

@@ -2,8 +2,8 @@
 
 For each retrieved chunk c (the top-k in rank order) and each side, the walk offers the
 candidates n = c ± 1 … c ± r to a *judge* and stops on that side at the document's edge (in a
-corpus, the edge of c's file: :mod:`scar_viz.edges`) or after a rejection (docs/method.md §2).
-A neighbour that is itself retrieved is still offered, so its decision reads ``retrieved``: it
+corpus, the edge of c's file: :mod:`scar_viz.common.edges`) or after a rejection (docs/method.md
+§2). A neighbour that is itself retrieved is still offered, so its decision reads ``retrieved``: it
 is in the context already, counted once, and the walk goes on past it. SCAR
 (:func:`scar_viz.scoring.scar.select_from_sims`) and the learned gate
 (:func:`scar_viz.scoring.learned.select.learned_select`) are this walk with different judges.
@@ -17,7 +17,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from scar_viz.edges import reach
+from scar_viz.common.edges import reach
 
 OUTCOMES = ("admitted", "rejected", "retrieved")
 """What a decision may say about its candidate."""

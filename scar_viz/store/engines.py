@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from scar_viz import devices
-from scar_viz.devices import CPU_BATCH, GPU_BATCH, DeviceChoice, placement_label
+from scar_viz.common.errors import UserError, user_message
 from scar_viz.embeddings import Embedder, EmbeddingCache, Progress, embed_cached, make_embedder
-from scar_viz.endpoints import EMBEDDING_KEY_NAMES, server_key
-from scar_viz.errors import UserError, user_message
+from scar_viz.runtime import devices
+from scar_viz.runtime.devices import CPU_BATCH, GPU_BATCH, DeviceChoice, placement_label
+from scar_viz.runtime.endpoints import EMBEDDING_KEY_NAMES, server_key
 from scar_viz.store import extras
 from scar_viz.store.meta import StoreError
 

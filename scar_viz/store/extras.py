@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from scar_viz.errors import UserError
+from scar_viz.common.errors import UserError
 
 INSTALL = "pip install -r requirements-scale.txt"
 

@@ -30,9 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
-from scar_viz.bounded_json import JsonInputError, read_json
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.config import ChunkingConfig
+from scar_viz.common.bounded_json import JsonInputError, read_json
 from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import (
     MAX_TEXT_CHARS,
@@ -353,7 +353,7 @@ def _rebuilt(source: str, own: list[StoredChunk], path: str) -> tuple[str, int]:
 
 def read_store_json(path: Path) -> dict:
     """The JSON object in ``path``, one of another tool's index files, read with bounds
-    (:mod:`scar_viz.bounded_json`: a nesting bomb is one sentence, not a ``RecursionError``).
+    (:mod:`scar_viz.common.bounded_json`: a nesting bomb is one sentence, not a ``RecursionError``).
 
     Raises:
         StoreError: unreadable, too large, not JSON, nested too deep, or not an object.

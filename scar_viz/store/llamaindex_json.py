@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scar_viz.bounded_json import JsonInputError, read_json
+from scar_viz.common.bounded_json import JsonInputError, read_json
 from scar_viz.store.foreign import (
     MAX_JSON_BYTES,
     MODEL_KEY,

@@ -12,7 +12,7 @@ import json
 from dataclasses import asdict, dataclass
 
 from scar_viz.chunking.config import ChunkingConfig
-from scar_viz.errors import UserError
+from scar_viz.common.errors import UserError
 
 FORMAT = 1
 """The store layout's version; a store of another version is refused."""

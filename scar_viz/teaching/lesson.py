@@ -12,10 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz.chunking.base import Chunk
-from scar_viz.fmt import decides, decisive_digits, percent
+from scar_viz.common.fmt import decides, decisive_digits, percent
+from scar_viz.common.vectors import normalize
 from scar_viz.scoring.params import DEFAULT_K, DEFAULT_LAM, DEFAULT_TAU, GateParams
 from scar_viz.scoring.scar import Decision, select_from_sims
-from scar_viz.vectors import normalize
 
 
 @dataclass(frozen=True)
@@ -289,7 +289,7 @@ def _listed(demo: ScaleDemo, changed_only: bool) -> tuple[ScaleDemoRow, ...]:
 def scale_digits(demo: ScaleDemo, changed_only: bool = True) -> int:
     """Decimals at which step 4's table (:func:`scale_rows`) decides each of its verdicts from
     the digits it shows: S against bar (model 1), S′ against bar′ (relative) and S′ against θ
-    (absolute); 3 unless a row is closer than that (:func:`scar_viz.fmt.decisive_digits`)."""
+    (absolute); 3 unless a row is closer than that (:func:`scar_viz.common.fmt.decisive_digits`)."""
     rows, theta = _listed(demo, changed_only), demo.theta
 
     def check(digits: int) -> bool:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from scar_viz.fmt import chunk_list, decides
+from scar_viz.common.fmt import chunk_list, decides
 from scar_viz.queries.gold import GoldQuery
 from scar_viz.scoring.params import DEFAULT_K, PRESETS, GateParams
 from scar_viz.scoring.scar import Decision, Selection, normalize, select_from_sims

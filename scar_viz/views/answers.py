@@ -2,7 +2,7 @@
 
 :func:`generated_view` and :func:`check_view` build the page's whole view model in one call
 (:class:`GeneratedView`, :class:`CheckView`); the row builders they use are public for tests.
-Rows are plain lists of dicts (missing values as :data:`scar_viz.fmt.EMPTY_CELL`) that a page
+Rows are plain lists of dicts (missing values as :data:`scar_viz.common.fmt.EMPTY_CELL`) that a page
 hands to a dataframe unchanged. Texts from the document, the query file or a language model are
 passed through verbatim; a view that draws them as markup must escape them (a dataframe shows
 them as text).
@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from scar_viz.common.fmt import EMPTY_CELL, cell, chunk_list
 from scar_viz.evaluation.by_file import policy_file_rows
-from scar_viz.fmt import EMPTY_CELL, cell, chunk_list
 from scar_viz.llm.check import AnswerCheck
 from scar_viz.llm.client import Usage
 from scar_viz.llm.judge import AnswerRow

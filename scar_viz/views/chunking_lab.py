@@ -9,15 +9,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scar_viz import fmt
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.chunking.fragmentation import UNIT_LABELS, cut_mask
 from scar_viz.chunking.registry import CHUNKERS, chunker_name
+from scar_viz.common import fmt
+from scar_viz.common.errors import UserError, user_message
+from scar_viz.common.spans import Span
 from scar_viz.documents.reading import Document
-from scar_viz.errors import UserError, user_message
 from scar_viz.queries.gold import label_queries, type_counts
 from scar_viz.queries.reading import QuerySet
-from scar_viz.spans import Span
 
 PASSAGE_CHARS = 2500
 """Characters of the document view."""

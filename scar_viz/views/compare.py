@@ -11,13 +11,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scar_viz.fmt import EMPTY_CELL
-from scar_viz.knobs import knob_values
+from scar_viz.common.fmt import EMPTY_CELL
+from scar_viz.common.knobs import knob_values
+from scar_viz.common.spans import Span, span_total, subtract_spans
 from scar_viz.policies import ALL_ORDER, PolicyResult
 from scar_viz.queries.reading import QuerySet
 from scar_viz.scoring.learned import LearnedDecision
 from scar_viz.scoring.params import GateParams
-from scar_viz.spans import Span, span_total, subtract_spans
 from scar_viz.views.compare_settings import CompareSettings
 from scar_viz.views.coverage import coverage_cells, display_rows, span_count
 from scar_viz.views.policy_table import comparison_rows

@@ -1,11 +1,11 @@
 """The policy knobs of the Compare page and of ``select``: one declaration, two front ends.
 
-A field made with :func:`scar_viz.knobs.knob` is a widget of the page (label, range, key); a
-field given :func:`scar_viz.knobs.cli` metadata (or made with :func:`scar_viz.knobs.option`,
-options the page does not show) is an option of ``python -m scar_viz select``, named after the
-policy that takes it. The page draws the widgets from the fields (``ui/knobs.py``), ``select``
-adds the options from them (:mod:`scar_viz.cli.main`), and both build the settings by keyword.
-Fields without a widget keep their defaults on the page.
+A field made with :func:`scar_viz.common.knobs.knob` is a widget of the page (label, range, key); a
+field given :func:`scar_viz.common.knobs.cli` metadata (or made with
+:func:`scar_viz.common.knobs.option`, options the page does not show) is an option of ``python -m
+scar_viz select``, named after the policy that takes it. The page draws the widgets from the fields
+(``ui/knobs.py``), ``select`` adds the options from them (:mod:`scar_viz.cli.main`), and both build
+the settings by keyword. Fields without a widget keep their defaults on the page.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scar_viz.chunking.qasc import QascParams
-from scar_viz.knobs import cli, knob, option
+from scar_viz.common.knobs import cli, knob, option
 from scar_viz.policies.automerge import DEFAULT_RATIO
 from scar_viz.policies.parent import HUGE_SECTION_CHARS
 from scar_viz.policies.rerank import DEFAULT_RERANKER

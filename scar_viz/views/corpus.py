@@ -1,6 +1,6 @@
 """The corpus view: one row per file of a corpus for one question and one gate setting.
 
-A corpus keeps every file's chunks in one sequence (:mod:`scar_viz.edges`); retrieval ranks
+A corpus keeps every file's chunks in one sequence (:mod:`scar_viz.common.edges`); retrieval ranks
 them all together. This view counts, per file, its chunks and characters, this question's
 retrieved and admitted chunks, its best cos(q, c) (and which chunk holds it) and, when a query
 set is loaded, the queries whose gold chunks lie in it and how many of those are fragmented.
@@ -25,8 +25,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from scar_viz.common.edges import chunk_files
 from scar_viz.documents.reading import Document
-from scar_viz.edges import chunk_files
 from scar_viz.queries.gold import GoldQuery
 from scar_viz.scoring.params import DEFAULT_PARAMS
 from scar_viz.scoring.scar import Selection

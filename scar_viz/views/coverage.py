@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scar_viz.fmt import EMPTY_CELL, cell, percent
-from scar_viz.spans import Span
+from scar_viz.common.fmt import EMPTY_CELL, cell, percent
+from scar_viz.common.spans import Span
 
 FULL, PARTIAL, NONE = "full", "partial", "none"
 
@@ -97,7 +97,7 @@ def coverage_cells(
     results: Mapping[str, object], evidence: Sequence[Span], text: str
 ) -> dict[str, str]:
     """Policy name -> what its row shows in a "holds the evidence" column: ``full``,
-    ``partial (NN%)``, ``none``, or :data:`~scar_viz.fmt.EMPTY_CELL` for a policy that failed
+    ``partial (NN%)``, ``none``, or :data:`~scar_viz.common.fmt.EMPTY_CELL` for a policy that failed
     (a result without ``spans``)."""
     out: dict[str, str] = {}
     for name, res in results.items():

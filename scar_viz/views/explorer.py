@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scar_viz import fmt
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.tokens import TOKENIZER_NAME, count_tokens
+from scar_viz.common import fmt
+from scar_viz.common.errors import UserError
 from scar_viz.documents.reading import Document
-from scar_viz.errors import UserError
 from scar_viz.llm.check import answer_contexts, check_question
 from scar_viz.llm.client import ChatModel, Progress, Usage
 from scar_viz.llm.scores import SCORES, Embed
@@ -121,7 +121,7 @@ class Summary:
 
     ``costs`` maps top-k, window ±r and the policy to their :class:`ContextCost`;
     ``chunk_delta`` and ``token_delta`` are the policy's change against the window, written
-    with :func:`scar_viz.fmt.change` ("−30% vs window", never "-0%").
+    with :func:`scar_viz.common.fmt.change` ("−30% vs window", never "-0%").
     """
 
     policy: str
@@ -168,7 +168,7 @@ class Summary:
 
     def sentence(self) -> str:
         """One sentence: the tokenizer, then the change against the window and against top-k
-        written as changes (:func:`scar_viz.fmt.compared`): "SCAR sends 30% fewer tokens than
+        written as changes (:func:`scar_viz.common.fmt.compared`): "SCAR sends 30% fewer tokens than
         window ±1 and 12% more tokens than top-k."."""
         top = self.costs["top-k"]
         return (

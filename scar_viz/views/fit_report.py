@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from scar_viz.errors import SettingsError
+from scar_viz.common.errors import SettingsError
 from scar_viz.evaluation import candidates_for
 from scar_viz.evaluation.best_point import window_baseline, window_per_query
 from scar_viz.evaluation.by_file import Rows, curve_file_rows

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz.chunking.base import Chunk
-from scar_viz.edges import reach, same_file
+from scar_viz.common.edges import reach, same_file
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import Selection, top_k
 

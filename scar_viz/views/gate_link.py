@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from scar_viz.memo import Memo
+from scar_viz.common.memo import Memo
 from scar_viz.scoring.learned.model import LearnedGate
 
 DIGEST_CHARS = 16

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from scar_viz.common.spans import jaccard
 from scar_viz.policies import PolicyResult
-from scar_viz.spans import jaccard
 
 
 def comparison_rows(

@@ -14,10 +14,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from scar_viz.bounded_json import JsonInputError, read_json
+from scar_viz.common.bounded_json import JsonInputError, read_json
+from scar_viz.common.errors import SettingsError
 from scar_viz.documents.corpus import join_documents, part_document
 from scar_viz.documents.reading import Document, DocumentError, document_from_text
-from scar_viz.errors import SettingsError
 from scar_viz.scoring.learned import GateFileError, LearnedGate
 from scar_viz.views.explorer import POLICIES
 from scar_viz.views.ranges import RANGES, out_of_range

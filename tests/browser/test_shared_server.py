@@ -17,7 +17,7 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 
-from scar_viz.models_root import refusal
+from scar_viz.runtime.models_root import refusal
 from scripts.browser_actions import (
     ON_THE_UPLOADER,
     alerts,

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from scar_viz import devices
 from scar_viz.cli import main as cli
-from scar_viz.devices import DeviceChoice
+from scar_viz.runtime import devices
+from scar_viz.runtime.devices import DeviceChoice
 from scripts.tiny_models import tiny_bert, tiny_cross_encoder
 from tests.fake_devices import fake_machine
 

@@ -10,7 +10,7 @@ import pytest
 
 from scar_viz.chunking.qasc import QascParams
 from scar_viz.cli import main as cli
-from scar_viz.knobs import cli_fields, knob_fields, option_dest
+from scar_viz.common.knobs import cli_fields, knob_fields, option_dest
 from scar_viz.policies import ALL_ORDER, ORDER, policy_knobs
 from scar_viz.views.compare_settings import CompareSettings
 from scripts.tiny_models import tiny_cross_encoder

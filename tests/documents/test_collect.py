@@ -12,6 +12,7 @@ import zipfile
 
 import pytest
 
+from scar_viz.common.errors import UserError
 from scar_viz.documents import collect
 from scar_viz.documents.collect import (
     CorpusError,
@@ -23,7 +24,6 @@ from scar_viz.documents.collect import (
     describe_skipped,
 )
 from scar_viz.documents.reading import DocumentError, load_path, read_document
-from scar_viz.errors import UserError
 
 FILES = {
     "README": "A file without an extension, plain text.\n",

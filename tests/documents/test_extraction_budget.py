@@ -11,7 +11,6 @@ import zipfile
 import pytest
 from pypdf import PageObject
 
-from scar_viz.cancel import Cancelled
 from scar_viz.documents.collect import CorpusError, Limits, collect_files, collect_zip
 from scar_viz.documents.reading import (
     MAX_PDF_PAGES,
@@ -21,6 +20,7 @@ from scar_viz.documents.reading import (
     Extraction,
     read_document,
 )
+from scar_viz.runtime.cancel import Cancelled
 from tests.fakes import make_pdf, repeated_page_pdf
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from scar_viz.devices import Placement
 from scar_viz.embeddings import EmbeddingCache, HashEmbedder, embed_cached, make_embedder
+from scar_viz.runtime.devices import Placement
 from scripts.tiny_models import tiny_bert
 
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from scar_viz.chunking.config import ChunkingConfig
+from scar_viz.common.errors import SettingsError
 from scar_viz.documents.samples import load_sample
 from scar_viz.embeddings import HashEmbedder
-from scar_viz.errors import SettingsError
 from scar_viz.evaluation.apply import ChunkSet, needs_words, reach, run_setting
 from scar_viz.evaluation.settings import ChosenSettings
 from scar_viz.pipeline import embed_query, prepare_document, query_inputs

@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from scar_viz.errors import SettingsError
+from scar_viz.common.errors import SettingsError
 from scar_viz.evaluation.folds import assign_folds
 from scar_viz.queries.gold import GoldQuery
 from scar_viz.queries.reading import LabelledQuery

@@ -90,7 +90,7 @@ def test_the_crossvalidated_curve_reads_each_query_under_a_gate_not_fitted_on_it
 
 
 def test_crossvalidation_needs_ten_queries(sample):
-    from scar_viz.errors import SettingsError
+    from scar_viz.common.errors import SettingsError
     from scar_viz.evaluation.learned import crossval_p_curve
 
     prep, labelled, vecs = sample

@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from scar_viz.errors import SettingsError
+from scar_viz.common.errors import SettingsError
 from scar_viz.evaluation import evaluate
 from scar_viz.evaluation.crossval import cross_validate
 from scar_viz.evaluation.folds import assign_folds

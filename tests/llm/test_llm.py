@@ -8,10 +8,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from scar_viz.cancel import Cancelled
-from scar_viz.endpoints import public_url
 from scar_viz.llm.client import ChatModel, LLMCache, LLMError
 from scar_viz.llm.replies import parse_json_object
+from scar_viz.runtime.cancel import Cancelled
+from scar_viz.runtime.endpoints import public_url
 from tests.fake_llm import HTML_ANSWER
 
 SECRET = "sk-test-SECRET0123456789abcdef"

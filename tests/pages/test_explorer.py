@@ -11,11 +11,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from scar_viz.chunking.config import ChunkingConfig, chunk_doc_of, chunk_document
+from scar_viz.common.fmt import chunk_list, elide_middle
 from scar_viz.documents import samples
 from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import document_from_text
 from scar_viz.embeddings import text_key
-from scar_viz.fmt import chunk_list, elide_middle
 from scar_viz.queries.reading import parse_queries
 from scar_viz.scoring.scar import DEFAULT_K
 from scar_viz.views.explorer import gold_chunks, labelled_query

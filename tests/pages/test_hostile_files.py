@@ -13,8 +13,8 @@ from streamlit.testing.v1 import AppTest
 from scar_viz.chunking.base import DEFAULT_CHUNK_SIZE
 from scar_viz.embeddings import default_cache_dir
 from scar_viz.queries.reading import MAX_QUERIES
+from scar_viz.runtime.sqlite_cache import ASIDE
 from scar_viz.scoring.params import DEFAULT_PARAMS
-from scar_viz.sqlite_cache import ASIDE
 from tests.documents.test_upload_budget import many_queries
 from tests.pages.helpers import APP, alerts, open_page
 from ui import cache

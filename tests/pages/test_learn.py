@@ -8,8 +8,8 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from scar_viz import fmt
 from scar_viz.chunking.config import chunk_document
+from scar_viz.common import fmt
 from scar_viz.documents import samples
 from scar_viz.embeddings import make_embedder
 from scar_viz.pipeline import prepare_document

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from scar_viz.models_root import refusal
+from scar_viz.runtime.models_root import refusal
 from scripts.tiny_models import tiny_bert, tiny_cross_encoder
 from tests.pages.helpers import APP, alerts, open_page
 

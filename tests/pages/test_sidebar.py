@@ -234,7 +234,7 @@ def test_the_same_text_under_another_name_is_summed_up_under_that_name(hash_mode
 
 
 def test_an_upload_past_the_sessions_budget_is_refused_and_the_document_stays(monkeypatch):
-    from scar_viz.budget import SESSION_MB_ENV
+    from scar_viz.runtime.budget import SESSION_MB_ENV
 
     monkeypatch.setenv(SESSION_MB_ENV, "1")  # 1 MiB a session
     state = uploaded_through_the_callback(monkeypatch, [FILES[0]])
@@ -255,11 +255,11 @@ def test_an_upload_past_the_sessions_budget_is_refused_and_the_document_stays(mo
 
 
 def test_a_links_model_is_costed_against_the_sessions_budget_before_embedding(monkeypatch):
-    from scar_viz.budget import SESSION_MB_ENV
     from scar_viz.chunking.config import ChunkingConfig
     from scar_viz.documents import samples
     from scar_viz.embeddings import make_embedder
     from scar_viz.embeddings.hashing import HashEmbedder
+    from scar_viz.runtime.budget import SESSION_MB_ENV
 
     embedded: list[int] = []
     monkeypatch.setattr(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from scar_viz import devices
+from scar_viz.runtime import devices
 from scripts.tiny_models import tiny_bert
 from tests.fake_devices import fake_machine
 from tests.pages.helpers import alerts

@@ -13,11 +13,11 @@ import pytest
 
 from scar_viz import policies
 from scar_viz.chunking.config import ChunkingConfig, chunk_doc_of, chunk_document
+from scar_viz.common.spans import Span
 from scar_viz.documents.corpus import join_documents, part_document
 from scar_viz.documents.reading import Document, Part, document_from_text
 from scar_viz.policies.parent import SECTION, section_span
 from scar_viz.scoring.params import GateParams
-from scar_viz.spans import Span
 from tests.conftest import ROOT
 
 A_TEXT = (

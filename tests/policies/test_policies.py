@@ -11,12 +11,12 @@ from scar_viz import policies
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.config import chunk_doc_of
 from scar_viz.chunking.qasc import QascParams, qasc_select, sentence_scores
+from scar_viz.common.spans import intersect_spans, subtract_spans
 from scar_viz.documents.reading import Document, Section, document_from_text, whole
 from scar_viz.documents.sentences import paragraph_spans, sentence_spans
 from scar_viz.embeddings import HashEmbedder
 from scar_viz.policies.rerank import RerankerError, load_reranker
 from scar_viz.scoring.params import GateParams
-from scar_viz.spans import intersect_spans, subtract_spans
 from scripts.tiny_models import tiny_cross_encoder
 
 # --- a synthetic document: three sections, eight one-paragraph chunks -----------------------

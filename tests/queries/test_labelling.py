@@ -7,8 +7,8 @@ import json
 import pytest
 
 from scar_viz.chunking.config import chunk_document
+from scar_viz.common.errors import UserError
 from scar_viz.documents import samples
-from scar_viz.errors import UserError
 from scar_viz.queries.labelling import (
     QUERY_FORMAT,
     TEMPLATE_JSONL,

@@ -9,12 +9,12 @@ import tracemalloc
 
 import pytest
 
-from scar_viz.cancel import Cancelled
 from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import document_from_text
 from scar_viz.queries import evidence as evidence_module
 from scar_viz.queries import reading
 from scar_viz.queries.reading import QueryLimitError, parse_queries
+from scar_viz.runtime.cancel import Cancelled
 
 
 def corpus(size: int = 5 * 2**20):

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from scar_viz.errors import SettingsError
+from scar_viz.common.errors import SettingsError
 from scar_viz.retrieval import (
     K1,
     B,

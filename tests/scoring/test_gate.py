@@ -13,10 +13,10 @@ import pytest
 from scar_viz import evaluation, pipeline
 from scar_viz.chunking.qasc import QascParams
 from scar_viz.cli import main as cli
+from scar_viz.common.errors import SettingsError, UserError, user_message
+from scar_viz.common.knobs import knob_fields
 from scar_viz.documents.reading import DocumentError
 from scar_viz.embeddings import EmbeddingError, ModelSpecError
-from scar_viz.errors import SettingsError, UserError, user_message
-from scar_viz.knobs import knob_fields
 from scar_viz.policies import QueryInputs
 from scar_viz.policies.rerank import RerankerError
 from scar_viz.scoring import scar as scoring

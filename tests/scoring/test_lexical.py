@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from scar_viz.common.terms import idf
 from scar_viz.scoring.lexical import (
     STOP_WORDS,
     chunk_index,
@@ -14,7 +15,6 @@ from scar_viz.scoring.lexical import (
     question_lex,
     tokenize,
 )
-from scar_viz.terms import idf
 
 CHUNKS = [
     "The harbour gate opens at dawn.",  # 0: harbour, gate, opens, dawn

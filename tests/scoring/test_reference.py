@@ -12,8 +12,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from scar_viz.edges import reach
-from scar_viz.errors import SettingsError
+from scar_viz.common.edges import reach
+from scar_viz.common.errors import SettingsError
+from scar_viz.common.vectors import normalize
 from scar_viz.evaluation.apply import ChunkSet, run_setting
 from scar_viz.integrations.local import chains_of_positions, closest, runs_of, setting_of
 from scar_viz.scoring import reference
@@ -21,7 +22,6 @@ from scar_viz.scoring.lexical import QuestionLex
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import query_similarities, select_from_sims
 from scar_viz.scoring.sweep import admitted_at, build_candidates, slot_admitted
-from scar_viz.vectors import normalize
 
 NEAR = 1e-9
 

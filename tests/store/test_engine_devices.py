@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from scar_viz.devices import DeviceChoice
+from scar_viz.runtime.devices import DeviceChoice
 from scar_viz.store.engines import INDEX_BATCH_CPU, INDEX_BATCH_GPU, EngineOptions
 from scar_viz.store.meta import StoreError
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scar_viz.devices import DeviceChoice
 from scar_viz.embeddings import make_embedder
+from scar_viz.runtime.devices import DeviceChoice
 from scar_viz.store import EmbedderSpec, EngineOptions, StoreError, index_corpus, open_store
 from scripts.tiny_models import tiny_bert
 from tests.store.corpus import CONFIG, CountingEmbedder, sample_files

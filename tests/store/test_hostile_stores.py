@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from scar_viz.errors import UserError
+from scar_viz.common.errors import UserError
 from scar_viz.store import StoreError
 from scar_viz.store.other_tools import read_foreign
 

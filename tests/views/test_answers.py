@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from scar_viz.chunking.config import ChunkingConfig
+from scar_viz.common.fmt import EMPTY_CELL
 from scar_viz.documents import samples
 from scar_viz.embeddings import HashEmbedder, embed_cached
 from scar_viz.evaluation.by_file import query_file
-from scar_viz.fmt import EMPTY_CELL
 from scar_viz.llm.check import check_answers
 from scar_viz.llm.client import ChatModel, Usage
 from scar_viz.llm.querygen import generate_queries

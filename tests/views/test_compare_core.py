@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from scar_viz.chunking.qasc import QascParams
-from scar_viz.fmt import EMPTY_CELL
+from scar_viz.common.fmt import EMPTY_CELL
 from scar_viz.policies import ALL_ORDER, PolicyResult, policy_knobs
 from scar_viz.queries.reading import parse_queries
 from scar_viz.scoring.learned import LearnedGate, learned_select

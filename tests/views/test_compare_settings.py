@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import inspect
 
-from scar_viz.knobs import cli_fields, knob_fields, option_dest
+from scar_viz.common.knobs import cli_fields, knob_fields, option_dest
 from scar_viz.policies import POLICIES, policy_knobs
 from scar_viz.views.compare_settings import CompareSettings
 

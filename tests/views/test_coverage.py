@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from scar_viz.chunking.config import chunk_document
+from scar_viz.common.fmt import EMPTY_CELL
+from scar_viz.common.spans import merge_spans
 from scar_viz.documents import samples
-from scar_viz.fmt import EMPTY_CELL
 from scar_viz.policies.base import PolicyResult, spans_of_chunks
-from scar_viz.spans import merge_spans
 from scar_viz.views.coverage import (
     EvidenceCover,
     coverage_cells,

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from scar_viz.chunking.config import ChunkingConfig
+from scar_viz.common.errors import UserError
 from scar_viz.documents import samples
 from scar_viz.embeddings import make_embedder
-from scar_viz.errors import UserError
 from scar_viz.llm.client import ChatModel, Usage
 from scar_viz.pipeline import embed_query, prepare_document
 from scar_viz.policies.context import context_cost

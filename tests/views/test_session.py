@@ -180,7 +180,7 @@ def test_a_broken_gate_in_a_session_is_a_clear_error():
 
     import pytest
 
-    from scar_viz.errors import SettingsError
+    from scar_viz.common.errors import SettingsError
     from scar_viz.views.session import loads
 
     raw = {"format": "scar-viz-session", "version": 1, "settings": {}, "gate": {"json": "{"}}
@@ -193,7 +193,7 @@ def test_session_carries_the_gate_policy_and_refuses_another():
 
     import pytest
 
-    from scar_viz.errors import SettingsError
+    from scar_viz.common.errors import SettingsError
     from scar_viz.views.session import loads
 
     raw = {"format": "scar-viz-session", "version": 1, "settings": {"policy": "learned"}}

@@ -1,7 +1,7 @@
 """Built-in samples, shipped inside the package, with their labelled questions: one document
 (a single file), one corpus (a folder of files, read as one joined Document with ``parts``)
 and one document in Japanese (a cold-store operations manual written for the project, with 21
-questions in Japanese: text without spaces, for the tokeniser of :mod:`scar_viz.terms`)."""
+questions in Japanese: text without spaces, for the tokeniser of :mod:`scar_viz.common.terms`)."""
 
 from __future__ import annotations
 

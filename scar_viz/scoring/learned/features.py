@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scar_viz.errors import SettingsError
+from scar_viz.common.errors import SettingsError
 from scar_viz.scoring.lexical import QuestionLex
 from scar_viz.scoring.params import DEFAULT_RADIUS
 from scar_viz.scoring.sweep import CandidateSlots, walk_candidates

@@ -39,8 +39,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scar_viz.blas import one_blas_thread
-from scar_viz.errors import UserError
+from scar_viz.common.errors import UserError
+from scar_viz.runtime.blas import one_blas_thread
 from scar_viz.scoring.learned.features import (
     ALL_FEATURES,
     BASE_FEATURES,

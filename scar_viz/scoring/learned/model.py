@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from scar_viz.bounded_json import JsonInputError, read_json
-from scar_viz.errors import SettingsError, UserError
+from scar_viz.common.bounded_json import JsonInputError, read_json
+from scar_viz.common.errors import SettingsError, UserError
 from scar_viz.scoring.learned.features import (
     ALL_FEATURES,
     BASE_FEATURES,
@@ -223,7 +223,7 @@ class LearnedGate:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> LearnedGate:
-        """The gate in ``text`` (read with :func:`~scar_viz.bounded_json.read_json`).
+        """The gate in ``text`` (read with :func:`~scar_viz.common.bounded_json.read_json`).
 
         Raises:
             GateFileError: not JSON, too large or nested too deep, or not a gate.

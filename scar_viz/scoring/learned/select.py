@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from scar_viz.errors import SettingsError
+from scar_viz.common.errors import SettingsError
 from scar_viz.scoring.learned.features import (
     ALL_FEATURES,
     FEATURE_MEANING,

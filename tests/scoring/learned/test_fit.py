@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scar_viz.errors import UserError
+from scar_viz.common.errors import UserError
 from scar_viz.scoring.learned import (
     BASE_FEATURES,
     FEATURES,

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scar_viz.errors import SettingsError
+from scar_viz.common.errors import SettingsError
 from scar_viz.scoring.learned import (
     BASE_FEATURES,
     LEXICAL_FEATURES,

@@ -7,8 +7,7 @@ import math
 import pytest
 
 from scar_viz.chunking.registry import CHUNKERS, chunker_name
-from scar_viz.documents import samples
-from scar_viz.fmt import (
+from scar_viz.common.fmt import (
     EMPTY_CELL,
     cell,
     change,
@@ -19,6 +18,7 @@ from scar_viz.fmt import (
     mu_note,
     percent,
 )
+from scar_viz.documents import samples
 
 
 @pytest.mark.parametrize(

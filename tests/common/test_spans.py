@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scar_viz.spans import intersect_spans, jaccard, merge_spans, span_total, subtract_spans
+from scar_viz.common.spans import intersect_spans, jaccard, merge_spans, span_total, subtract_spans
 
 spans_st = st.lists(
     st.tuples(st.integers(0, 60), st.integers(0, 20)).map(lambda t: (t[0], t[0] + t[1])),

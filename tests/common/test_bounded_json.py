@@ -10,9 +10,9 @@ import sys
 
 import pytest
 
-from scar_viz.bounded_json import MAX_DEPTH, JsonInputError, read_json
+from scar_viz.common.bounded_json import MAX_DEPTH, JsonInputError, read_json
+from scar_viz.common.errors import SettingsError
 from scar_viz.documents import samples
-from scar_viz.errors import SettingsError
 from scar_viz.llm.replies import make_reply, parse_json_object
 from scar_viz.queries.reading import parse_queries
 from scar_viz.scoring.learned import GateFileError, LearnedGate

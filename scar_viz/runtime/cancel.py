@@ -17,7 +17,7 @@ ShouldStop = Callable[[], bool]
 
 class Cancelled(Exception):
     """Long work ended early because its ``should_stop`` said so. Not a failure to report:
-    whoever asked for the stop knows why (it is no :class:`~scar_viz.errors.UserError`)."""
+    whoever asked for the stop knows why (it is no :class:`~scar_viz.common.errors.UserError`)."""
 
 
 def check(should_stop: ShouldStop | None) -> None:

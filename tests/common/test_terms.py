@@ -1,4 +1,4 @@
-"""One tokeniser and one idf for BM25 and the gate's lexical term (scar_viz/terms.py)."""
+"""One tokeniser and one idf for BM25 and the gate's lexical term (scar_viz/common/terms.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from bm25s.stopwords import STOPWORDS_EN
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scar_viz.common.terms import idf, term_index, tokenize, tokenize_all
 from scar_viz.retrieval import K1, B, bm25_index
 from scar_viz.scoring.lexical import chunk_index
-from scar_viz.terms import idf, term_index, tokenize, tokenize_all
 
 TEXTS = [
     "The harbour gate opens at dawn; the gate closes at dusk.",
@@ -36,7 +36,7 @@ SPACELESS = re.compile(
     "\uac00-\ud7af\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\uff01-\uff5e]"
 )
 """Characters of the scripts cut into bigrams (and full-width ASCII), written out here apart
-from scar_viz.terms' own tables."""
+from scar_viz.common.terms' own tables."""
 
 
 @settings(max_examples=300, deadline=None)
@@ -70,7 +70,7 @@ def test_the_index_counts_each_term_once_per_chunk_and_weighs_it_by_idf():
 
 def test_bm25_scores_with_the_same_idf():
     """bm25s computes idf inside its index: for one term, its score is idf(t) times the
-    term-frequency factor of §8, with idf from :func:`scar_viz.terms.idf`."""
+    term-frequency factor of §8, with idf from :func:`scar_viz.common.terms.idf`."""
     index = term_index(TEXTS)
     lengths = np.array([len(t) for t in index.tokens], dtype=np.float64)
     for term in ("gate", "harbour", "vessels", "dawn"):

@@ -1,11 +1,11 @@
-"""File edges in a chunk sequence (scar_viz.edges)."""
+"""File edges in a chunk sequence (scar_viz.common.edges)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from scar_viz.edges import bounds, chunk_files, doc_of_starts, file_edges, reach, same_file
+from scar_viz.common.edges import bounds, chunk_files, doc_of_starts, file_edges, reach, same_file
 
 
 def test_doc_of_from_starts():

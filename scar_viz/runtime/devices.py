@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from scar_viz.errors import UserError
+from scar_viz.common.errors import UserError
 
 DEVICE_ENV = "SCAR_VIZ_DEVICE"
 PRECISION_ENV = "SCAR_VIZ_PRECISION"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scar_viz.endpoints import (
+from scar_viz.runtime.endpoints import (
     EndpointError,
     EndpointPolicy,
     normal_path,

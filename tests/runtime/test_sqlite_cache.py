@@ -11,7 +11,7 @@ import pytest
 from scar_viz.documents.sentence_cache import SentenceSpanCache
 from scar_viz.embeddings import EmbeddingCache, HashEmbedder, embed_cached
 from scar_viz.llm.cache import LLMCache
-from scar_viz.sqlite_cache import ASIDE, CacheFileError
+from scar_viz.runtime.sqlite_cache import ASIDE, CacheFileError
 
 GARBAGE = b"this is no database at all\n" * 200
 OFF = "The cache at embeddings.sqlite is unreadable: working without it."

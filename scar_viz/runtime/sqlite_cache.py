@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from scar_viz.errors import UserError
+from scar_viz.common.errors import UserError
 
 T = TypeVar("T")
 _log = logging.getLogger("scar_viz")

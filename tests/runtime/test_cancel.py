@@ -10,10 +10,10 @@ import time
 import numpy as np
 import pytest
 
-from scar_viz.cancel import Cancelled, check
 from scar_viz.embeddings import HashEmbedder, embed_cached
 from scar_viz.evaluation import evaluate
 from scar_viz.llm.client import ChatModel
+from scar_viz.runtime.cancel import Cancelled, check
 from tests.evaluation_sample import hash_sample
 
 ASK = [{"role": "system", "content": "Task: answer."}, {"role": "user", "content": "CONTEXT:\n"}]

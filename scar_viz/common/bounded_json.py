@@ -14,7 +14,7 @@ import json
 import sys
 from collections.abc import Iterable
 
-from scar_viz.errors import UserError
+from scar_viz.common.errors import UserError
 
 MAX_DEPTH = 64
 """Nesting levels of arrays and objects allowed; the package's own formats use fewer than 8."""

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from scar_viz.errors import UserError
+from scar_viz.common.errors import UserError
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 """The provider's default endpoint (what a blank base URL means), for chat and embeddings."""

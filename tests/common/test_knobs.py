@@ -1,10 +1,11 @@
-"""Settings fields that describe their own widget and command-line option (scar_viz/knobs.py)."""
+"""Settings fields that describe their own widget and command-line option
+(scar_viz/common/knobs.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from scar_viz.knobs import (
+from scar_viz.common.knobs import (
     CliOption,
     cli,
     cli_fields,

@@ -8,7 +8,7 @@ import re
 import huggingface_hub.constants
 import pytest
 
-from scar_viz.models_root import ModelRefused, models_under, refusal, resolve_model
+from scar_viz.runtime.models_root import ModelRefused, models_under, refusal, resolve_model
 from scripts.tiny_models import tiny_bert
 
 

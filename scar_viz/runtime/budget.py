@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from scar_viz.errors import SettingsError
+from scar_viz.common.errors import SettingsError
 
 SESSION_MB_ENV = "SCAR_VIZ_SESSION_MB"
 """The environment variable (or ``st.secrets`` entry, lower case) an operator sets the

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from scar_viz.memo import Memo
+from scar_viz.common.memo import Memo
 
 
 def test_the_least_recently_used_entry_goes_first():
@@ -68,7 +68,7 @@ def test_many_threads_see_one_value_per_key_and_no_error():
 def test_a_memo_measured_in_bytes_keeps_what_fits_least_recently_used_out():
     import numpy as np
 
-    from scar_viz.memo import held_bytes
+    from scar_viz.common.memo import held_bytes
 
     memo = Memo(int(3.5 * 2**20), measure=held_bytes)
     arrays = {k: np.zeros(2**20 // 8) for k in "abcd"}  # 1 MiB each
@@ -90,7 +90,7 @@ def test_held_bytes_counts_arrays_text_and_dataclasses_once():
 
     import numpy as np
 
-    from scar_viz.memo import held_bytes
+    from scar_viz.common.memo import held_bytes
 
     @dataclass(frozen=True)
     class Box:

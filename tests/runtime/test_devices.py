@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from scar_viz import devices
-from scar_viz.devices import DeviceChoice, DeviceError, Placement
+from scar_viz.runtime import devices
+from scar_viz.runtime.devices import DeviceChoice, DeviceError, Placement
 from tests.fake_devices import fake_machine
 
 torch = pytest.importorskip("torch")
 
-PACKAGE = Path(__file__).resolve().parents[1] / "scar_viz"
+PACKAGE = Path(__file__).resolve().parents[2] / "scar_viz"
 
 
 @pytest.fixture

@@ -1,11 +1,12 @@
-"""scar_viz.budget: one visitor's budget of bytes held, read from the operator's value, and the
-one sentence that refuses an addition past it."""
+"""scar_viz.runtime.budget: one visitor's budget of bytes held, read from the operator's value, and
+the one sentence that refuses an addition past it."""
 
 from __future__ import annotations
 
 import pytest
 
-from scar_viz.budget import (
+from scar_viz.common.errors import SettingsError
+from scar_viz.runtime.budget import (
     DEFAULT_SESSION_MB,
     SESSION_MB_ENV,
     SessionBudget,
@@ -13,7 +14,6 @@ from scar_viz.budget import (
     budget_from_env,
     refusal,
 )
-from scar_viz.errors import SettingsError
 
 
 def test_the_operators_value_states_the_budget_in_mib():

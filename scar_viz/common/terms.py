@@ -39,12 +39,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from scar_viz.memo import Memo
+from scar_viz.common.memo import Memo
 
 STOP_WORDS = "en"
 """bm25s's English stop-word list (33 words: a, an, and, are, as, at, be, but, by, …)."""
 _CACHE: Memo[TermIndex] = Memo(8)
-"""The last indexes built, by content (sessions share the process: :mod:`scar_viz.memo`)."""
+"""The last indexes built, by content (sessions share the process: :mod:`scar_viz.common.memo`)."""
 
 
 _CJK = (

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from scar_viz.errors import UserError
+from scar_viz.common.errors import UserError
 
 ROOT_ENV = "SCAR_VIZ_MODELS_ROOT"
 ROOT_SECRET = "models_root"
