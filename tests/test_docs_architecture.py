@@ -20,7 +20,7 @@ def test_every_named_file_exists():
     named = {n for n in re.findall(r"`([\w./-]+\.(?:py|js|md))`", _text()) if "NAME" not in n}
     paths = set()
     for name in named:
-        if name.startswith(PREFIXES) or name in ("app.py", "pipeline.py", "devices.py"):
+        if name.startswith(PREFIXES) or name in ("app.py", "pipeline.py"):
             paths.add(name if name.startswith(PREFIXES) or name == "app.py" else f"scar_viz/{name}")
         elif "/" in name:  # a path inside scar_viz/ given from its stage folder
             paths.add(f"scar_viz/{name}")
