@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
+import os
+import subprocess
 import sys
 import zipfile
 from importlib import metadata
@@ -121,7 +123,7 @@ def test_the_wheel_puts_the_app_beside_the_package_under_one_name(tmp_path):
     assert {n.rsplit("/", 1)[1] for n in app if n.startswith("scar_viz_app/pages/")} == pages
 
 
-def test_the_tests_run_in_this_checkouts_editable_install():
+def test_the_tests_run_in_this_checkouts_editable_install(tmp_path):
     """scripts/bootstrap.sh installed this checkout editable into the venv running the tests:
     ``python benchmarks/NAME.py`` and ``scar-viz`` in .venv/bin import this checkout."""
     try:
@@ -142,4 +144,15 @@ def test_the_tests_run_in_this_checkouts_editable_install():
         pytest.skip(reason)
     pth = Path(dist.locate_file("_scar_viz.pth"))
     assert pth.read_text(encoding="utf-8").splitlines() == [str(ROOT)]
+    # from a folder outside the checkout, with nothing but the install to find them: no
+    # installed distribution shadows these names (pysbd's top-level benchmarks package does
+    # shadow benchmarks/, which is why no benchmark imports another)
+    code = "import scar_viz, ui, scripts, tests; print(scar_viz.__file__, ui.__file__, "
+    code += "scripts.__file__, tests.__file__)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert [Path(f).parent.parent for f in out.stdout.split()] == [ROOT] * 4
     assert (Path(sys.executable).parent / "scar-viz").is_file()
