@@ -15,6 +15,7 @@ SHARED = ROOT.parent / "shared"
 CORPUS = SHARED / "corpora" / "rfc9293.txt"
 CORPUS_QUERIES = SHARED / "corpora" / "rfc9293.queries.jsonl"
 
+
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory, monkeypatch):
     """Every test gets its own embedding cache; the user's ~/.cache is never touched."""
