@@ -8,11 +8,13 @@ because a benchmark never imports another (docs/architecture.md, "How the app is
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
-from scar_viz.documents.corpus import join_documents
-from scar_viz.documents.reading import document_from_text
+# numpy and scar_viz are imported inside the functions: page_times.py imports the constants at
+# its top, before it sets its cache folder and before the page it times imports anything
 
 CORPUS_FILES, CORPUS_CHUNKS_PER_FILE, CORPUS_SIZE, CORPUS_OVERLAP = 90, 10, 650, 65
 """The corpus ``page_times.py --corpus`` times the pages on (and ``sentence_estimate.py``
@@ -80,6 +82,11 @@ def _file_text(rng: np.random.Generator, topic: list[str], chars: int) -> str:
 
 def build_corpus(files: int, chunks_per_file: int, seed: int = 7):
     """(corpus Document, per-file texts): ``files`` files of about ``chunks_per_file`` chunks."""
+    import numpy as np
+
+    from scar_viz.documents.corpus import join_documents
+    from scar_viz.documents.reading import document_from_text
+
     rng = np.random.default_rng(seed)
     syllables = ["ka", "to", "ri", "me", "su", "lo", "na", "vi", "de", "pa", "gu", "zo"]
     docs = []
@@ -95,6 +102,8 @@ def build_corpus(files: int, chunks_per_file: int, seed: int = 7):
 
 def make_queries(corpus, n: int, seed: int = 11) -> str:
     """JSON Lines: ``n`` queries, each quoting a 160-character passage of one file (``doc``)."""
+    import numpy as np
+
     rng = np.random.default_rng(seed)
     lines = []
     for qi in range(n):
