@@ -28,7 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
+import site as site_dirs
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -36,14 +36,13 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from scar_viz.chunking.config import ChunkingConfig, chunk_document
+from scar_viz.common import terms
+from scar_viz.documents import samples
+from scar_viz.embeddings.hashing import HashEmbedder
+from scripts.bench_smoke import parse
 
-from scar_viz.chunking.config import ChunkingConfig, chunk_document  # noqa: E402
-from scar_viz.common import terms  # noqa: E402
-from scar_viz.documents import samples  # noqa: E402
-from scar_viz.embeddings.hashing import HashEmbedder  # noqa: E402
-from scripts.bench_smoke import parse  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 SAMPLE = "reitou"
 _WORDLIKE = re.compile(r"\w")
@@ -204,8 +203,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--site", action="append", default=[], help="where analysers live")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "cjk_tokens.json"))
     args = parse(parser, argv)  # the sample is already small: --smoke only moves --out
-    for site in args.site:
-        sys.path.append(site)
+    for folder in args.site:  # a site-packages folder of its own (its .pth files read too)
+        site_dirs.addsitedir(folder)
     result = measure(args.site)
     path = Path(args.out)
     path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -29,118 +29,25 @@ import json
 import platform
 import resource
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from scar_viz.embeddings import make_embedder
+from scar_viz.evaluation.run import evaluate
+from scar_viz.pipeline import embed_query, prepare_document
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import parse_queries
+from scar_viz.scoring.params import DEFAULT_PARAMS
+from scar_viz.scoring.scar import select_from_sims
+from scar_viz.views.corpus import corpus_view
+from scripts.bench_smoke import parse
+from scripts.synthetic_corpus import build_corpus, make_queries
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from scar_viz.documents.corpus import join_documents  # noqa: E402
-from scar_viz.documents.reading import document_from_text  # noqa: E402
-from scar_viz.embeddings import make_embedder  # noqa: E402
-from scar_viz.evaluation.run import evaluate  # noqa: E402
-from scar_viz.pipeline import embed_query, prepare_document  # noqa: E402
-from scar_viz.queries.gold import label_queries  # noqa: E402
-from scar_viz.queries.reading import parse_queries  # noqa: E402
-from scar_viz.scoring.params import DEFAULT_PARAMS  # noqa: E402
-from scar_viz.scoring.scar import select_from_sims  # noqa: E402
-from scar_viz.views.corpus import corpus_view  # noqa: E402
-from scripts.bench_smoke import parse  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "corpus_scale.json"
-COMMON = tuple(
-    [
-        "the",
-        "a",
-        "of",
-        "to",
-        "and",
-        "in",
-        "is",
-        "for",
-        "on",
-        "with",
-        "as",
-        "by",
-        "that",
-        "this",
-        "it",
-        "be",
-        "are",
-        "from",
-        "at",
-        "or",
-        "an",
-        "which",
-        "system",
-        "value",
-        "when",
-        "each",
-        "must",
-        "may",
-        "can",
-        "not",
-        "all",
-        "one",
-        "two",
-        "data",
-        "time",
-        "new",
-        "used",
-        "use",
-        "other",
-        "more",
-    ]
-)
-
-
-def _file_text(rng: np.random.Generator, topic: list[str], chars: int) -> str:
-    words, size = [], 0
-    while size < chars:
-        pool = topic if rng.random() < 0.45 else list(COMMON)
-        word = pool[int(rng.integers(len(pool)))]
-        words.append(word)
-        size += len(word) + 1
-        if rng.random() < 0.07:
-            words[-1] += "."
-        if rng.random() < 0.01:
-            words.append("\n\n")
-    return " ".join(words)
-
-
-def build_corpus(files: int, chunks_per_file: int, seed: int = 7):
-    """(corpus Document, per-file texts): ``files`` files of about ``chunks_per_file`` chunks."""
-    rng = np.random.default_rng(seed)
-    syllables = ["ka", "to", "ri", "me", "su", "lo", "na", "vi", "de", "pa", "gu", "zo"]
-    docs = []
-    for i in range(files):
-        topic = [
-            "".join(syllables[int(j)] for j in rng.integers(len(syllables), size=3))
-            for _ in range(40)
-        ]
-        text = _file_text(rng, topic, chunks_per_file * 560)
-        docs.append(document_from_text(f"kb/{i // 100:02d}/file{i:04d}.md", text))
-    return join_documents(docs, "synthetic")
-
-
-def make_queries(corpus, n: int, seed: int = 11) -> str:
-    """JSON Lines: ``n`` queries, each quoting a 160-character passage of one file (``doc``)."""
-    rng = np.random.default_rng(seed)
-    lines = []
-    for qi in range(n):
-        part = corpus.parts[int(rng.integers(len(corpus.parts)))]
-        text = corpus.text[part.start : part.end]
-        start = int(rng.integers(0, max(1, len(text) - 200)))
-        start = text.find(" ", start) + 1
-        passage = text[start : start + 160].strip()
-        start = text.find(passage, start)
-        words = [w.strip(".") for w in passage.split() if w.strip(".") not in COMMON]
-        query = " ".join(words[:8]) or passage[:40]
-        evidence = {"doc": part.path, "text": passage, "start": start, "end": start + len(passage)}
-        lines.append(json.dumps({"id": f"q{qi:04d}", "query": query, "evidence": [evidence]}))
-    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -30,11 +30,11 @@ import time
 import zipfile
 from pathlib import Path
 
+from scripts.bench_smoke import parse
+from scripts.browser_actions import upload
+from scripts.live_app import LiveApp, browser, settle, wait_for_app_run
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from scripts.bench_smoke import parse  # noqa: E402
-from scripts.browser_actions import upload  # noqa: E402
-from scripts.live_app import LiveApp, browser, settle, wait_for_app_run  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora" / "rfc9293.txt"
 RESULTS = ROOT / "benchmarks" / "results" / "corpus_upload.json"

@@ -10,21 +10,20 @@ The semantic chunker uses ``--model`` (default: the embedded all-MiniLM-L6-v2).
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
+from scar_viz.chunking.config import ChunkingConfig, chunk_document
+from scar_viz.chunking.fragmentation import chars_per_token, cut_stats
+from scar_viz.chunking.registry import CHUNKERS
+from scar_viz.documents.reading import load_path
+from scar_viz.embeddings import EmbeddingCache, make_embedder
+from scar_viz.pipeline import embed_function
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import evidence_units, parse_queries
+from scripts.bench_smoke import SAMPLE, SAMPLE_QUERIES, parse
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from scar_viz.chunking.config import ChunkingConfig, chunk_document  # noqa: E402
-from scar_viz.chunking.fragmentation import chars_per_token, cut_stats  # noqa: E402
-from scar_viz.chunking.registry import CHUNKERS  # noqa: E402
-from scar_viz.documents.reading import load_path  # noqa: E402
-from scar_viz.embeddings import EmbeddingCache, make_embedder  # noqa: E402
-from scar_viz.pipeline import embed_function  # noqa: E402
-from scar_viz.queries.gold import label_queries  # noqa: E402
-from scar_viz.queries.reading import evidence_units, parse_queries  # noqa: E402
-from scripts.bench_smoke import SAMPLE, SAMPLE_QUERIES, parse  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora"
 

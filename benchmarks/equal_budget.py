@@ -11,27 +11,26 @@ chunks (k = 3); then one row per (policy, k) and the Pareto front over all of th
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from scar_viz.charts.budget import budget_chart  # noqa: E402
-from scar_viz.documents import samples  # noqa: E402
-from scar_viz.documents.reading import load_path  # noqa: E402
-from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
-from scar_viz.evaluation.budget import equal_budget  # noqa: E402
-from scar_viz.pipeline import (  # noqa: E402
+from scar_viz.charts.budget import budget_chart
+from scar_viz.documents import samples
+from scar_viz.documents.reading import load_path
+from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder
+from scar_viz.evaluation.budget import equal_budget
+from scar_viz.pipeline import (
     embed_function,
     embed_query,
     prepare_document,
     query_inputs,
 )
-from scar_viz.queries.gold import label_queries  # noqa: E402
-from scar_viz.queries.reading import load_queries, parse_queries  # noqa: E402
-from scar_viz.scoring.params import GateParams  # noqa: E402
-from scar_viz.scoring.scar import normalize  # noqa: E402
-from scripts.bench_smoke import parse  # noqa: E402
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import load_queries, parse_queries
+from scar_viz.scoring.params import GateParams
+from scar_viz.scoring.scar import normalize
+from scripts.bench_smoke import parse
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -47,13 +47,12 @@ import time
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from frames import EMPTY_APP, FrameClock  # noqa: E402  (benchmarks/ is the script's folder)
+from scripts.bench_smoke import parse
+from scripts.browser_actions import ask, document_caption, upload
+from scripts.frames import EMPTY_APP, FrameClock
+from scripts.live_app import LiveApp, browser, settle, wait_for_app_run
 
-from scripts.bench_smoke import parse  # noqa: E402
-from scripts.browser_actions import ask, document_caption, upload  # noqa: E402
-from scripts.live_app import LiveApp, browser, settle, wait_for_app_run  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 CORPUS = ROOT.parent / "shared" / "corpora" / "rfc9293.txt"
 RESULTS = ROOT / "benchmarks" / "results" / "explorer_rerun.json"

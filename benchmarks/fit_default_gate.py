@@ -18,20 +18,19 @@ never saw), they raise the best recall at ≤ 5 / 6 / 7 chunks per query from 83
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
+from scar_viz.chunking.config import ChunkingConfig
+from scar_viz.documents import samples
+from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder
+from scar_viz.evaluation.learned import fit_gate_on
+from scar_viz.pipeline import prepare_document
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import parse_queries
+from scar_viz.scoring.learned import DEFAULT_L2
+from scripts.bench_smoke import parse
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
-from scar_viz.documents import samples  # noqa: E402
-from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
-from scar_viz.evaluation.learned import fit_gate_on  # noqa: E402
-from scar_viz.pipeline import prepare_document  # noqa: E402
-from scar_viz.queries.gold import label_queries  # noqa: E402
-from scar_viz.queries.reading import parse_queries  # noqa: E402
-from scar_viz.scoring.learned import DEFAULT_L2  # noqa: E402
-from scripts.bench_smoke import parse  # noqa: E402
 
 K = 4
 OUT = ROOT / "scar_viz" / "data" / "default_gate.json"

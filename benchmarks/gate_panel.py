@@ -23,10 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from scripts.bench_smoke import parse
+from scripts.live_app import LiveApp, browser, settle, wait_for_app_run
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from scripts.bench_smoke import parse  # noqa: E402
-from scripts.live_app import LiveApp, browser, settle, wait_for_app_run  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora" / "rfc9293.txt"
 QUERIES = CORPUS.with_name("rfc9293.queries.jsonl")

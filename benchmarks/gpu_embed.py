@@ -50,21 +50,21 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from scar_viz.chunking.config import ChunkingConfig, chunk_document, embedding_texts  # noqa: E402
-from scar_viz.common.errors import UserError, user_message  # noqa: E402
-from scar_viz.documents import samples  # noqa: E402
-from scar_viz.documents.collect import collect_path  # noqa: E402
-from scar_viz.documents.reading import Document, document_from_text  # noqa: E402
-from scar_viz.embeddings import (  # noqa: E402
+from scar_viz.chunking.config import ChunkingConfig, chunk_document, embedding_texts
+from scar_viz.common.errors import UserError, user_message
+from scar_viz.documents import samples
+from scar_viz.documents.collect import collect_path
+from scar_viz.documents.reading import Document, document_from_text
+from scar_viz.embeddings import (
     BaseEmbedder,
     default_model_path,
     embed_cached,
     make_embedder,
 )
-from scar_viz.runtime.devices import GPU_BATCH, DeviceChoice, Placement  # noqa: E402
-from scripts.bench_smoke import parse  # noqa: E402
+from scar_viz.runtime.devices import GPU_BATCH, DeviceChoice, Placement
+from scripts.bench_smoke import parse
+
+ROOT = Path(__file__).resolve().parent.parent
 
 RESULTS = ROOT / "benchmarks" / "results"
 OUT_GPU = RESULTS / "gpu_embed.json"

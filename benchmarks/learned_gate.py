@@ -15,24 +15,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
+from scar_viz.chunking.config import ChunkingConfig
+from scar_viz.documents.reading import load_path
+from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder
+from scar_viz.evaluation import candidates_for, evaluate
+from scar_viz.evaluation.learned import p_curve_on
+from scar_viz.pipeline import prepare_document
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import parse_queries
+from scar_viz.scoring.learned import resolve_gate
+from scar_viz.scoring.params import PRESETS, GateParams
+from scar_viz.scoring.sweep import pareto_frontier, sweep
+from scripts.bench_smoke import SAMPLE, SAMPLE_QUERIES, parse
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
-from scar_viz.documents.reading import load_path  # noqa: E402
-from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
-from scar_viz.evaluation import candidates_for, evaluate  # noqa: E402
-from scar_viz.evaluation.learned import p_curve_on  # noqa: E402
-from scar_viz.pipeline import prepare_document  # noqa: E402
-from scar_viz.queries.gold import label_queries  # noqa: E402
-from scar_viz.queries.reading import parse_queries  # noqa: E402
-from scar_viz.scoring.learned import resolve_gate  # noqa: E402
-from scar_viz.scoring.params import PRESETS, GateParams  # noqa: E402
-from scar_viz.scoring.sweep import pareto_frontier, sweep  # noqa: E402
-from scripts.bench_smoke import SAMPLE, SAMPLE_QUERIES, parse  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora"
 OUT = ROOT / "benchmarks" / "results" / "learned_gate.json"

@@ -31,27 +31,26 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from scar_viz.chunking.config import ChunkingConfig
+from scar_viz.documents import samples
+from scar_viz.documents.reading import load_path
+from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder
+from scar_viz.evaluation.learned import fit_gate_on, p_curve_on
+from scar_viz.pipeline import prepare_document
+from scar_viz.queries.gold import label_queries, split_alternate
+from scar_viz.queries.reading import parse_queries
+from scar_viz.scoring.learned import FitError
+from scar_viz.scoring.lexical import lex_matrix
+from scar_viz.scoring.scar import normalize
+from scar_viz.scoring.sweep import build_candidates, pareto_frontier, sweep
+from scripts.bench_smoke import parse
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
-from scar_viz.documents import samples  # noqa: E402
-from scar_viz.documents.reading import load_path  # noqa: E402
-from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
-from scar_viz.evaluation.learned import fit_gate_on, p_curve_on  # noqa: E402
-from scar_viz.pipeline import prepare_document  # noqa: E402
-from scar_viz.queries.gold import label_queries, split_alternate  # noqa: E402
-from scar_viz.queries.reading import parse_queries  # noqa: E402
-from scar_viz.scoring.learned import FitError  # noqa: E402
-from scar_viz.scoring.lexical import lex_matrix  # noqa: E402
-from scar_viz.scoring.scar import normalize  # noqa: E402
-from scar_viz.scoring.sweep import build_candidates, pareto_frontier, sweep  # noqa: E402
-from scripts.bench_smoke import parse  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora"
 OUT = ROOT / "benchmarks" / "results" / "lexical_gate.json"

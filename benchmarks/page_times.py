@@ -48,9 +48,17 @@ import tempfile
 import time
 from pathlib import Path
 
+from scripts.bench_smoke import parse
+from scripts.synthetic_corpus import (
+    CORPUS_CHUNKS_PER_FILE,
+    CORPUS_FILES,
+    CORPUS_OVERLAP,
+    CORPUS_SIZE,
+    build_corpus,
+    make_queries,
+)
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from scripts.bench_smoke import parse  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora" / "rfc9293.txt"
 QUERIES = ROOT.parent / "shared" / "corpora" / "rfc9293.queries.jsonl"
@@ -82,7 +90,6 @@ CORPUS_PAGES = {
 }
 CORPUS_TARGET = 10.0
 CORPUS_RESULTS = ROOT / "benchmarks" / "results" / "page_times_corpus.json"
-CORPUS_FILES, CORPUS_CHUNKS_PER_FILE, CORPUS_SIZE, CORPUS_OVERLAP = 90, 10, 650, 65
 CORPUS_QUERIES = 40
 SWITCHED_OFF = {"budget_no_sentences": "bud_sent"}
 """Variants: the page with its sentence policies switched off."""
@@ -102,9 +109,6 @@ def _document(corpus: bool, n_queries: int = CORPUS_QUERIES):
     if not corpus:
         doc = read_document(CORPUS.name, CORPUS.read_bytes())
         return doc, QUERIES.name, QUERIES.read_bytes(), QUESTION, SIZE, OVERLAP
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from corpus_scale import build_corpus, make_queries
-
     from scar_viz.queries.reading import parse_queries
 
     doc = build_corpus(CORPUS_FILES, CORPUS_CHUNKS_PER_FILE)

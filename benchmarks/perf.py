@@ -36,20 +36,18 @@ import os
 import platform
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from scripts.bench_smoke import SAMPLE, parse
+from scripts.browser_actions import DOCUMENT_UPLOADER
+from scripts.frames import EMPTY_APP
+from scripts.live_app import LiveApp, browser, settle, wait_for_app_run
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))  # frames.py, explorer_rerun.py
-
-from frames import EMPTY_APP  # noqa: E402
-
-from scripts.bench_smoke import SAMPLE, parse  # noqa: E402
-from scripts.browser_actions import DOCUMENT_UPLOADER  # noqa: E402
-from scripts.live_app import LiveApp, browser, settle, wait_for_app_run  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora" / "rfc9293.txt"
 RESULTS = ROOT / "benchmarks" / "results" / "perf.json"
@@ -264,10 +262,8 @@ def main(argv: list[str] | None = None) -> None:
     label = "the harbour manual (smoke)" if args.smoke else "RFC 9293 at 450/45"
     save_results({"b_rerun_apptest": rerun_part(at_app, at_empty, label)}, out)
     # the live round trip: explorer_rerun.py's method on the landing view (one method for
-    # the sample and for RFC 9293; that script imports this one, hence the late import)
-    from explorer_rerun import measure
-
-    live = measure("sample", model, n=1 if args.smoke else 9)
+    # the sample and for RFC 9293)
+    live = explorer_rerun_sample(model, n=1 if args.smoke else 9)
     app_rt = max(live["explorer_release_ms"], live["explorer_slider_ms"]) / 1000
     empty_rt = live["empty_script_ms"] / 1000
     print(
@@ -280,6 +276,17 @@ def main(argv: list[str] | None = None) -> None:
     if not args.skip_upload:
         with browser() as b:
             save_results(upload_parts(b, env, doc, model), out)
+
+
+def explorer_rerun_sample(model: str, n: int) -> dict:
+    """``benchmarks/explorer_rerun.py --sample``'s figures, run as that script (a benchmark
+    never imports another: docs/architecture.md, "How the app is packaged")."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "sample_rerun.json"
+        script = ROOT / "benchmarks" / "explorer_rerun.py"
+        argv = ["--sample", "--model", model, "--n", str(n), "--out", str(out)]
+        subprocess.run([sys.executable, str(script), *argv], check=True)
+        return json.loads(out.read_text(encoding="utf-8"))
 
 
 def upload_in_new_page(b, url: str, path: Path = CORPUS) -> tuple[float, int, str]:

@@ -23,17 +23,15 @@ import argparse
 import json
 import re
 import subprocess
-import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from scar_viz.cli.common import load_document
+from scar_viz.documents.reading import Document
+from scripts.bench_smoke import parse
 
-from scar_viz.cli.common import load_document  # noqa: E402
-from scar_viz.documents.reading import Document  # noqa: E402
-from scripts.bench_smoke import parse  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 DATA = ROOT / "benchmarks" / "data" / "pgdocs15"
 CORPUS = DATA / "html"

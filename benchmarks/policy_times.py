@@ -19,23 +19,23 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
-from scar_viz.chunking.tokens import TOKENIZER_NAME  # noqa: E402
-from scar_viz.documents.reading import load_path  # noqa: E402
-from scar_viz.documents.sentences import sentence_spans  # noqa: E402
-from scar_viz.embeddings import EmbeddingCache, make_embedder  # noqa: E402
-from scar_viz.pipeline import embed_query, prepare_document, query_inputs  # noqa: E402
-from scar_viz.policies import ORDER, run_policy  # noqa: E402
-from scar_viz.policies.rerank import (  # noqa: E402
+from scar_viz.chunking.config import ChunkingConfig
+from scar_viz.chunking.tokens import TOKENIZER_NAME
+from scar_viz.documents.reading import load_path
+from scar_viz.documents.sentences import sentence_spans
+from scar_viz.embeddings import EmbeddingCache, make_embedder
+from scar_viz.pipeline import embed_query, prepare_document, query_inputs
+from scar_viz.policies import ORDER, run_policy
+from scar_viz.policies.rerank import (
     DEFAULT_RERANKER,
     RerankerError,
     load_reranker,
 )
-from scar_viz.scoring.params import GateParams  # noqa: E402
-from scripts.bench_smoke import SAMPLE, SAMPLE_QUERIES, parse  # noqa: E402
-from scripts.tiny_models import tiny_cross_encoder  # noqa: E402
+from scar_viz.scoring.params import GateParams
+from scripts.bench_smoke import SAMPLE, SAMPLE_QUERIES, parse
+from scripts.tiny_models import tiny_cross_encoder
+
+ROOT = Path(__file__).resolve().parent.parent
 
 CORPUS = ROOT.parent / "shared" / "corpora"
 

@@ -27,30 +27,28 @@ import argparse
 import json
 import os
 import platform
-import sys
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from scar_viz.cli.common import load_document
+from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder
+from scar_viz.evaluation.crossval import VERDICT_PS
+from scar_viz.evaluation.folds import assign_folds
+from scar_viz.evaluation.learned import query_lex
+from scar_viz.evaluation.run import batch_sims
+from scar_viz.pipeline import prepare_document
+from scar_viz.policies.context import token_costs
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import parse_queries
+from scar_viz.retrieval import Retriever
+from scar_viz.scoring.learned.features import ALL_FEATURES, build_table, gate_features
+from scar_viz.scoring.learned.fit import fit_folds
+from scar_viz.scoring.learned.model import threshold_logit
+from scar_viz.scoring.sweep import query_outcomes, threshold_outcomes
+from scripts.bench_smoke import parse
 
-from scar_viz.cli.common import load_document  # noqa: E402
-from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
-from scar_viz.evaluation.crossval import VERDICT_PS  # noqa: E402
-from scar_viz.evaluation.folds import assign_folds  # noqa: E402
-from scar_viz.evaluation.learned import query_lex  # noqa: E402
-from scar_viz.evaluation.run import batch_sims  # noqa: E402
-from scar_viz.pipeline import prepare_document  # noqa: E402
-from scar_viz.policies.context import token_costs  # noqa: E402
-from scar_viz.queries.gold import label_queries  # noqa: E402
-from scar_viz.queries.reading import parse_queries  # noqa: E402
-from scar_viz.retrieval import Retriever  # noqa: E402
-from scar_viz.scoring.learned.features import ALL_FEATURES, build_table, gate_features  # noqa: E402
-from scar_viz.scoring.learned.fit import fit_folds  # noqa: E402
-from scar_viz.scoring.learned.model import threshold_logit  # noqa: E402
-from scar_viz.scoring.sweep import query_outcomes, threshold_outcomes  # noqa: E402
-from scripts.bench_smoke import parse  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 RESULTS = ROOT / "benchmarks" / "results"
 DATA = ROOT / "benchmarks" / "data" / "pgdocs15"

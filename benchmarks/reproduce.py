@@ -10,23 +10,22 @@ with the embedded default model, and sets the app's figures next to the publishe
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
+from scar_viz.chunking.config import ChunkingConfig
+from scar_viz.chunking.tokens import TOKENIZER_NAME
+from scar_viz.documents.reading import load_path
+from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder
+from scar_viz.evaluation import default_policies, evaluate, reduction, significance
+from scar_viz.pipeline import prepare_document
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import load_queries
+from scar_viz.scoring.params import GateParams
+from scar_viz.scoring.scar import PRESETS
+from scripts.bench_smoke import SAMPLE, SAMPLE_QUERIES, parse
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
-from scar_viz.chunking.tokens import TOKENIZER_NAME  # noqa: E402
-from scar_viz.documents.reading import load_path  # noqa: E402
-from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
-from scar_viz.evaluation import default_policies, evaluate, reduction, significance  # noqa: E402
-from scar_viz.pipeline import prepare_document  # noqa: E402
-from scar_viz.queries.gold import label_queries  # noqa: E402
-from scar_viz.queries.reading import load_queries  # noqa: E402
-from scar_viz.scoring.params import GateParams  # noqa: E402
-from scar_viz.scoring.scar import PRESETS  # noqa: E402
-from scripts.bench_smoke import SAMPLE, SAMPLE_QUERIES, parse  # noqa: E402
 
 CORPORA = ROOT.parent / "shared" / "corpora"
 

@@ -22,20 +22,20 @@ from pathlib import Path
 
 import numpy as np
 
+from scar_viz.chunking.config import ChunkingConfig
+from scar_viz.documents import samples
+from scar_viz.documents.reading import load_path
+from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder
+from scar_viz.evaluation.run import evaluate
+from scar_viz.pipeline import prepare_document
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import parse_queries
+from scar_viz.retrieval import RETRIEVERS, Retriever
+from scar_viz.scoring.params import GateParams
+from scar_viz.scoring.scar import normalize
+from scripts.bench_smoke import parse
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
-from scar_viz.documents import samples  # noqa: E402
-from scar_viz.documents.reading import load_path  # noqa: E402
-from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
-from scar_viz.evaluation.run import evaluate  # noqa: E402
-from scar_viz.pipeline import prepare_document  # noqa: E402
-from scar_viz.queries.gold import label_queries  # noqa: E402
-from scar_viz.queries.reading import parse_queries  # noqa: E402
-from scar_viz.retrieval import RETRIEVERS, Retriever  # noqa: E402
-from scar_viz.scoring.params import GateParams  # noqa: E402
-from scar_viz.scoring.scar import normalize  # noqa: E402
-from scripts.bench_smoke import parse  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora"
 OUT = ROOT / "benchmarks" / "results" / "retrievers.json"

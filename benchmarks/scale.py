@@ -24,17 +24,16 @@ import os
 import platform
 import random
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from scar_viz.chunking.config import ChunkingConfig
+from scar_viz.documents.reading import read_document
+from scar_viz.store import EmbedderSpec, EngineOptions, index_corpus
+from scripts.bench_smoke import parse
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
-from scar_viz.documents.reading import read_document  # noqa: E402
-from scar_viz.store import EmbedderSpec, EngineOptions, index_corpus  # noqa: E402
-from scripts.bench_smoke import parse  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "results" / "scale.json"
 CONFIG = ChunkingConfig(size=300, overlap=30)

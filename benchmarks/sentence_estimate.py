@@ -16,14 +16,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from scripts.bench_smoke import parse
+from scripts.synthetic_corpus import (
+    CORPUS_CHUNKS_PER_FILE,
+    CORPUS_FILES,
+    CORPUS_OVERLAP,
+    CORPUS_SIZE,
+    build_corpus,
+)
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from scripts.bench_smoke import parse  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "sentence_estimate.json"
 
@@ -35,10 +41,6 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", default=str(RESULTS))
     args = parse(ap, argv, model="hash", files=3)
     os.environ["SCAR_VIZ_CACHE_DIR"] = tempfile.mkdtemp(prefix="sentence-estimate-")
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from corpus_scale import build_corpus
-    from page_times import CORPUS_CHUNKS_PER_FILE, CORPUS_FILES, CORPUS_OVERLAP, CORPUS_SIZE
-
     from scar_viz.chunking.config import ChunkingConfig, chunk_document
     from scar_viz.documents.sentences import part_sentence_spans
     from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder, speed

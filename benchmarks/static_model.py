@@ -34,21 +34,21 @@ from pathlib import Path
 
 import numpy as np
 
+from scar_viz.chunking.config import ChunkingConfig, chunk_document, embedding_texts
+from scar_viz.common.errors import UserError, user_message
+from scar_viz.documents.reading import load_path
+from scar_viz.embeddings import StaticEmbedder, default_embedder, make_embedder
+from scar_viz.embeddings.distill import MARKER, ensure_static_model
+from scar_viz.embeddings.static import MEASURED_FIGURES
+from scar_viz.evaluation.bootstrap import paired_bootstrap
+from scar_viz.evaluation.metrics import chunk_recall
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import load_queries
+from scar_viz.scoring.params import GateParams
+from scar_viz.scoring.scar import normalize, select_from_sims, top_k
+from scripts.bench_smoke import SAMPLE, SAMPLE_QUERIES, parse
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from scar_viz.chunking.config import ChunkingConfig, chunk_document, embedding_texts  # noqa: E402
-from scar_viz.common.errors import UserError, user_message  # noqa: E402
-from scar_viz.documents.reading import load_path  # noqa: E402
-from scar_viz.embeddings import StaticEmbedder, default_embedder, make_embedder  # noqa: E402
-from scar_viz.embeddings.distill import MARKER, ensure_static_model  # noqa: E402
-from scar_viz.embeddings.static import MEASURED_FIGURES  # noqa: E402
-from scar_viz.evaluation.bootstrap import paired_bootstrap  # noqa: E402
-from scar_viz.evaluation.metrics import chunk_recall  # noqa: E402
-from scar_viz.queries.gold import label_queries  # noqa: E402
-from scar_viz.queries.reading import load_queries  # noqa: E402
-from scar_viz.scoring.params import GateParams  # noqa: E402
-from scar_viz.scoring.scar import normalize, select_from_sims, top_k  # noqa: E402
-from scripts.bench_smoke import SAMPLE, SAMPLE_QUERIES, parse  # noqa: E402
 
 CORPORA = ROOT.parent / "shared" / "corpora"
 

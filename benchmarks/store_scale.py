@@ -44,23 +44,21 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))  # the word list of corpus_scale.py
-from corpus_scale import COMMON as WORDS  # noqa: E402
+from scar_viz.chunking.base import Chunk
+from scar_viz.chunking.config import ChunkingConfig
+from scar_viz.documents.corpus import join_documents
+from scar_viz.documents.reading import Document, document_from_text
+from scar_viz.embeddings import HashEmbedder
+from scar_viz.evaluation.run import evaluate
+from scar_viz.pipeline import PreparedDoc
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import parse_queries
+from scar_viz.scoring.params import DEFAULT_PARAMS
+from scar_viz.scoring.scar import boundary_penalties, normalize
+from scripts.bench_smoke import parse
+from scripts.synthetic_corpus import COMMON as WORDS
 
-from scar_viz.chunking.base import Chunk  # noqa: E402
-from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
-from scar_viz.documents.corpus import join_documents  # noqa: E402
-from scar_viz.documents.reading import Document, document_from_text  # noqa: E402
-from scar_viz.embeddings import HashEmbedder  # noqa: E402
-from scar_viz.evaluation.run import evaluate  # noqa: E402
-from scar_viz.pipeline import PreparedDoc  # noqa: E402
-from scar_viz.queries.gold import label_queries  # noqa: E402
-from scar_viz.queries.reading import parse_queries  # noqa: E402
-from scar_viz.scoring.params import DEFAULT_PARAMS  # noqa: E402
-from scar_viz.scoring.scar import boundary_penalties, normalize  # noqa: E402
-from scripts.bench_smoke import parse  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 RESULTS = ROOT / "benchmarks" / "results" / "store_scale.json"
 COMMON = np.array(WORDS)

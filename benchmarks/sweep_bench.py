@@ -22,18 +22,17 @@ import argparse
 import json
 import os
 import platform
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from scar_viz.scoring.params import GateParams
+from scar_viz.scoring.scar import normalize, scar_select, select_from_sims
+from scar_viz.scoring.sweep import build_candidates, sweep
+from scripts.bench_smoke import parse
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from scar_viz.scoring.params import GateParams  # noqa: E402
-from scar_viz.scoring.scar import normalize, scar_select, select_from_sims  # noqa: E402
-from scar_viz.scoring.sweep import build_candidates, sweep  # noqa: E402
-from scripts.bench_smoke import parse  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "sweep_bench.json"
 

@@ -24,18 +24,16 @@ import json
 import os
 import platform
 import random
-import sys
 import tempfile
 import time
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from scripts.bench_smoke import parse
+from scripts.browser_actions import ON_THE_UPLOADER, send_document
+from scripts.live_app import LiveApp, browser, wait_for_app_run
 
-from scripts.bench_smoke import parse  # noqa: E402
-from scripts.browser_actions import ON_THE_UPLOADER, send_document  # noqa: E402
-from scripts.live_app import LiveApp, browser, wait_for_app_run  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 RESULTS = ROOT / "benchmarks" / "results" / "upload_memory.json"
 MIB = 2**20

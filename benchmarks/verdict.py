@@ -34,19 +34,17 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-from corpus_scale import build_corpus, make_queries  # noqa: E402
+from scar_viz.cli.common import load_document
+from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder
+from scar_viz.evaluation.recommend import recommend
+from scar_viz.pipeline import prepare_document
+from scar_viz.queries.gold import label_queries
+from scar_viz.queries.reading import parse_queries
+from scar_viz.views.verdict_words import verdict_json
+from scripts.bench_smoke import parse
+from scripts.synthetic_corpus import build_corpus, make_queries
 
-from scar_viz.cli.common import load_document  # noqa: E402
-from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
-from scar_viz.evaluation.recommend import recommend  # noqa: E402
-from scar_viz.pipeline import prepare_document  # noqa: E402
-from scar_viz.queries.gold import label_queries  # noqa: E402
-from scar_viz.queries.reading import parse_queries  # noqa: E402
-from scar_viz.views.verdict_words import verdict_json  # noqa: E402
-from scripts.bench_smoke import parse  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 RESULTS = ROOT / "benchmarks" / "results"
 FILES, CHUNKS_PER_FILE, SEED = 16, 53.6, 28

@@ -26,30 +26,28 @@ import argparse
 import json
 import os
 import platform
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from scar_viz.cli.common import load_document
+from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder
+from scar_viz.evaluation.crossval import Candidate, _as_candidates
+from scar_viz.evaluation.learned import query_lex
+from scar_viz.evaluation.recommend import recommend
+from scar_viz.evaluation.run import batch_sims
+from scar_viz.pipeline import PreparedDoc, prepare_document
+from scar_viz.policies.context import token_costs
+from scar_viz.queries.gold import GoldQuery, label_queries
+from scar_viz.queries.reading import parse_queries
+from scar_viz.retrieval import Retriever
+from scar_viz.scoring.learned.features import build_table
+from scar_viz.scoring.learned.model import threshold_logit
+from scar_viz.scoring.sweep import admitted_at, contiguous, query_outcomes
+from scripts.bench_smoke import parse
 
-from scar_viz.cli.common import load_document  # noqa: E402
-from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
-from scar_viz.evaluation.crossval import Candidate, _as_candidates  # noqa: E402
-from scar_viz.evaluation.learned import query_lex  # noqa: E402
-from scar_viz.evaluation.recommend import recommend  # noqa: E402
-from scar_viz.evaluation.run import batch_sims  # noqa: E402
-from scar_viz.pipeline import PreparedDoc, prepare_document  # noqa: E402
-from scar_viz.policies.context import token_costs  # noqa: E402
-from scar_viz.queries.gold import GoldQuery, label_queries  # noqa: E402
-from scar_viz.queries.reading import parse_queries  # noqa: E402
-from scar_viz.retrieval import Retriever  # noqa: E402
-from scar_viz.scoring.learned.features import build_table  # noqa: E402
-from scar_viz.scoring.learned.model import threshold_logit  # noqa: E402
-from scar_viz.scoring.sweep import admitted_at, contiguous, query_outcomes  # noqa: E402
-from scripts.bench_smoke import parse  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 RESULTS = ROOT / "benchmarks" / "results"
 DATA = ROOT / "benchmarks" / "data" / "pgdocs15"

@@ -71,7 +71,7 @@ class LiveApp:
         if self.command is not None:
             return self.command
         if self.script is None:
-            return [sys.executable, "scripts/serve.py"]
+            return [sys.executable, "-m", "scripts.serve"]  # this checkout first: cwd is ROOT
         return [sys.executable, "-m", "streamlit", "run", self.script]
 
     def start(self, timeout: float = 90) -> LiveApp:

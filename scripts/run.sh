@@ -4,4 +4,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh requirements.txt
 export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-1}"
-exec .venv/bin/python scripts/serve.py "$@"
+exec .venv/bin/python -m scripts.serve "$@"

@@ -15,9 +15,6 @@ SHARED = ROOT.parent / "shared"
 CORPUS = SHARED / "corpora" / "rfc9293.txt"
 CORPUS_QUERIES = SHARED / "corpora" / "rfc9293.queries.jsonl"
 
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
 
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory, monkeypatch):

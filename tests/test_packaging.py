@@ -5,6 +5,7 @@ its server settings included. The checkout is never on ``sys.path`` there."""
 
 from __future__ import annotations
 
+import ast
 import json
 import urllib.request
 import zipfile
@@ -16,6 +17,7 @@ from scar_viz.cli.main import main
 from scripts.live_app import LiveApp
 from tests.conftest import ROOT
 from tests.packaging import Installed, clean_env, install_wheel
+from tests.test_pure_package import _imports_streamlit
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -28,19 +30,29 @@ def installed(tmp_path_factory) -> Installed:
 def test_the_wheel_carries_the_package_the_app_and_the_samples_and_nothing_else(installed):
     names = set(zipfile.ZipFile(installed.wheel).namelist())
     for must in (
-        "scar_viz/_app/app.py",
-        "scar_viz/_app/pages/explorer.py",
-        "scar_viz/_app/ui/sidebar.py",
-        "scar_viz/_app/ui/gate_panel.js",
-        "scar_viz/_app/static/favicon.png",
-        "scar_viz/_app/.streamlit/config.toml",
+        "scar_viz_app/app.py",
+        "scar_viz_app/pages/explorer.py",
+        "scar_viz_app/ui/sidebar.py",
+        "scar_viz_app/ui/gate_panel.js",
+        "scar_viz_app/static/favicon.png",
+        "scar_viz_app/.streamlit/config.toml",
         "scar_viz/documents/samples/harbor_manual.md",
         "scar_viz/documents/samples/kestrel/docs/setup.md",
         "scar_viz/data/default_gate.json",
         "scar_viz/integrations/langchain.py",
     ):
         assert must in names, must
-    assert not [n for n in names if n.startswith(("tests/", "ui/", "pages/", "app.py"))]
+    assert not [
+        n for n in names if n.startswith(("tests/", "ui/", "pages/", "app.py", "scar_viz/_app"))
+    ]
+    # the installed scar_viz is as pure as the checkout's: the app's Streamlit code is beside it
+    package = [n for n in names if n.startswith("scar_viz/") and n.endswith(".py")]
+    with zipfile.ZipFile(installed.wheel) as wheel:
+        assert not [
+            n
+            for n in package
+            if any(map(_imports_streamlit, ast.walk(ast.parse(wheel.read(n).decode()))))
+        ]
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
     meta = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     assert (
@@ -107,7 +119,7 @@ def test_the_installed_app_reads_its_own_server_settings(installed):
     out = installed.run("python", "-c", code)
     assert out.returncode == 0, out.stderr
     script, settings = out.stdout.strip().splitlines()[-2:]
-    assert script == str(installed.site / "scar_viz" / "_app" / "app.py")
+    assert script == str(installed.site / "scar_viz_app" / "app.py")
     assert settings == "#1f3b73 20"
 
 

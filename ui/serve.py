@@ -1,7 +1,10 @@
 """Start Streamlit on the app: ``streamlit run app.py`` the one way ``scripts/serve.py`` (the
-README's ``run.sh``) and ``scar-viz app`` (:mod:`scar_viz.cli.app`, which runs this module as
-``python -m ui.serve APP_SCRIPT [streamlit options]``) start it. Streamlit is imported here, on
-the app's side, so the ``scar_viz`` package never imports it.
+README's ``run.sh``) and ``scar-viz app`` (:mod:`scar_viz.cli.app`, which imports this module
+by name and calls :func:`serve` in its own process) start it. Streamlit is imported here, on
+the app's side, so the ``scar_viz`` package never imports it. In a checkout this module is
+``ui.serve`` (the root is on the path through the editable install); in a wheel it is
+``scar_viz_app.ui.serve``, and the pages' ``import ui`` then finds the same folder as a
+top-level package because Streamlit puts the main script's folder first on the path.
 
 Streamlit treats a ``pages/`` folder beside the main script as a legacy (v1) multipage app
 until the main script first calls ``st.navigation``; a server whose first visitor opens a deep
@@ -18,7 +21,8 @@ the index page this server sends names the base for the page paths it knows
 
 The model hubs are switched off by importing :mod:`ui` (this module's package), before
 Streamlit imports anything: a model name a visitor types is loaded from this machine only,
-never downloaded (docs/deployment.md).
+never downloaded (docs/deployment.md). ``scar-viz app`` switches them off before importing this
+module as well.
 """
 
 from __future__ import annotations

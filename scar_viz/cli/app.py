@@ -1,17 +1,20 @@
-"""``scar-viz app [streamlit options]``: serve the app, from an installed wheel or a checkout.
+"""``scar-viz app [streamlit options]``: ``streamlit run`` on the app's script, in this process.
 
 The app's files (``app.py``, ``pages/``, ``ui/``, ``static/``, ``.streamlit/config.toml``) live
-at the repository's root; a wheel carries them under ``scar_viz/_app/`` (pyproject.toml,
-``force-include``). :func:`app_script` finds them in either place, and :func:`serve` hands this
-process over to the app's own launcher, ``ui/serve.py`` (the one ``scripts/serve.py``, the
-README's ``run.sh``, calls too), which starts Streamlit on them. The package never imports
-Streamlit.
+at the repository's root; a wheel carries them as one package beside this one,
+``scar_viz_app/`` (``scripts/wheel_hook.py``). :func:`app_script` finds them in either place,
+and :func:`serve` calls the app's own launcher, ``ui/serve.py`` (the one ``scripts/serve.py``,
+the README's ``run.sh``, calls too), imported by name from where the script lies: Streamlit is
+imported there, on the app's side, so this package never imports it. No environment is built
+for a child process and no ``sys.path`` is edited: the checkout's root is on the path through
+its editable install (``scripts/bootstrap.sh``), the wheel's app package through site-packages,
+and Streamlit puts the script's folder first when it runs it (the pages' ``import ui``).
 """
 
 from __future__ import annotations
 
+import importlib
 import os
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -23,8 +26,11 @@ OFFLINE_ENV = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE")
 PACKAGE = Path(__file__).resolve().parent.parent
 """The ``scar_viz`` folder this module was imported from."""
 
-INSTALLED_APP = PACKAGE / "_app" / "app.py"
-"""Where a wheel puts the app's main script."""
+APP_PACKAGE = "scar_viz_app"
+"""The package a wheel installs the app's files as (``scripts/wheel_hook.py`` names the same)."""
+
+INSTALLED_APP = PACKAGE.parent / APP_PACKAGE / "app.py"
+"""Where a wheel puts the app's main script: beside ``scar_viz`` in site-packages."""
 
 CHECKOUT_APP = PACKAGE.parent / "app.py"
 """Where a repository checkout has it."""
@@ -45,19 +51,23 @@ def app_script() -> Path:
     )
 
 
-def serve(script: Path, streamlit_args: Sequence[str]) -> int:
-    """Replace this process by ``python -m ui.serve SCRIPT [streamlit_args]``, the app's own
-    launcher, with the app's folder first on the import path (it never returns on success).
+def launcher(script: Path) -> str:
+    """The module name ``ui/serve.py`` beside ``script`` imports as here: inside the installed
+    app package, or top-level in a checkout (its root is on the path)."""
+    return f"{APP_PACKAGE}.ui.serve" if script.parent.name == APP_PACKAGE else "ui.serve"
 
-    The model hubs are switched off in the environment first, whatever it held (``ui``'s
-    import does it again): a model name a visitor types is loaded from this machine only,
-    never downloaded (docs/deployment.md).
+
+def serve(script: Path, streamlit_args: Sequence[str]) -> int:
+    """``streamlit run SCRIPT [streamlit_args]`` in this process, through the app's launcher
+    (until the server stops).
+
+    The model hubs are switched off in the environment first, whatever it held, before anything
+    can import a model library (``ui``'s import does it again): a model name a visitor types is
+    loaded from this machine only, never downloaded (docs/deployment.md).
+
+    Returns:
+        Streamlit's exit status.
     """
-    env = dict(os.environ)
     for name in OFFLINE_ENV:
-        env[name] = "1"
-    folder = str(script.parent)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (folder, env.get("PYTHONPATH", "")) if p)
-    argv = [sys.executable, "-m", "ui.serve", str(script), *streamlit_args]
-    os.execve(sys.executable, argv, env)
-    return 1  # not reached: execve returns only by raising
+        os.environ[name] = "1"
+    return importlib.import_module(launcher(script)).serve(script, streamlit_args)

@@ -1,5 +1,6 @@
 """What the live-server benchmarks share: the empty script they measure against, and a clock of
-the websocket frames a page sends and receives (``perf.py`` part b, ``explorer_rerun.py``)."""
+the websocket frames a page sends and receives (``benchmarks/perf.py`` part b,
+``benchmarks/explorer_rerun.py``)."""
 
 from __future__ import annotations
 
