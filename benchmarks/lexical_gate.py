@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
 from scar_viz.documents import samples  # noqa: E402
 from scar_viz.documents.reading import load_path  # noqa: E402
+from scar_viz.edges import one_file  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
 from scar_viz.evaluation.learned import fit_gate_on, p_curve_on  # noqa: E402
 from scar_viz.pipeline import prepare_document  # noqa: E402
@@ -103,7 +104,15 @@ def scar_readings(data, queries, mu):
     qs, vecs = data.part(queries)
     sims = vecs @ data.prep.unit.T
     lex = lex_matrix([c.text for c in data.prep.chunks], [q.query.query for q in qs])
-    cands = build_candidates(sims, data.prep.unit, [q.gold for q in qs], K, 1, lex=lex)
+    cands = build_candidates(
+        sims,
+        data.prep.unit,
+        [q.gold for q in qs],
+        K,
+        1,
+        lex=lex,
+        doc_of=one_file(len(data.prep.unit)),
+    )
     res = sweep(cands, mu=mu)
     n_q = len(qs)
     return res.query_recall.reshape(-1, n_q), res.query_chunks.reshape(-1, n_q)

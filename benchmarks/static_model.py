@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from scar_viz.chunking.config import ChunkingConfig, chunk_document, embedding_texts  # noqa: E402
 from scar_viz.documents.reading import load_path  # noqa: E402
+from scar_viz.edges import one_file  # noqa: E402
 from scar_viz.embeddings import StaticEmbedder, default_embedder, make_embedder  # noqa: E402
 from scar_viz.embeddings.distill import MARKER, ensure_static_model  # noqa: E402
 from scar_viz.embeddings.static import MEASURED_FIGURES  # noqa: E402
@@ -75,7 +76,7 @@ def recalls(
     for qvec, gold in zip(queries, golds, strict=True):
         sims = unit @ qvec
         out["topk"].append(chunk_recall(gold, top_k(sims, params.k)))
-        sel = select_from_sims(sims, unit, params)
+        sel = select_from_sims(sims, unit, params, doc_of=one_file(len(unit)))
         out["scar"].append(chunk_recall(gold, sel.selected))
         out["scar_chunks"].append(len(sel.selected))
     return {name: np.asarray(values) for name, values in out.items()}

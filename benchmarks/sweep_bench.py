@@ -30,6 +30,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from scar_viz.edges import one_file  # noqa: E402
 from scar_viz.scoring.params import GateParams  # noqa: E402
 from scar_viz.scoring.scar import normalize, scar_select, select_from_sims  # noqa: E402
 from scar_viz.scoring.sweep import build_candidates, sweep  # noqa: E402
@@ -71,7 +72,9 @@ def fair_loop(chunks, queries, golds, k, lams, taus, radius):
     sims = normalize(queries) @ unit.T
 
     def select(row, lam, tau):
-        return select_from_sims(row, unit, GateParams(k, lam, tau, radius)).selected
+        return select_from_sims(
+            row, unit, GateParams(k, lam, tau, radius), doc_of=one_file(len(unit))
+        ).selected
 
     return _grid_loop(select, sims, golds, lams, taus)
 
@@ -90,7 +93,7 @@ def vectorised(chunks, queries, golds, k, lams, taus, radius):
     t0 = time.perf_counter()
     unit = normalize(chunks)
     sims = normalize(queries) @ unit.T
-    cands = build_candidates(sims, unit, golds, k, radius)
+    cands = build_candidates(sims, unit, golds, k, radius, doc_of=one_file(len(unit)))
     t1 = time.perf_counter()
     return sweep(cands, lams, taus), t1 - t0
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from scar_viz.chunking.base import Chunk
 from scar_viz.documents.reading import Document
-from scar_viz.edges import chunk_files, doc_of_starts
+from scar_viz.edges import doc_of_starts
 from scar_viz.errors import SettingsError
 from scar_viz.queries.reading import QUERY_TYPES, LabelledQuery, QuerySet
 
@@ -55,7 +55,7 @@ class GoldQuery:
         return self.query.declared_type is not None and self.query.declared_type != self.type
 
 
-def query_type(gold: Iterable[int], doc_of: np.ndarray | None = None) -> str:
+def query_type(gold: Iterable[int], doc_of: np.ndarray) -> str:
     """The type of a query from its gold chunk indices (docs/method.md §4).
 
     ``fragmented`` when two gold chunks are consecutive (i and i+1: the evidence crosses a
@@ -73,8 +73,7 @@ def query_type(gold: Iterable[int], doc_of: np.ndarray | None = None) -> str:
         raise SettingsError("A query needs at least one gold chunk to have a type.")
     if len(g) == 1:
         return "atomic"
-    of = chunk_files(doc_of, g[-1] + 1)
-    if len({int(of[i]) for i in g}) > 1:
+    if len({int(doc_of[i]) for i in g}) > 1:
         return "scattered"
     if any(b - a == 1 for a, b in zip(g, g[1:], strict=False)):
         return "fragmented"

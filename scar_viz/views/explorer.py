@@ -64,7 +64,8 @@ def policy_selection(
     params: GateParams,
     gate: LearnedGate | None = None,
     p: float = DEFAULT_P,
-    doc_of: np.ndarray | None = None,
+    *,
+    doc_of: np.ndarray,
     lexical: QuestionLex | None = None,
     rank: np.ndarray | None = None,
 ) -> Selection:
@@ -80,7 +81,15 @@ def policy_selection(
     if policy == "learned":
         resolved = resolve_gate(gate)
         return learned_select(
-            sims, unit, params.k, resolved, p, params.radius, doc_of, lexical, rank
+            sims,
+            unit,
+            params.k,
+            resolved,
+            p,
+            params.radius,
+            doc_of=doc_of,
+            lexical=lexical,
+            rank=rank,
         )
     if policy != "SCAR":
         raise UserError(f"Unknown gate policy '{policy}'; choose SCAR or learned.")
@@ -93,7 +102,7 @@ def window_name(radius: int) -> str:
 
 
 def policy_chunks(
-    sel: Selection, n_chunks: int, policy: str, doc_of: np.ndarray | None = None
+    sel: Selection, n_chunks: int, policy: str, doc_of: np.ndarray
 ) -> dict[str, list[int]]:
     """Chunk ids each compared policy sends: top-k, window ±r (inside each chunk's file,
     ``doc_of``) and ``policy``'s selection."""
@@ -106,7 +115,7 @@ def policy_chunks(
 
 
 def contexts(
-    chunks: Sequence[Chunk], sel: Selection, policy: str, doc_of: np.ndarray | None = None
+    chunks: Sequence[Chunk], sel: Selection, policy: str, doc_of: np.ndarray
 ) -> dict[str, str]:
     """The context text of top-k, window ±r and ``policy`` (the Explorer's context view)."""
     return {
@@ -183,7 +192,8 @@ def summarise(
     chunks: Sequence[Chunk],
     sel: Selection,
     policy: str = "SCAR",
-    doc_of: np.ndarray | None = None,
+    *,
+    doc_of: np.ndarray,
 ) -> Summary:
     """The :class:`Summary` of ``sel`` (made by ``policy``) on ``chunks``."""
     sent = policy_chunks(sel, len(chunks), policy, doc_of)

@@ -16,6 +16,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from scar_viz.edges import one_file
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import select_from_sims
 from scripts.live_app import LiveApp, settle, wait_for_app_run
@@ -61,7 +62,9 @@ def _open(page, app, query: str, *, hooks: bool = True) -> None:
 
 
 def _python(sims, unit, lam, tau, k, r):
-    sel = select_from_sims(sims, unit, GateParams(k=k, lam=lam, tau=tau, radius=r))
+    sel = select_from_sims(
+        sims, unit, GateParams(k=k, lam=lam, tau=tau, radius=r), doc_of=one_file(len(unit))
+    )
     return [[getattr(d, f) for f in FIELDS] for d in sel.decisions]
 
 

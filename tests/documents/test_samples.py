@@ -12,6 +12,7 @@ from scar_viz.chunking.config import ChunkingConfig, chunk_document
 from scar_viz.documents import samples
 from scar_viz.documents.corpus import JOIN, part_document, part_of_path
 from scar_viz.documents.reading import Part
+from scar_viz.edges import one_file
 from scar_viz.queries.gold import covering_run, label_queries, query_type
 from scar_viz.queries.reading import parse_queries
 
@@ -99,7 +100,7 @@ def test_declared_types_hold_under_the_default_chunking(corpus, rows):
     kinds = {}
     for row in rows:
         gold, files = _gold(corpus, chunks, row)
-        assert query_type(gold) == row["type"], row["id"]
+        assert query_type(gold, one_file(len(chunks))) == row["type"], row["id"]
         kinds[row["id"]] = row["type"]
         if row["type"] == "scattered":
             assert len(set(files)) == 2, row["id"]  # scattered across two files

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.config import ChunkingConfig, chunk_document
 from scar_viz.documents.reading import document_from_text
+from scar_viz.edges import one_file
 from scar_viz.queries.gold import (
     covering_run,
     label_queries,
@@ -284,12 +285,12 @@ def test_spans_as_tuples_type_like_chunks():
     ],
 )
 def test_query_type_rule(gold, kind):
-    assert query_type(gold) == kind
+    assert query_type(gold, one_file(max(gold) + 1)) == kind
 
 
 def test_query_type_needs_a_gold_chunk():
     with pytest.raises(ValueError):
-        query_type([])
+        query_type([], one_file(0))
 
 
 def test_type_counts_and_split_keep_scattered():

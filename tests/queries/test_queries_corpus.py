@@ -9,6 +9,7 @@ import numpy as np
 from scar_viz.chunking.config import ChunkingConfig, chunk_doc_of, chunk_document
 from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import document_from_text
+from scar_viz.edges import one_file
 from scar_viz.queries.gold import label_queries, query_type
 from scar_viz.queries.reading import parse_queries
 
@@ -161,7 +162,7 @@ def test_evidence_in_two_files_is_scattered_even_when_their_chunks_are_adjacent(
     assert gq.gold == (last_a, first_b)
     assert gq.type == "scattered"
     # Concatenation would have called it fragmented.
-    assert query_type(gq.gold) == "fragmented"
+    assert query_type(gq.gold, one_file(len(doc_of))) == "fragmented"
     assert query_type(gq.gold, doc_of) == "scattered"
 
 

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from scar_viz.documents import samples
+from scar_viz.edges import one_file
 from scar_viz.embeddings import HashEmbedder, make_embedder
 from scar_viz.pipeline import prepare_document
 from scar_viz.queries.gold import label_queries
@@ -89,7 +90,12 @@ def test_sample_rounds_match_the_gate_and_their_reasons_hold(sample_rounds):
     by_id = {q.id: q for q in questions}
     for r in rounds:
         q = by_id[r.question_id]
-        sel = select_from_sims(prep.unit @ q.vector, prep.unit, GateParams(r.k, r.lam, r.tau, 1))
+        sel = select_from_sims(
+            prep.unit @ q.vector,
+            prep.unit,
+            GateParams(r.k, r.lam, r.tau, 1),
+            doc_of=one_file(len(prep.unit)),
+        )
         assert tuple(sel.admitted) == r.admitted
         d = r.focus
         assert d is not None and d in sel.decisions and r.reason
@@ -103,11 +109,17 @@ def test_sample_rounds_match_the_gate_and_their_reasons_hold(sample_rounds):
             assert d.outcome == "rejected" and d.cos_qn <= d.bar
             for lam in (0.0, 0.5, 2.0):  # no λ admits it ...
                 other = select_from_sims(
-                    prep.unit @ q.vector, prep.unit, GateParams(r.k, lam, r.tau, 1)
+                    prep.unit @ q.vector,
+                    prep.unit,
+                    GateParams(r.k, lam, r.tau, 1),
+                    doc_of=one_file(len(prep.unit)),
                 )
                 assert d.neighbour not in other.admitted
             lower = select_from_sims(
-                prep.unit @ q.vector, prep.unit, GateParams(r.k, r.lam, 0.0, 1)
+                prep.unit @ q.vector,
+                prep.unit,
+                GateParams(r.k, r.lam, 0.0, 1),
+                doc_of=one_file(len(prep.unit)),
             )
             assert d.neighbour in lower.admitted  # ... a lower τ does
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from scar_viz.chunking.qasc import QascParams
+from scar_viz.edges import one_file
 from scar_viz.fmt import EMPTY_CELL
 from scar_viz.policies import ALL_ORDER, PolicyResult, policy_knobs
 from scar_viz.queries.reading import parse_queries
@@ -125,7 +126,9 @@ def test_why_options_list_the_gate_decisions():
     unit = rng.normal(size=(12, 6))
     unit /= np.linalg.norm(unit, axis=1, keepdims=True)
     sims = unit @ unit[5]
-    sel = learned_select(sims, unit, 2, LearnedGate.scar(0.5, 0.1), p=0.5, radius=1)
+    sel = learned_select(
+        sims, unit, 2, LearnedGate.scar(0.5, 0.1), p=0.5, radius=1, doc_of=one_file(len(unit))
+    )
     options = compare.why_options(sel)
     judged = [d for d in sel.decisions if d.outcome != "retrieved"]
     assert len(options) == len(judged) > 0

@@ -8,6 +8,7 @@ import pytest
 
 from scar_viz.chunking.config import ChunkingConfig, chunk_document
 from scar_viz.documents import samples
+from scar_viz.edges import one_file
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import select_from_sims
 from scar_viz.teaching.lesson import fragment_pair
@@ -41,7 +42,9 @@ def _setting(seed: int = 5, n: int = 30):
 
 
 def _outcomes(unit, sims, lam, tau):
-    sel = select_from_sims(sims, unit, GateParams(k=4, lam=lam, tau=tau, radius=2))
+    sel = select_from_sims(
+        sims, unit, GateParams(k=4, lam=lam, tau=tau, radius=2), doc_of=one_file(len(unit))
+    )
     return {(d.chunk, d.neighbour): d.outcome for d in sel.decisions}, sel
 
 
