@@ -69,12 +69,12 @@ class Data:
     """A prepared document with its labelled queries and their vectors."""
 
     def __init__(self, name, doc, queries_text, embedder, cache):
-        qset = parse_queries(queries_text, doc.text)
+        qset = parse_queries(queries_text, doc)
         self.name = name
         self.prep = prepare_document(
             doc, embedder, ChunkingConfig("recursive", 600, 60), False, cache
         )
-        self.labelled = tuple(label_queries(qset, doc.text, self.prep.chunks))
+        self.labelled = tuple(label_queries(qset, doc, self.prep.chunks))
         vecs = embed_cached(embedder, [q.query.query for q in self.labelled], cache).vectors
         self.vecs = normalize(np.atleast_2d(np.asarray(vecs, dtype=np.float64)))
 

@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     document = load_path(args.corpus)
     config = ChunkingConfig("recursive", 600, 60)
     chunks = chunk_document(document, config)
-    golds = label_queries(load_queries(args.queries, document.text), document.text, chunks)
+    golds = label_queries(load_queries(args.queries, document), document, chunks)
     if args.limit is not None:
         chunks = chunks[: args.limit]
         golds = [g for g in golds if g.gold and max(g.gold) < len(chunks)]

@@ -121,18 +121,18 @@ def covering_run(
 
 def label_queries(
     query_set: QuerySet | Sequence[LabelledQuery],
-    document: Document | str,
+    document: Document,
     chunks: Sequence[Chunk] | Sequence[tuple[int, int]],
 ) -> tuple[GoldQuery, ...]:
     """Gold chunks and the type (:func:`query_type`) of each query under ``chunks`` of
-    ``document`` (a document, a corpus, or a bare text); in a corpus each gold chunk is also
+    ``document`` (a document of one file or many); in a corpus each gold chunk is also
     named by its file and its index there (``GoldQuery.gold_refs``).
 
     Raises:
         SettingsError: when a span cannot be covered by the chunks (see :func:`covering_run`).
     """
     queries = query_set.queries if isinstance(query_set, QuerySet) else tuple(query_set)
-    text = document if isinstance(document, str) else document.text
+    text = document.text
     doc_of = _chunk_files(document, chunks)
     out = []
     for q in queries:
@@ -144,22 +144,22 @@ def label_queries(
 
 
 def _chunk_files(
-    document: Document | str, chunks: Sequence[Chunk] | Sequence[tuple[int, int]]
+    document: Document, chunks: Sequence[Chunk] | Sequence[tuple[int, int]]
 ) -> np.ndarray:
-    """(N,) each chunk's file (part); a bare text is one file."""
-    bounds = ((0, len(document)),) if isinstance(document, str) else document.part_bounds
+    """(N,) each chunk's file (part)."""
+    bounds = document.part_bounds
     starts = [c.start if isinstance(c, Chunk) else c[0] for c in chunks]
     part_starts = np.array([s for s, _ in bounds], dtype=np.int64)
     return doc_of_starts(part_starts, np.array(starts, dtype=np.int64))
 
 
 def _refs(
-    document: Document | str, doc_of: np.ndarray, gold: Sequence[int]
+    document: Document, doc_of: np.ndarray, gold: Sequence[int]
 ) -> tuple[tuple[str, int], ...]:
     """(file path, index in that file) of each gold chunk where file paths are shown
     (:meth:`~scar_viz.documents.reading.Document.shown_path`); none for a document of one
-    file or a bare text."""
-    paths = () if isinstance(document, str) else document.shown_paths
+    file."""
+    paths = document.shown_paths
     if not paths:
         return ()
     first = np.searchsorted(doc_of, doc_of[list(gold)], side="left")

@@ -78,7 +78,7 @@ def test_every_evidence_item_is_its_files_text_at_its_offsets(corpus, rows):
 
 
 def test_the_query_set_reads_without_errors(corpus):
-    qset = parse_queries(samples.sample_queries_text(CORPUS), corpus.text, "kestrel")
+    qset = parse_queries(samples.sample_queries_text(CORPUS), corpus, "kestrel")
     assert not qset.errors, qset.errors
     assert len(qset.queries) == len(samples.sample_questions(CORPUS))
 

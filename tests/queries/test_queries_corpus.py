@@ -178,7 +178,7 @@ def test_fragmented_inside_one_file_stays_fragmented():
 # --- one document: unchanged ---------------------------------------------------------------
 
 
-def test_one_document_gives_the_same_queries_as_its_text():
+def test_one_document_gives_the_same_queries_whatever_its_name():
     doc = document_from_text("a.md", A)
     s = A.index("The pilot")
     data = "\n".join(
@@ -187,7 +187,8 @@ def test_one_document_gives_the_same_queries_as_its_text():
             line(id="q2", query="?", evidence=[ev("Alpha opens", 5, 9)]),
         ]
     )
-    by_doc, by_text = parse_queries(data, doc), parse_queries(data, A)
+    renamed = document_from_text("elsewhere/b.md", A)  # a file's name enters no query
+    by_doc, by_text = parse_queries(data, doc), parse_queries(data, renamed)
     assert by_doc == by_text
     assert by_doc.queries[0].as_row() == {
         "id": "q1",
@@ -195,7 +196,7 @@ def test_one_document_gives_the_same_queries_as_its_text():
         "evidence": [{"text": "The pilot boards", "start": s, "end": s + 16}],
     }
     chunks = chunk_document(doc, CONFIG)
-    assert label_queries(by_doc, doc, chunks) == label_queries(by_text, A, chunks)
+    assert label_queries(by_doc, doc, chunks) == label_queries(by_text, renamed, chunks)
     assert all(g.gold_refs == () for g in label_queries(by_doc, doc, chunks))
 
 

@@ -59,9 +59,7 @@ def sample_rounds():
     doc = samples.load_sample()
     emb = HashEmbedder()
     prep = prepare_document(doc, emb)
-    gold = label_queries(
-        parse_queries(samples.sample_queries_text(), doc.text), doc.text, prep.chunks
-    )
+    gold = label_queries(parse_queries(samples.sample_queries_text(), doc), doc, prep.chunks)
     questions = rd.round_questions(gold, emb.embed([g.query.query for g in gold]))
     return prep, questions, rd.pick_rounds(prep.unit, questions, lesson_id="harbor-f-01")
 
@@ -156,9 +154,7 @@ def model_rounds(request):
     doc = samples.load_sample()
     emb = make_embedder(request.param)
     prep = prepare_document(doc, emb)
-    gold = label_queries(
-        parse_queries(samples.sample_queries_text(), doc.text), doc.text, prep.chunks
-    )
+    gold = label_queries(parse_queries(samples.sample_queries_text(), doc), doc, prep.chunks)
     questions = rd.round_questions(gold, emb.embed([g.query.query for g in gold]))
     return prep, questions, rd.pick_rounds(prep.unit, questions, lesson_id="harbor-f-01")
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from scar_viz.chunking.qasc import QascParams
+from scar_viz.documents.reading import document_from_text
 from scar_viz.edges import one_file
 from scar_viz.fmt import EMPTY_CELL
 from scar_viz.policies import ALL_ORDER, PolicyResult, policy_knobs
@@ -115,7 +116,7 @@ def test_find_evidence_matches_ignoring_case_and_spaces():
         '{"id": "a", "query": "What  is Gamma?", "evidence": '
         '[{"text": "gamma delta.", "start": 13, "end": 25}]}\n'
     )
-    qset = parse_queries(jsonl, TEXT, "x")
+    qset = parse_queries(jsonl, document_from_text("t.txt", TEXT), "x")
     assert compare.find_evidence("what is gamma? ", [qset]) == ((13, 25),)
     assert compare.find_evidence("what is delta?", [qset]) == ()
     assert compare.find_evidence("anything", []) == ()

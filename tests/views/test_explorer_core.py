@@ -141,7 +141,7 @@ def test_chunk_span_and_known_evidence(prep):
     with pytest.raises(UserError):
         chunk_span(prep.chunks, [])
     doc = samples.load_sample()
-    queries = parse_queries(samples.sample_queries_text(), doc.text).queries
+    queries = parse_queries(samples.sample_queries_text(), doc).queries
     first = queries[0]
     found = known_evidence(queries, "  " + first.query.upper() + " ")
     assert found == tuple(e.text for e in first.evidence) and found

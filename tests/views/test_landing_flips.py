@@ -19,17 +19,17 @@ from scar_viz.views.landing import sample_cut
 def test_the_sample_cut_names_the_two_chunks_that_split_the_lesson_answer():
     doc = samples.load_sample(samples.DEFAULT_SAMPLE)
     chunks = chunk_document(doc, ChunkingConfig())
-    cut = sample_cut(samples.DEFAULT_SAMPLE, doc.text, chunks)
+    cut = sample_cut(samples.DEFAULT_SAMPLE, doc, chunks)
     assert cut is not None and cut.right == cut.left + 1
     # the cut is a boundary inside the question's evidence
     assert chunks[cut.left].end < chunks[cut.right].end
     sentence = cut.sentence()
     assert "fragmentation" in sentence.lower() and cut.question in sentence
     assert f"chunk {cut.left} and chunk {cut.right}" in sentence
-    assert sample_cut("another", doc.text, chunks) is None
+    assert sample_cut("another", doc, chunks) is None
     whole = chunk_document(doc, ChunkingConfig(size=20_000, overlap=0))  # one chunk holds it
     assert fragment_pair(whole, 0, 10) is None
-    assert sample_cut(samples.DEFAULT_SAMPLE, doc.text, whole) is None
+    assert sample_cut(samples.DEFAULT_SAMPLE, doc, whole) is None
 
 
 def _setting(seed: int = 5, n: int = 30):
