@@ -44,6 +44,11 @@ def _doc(n: int, dim: int = 8, seed: int = 0, dup: bool = False):
     return chunks, unit, sims
 
 
+def _payload(chunks, sims, unit, params, **options):
+    """The gate panel's payload for a document of one file."""
+    return gate_payload(chunks, sims, unit, params, doc_of=one_file(len(chunks)), **options)
+
+
 def _python(sims, unit, lam, tau, k, r):
     sel = select_from_sims(
         sims, unit, GateParams(k=k, lam=lam, tau=tau, radius=r), doc_of=one_file(len(unit))
@@ -70,14 +75,7 @@ def test_f64_round_trip_is_exact():
 def test_payload_gate_agrees_with_select_from_sims_everywhere(seed):
     n = 12 + 7 * seed
     chunks, unit, sims = _doc(n, seed=seed, dup=seed % 2 == 0)
-    payload = gate_payload(
-        chunks,
-        sims,
-        unit,
-        GateParams(k=3, lam=0.5, tau=0.1, radius=1),
-        kmax=n,
-        doc_of=one_file(len(chunks)),
-    )
+    payload = _payload(chunks, sims, unit, GateParams(k=3, lam=0.5, tau=0.1, radius=1), kmax=n)
     json.dumps(payload, allow_nan=False)  # the browser parses it as strict JSON
     rng = np.random.default_rng(seed)
     for _ in range(300):
@@ -109,9 +107,7 @@ def test_payload_gate_agrees_with_select_from_sims_with_a_lexical_term(seed):
     chunks = [Chunk(i, 40 * i, 40 * i + len(t), t, ("S",)) for i, t in enumerate(texts)]
     words = question_lex(texts, "the retransmit timer and the window")
     assert words.share.max() > 0
-    payload = gate_payload(
-        chunks, sims, unit, GateParams(), kmax=n, lex=words.share, doc_of=one_file(len(chunks))
-    )
+    payload = _payload(chunks, sims, unit, GateParams(), kmax=n, lex=words.share)
     json.dumps(payload, allow_nan=False)
     changed = 0
     for _ in range(300):
@@ -135,25 +131,17 @@ def test_payload_gate_agrees_with_select_from_sims_with_a_lexical_term(seed):
 
 def test_payload_decide_needs_lex_for_mu():
     chunks, unit, sims = _doc(12)
-    payload = gate_payload(chunks, sims, unit, GateParams(), doc_of=one_file(len(chunks)))
+    payload = _payload(chunks, sims, unit, GateParams())
     assert "lex" not in payload
     with pytest.raises(ValueError, match="lex"):
         payload_decide(payload, 0.5, 0.1, 3, 1, mu=0.5)
     with pytest.raises(ValueError, match="shape"):
-        gate_payload(
-            chunks, sims, unit, GateParams(), lex=np.zeros(3), doc_of=one_file(len(chunks))
-        )
+        _payload(chunks, sims, unit, GateParams(), lex=np.zeros(3))
 
 
 def test_exact_ties_are_rejected_on_both_sides():
     chunks, unit, sims = _doc(15, seed=3)
-    payload = gate_payload(
-        chunks,
-        sims,
-        unit,
-        GateParams(k=3, lam=0.5, tau=0.1, radius=1),
-        doc_of=one_file(len(chunks)),
-    )
+    payload = _payload(chunks, sims, unit, GateParams(k=3, lam=0.5, tau=0.1, radius=1))
     c = payload["order"][0]
     j = c + 1 if c + 1 < 15 else c - 1
     # λ = 0: S = cos(q,n); choose τ so that τ·cos(q,c) == cos(q,n) exactly (search ulps)
@@ -171,13 +159,7 @@ def test_exact_ties_are_rejected_on_both_sides():
 
 def test_payload_is_small_and_carries_only_focus_text():
     chunks, unit, sims = _doc(830, dim=16, seed=1)
-    payload = gate_payload(
-        chunks,
-        sims,
-        unit,
-        GateParams(k=3, lam=0.5, tau=0.1, radius=1),
-        doc_of=one_file(len(chunks)),
-    )
+    payload = _payload(chunks, sims, unit, GateParams(k=3, lam=0.5, tau=0.1, radius=1))
     assert len(payload["order"]) == 20
     assert len(payload["cells"]) <= 20 * 7
     size = len(json.dumps(payload))
@@ -209,23 +191,10 @@ def test_overview_marks_every_decision():
 def test_payload_carries_the_focused_chunks_text():
     chunks, unit, sims = _doc(60, seed=6)
     far = int(np.argmin(sims))
-    payload = gate_payload(
-        chunks,
-        sims,
-        unit,
-        GateParams(k=1, radius=1),
-        kmax=1,
-        focus=far,
-        doc_of=one_file(len(chunks)),
-    )
+    payload = _payload(chunks, sims, unit, GateParams(k=1, radius=1), kmax=1, focus=far)
     assert payload["focus"] == far
     assert str(far) in payload["cells"] and str(max(0, far - 3)) in payload["cells"]
-    assert (
-        gate_payload(chunks, sims, unit, GateParams(), focus=99, doc_of=one_file(len(chunks)))[
-            "focus"
-        ]
-        is None
-    )
+    assert _payload(chunks, sims, unit, GateParams(), focus=99)["focus"] is None
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -260,7 +229,7 @@ def test_a_document_of_one_file_sends_the_whole_document_as_each_range():
     one = gate_payload(chunks, sims, unit, params, kmax=n, doc_of=np.zeros(n, dtype=np.int64))
     assert set(one["files"]) == {str(c) for c in one["order"]}
     assert all(r == [0, n - 1] for r in one["files"].values())
-    assert one == gate_payload(chunks, sims, unit, params, kmax=n, doc_of=one_file(len(chunks)))
+    assert one == _payload(chunks, sims, unit, params, kmax=n)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -270,9 +239,7 @@ def test_payload_order_follows_the_retriever_and_the_gate_keeps_the_cosines(seed
     rank = np.random.default_rng(seed).normal(size=n)
     rank[[4, 9]] = rank.max() + 1  # a tie at the top: the lower index first
     params = GateParams(k=3, lam=0.5, tau=0.1, radius=1)
-    payload = gate_payload(
-        chunks, sims, unit, params, kmax=n, rank=rank, doc_of=one_file(len(chunks))
-    )
+    payload = _payload(chunks, sims, unit, params, kmax=n, rank=rank)
     assert payload["order"][:2] == [4, 9]
     for k in (1, 3, 6):
         for r in (0, 1, 2):
