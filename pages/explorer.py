@@ -204,9 +204,7 @@ def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
         policy, p = policy_choice()
         params = gate_sliders(len(prep.chunks), learned=policy == "learned")
         gate, source = active_gate() if policy == "learned" else (None, "")
-        sel = policy_selection(
-            policy, sims, prep.unit, params, gate, p, doc_of=prep.doc_of, lexical=words, rank=rank
-        )
+        sel = policy_selection(policy, sims, prep.unit, params, prep.doc_of, gate, p, words, rank)
         if policy == "SCAR":  # how far a slider must move for something to change
             lam_range, tau_range = limits(keys.LAM), limits(keys.TAU)
             st.caption(

@@ -62,10 +62,9 @@ def policy_selection(
     sims: np.ndarray,
     unit: np.ndarray,
     params: GateParams,
+    doc_of: np.ndarray,
     gate: LearnedGate | None = None,
     p: float = DEFAULT_P,
-    *,
-    doc_of: np.ndarray,
     lexical: QuestionLex | None = None,
     rank: np.ndarray | None = None,
 ) -> Selection:
@@ -74,7 +73,8 @@ def policy_selection(
 
     The learned gate reads ``params.k`` and ``params.radius`` (λ, τ and μ are unused) and
     admits a neighbour iff its probability exceeds ``p``; ``gate`` None means the shipped gate.
-    ``doc_of`` (a corpus' file of each chunk) keeps neighbours inside their chunk's file.
+    ``doc_of`` (each chunk's file; all zeros for one file) keeps neighbours inside their
+    chunk's file.
     ``lexical`` (the question's words over the chunks) is needed by SCAR with μ > 0 and by a
     gate with lexical features.
     """

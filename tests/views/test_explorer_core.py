@@ -65,10 +65,10 @@ def test_policy_selection_is_scar_or_the_learned_gate(prep, sims):
         sims,
         prep.unit,
         params,
+        one_file(len(prep.unit)),
         None,
         0.2,
         lexical=words,
-        doc_of=one_file(len(prep.unit)),
     )
     expected = learned_select(
         sims, prep.unit, 4, default_gate(), 0.2, 2, lexical=words, doc_of=one_file(len(prep.unit))
