@@ -149,7 +149,9 @@ def test_browser_gate_adds_the_lexical_term_as_python_does(harness, page):
     assert lex.max() > 0
     summary = page.locator(".sv-summary").inner_text()
     assert "μ 0.50" in summary
-    sel = select_from_sims(sims, unit, GateParams(k=3, lam=0.5, tau=0.1, mu=0.5), None, words)
+    sel = select_from_sims(
+        sims, unit, GateParams(k=3, lam=0.5, tau=0.1, mu=0.5), one_file(len(unit)), words
+    )
     assert f"{len(sel.admitted)} admitted" in summary  # the page's μ decides the panel
     rng = np.random.default_rng(31)
     settings = [
@@ -168,7 +170,7 @@ def test_browser_gate_adds_the_lexical_term_as_python_does(harness, page):
         params = GateParams(k=k, lam=lam, tau=tau, radius=r, mu=mu)
         want = [
             [getattr(d, f) for f in FIELDS]
-            for d in select_from_sims(sims, unit, params, None, words).decisions
+            for d in select_from_sims(sims, unit, params, one_file(len(unit)), words).decisions
         ]
         assert [[d[f] for f in FIELDS] for d in got] == want, (lam, tau, k, r, mu)
         moved += want != _python(sims, unit, lam, tau, k, r)
