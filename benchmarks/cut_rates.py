@@ -38,8 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(p, argv, doc=str(SAMPLE), queries=str(SAMPLE_QUERIES), model="hash")
     doc = load_path(args.doc)
     data = Path(args.queries).read_text(encoding="utf-8")
-    units, issues = evidence_units(data, doc.text)
-    queries = parse_queries(data, doc.text)
+    units, issues = evidence_units(data, doc)
+    queries = parse_queries(data, doc)
     embedder = make_embedder(args.model)
     embed = embed_function(embedder, EmbeddingCache())
     scale = chars_per_token(doc.text)
@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         stats = cut_stats(doc, config, units, embed)
         chunks = chunk_document(doc, config, embed)
-        fragmented = sum(g.fragmented for g in label_queries(queries, doc.text, chunks))
+        fragmented = sum(g.fragmented for g in label_queries(queries, doc, chunks))
         print(
             f"{config.label:<32} {stats.n_chunks:>6} {stats.mean_chars:>7.0f} "
             f"{stats.n_cut:>4}/{stats.n_units:<4} {100 * stats.rate:>6.1f}% "

@@ -44,9 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     doc = load_path(args.doc) if args.doc else samples.load_sample()
     prep = prepare_document(doc, embedder, cache=cache)
     if args.queries:
-        qset = load_queries(args.queries, doc.text)
+        qset = load_queries(args.queries, doc)
     else:
-        qset = parse_queries(samples.sample_queries_text(), doc.text)
+        qset = parse_queries(samples.sample_queries_text(), doc)
     if not args.doc:
         from scar_viz.policies import run_policy
 
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"  {label:<13} {len(r.spans):>3} spans, context {r.chars:>6,} characters "
                 f"({100 * r.chars / len(doc.text):.0f} % of the document), {r.tokens:,} tokens"
             )
-    labelled = label_queries(qset, doc.text, prep.chunks)
+    labelled = label_queries(qset, doc, prep.chunks)
     vecs = normalize(embed_cached(embedder, [q.query.query for q in labelled], cache).vectors)
     res = equal_budget(prep, labelled, vecs, embed=embed_function(embedder, cache))
     print(f"\n{len(labelled)} queries, {len(prep.chunks)} chunks, {prep.embedder_label}")

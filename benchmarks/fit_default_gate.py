@@ -44,11 +44,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--features", choices=("base", "lexical"), default="lexical")
     args = parse(ap, argv, model="hash")
     doc = samples.load_sample()
-    qset = parse_queries(samples.sample_queries_text(), doc.text, "harbor_manual.queries.jsonl")
+    qset = parse_queries(samples.sample_queries_text(), doc, "harbor_manual.queries.jsonl")
     embedder = make_embedder(args.model)
     cache = EmbeddingCache()
     prep = prepare_document(doc, embedder, ChunkingConfig("recursive", 600, 60), False, cache)
-    labelled = label_queries(qset, doc.text, prep.chunks)
+    labelled = label_queries(qset, doc, prep.chunks)
     vecs = embed_cached(embedder, [q.query.query for q in labelled], cache).vectors
     gate = fit_gate_on(
         prep,

@@ -50,12 +50,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(ap, argv, doc=str(SAMPLE), queries=str(SAMPLE_QUERIES), model="hash")
     gate = resolve_gate(args.gate)
     doc = load_path(args.doc)
-    qset = parse_queries(Path(args.queries).read_text(encoding="utf-8"), doc.text)
+    qset = parse_queries(Path(args.queries).read_text(encoding="utf-8"), doc)
     embedder = make_embedder(args.model)
     cache = EmbeddingCache()
     t0 = time.perf_counter()
     prep = prepare_document(doc, embedder, ChunkingConfig("recursive", 600, 60), False, cache)
-    labelled = label_queries(qset, doc.text, prep.chunks)
+    labelled = label_queries(qset, doc, prep.chunks)
     vecs = embed_cached(embedder, [q.query.query for q in labelled], cache).vectors
     seconds = time.perf_counter() - t0
 

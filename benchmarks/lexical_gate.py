@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from scar_viz.chunking.config import ChunkingConfig
+from scar_viz.common.edges import one_file
 from scar_viz.documents import samples
 from scar_viz.documents.reading import load_path
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder
@@ -67,12 +68,12 @@ class Data:
     """A prepared document with its labelled queries and their vectors."""
 
     def __init__(self, name, doc, queries_text, embedder, cache):
-        qset = parse_queries(queries_text, doc.text)
+        qset = parse_queries(queries_text, doc)
         self.name = name
         self.prep = prepare_document(
             doc, embedder, ChunkingConfig("recursive", 600, 60), False, cache
         )
-        self.labelled = tuple(label_queries(qset, doc.text, self.prep.chunks))
+        self.labelled = tuple(label_queries(qset, doc, self.prep.chunks))
         vecs = embed_cached(embedder, [q.query.query for q in self.labelled], cache).vectors
         self.vecs = normalize(np.atleast_2d(np.asarray(vecs, dtype=np.float64)))
 
@@ -102,7 +103,15 @@ def scar_readings(data, queries, mu):
     qs, vecs = data.part(queries)
     sims = vecs @ data.prep.unit.T
     lex = lex_matrix([c.text for c in data.prep.chunks], [q.query.query for q in qs])
-    cands = build_candidates(sims, data.prep.unit, [q.gold for q in qs], K, 1, lex=lex)
+    cands = build_candidates(
+        sims,
+        data.prep.unit,
+        [q.gold for q in qs],
+        K,
+        1,
+        lex=lex,
+        doc_of=one_file(len(data.prep.unit)),
+    )
     res = sweep(cands, mu=mu)
     n_q = len(qs)
     return res.query_recall.reshape(-1, n_q), res.query_chunks.reshape(-1, n_q)

@@ -123,7 +123,9 @@ def main(argv: list[str] | None = None) -> dict:
     bars = np.array([threshold_logit(p) for p in VERDICT_PS])
     rows = []
     for k in [int(v) for v in args.ks.split(",")]:
-        table = build_table(sims, prep.unit, [g.gold for g in gold], k, 1, prep.doc_of, lex, rrf)
+        table = build_table(
+            sims, prep.unit, [g.gold for g in gold], k, 1, doc_of=prep.doc_of, lexical=lex, rank=rrf
+        )
         window = (table.distance == 1) & ~table.is_retrieved
         _, w_rec, w_tok = query_outcomes(table, window[None, :], costs)
         w_rec, w_tok = float(w_rec.mean()), float(w_tok.mean())

@@ -32,7 +32,7 @@ CORPORA = ROOT.parent / "shared" / "corpora"
 
 def run(doc, qset, embedder, cache, k, prepend, lam, tau):
     prep = prepare_document(doc, embedder, ChunkingConfig(), prepend, cache)
-    labelled = label_queries(qset, doc.text, prep.chunks)
+    labelled = label_queries(qset, doc, prep.chunks)
     vecs = embed_cached(embedder, [q.query.query for q in labelled], cache).vectors
 
     def embed(texts):
@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parse(parser, argv, doc=str(SAMPLE), queries=str(SAMPLE_QUERIES), model="hash")
     t0 = time.perf_counter()
     doc = load_path(args.doc)
-    qset = load_queries(args.queries, doc.text)
+    qset = load_queries(args.queries, doc)
     embedder = make_embedder(args.model)
     cache = EmbeddingCache()
     parts = []

@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from scar_viz.chunking.config import ChunkingConfig, chunk_document, embedding_texts
+from scar_viz.common.edges import one_file
 from scar_viz.common.errors import UserError, user_message
 from scar_viz.documents.reading import load_path
 from scar_viz.embeddings import StaticEmbedder, default_embedder, make_embedder
@@ -75,7 +76,7 @@ def recalls(
     for qvec, gold in zip(queries, golds, strict=True):
         sims = unit @ qvec
         out["topk"].append(chunk_recall(gold, top_k(sims, params.k)))
-        sel = select_from_sims(sims, unit, params)
+        sel = select_from_sims(sims, unit, params, doc_of=one_file(len(unit)))
         out["scar"].append(chunk_recall(gold, sel.selected))
         out["scar_chunks"].append(len(sel.selected))
     return {name: np.asarray(values) for name, values in out.items()}
@@ -129,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     document = load_path(args.corpus)
     config = ChunkingConfig("recursive", 600, 60)
     chunks = chunk_document(document, config)
-    golds = label_queries(load_queries(args.queries, document.text), document.text, chunks)
+    golds = label_queries(load_queries(args.queries, document), document, chunks)
     if args.limit is not None:
         chunks = chunks[: args.limit]
         golds = [g for g in golds if g.gold and max(g.gold) < len(chunks)]

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from scar_viz.common.edges import one_file
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import normalize, scar_select, select_from_sims
 from scar_viz.scoring.sweep import build_candidates, sweep
@@ -70,7 +71,9 @@ def fair_loop(chunks, queries, golds, k, lams, taus, radius):
     sims = normalize(queries) @ unit.T
 
     def select(row, lam, tau):
-        return select_from_sims(row, unit, GateParams(k, lam, tau, radius)).selected
+        return select_from_sims(
+            row, unit, GateParams(k, lam, tau, radius), doc_of=one_file(len(unit))
+        ).selected
 
     return _grid_loop(select, sims, golds, lams, taus)
 
@@ -89,7 +92,7 @@ def vectorised(chunks, queries, golds, k, lams, taus, radius):
     t0 = time.perf_counter()
     unit = normalize(chunks)
     sims = normalize(queries) @ unit.T
-    cands = build_candidates(sims, unit, golds, k, radius)
+    cands = build_candidates(sims, unit, golds, k, radius, doc_of=one_file(len(unit)))
     t1 = time.perf_counter()
     return sweep(cands, lams, taus), t1 - t0
 

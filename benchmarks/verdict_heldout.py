@@ -74,7 +74,7 @@ def read_setting(
     lex = query_lex(prep, questions) if needs_lex else None
     r = radius if c.policy in ("scar", "learned") else 1
     golds = [tuple(q.gold) for q in queries]
-    table = build_table(sims, prep.unit, golds, c.k, r, prep.doc_of, lex, rank)
+    table = build_table(sims, prep.unit, golds, c.k, r, doc_of=prep.doc_of, lexical=lex, rank=rank)
     m = len(table.query)
     if c.policy == "topk":
         admitted = np.zeros((1, m), dtype=bool)

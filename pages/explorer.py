@@ -204,7 +204,7 @@ def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
         policy, p = policy_choice()
         params = gate_sliders(len(prep.chunks), learned=policy == "learned")
         gate, source = active_gate() if policy == "learned" else (None, "")
-        sel = policy_selection(policy, sims, prep.unit, params, gate, p, prep.doc_of, words, rank)
+        sel = policy_selection(policy, sims, prep.unit, params, prep.doc_of, gate, p, words, rank)
         if policy == "SCAR":  # how far a slider must move for something to change
             lam_range, tau_range = limits(keys.LAM), limits(keys.TAU)
             st.caption(
@@ -212,7 +212,7 @@ def gate_view(setup: Setup, query: str, sims) -> tuple[Selection, str]:
             )
         if policy == "learned":
             k_mismatch(resolve_gate(gate), params.k, decision_features(sel.decisions), p)
-    summary = summarise(prep.chunks, sel, policy, prep.doc_of)
+    summary = summarise(prep.chunks, sel, policy, doc_of=prep.doc_of)
     focus = state.get(keys.FOCUS)
     with charts:  # the overview on the first screen, its counts under it
         overview(setup, sims, sel, focus, big)

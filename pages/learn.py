@@ -99,8 +99,8 @@ gold = cached(
     (*key, "gold"),
     lambda: tuple(
         label_queries(
-            parse_queries(samples.sample_queries_text(lesson_doc), document.text),
-            document.text,
+            parse_queries(samples.sample_queries_text(lesson_doc), document),
+            document,
             prep.chunks,
         )
     ),

@@ -40,8 +40,8 @@ def hash_sample(dim: int = 256):
     doc = samples.load_sample()
     emb = HashEmbedder(dim)
     prep = prepare_document(doc, emb, cache=None)
-    qset = parse_queries(samples.sample_queries_text(), doc.text)
-    labelled = label_queries(qset, doc.text, prep.chunks)
+    qset = parse_queries(samples.sample_queries_text(), doc)
+    labelled = label_queries(qset, doc, prep.chunks)
     vecs = embed_cached(emb, [q.query.query for q in labelled], None).vectors
     return prep, labelled, vecs, emb, qset
 

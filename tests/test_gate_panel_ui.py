@@ -11,6 +11,7 @@ def _mount():
     import streamlit as st
 
     from scar_viz.chunking.base import Chunk
+    from scar_viz.common.edges import one_file
     from scar_viz.scoring.params import GateParams
     from scar_viz.scoring.scar import normalize
     from scar_viz.views.focus import gate_payload
@@ -20,7 +21,8 @@ def _mount():
     unit = normalize(rng.normal(size=(12, 6)))
     sims = unit @ normalize(rng.normal(size=6))
     chunks = [Chunk(i, i * 10, i * 10 + 10, f"text {i} <b>x</b>") for i in range(12)]
-    payload = gate_payload(chunks, sims, unit, GateParams(k=3, lam=0.5, tau=0.1, radius=1))
+    params = GateParams(k=3, lam=0.5, tau=0.1, radius=1)
+    payload = gate_payload(chunks, sims, unit, params, doc_of=one_file(len(chunks)))
     released = gate_panel(payload, key="panel", on_release=copy_release_to("panel"))
     st.write(f"released={released}")
 

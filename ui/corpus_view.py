@@ -20,6 +20,7 @@ import streamlit as st
 
 from scar_viz.charts.corpus import MAX_ROWS, corpus_spec
 from scar_viz.common.fmt import elide_middle
+from scar_viz.pipeline import PreparedDoc
 from scar_viz.queries.gold import GoldQuery, label_queries, query_set_key
 from scar_viz.views.corpus import CorpusView, corpus_view, loaded_view
 from scar_viz.views.focus import Overview, overview_data
@@ -86,11 +87,18 @@ def _focus_row(table_key: str, best: Sequence[int]) -> Callable[[], None]:
     return remember
 
 
+def _corpus(setup: Setup) -> PreparedDoc | None:
+    """The prepared document when it joins several files (the section's one test); None for
+    a single file, which has no corpus section."""
+    prep = setup.prepared
+    return prep if prep.document.several_files else None
+
+
 def corpus_data(setup: Setup, sims: np.ndarray, sel) -> CorpusView | None:
     """This question's :class:`CorpusView` (with the loaded query set's counts, if any);
     None for a single file."""
-    prep = setup.prepared
-    if not prep.document.several_files:
+    prep = _corpus(setup)
+    if prep is None:
         return None
     return corpus_view(prep.document, prep.doc_of, sims, sel, _gold(setup))
 
@@ -98,11 +106,10 @@ def corpus_data(setup: Setup, sims: np.ndarray, sel) -> CorpusView | None:
 def loaded_section(setup: Setup, big: bool) -> None:
     """Before any question, on a corpus: what was loaded (the table of files with their chunks
     and characters, and the small multiples coloured by chunk length). Nothing on one file."""
-    prep = setup.prepared
-    if not prep.document.several_files:
-        return
-    # a few milliseconds, and the loaded query set's counts follow it (not cached)
-    corpus_section(loaded_view(prep.document, prep.doc_of, prep.chunks, _gold(setup)), None, big)
+    prep = _corpus(setup)
+    if prep is not None:  # a few milliseconds; the loaded set's counts follow (not cached)
+        view = loaded_view(prep.document, prep.doc_of, prep.chunks, _gold(setup))
+        corpus_section(view, None, big)
 
 
 def overview_source(

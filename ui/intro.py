@@ -26,7 +26,7 @@ def intro(setup) -> None:
     prep = setup.prepared
     cut = cached(
         ("sample-cut", *setup.key),
-        lambda: sample_cut(setup.name, setup.source.text, prep.chunks),
+        lambda: sample_cut(setup.name, setup.source, prep.chunks),
     )
     # Streamlit's 6rem above the title: 2.5rem here, so the overview starts on a 720 px screen
     st.html("<style>[data-testid=stMainBlockContainer]{padding-top:2.5rem}</style>")

@@ -27,7 +27,7 @@ import streamlit as st
 from scar_viz.common.errors import UserError, user_message
 from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
-from scar_viz.embeddings import embed_cached, text_key
+from scar_viz.embeddings import embed_cached
 from scar_viz.embeddings.prompts import query_side
 from scar_viz.evaluation.report import issue_rows
 from scar_viz.pipeline import PreparedDoc
@@ -76,16 +76,11 @@ class ActiveQueries:
     key: str
 
 
-Doc = Document | str
-"""A document (or corpus), or a bare text: what query sets are read against."""
+def _store(doc: Document) -> dict[str, tuple[str, Stored]]:
+    return st.session_state.setdefault(keys.QUERY_SETS, {}).setdefault(document_key(doc), {})
 
 
-def _store(doc: Doc) -> dict[str, tuple[str, Stored]]:
-    key = text_key(doc) if isinstance(doc, str) else document_key(doc)
-    return st.session_state.setdefault(keys.QUERY_SETS, {}).setdefault(key, {})
-
-
-def stash_query_set(doc: Doc, source: str, name: str, jsonl: Stored) -> None:
+def stash_query_set(doc: Document, source: str, name: str, jsonl: Stored) -> None:
     """Keep ``jsonl`` (text, or an upload's bytes) as this document's ``source`` set and make
     it the active one; an upload that would pass this session's budget of bytes held is not
     kept (why, under ``QS_REFUSED``) and the set in use stays."""
@@ -98,7 +93,7 @@ def stash_query_set(doc: Doc, source: str, name: str, jsonl: Stored) -> None:
     st.session_state[keys.QS_PICK] = source
 
 
-def session_set(doc: Doc) -> QuerySet:
+def session_set(doc: Document) -> QuerySet:
     """The questions labelled in this session on this document (possibly none)."""
     name, data = _store(doc).get("session", (SESSION_SET, ""))
     return read_query_set(data, doc, name) if data else QuerySet(name, (), ())
@@ -169,18 +164,18 @@ def format_help(key: str = keys.FORMAT_HELP) -> None:
         )
 
 
-def _available(doc_choice: str | None, doc_text: Doc) -> dict[str, tuple[str, Stored]]:
+def _available(doc_choice: str | None, doc: Document) -> dict[str, tuple[str, Stored]]:
     found: dict[str, tuple[str, Stored]] = {}
     if doc_choice in samples.SAMPLES and samples.sample_queries_text(doc_choice):
         found["sample"] = (
             samples.SAMPLES[doc_choice].queries_filename,
             samples.sample_queries_text(doc_choice),
         )
-    found.update(_store(doc_text))
+    found.update(_store(doc))
     return {s: found[s] for s in SOURCES if s in found}
 
 
-def read_query_set(data: Stored, doc_text: Doc, name: str) -> QuerySet:
+def read_query_set(data: Stored, doc: Document, name: str) -> QuerySet:
     """A stored set: kept queries as they are, an upload's bytes decoded, text parsed (at
     most :data:`~scar_viz.queries.reading.MAX_QUERIES` queries).
 
@@ -190,11 +185,11 @@ def read_query_set(data: Stored, doc_text: Doc, name: str) -> QuerySet:
     if isinstance(data, QuerySet):
         return data
     if isinstance(data, bytes):
-        return decode_queries(data, doc_text, name, limit_hint=APP_LIMIT, should_stop=stop_check())
-    return parse_queries(data, doc_text, name, limit_hint=APP_LIMIT, should_stop=stop_check())
+        return decode_queries(data, doc, name, limit_hint=APP_LIMIT, should_stop=stop_check())
+    return parse_queries(data, doc, name, limit_hint=APP_LIMIT, should_stop=stop_check())
 
 
-def evidence_spans(text: str, doc: Doc) -> tuple[list[tuple[int, int]], list[str]]:
+def evidence_spans(text: str, doc: Document) -> tuple[list[tuple[int, int]], list[str]]:
     """The distinct evidence spans of a query set's JSON Lines ``text`` and its line errors
     (:func:`~scar_viz.queries.reading.evidence_units`); none, with the message shown,
     when the set cannot be read (over the limit of queries a file)."""
@@ -322,30 +317,30 @@ def content_key(prep: PreparedDoc, queries: ActiveQueries | Sequence[GoldQuery],
     return (tag, *prepared_key(prep), qkey, *tail)
 
 
-def known_sets(doc_choice: str | None, doc_text: Doc) -> list[QuerySet]:
+def known_sets(doc_choice: str | None, doc: Document) -> list[QuerySet]:
     """Every labelled set of this document (the active one first), for looking up a question's
     known evidence; a set that cannot be read is left out (its page says why)."""
-    sources = _available(doc_choice, doc_text)
+    sources = _available(doc_choice, doc)
     order = sorted(sources, key=lambda s: s != st.session_state.get(keys.QS_PICK))
     out = []
     for source in order:
         name, data = sources[source]
         try:
-            out.append(read_query_set(data, doc_text, name))
+            out.append(read_query_set(data, doc, name))
         except UserError:
             continue
     return out
 
 
-def set_text(doc_choice: str | None, doc_text: Doc, source: str) -> str:
+def set_text(doc_choice: str | None, doc: Document, source: str) -> str:
     """The file behind ``source``'s set as text (e.g. for its reference answers); "" if none."""
-    _, data = _available(doc_choice, doc_text).get(source, ("", ""))
+    _, data = _available(doc_choice, doc).get(source, ("", ""))
     if isinstance(data, QuerySet):
-        return to_jsonl(data.queries, doc_text)
+        return to_jsonl(data.queries, doc)
     return data.decode("utf-8-sig", errors="replace") if isinstance(data, bytes) else data
 
 
-def active_set_text(doc_choice: str | None, doc: Doc) -> tuple[str, str]:
+def active_set_text(doc_choice: str | None, doc: Document) -> tuple[str, str]:
     """(a line naming it, its JSON Lines text) of this document's active query set — the one
     the Evaluation lab's pages use (:data:`~ui.keys.QS_PICK`, else the first there is) — or
     ("", "") when the document has none."""
@@ -357,7 +352,7 @@ def active_set_text(doc_choice: str | None, doc: Doc) -> tuple[str, str]:
     return f"{sources[source][0]} ({SOURCES[source].lower()})", set_text(doc_choice, doc, source)
 
 
-def stash_lab_upload(doc: Doc, upload_key: str) -> None:
+def stash_lab_upload(doc: Document, upload_key: str) -> None:
     """``on_change`` of an uploader of a page other than the Evaluation lab's: the file
     becomes this document's uploaded set, the active one on every page."""
     upload = st.session_state.get(upload_key)

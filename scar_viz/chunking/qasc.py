@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from scar_viz.common.edges import chunk_files, same_file
+from scar_viz.common.edges import chunk_files, one_file, same_file
 from scar_viz.common.errors import SettingsError
 from scar_viz.common.knobs import knob
 from scar_viz.common.spans import Span, merge_spans
@@ -197,9 +197,7 @@ def window_score(scores: np.ndarray, lo: int, hi: int, seed: int, decay: float) 
     return float(alpha @ np.asarray(scores, dtype=float)[lo : hi + 1] / alpha.sum())
 
 
-def merge_windows(
-    windows: Sequence[Window], doc_of: np.ndarray | None = None
-) -> tuple[Window, ...]:
+def merge_windows(windows: Sequence[Window], doc_of: np.ndarray) -> tuple[Window, ...]:
     """Union of inclusive index ranges; overlapping or adjacent (hi + 1 = lo) ranges merge,
     except adjacent ranges of two files (``doc_of``, the file of each sentence)."""
     merged: list[list[int]] = []
@@ -307,20 +305,24 @@ def qasc_select(
     paragraphs: Sequence[Span] = (),
     params: QascParams | None = None,
     regions: Sequence[Window] | None = None,
-    doc_of: np.ndarray | None = None,
+    *,
+    doc_of: np.ndarray,
 ) -> QascResult:
     """Run steps 2–6 of QASC on sentence spans (document order) and their scores s_i.
 
     ``regions`` (inclusive sentence ranges, the hybrid's) confine seeds and windows; None
-    means the whole document. ``doc_of`` (the file of each sentence in a corpus, None for one
-    file) confines each window to its seed's file.
+    means the whole document. ``doc_of`` (the file of each sentence, all zeros for one file)
+    confines each window to its seed's file.
 
     Raises:
         ValueError: for invalid knobs, no sentences, or scores that do not match the sentences.
     """
     params = params or QascParams()
     return qasc_choose(
-        qasc_windows(sentences, scores, params, regions, doc_of), sentences, paragraphs, params
+        qasc_windows(sentences, scores, params, regions, doc_of=doc_of),
+        sentences,
+        paragraphs,
+        params,
     )
 
 
@@ -329,7 +331,8 @@ def qasc_windows(
     scores: np.ndarray,
     params: QascParams,
     regions: Sequence[Window] | None = None,
-    doc_of: np.ndarray | None = None,
+    *,
+    doc_of: np.ndarray,
 ) -> QascResult:
     """Steps 2–5 of :func:`qasc_select` (seeds, windows, the keep bar, merging, A(C)): what
     does not depend on ``params.top_k``; ``chosen`` and ``spans`` are left empty for
@@ -344,14 +347,15 @@ def qasc_windows(
         raise SettingsError(f"{len(sentences)} sentences but {len(scores)} sentence scores.")
     theta = seed_threshold(scores, params.percentile)
     n = len(scores)
+    if len(doc_of) != n:
+        raise SettingsError(f"{n} sentences but {len(doc_of)} sentence files.")
     of = chunk_files(doc_of, n)
-    if len(of) != n:
-        raise SettingsError(f"{n} sentences but {len(of)} sentence files.")
     areas = _split_at_files(
-        merge_windows(
+        merge_windows(  # the regions as one run first, then cut at the files' edges
             [(max(0, lo), min(n - 1, hi)) for lo, hi in regions if lo <= hi and hi >= 0 and lo < n]
             if regions is not None
-            else [(0, n - 1)]
+            else [(0, n - 1)],
+            one_file(n),
         ),
         of,
     )

@@ -238,7 +238,6 @@ def _corpus_fields(
     if not document.shown_paths:
         return {}
     doc_of = prep.doc_of
-    assert doc_of is not None  # a corpus has its files' chunks
     first = {int(d): i for i, d in reversed(list(enumerate(doc_of)))}
     file_spans = []
     for span in spans:

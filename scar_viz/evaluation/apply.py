@@ -164,9 +164,9 @@ def run_setting(
             setting.gate,
             setting.p,
             params.radius,
-            chunks.doc_of,
-            lexical,
-            rank,
+            doc_of=chunks.doc_of,
+            lexical=lexical,
+            rank=rank,
         )
     top = top_k(sims if rank is None else rank, params.k)
     selected = window(top, len(sims), 1, chunks.doc_of) if setting.policy == "window1" else top

@@ -385,7 +385,16 @@ def _step(
     meta: dict[str, object],
 ) -> tuple[list[Candidate], bool]:
     """The candidates at (retriever, k); the flag says the learned gate was left out."""
-    table = build_table(s.sims, s.prep.unit, s.golds, k, s.radius, s.prep.doc_of, s.lexical, rank)
+    table = build_table(
+        s.sims,
+        s.prep.unit,
+        s.golds,
+        k,
+        s.radius,
+        doc_of=s.prep.doc_of,
+        lexical=s.lexical,
+        rank=rank,
+    )
     cands = _as_candidates(table)
     name, out, dropped = retriever.name, [], False
     m = len(table.query)
@@ -484,7 +493,14 @@ def cross_validate(
         for r in order
     }
     ref_table = build_table(
-        sims, prep.unit, setup.golds, ref_k, 1, prep.doc_of, None, ranks[ref_retriever]
+        sims,
+        prep.unit,
+        setup.golds,
+        ref_k,
+        1,
+        doc_of=prep.doc_of,
+        lexical=None,
+        rank=ranks[ref_retriever],
     )
     window = (ref_table.distance == 1) & ~ref_table.is_retrieved
     _, _, ref_tokens = query_outcomes(ref_table, window[None, :], setup.costs)

@@ -54,7 +54,9 @@ def query_table(
     lex = query_lex(prep, questions) if lexical else None
     rank = None if retriever.dense else prep.ranking(retriever, sims, questions)
     golds = [q.gold for q in queries]
-    return build_table(sims, prep.unit, golds, k, max(1, radius), prep.doc_of, lex, rank)
+    return build_table(
+        sims, prep.unit, golds, k, max(1, radius), doc_of=prep.doc_of, lexical=lex, rank=rank
+    )
 
 
 def query_lex(prep: PreparedDoc, questions: Sequence[str]) -> list[QuestionLex]:

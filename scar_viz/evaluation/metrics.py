@@ -120,12 +120,13 @@ def miss_reasons(
     decisions: Sequence[Decision] = (),
     radius: int = DEFAULT_RADIUS,
     expands: bool = False,
-    doc_of: np.ndarray | None = None,
+    *,
+    doc_of: np.ndarray,
 ) -> tuple[Miss, ...]:
     """Why each gold chunk outside ``selected`` was missed.
 
     ``never reached``: not retrieved and farther than ``max(1, radius)`` from every retrieved
-    chunk of its file (``doc_of``, the file of each chunk in a corpus; None for one file), so
+    chunk of its file (``doc_of``, the file of each chunk; all zeros for one file), so
     no neighbour expansion could add it. Otherwise, from the gate's decisions on it:
     ``blocked by relevance`` (cos(q,n) alone is not above the bar τ·cos(q,c)) or ``blocked by
     penalty`` (λ·b(c,n) pulls S under the bar); ``not examined`` when a nearer neighbour on

@@ -414,7 +414,7 @@ def candidates_for(
         [q.gold for q in queries],
         k,
         max(1, radius),
-        prep.doc_of,
-        lex,
-        None if retriever.dense else rank,
+        doc_of=prep.doc_of,
+        lex=lex,
+        rank=None if retriever.dense else rank,
     )

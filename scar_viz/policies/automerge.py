@@ -53,7 +53,8 @@ def auto_merge(
     parents: Sequence[int],
     ratio: float = DEFAULT_RATIO,
     fill_gaps: bool = True,
-    doc_of: np.ndarray | None = None,
+    *,
+    doc_of: np.ndarray,
 ) -> MergeResult:
     """Run fill and merge to a fixed point.
 
@@ -61,7 +62,7 @@ def auto_merge(
         retrieved: leaf indices the retriever returned.
         parents: parents[i] = the parent id of leaf i (any hashable int), length N.
         ratio: a parent replaces its children when more than this share of them is selected.
-        doc_of: (N,) the file of each leaf in a corpus (None for one file): a gap between
+        doc_of: (N,) the file of each leaf (all zeros for one file): a gap between
             two files' leaves is not filled.
 
     Raises:
@@ -129,7 +130,7 @@ def automerge_policy(
     doc, chunks = inputs.document, inputs.chunks
     retrieved = inputs.top(max(1, int(inputs.params.k)))
     parents = chunk_parents(doc, chunks)
-    res = auto_merge(retrieved, parents, float(ratio), bool(fill_gaps), inputs.doc_of)
+    res = auto_merge(retrieved, parents, float(ratio), bool(fill_gaps), doc_of=inputs.doc_of)
     sections = [_in_file(doc, p) for p in res.merged]
     spans = [*spans_of_chunks(chunks, res.selected), *sections]
     notes = [

@@ -40,9 +40,9 @@ def learned_policy(
         resolved,
         float(p),
         params.radius,
-        inputs.doc_of,
-        lexical,
-        inputs.ranking,
+        doc_of=inputs.doc_of,
+        lexical=lexical,
+        rank=inputs.ranking,
     )
     return chunk_result("learned", inputs, sel.selected, t0, detail=sel)
 

@@ -101,7 +101,8 @@ def best_segments(
     max_length: int,
     overall_max_length: int,
     minimum_value: float,
-    doc_of: np.ndarray | None = None,
+    *,
+    doc_of: np.ndarray,
 ) -> tuple[Segment, ...]:
     """Greedy non-overlapping maximum-sum segments (see the module docstring), in the order
     taken. Ties go to the earlier start, then the shorter segment. With ``doc_of`` (the file
@@ -226,7 +227,7 @@ def rse_policy(
         int(knobs["max_length"]),
         int(knobs["overall_max_length"]),
         float(knobs["minimum_value"]),
-        inputs.doc_of,
+        doc_of=inputs.doc_of,
     )
     ids = [i for seg in segments for i in range(seg.start, seg.end)]
     notes = [

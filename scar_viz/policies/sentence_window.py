@@ -27,11 +27,9 @@ from scar_viz.scoring.scar import top_k
 DEFAULT_SENTENCE_W = 3
 
 
-def sentence_windows(
-    scores: np.ndarray, k: int, w: int, doc_of: np.ndarray | None = None
-) -> tuple[Window, ...]:
+def sentence_windows(scores: np.ndarray, k: int, w: int, doc_of: np.ndarray) -> tuple[Window, ...]:
     """Merged inclusive sentence ranges [h − w, h + w] around the k best sentences h, inside
-    h's file (``doc_of``, the file of each sentence in a corpus; None for one file).
+    h's file (``doc_of``, the file of each sentence; all zeros for one file).
 
     Raises:
         ValueError: when ``w`` < 0.

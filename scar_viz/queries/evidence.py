@@ -6,8 +6,8 @@ also be named by its own name, or by a path ending in it); its ``start``/``end``
 ``text`` in that file's own text. When they do not but the text occurs exactly once there,
 the span is relocated (a note); otherwise the line is an error. An item without ``doc`` is
 looked for in every file: found in one, it belongs to that file; found in several, the first
-(the one whose offsets match, if any) is used and a note says so. A bare text (a ``str``) is
-one nameless file whose items' ``doc`` is not checked.
+(the one whose offsets match, if any) is used and a note says so. Text held in memory is
+read as a document of one file (:func:`scar_viz.documents.reading.document_from_text`).
 
 :class:`Evidence` keeps offsets in the document's text (a corpus: the joined text), which is
 what chunks use, and the file's start and shown path to write them back in the file's own
@@ -50,15 +50,13 @@ class EvidenceError(ValueError):
     """An evidence item that cannot be located; the message is meant for the user."""
 
 
-def in_document(document: Document | str, ev: Evidence) -> Evidence:
+def in_document(document: Document, ev: Evidence) -> Evidence:
     """``ev`` (offsets in the document's text) with its file's shown path and start filled
-    in; unchanged for a bare text.
+    in.
 
     Raises:
         EvidenceError: when the span crosses the edge between two files.
     """
-    if isinstance(document, str):
-        return ev
     index = document.part_index_at(ev.start)
     part = document.parts[index]
     if ev.end > part.end:
@@ -83,12 +81,12 @@ def doc_field(obj: dict, what: str) -> str | None:
 
 
 def locate_evidence(
-    item: object, j: int, document: Document | str, query_doc: str | None = None
+    item: object, j: int, document: Document, query_doc: str | None = None
 ) -> tuple[Evidence, list[str]]:
     """Evidence item ``j`` (0-based) of a query line located in ``document``, and its notes.
 
     Args:
-        document: the document or corpus; a bare text is a single document with no name.
+        document: the document (a file is a corpus of one).
         query_doc: the query's own ``doc``, for items that name none.
 
     Raises:
@@ -101,9 +99,6 @@ def locate_evidence(
         raise EvidenceError(f"evidence {j + 1} has no 'text' (it must be a non-blank string).")
     start, end = _offset(item.get("start"), "start"), _offset(item.get("end"), "end")
     doc = doc_field(item, f"evidence {j + 1}:") or query_doc
-    if isinstance(document, str):
-        ev, note = _in_text(span_text, start, end, j, document, "the document")
-        return ev, [note] if note else []
     if not document.several_files:  # one file: 'doc' names it or is refused; no search
         _check_single(document, doc, j)
         return _in_part(document, 0, span_text, start, end, j, [])

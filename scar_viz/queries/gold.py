@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz.chunking.base import Chunk
-from scar_viz.common.edges import chunk_files, doc_of_starts
+from scar_viz.common.edges import doc_of_starts
 from scar_viz.common.errors import SettingsError
 from scar_viz.documents.reading import Document
 from scar_viz.queries.reading import QUERY_TYPES, LabelledQuery, QuerySet
@@ -55,7 +55,7 @@ class GoldQuery:
         return self.query.declared_type is not None and self.query.declared_type != self.type
 
 
-def query_type(gold: Iterable[int], doc_of: np.ndarray | None = None) -> str:
+def query_type(gold: Iterable[int], doc_of: np.ndarray) -> str:
     """The type of a query from its gold chunk indices (docs/method.md §4).
 
     ``fragmented`` when two gold chunks are consecutive (i and i+1: the evidence crosses a
@@ -73,8 +73,7 @@ def query_type(gold: Iterable[int], doc_of: np.ndarray | None = None) -> str:
         raise SettingsError("A query needs at least one gold chunk to have a type.")
     if len(g) == 1:
         return "atomic"
-    of = chunk_files(doc_of, g[-1] + 1)
-    if len({int(of[i]) for i in g}) > 1:
+    if len({int(doc_of[i]) for i in g}) > 1:
         return "scattered"
     if any(b - a == 1 for a, b in zip(g, g[1:], strict=False)):
         return "fragmented"
@@ -122,18 +121,18 @@ def covering_run(
 
 def label_queries(
     query_set: QuerySet | Sequence[LabelledQuery],
-    document: Document | str,
+    document: Document,
     chunks: Sequence[Chunk] | Sequence[tuple[int, int]],
 ) -> tuple[GoldQuery, ...]:
     """Gold chunks and the type (:func:`query_type`) of each query under ``chunks`` of
-    ``document`` (a document, a corpus, or a bare text); in a corpus each gold chunk is also
+    ``document`` (a document of one file or many); in a corpus each gold chunk is also
     named by its file and its index there (``GoldQuery.gold_refs``).
 
     Raises:
         SettingsError: when a span cannot be covered by the chunks (see :func:`covering_run`).
     """
     queries = query_set.queries if isinstance(query_set, QuerySet) else tuple(query_set)
-    text = document if isinstance(document, str) else document.text
+    text = document.text
     doc_of = _chunk_files(document, chunks)
     out = []
     for q in queries:
@@ -145,22 +144,22 @@ def label_queries(
 
 
 def _chunk_files(
-    document: Document | str, chunks: Sequence[Chunk] | Sequence[tuple[int, int]]
+    document: Document, chunks: Sequence[Chunk] | Sequence[tuple[int, int]]
 ) -> np.ndarray:
-    """(N,) each chunk's file (part); a bare text is one file."""
-    bounds = ((0, len(document)),) if isinstance(document, str) else document.part_bounds
+    """(N,) each chunk's file (part)."""
+    bounds = document.part_bounds
     starts = [c.start if isinstance(c, Chunk) else c[0] for c in chunks]
     part_starts = np.array([s for s, _ in bounds], dtype=np.int64)
     return doc_of_starts(part_starts, np.array(starts, dtype=np.int64))
 
 
 def _refs(
-    document: Document | str, doc_of: np.ndarray, gold: Sequence[int]
+    document: Document, doc_of: np.ndarray, gold: Sequence[int]
 ) -> tuple[tuple[str, int], ...]:
     """(file path, index in that file) of each gold chunk where file paths are shown
     (:meth:`~scar_viz.documents.reading.Document.shown_path`); none for a document of one
-    file or a bare text."""
-    paths = () if isinstance(document, str) else document.shown_paths
+    file."""
+    paths = document.shown_paths
     if not paths:
         return ()
     first = np.searchsorted(doc_of, doc_of[list(gold)], side="left")

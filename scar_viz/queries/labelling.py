@@ -126,7 +126,7 @@ def locate_evidence(text: str, evidence: str | tuple[int, int]) -> Evidence:
 
 def add_query(
     queries: Sequence[LabelledQuery],
-    document: Document | str,
+    document: Document,
     question: str,
     evidence: str | tuple[int, int] | Sequence[str | tuple[int, int]],
     qid: str | None = None,
@@ -146,9 +146,8 @@ def add_query(
     items = [evidence] if isinstance(evidence, str | tuple) else list(evidence)
     if not items:
         raise LabelError("Give at least one evidence passage.")
-    text = document if isinstance(document, str) else document.text
     try:
-        spans = tuple(in_document(document, locate_evidence(text, item)) for item in items)
+        spans = tuple(in_document(document, locate_evidence(document.text, item)) for item in items)
     except EvidenceError as exc:
         raise LabelError(f"The passage cannot be evidence: {exc}") from exc
     kept = [q for q in queries if q.query != question]
@@ -165,7 +164,7 @@ def add_query(
 
 def to_jsonl(
     queries: Sequence[LabelledQuery],
-    document: Document | str | None = None,
+    document: Document | None = None,
     chunks: Sequence[Chunk] = (),
 ) -> str:
     """The queries as JSON Lines in the corpus format; with ``document`` and ``chunks`` each

@@ -104,7 +104,7 @@ class _LineError(EvidenceError):
 
 
 def _query(
-    obj: object, document: Document | str
+    obj: object, document: Document
 ) -> tuple[str, str, tuple[Evidence, ...], str | None, list]:
     if not isinstance(obj, dict):
         raise _LineError("each line must be a JSON object.")
@@ -167,15 +167,15 @@ def _check_spans(objs: list[object], name: str, hint: str) -> None:
 
 def parse_queries(
     data: str,
-    document: Document | str,
+    document: Document,
     name: str = "queries",
     *,
     max_queries: int | None = MAX_QUERIES,
     limit_hint: str = "",
     should_stop: ShouldStop | None = None,
 ) -> QuerySet:
-    """Validate JSON Lines ``data`` against ``document`` (a document, a corpus or a bare
-    text; see :mod:`scar_viz.queries.evidence` for how evidence is located).
+    """Validate JSON Lines ``data`` against ``document`` (a document of one file or many;
+    see :mod:`scar_viz.queries.evidence` for how evidence is located).
 
     Blank lines are skipped. Invalid lines become ``error`` issues (the line is left out);
     relocated spans and ignored fields become ``note`` issues. Line numbers start at 1.
@@ -231,7 +231,7 @@ def parse_queries(
 
 def decode_queries(
     data: bytes,
-    document: Document | str,
+    document: Document,
     name: str = "queries",
     *,
     max_queries: int | None = MAX_QUERIES,
@@ -263,7 +263,7 @@ def decode_queries(
 
 def load_queries(
     path: str | Path,
-    document: Document | str,
+    document: Document,
     *,
     max_queries: int | None = MAX_QUERIES,
     limit_hint: str = "",
@@ -287,7 +287,7 @@ def load_queries(
 
 def evidence_units(
     data: str,
-    document: Document | str,
+    document: Document,
     limit_hint: str = "",
     should_stop: ShouldStop | None = None,
 ) -> tuple[list[tuple[int, int]], list[str]]:

@@ -119,9 +119,7 @@ def explain_learned(d: LearnedDecision) -> str:
     )
 
 
-def edge_notes(
-    sel: Selection, n_chunks: int, doc_of: np.ndarray | None = None
-) -> list[tuple[str, str]]:
+def edge_notes(sel: Selection, n_chunks: int, doc_of: np.ndarray) -> list[tuple[str, str]]:
     """(level, message) pairs for the edge cases of docs/method.md §2, as they occur; in a
     corpus (``doc_of``, the file of each chunk) a retrieved chunk at either edge of its own file
     has no neighbour on that side either."""

@@ -17,12 +17,12 @@ def cos(a: Sequence[float], b: Sequence[float]) -> float:
     return sum(x * y for x, y in zip(a, b, strict=True)) / norms if norms else 0.0
 
 
-def gate(q, chunks, k, lam, tau, r, mu=0.0, lex=None, doc_of=None, rank=None):
+def gate(q, chunks, k, lam, tau, r, mu=0.0, lex=None, *, doc_of, rank=None):
     """SCAR on query vector ``q`` and ``chunks`` (vectors in document order).
 
     The top ``k`` by ``rank`` (default cos(q, c); ties: the lower index) are retrieved. From
     each, in rank order, each side's neighbours n at distance 1 … r inside c's file
-    (``doc_of[i]``, the file of chunk i) are judged until one is rejected:
+    (``doc_of[i]``, the file of chunk i; all zeros for one file) are judged until one is rejected:
     S = cos(q,n) − λ·b(c,n) (+ μ·lex[n]), b(c,n) = 1 − cos(c,n) clipped to [0, 2];
     admitted iff S > τ·cos(q,c); a retrieved neighbour is in already, and the walk goes on.
 
@@ -33,14 +33,13 @@ def gate(q, chunks, k, lam, tau, r, mu=0.0, lex=None, doc_of=None, rank=None):
     sims = [cos(q, c) for c in chunks]
     by = sims if rank is None else rank
     retrieved = sorted(range(len(chunks)), key=lambda i: (-by[i], i))[:k]
-    files = [0] * len(chunks) if doc_of is None else doc_of
     admitted: set[int] = set()
     decisions: list[tuple[int, int, float, float, str]] = []
     for c in retrieved:
         for step in (-1, 1):
             for d in range(1, r + 1):
                 n = c + step * d
-                if not (0 <= n < len(chunks) and files[n] == files[c]):
+                if not (0 <= n < len(chunks) and doc_of[n] == doc_of[c]):
                     break  # the document's or the file's edge
                 b = min(2.0, max(0.0, 1.0 - cos(chunks[c], chunks[n])))
                 score = sims[n] - lam * b + (mu * lex[n] if mu else 0.0)

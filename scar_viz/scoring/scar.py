@@ -26,7 +26,7 @@ from typing import Generic
 
 import numpy as np
 
-from scar_viz.common.edges import reach
+from scar_viz.common.edges import one_file, reach
 from scar_viz.common.errors import SettingsError
 from scar_viz.common.vectors import normalize
 from scar_viz.scoring.lexical import QuestionLex
@@ -77,9 +77,7 @@ def top_k(sims: np.ndarray, k: int) -> list[int]:
     return [int(i) for i in pool[np.argsort(neg[pool], kind="stable")]]
 
 
-def window(
-    retrieved: list[int], n_chunks: int, w: int, doc_of: np.ndarray | None = None
-) -> list[int]:
+def window(retrieved: list[int], n_chunks: int, w: int, doc_of: np.ndarray) -> list[int]:
     """Static window: every chunk within ``w`` of a retrieved chunk, in document order, never
     past the edge of the retrieved chunk's file (``doc_of``, :mod:`scar_viz.common.edges`)."""
     keep: set[int] = set()
@@ -182,7 +180,7 @@ def scar_select(
             f"Query has dimension {query.shape[0]} but chunks have dimension {chunks.shape[1]}."
         )
     sims = chunks @ query if len(chunks) else np.zeros(0)
-    return select_from_sims(sims, chunks, params)
+    return select_from_sims(sims, chunks, params, doc_of=one_file(len(chunks)))
 
 
 def scar_judge(
@@ -230,7 +228,7 @@ def select_from_sims(
     sims: np.ndarray,
     unit_chunks: np.ndarray,
     params: GateParams,
-    doc_of: np.ndarray | None = None,
+    doc_of: np.ndarray,
     lexical: QuestionLex | None = None,
     rank: np.ndarray | None = None,
 ) -> Selection[Decision]:

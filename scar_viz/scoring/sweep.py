@@ -127,7 +127,7 @@ def walk_candidates(
     k: int,
     radius: int,
     needs: str,
-    doc_of: np.ndarray | None = None,
+    doc_of: np.ndarray,
     rank: np.ndarray | None = None,
 ) -> Walk:
     """List every candidate: each neighbour at distance 1…r on each side of each retrieved chunk,
@@ -140,7 +140,7 @@ def walk_candidates(
         k: chunks retrieved per query.
         radius: r ≥ 1.
         needs: the sentence for k < 1 or r < 1.
-        doc_of: (N,) the file of each chunk in a corpus (None for one file): no candidate
+        doc_of: (N,) the file of each chunk (all zeros for one file): no candidate
             crosses its retrieved chunk's file edge.
         rank: (Q, N) what each query's top-k is taken by (the retriever's scores,
             :mod:`scar_viz.retrieval`); None: ``sims``.
@@ -217,7 +217,8 @@ def build_candidates(
     golds: Sequence[Sequence[int]],
     k: int,
     radius: int = DEFAULT_RADIUS,
-    doc_of: np.ndarray | None = None,
+    *,
+    doc_of: np.ndarray,
     lex: np.ndarray | None = None,
     rank: np.ndarray | None = None,
 ) -> Candidates:
@@ -229,7 +230,7 @@ def build_candidates(
         golds: the gold chunk indices of each query (non-empty).
         k: chunks retrieved per query.
         radius: r ≥ 1.
-        doc_of: (N,) the file of each chunk in a corpus; None for one file.
+        doc_of: (N,) the file of each chunk; all zeros for one file.
         lex: (Q, N), lex(q, c_i) (:func:`scar_viz.scoring.lexical.lex_matrix`), for μ > 0.
         rank: (Q, N) the retriever's scores each top-k is taken by; None: ``sims``.
 

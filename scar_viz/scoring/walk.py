@@ -106,7 +106,7 @@ def walk_neighbours(
     n_chunks: int,
     radius: int,
     judge: Judge[D],
-    doc_of: np.ndarray | None = None,
+    doc_of: np.ndarray,
 ) -> tuple[list[int], list[int], tuple[D, ...]]:
     """Walk outward from each of ``retrieved`` (rank order) to ``radius`` in a document of
     ``n_chunks`` chunks, asking ``judge`` about each candidate; in a corpus (``doc_of``, the

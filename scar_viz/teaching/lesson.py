@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scar_viz.chunking.base import Chunk
+from scar_viz.common.edges import one_file
 from scar_viz.common.fmt import decides, decisive_digits, percent
 from scar_viz.common.vectors import normalize
 from scar_viz.scoring.params import DEFAULT_K, DEFAULT_LAM, DEFAULT_TAU, GateParams
@@ -234,7 +235,7 @@ def pooled_decisions(
     out: list[Decision] = []
     for v in np.atleast_2d(query_vectors):
         sims = unit @ normalize(np.asarray(v, dtype=np.float64))
-        sel = select_from_sims(sims, unit, GateParams(k, lam, tau, 1))
+        sel = select_from_sims(sims, unit, GateParams(k, lam, tau, 1), doc_of=one_file(len(unit)))
         out.extend(d for d in sel.decisions if d.outcome != "retrieved")
     return tuple(out)
 

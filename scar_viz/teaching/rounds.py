@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from scar_viz.common.edges import one_file
 from scar_viz.common.fmt import chunk_list, decides
 from scar_viz.queries.gold import GoldQuery
 from scar_viz.scoring.params import DEFAULT_K, PRESETS, GateParams
@@ -254,7 +255,7 @@ def _reason(kind: str, d: Decision, lower: float = 0.0) -> str:
 def _scan(q: RoundQuestion, unit: np.ndarray, k: int, lams: Sequence[float], taus: Sequence[float]):
     sims = unit @ q.vector
     for lam, tau in _grid(lams, taus):
-        yield select_from_sims(sims, unit, GateParams(k, lam, tau, 1))
+        yield select_from_sims(sims, unit, GateParams(k, lam, tau, 1), doc_of=one_file(len(unit)))
 
 
 def _grid(
@@ -350,11 +351,13 @@ def _warm_up(sims, unit, k: int, lams: Sequence[float], taus: Sequence[float]) -
     nearest grid setting where every candidate can be decided from its box (preset A when
     none can)."""
     preset = PRESETS["A"]
-    at_a = select_from_sims(sims, unit, GateParams(k, preset["lam"], preset["tau"], 1))
+    at_a = select_from_sims(
+        sims, unit, GateParams(k, preset["lam"], preset["tau"], 1), doc_of=one_file(len(unit))
+    )
     if round_decidable(at_a):
         return at_a
     for lam, tau in _grid(lams, taus, ("A",)):
-        sel = select_from_sims(sims, unit, GateParams(k, lam, tau, 1))
+        sel = select_from_sims(sims, unit, GateParams(k, lam, tau, 1), doc_of=one_file(len(unit)))
         if round_decidable(sel):
             return sel
     return at_a
@@ -389,7 +392,12 @@ def candidate_label(d: Decision) -> str:
 def round_selection(unit: np.ndarray, question: RoundQuestion, rnd: LessonRound) -> Selection:
     """The gate's selection for ``rnd`` (its question at its k, λ, τ and r = 1): the answer
     the reveal shows, and the decisions the decision plane draws."""
-    return select_from_sims(unit @ question.vector, unit, GateParams(rnd.k, rnd.lam, rnd.tau, 1))
+    return select_from_sims(
+        unit @ question.vector,
+        unit,
+        GateParams(rnd.k, rnd.lam, rnd.tau, 1),
+        doc_of=one_file(len(unit)),
+    )
 
 
 def candidate_labels(sel: Selection) -> dict[int, str]:

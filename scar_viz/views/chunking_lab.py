@@ -98,14 +98,14 @@ def metric_rows(
 
 
 def type_rows(
-    qset: QuerySet, text: Document | str, summaries: Sequence[ChunkingSummary]
+    qset: QuerySet, document: Document, summaries: Sequence[ChunkingSummary]
 ) -> tuple[list[dict[str, object]], list[str]]:
     """Query types (fragmented / atomic / scattered) under each chunking, one row each, and a
     message per chunking whose chunks the evidence cannot be mapped to."""
     rows, problems = [], []
     for s in summaries:
         try:
-            counts = type_counts(label_queries(qset, text, list(s.spans)))
+            counts = type_counts(label_queries(qset, document, list(s.spans)))
         except (UserError, ValueError) as exc:
             problems.append(f"{s.label}: the evidence cannot be mapped to chunks: {exc}")
             continue

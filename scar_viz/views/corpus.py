@@ -167,8 +167,8 @@ class CorpusView:
         return int(np.searchsorted(self.first + self.counts, chunk, side="right"))
 
 
-def file_counts(doc_of: np.ndarray | None, n_chunks: int, n_files: int) -> np.ndarray:
-    """(D,) chunks per file (``doc_of`` not given: one file holding every chunk)."""
+def file_counts(doc_of: np.ndarray, n_chunks: int, n_files: int) -> np.ndarray:
+    """(D,) chunks per file (``doc_of``, the file of each of ``n_chunks`` chunks)."""
     return np.bincount(chunk_files(doc_of, n_chunks), minlength=n_files).astype(np.int64)
 
 
@@ -212,7 +212,7 @@ def _query_counts(
 
 def corpus_view(
     document: Document,
-    doc_of: np.ndarray | None,
+    doc_of: np.ndarray,
     sims: np.ndarray,
     selection: Selection,
     gold: Sequence[GoldQuery] | None = None,
@@ -221,7 +221,7 @@ def corpus_view(
 
     Args:
         document: the corpus (its ``parts`` name the files; a single file is one part).
-        doc_of: (N,) file of each chunk (``PreparedDoc.doc_of``; not given: one file).
+        doc_of: (N,) file of each chunk (``PreparedDoc.doc_of``; all zeros for one file).
         sims: (N,) cos(q, c) of every chunk.
         selection: the gate's selection for this question (retrieved, admitted, rejected).
         gold: the loaded query set's labelled queries, or None.
@@ -260,7 +260,7 @@ def corpus_view(
 
 def loaded_view(
     document: Document,
-    doc_of: np.ndarray | None,
+    doc_of: np.ndarray,
     chunks: Sequence,
     gold: Sequence[GoldQuery] | None = None,
 ) -> CorpusView:

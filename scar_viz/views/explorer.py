@@ -62,9 +62,9 @@ def policy_selection(
     sims: np.ndarray,
     unit: np.ndarray,
     params: GateParams,
+    doc_of: np.ndarray,
     gate: LearnedGate | None = None,
     p: float = DEFAULT_P,
-    doc_of: np.ndarray | None = None,
     lexical: QuestionLex | None = None,
     rank: np.ndarray | None = None,
 ) -> Selection:
@@ -73,14 +73,23 @@ def policy_selection(
 
     The learned gate reads ``params.k`` and ``params.radius`` (λ, τ and μ are unused) and
     admits a neighbour iff its probability exceeds ``p``; ``gate`` None means the shipped gate.
-    ``doc_of`` (a corpus' file of each chunk) keeps neighbours inside their chunk's file.
+    ``doc_of`` (each chunk's file; all zeros for one file) keeps neighbours inside their
+    chunk's file.
     ``lexical`` (the question's words over the chunks) is needed by SCAR with μ > 0 and by a
     gate with lexical features.
     """
     if policy == "learned":
         resolved = resolve_gate(gate)
         return learned_select(
-            sims, unit, params.k, resolved, p, params.radius, doc_of, lexical, rank
+            sims,
+            unit,
+            params.k,
+            resolved,
+            p,
+            params.radius,
+            doc_of=doc_of,
+            lexical=lexical,
+            rank=rank,
         )
     if policy != "SCAR":
         raise UserError(f"Unknown gate policy '{policy}'; choose SCAR or learned.")
@@ -93,7 +102,7 @@ def window_name(radius: int) -> str:
 
 
 def policy_chunks(
-    sel: Selection, n_chunks: int, policy: str, doc_of: np.ndarray | None = None
+    sel: Selection, n_chunks: int, policy: str, doc_of: np.ndarray
 ) -> dict[str, list[int]]:
     """Chunk ids each compared policy sends: top-k, window ±r (inside each chunk's file,
     ``doc_of``) and ``policy``'s selection."""
@@ -106,7 +115,7 @@ def policy_chunks(
 
 
 def contexts(
-    chunks: Sequence[Chunk], sel: Selection, policy: str, doc_of: np.ndarray | None = None
+    chunks: Sequence[Chunk], sel: Selection, policy: str, doc_of: np.ndarray
 ) -> dict[str, str]:
     """The context text of top-k, window ±r and ``policy`` (the Explorer's context view)."""
     return {
@@ -183,7 +192,8 @@ def summarise(
     chunks: Sequence[Chunk],
     sel: Selection,
     policy: str = "SCAR",
-    doc_of: np.ndarray | None = None,
+    *,
+    doc_of: np.ndarray,
 ) -> Summary:
     """The :class:`Summary` of ``sel`` (made by ``policy``) on ``chunks``."""
     sent = policy_chunks(sel, len(chunks), policy, doc_of)

@@ -125,7 +125,7 @@ def gate_payload(
     rmax: int = RMAX,
     snippet: int = SNIPPET_CHARS,
     focus: int | None = None,
-    doc_of: np.ndarray | None = None,
+    doc_of: np.ndarray,
     rank: np.ndarray | None = None,
     lex: np.ndarray | None = None,
 ) -> dict:
@@ -141,7 +141,7 @@ def gate_payload(
     shows first; any object with those attributes will do); ``focus``, a chunk to show first
     (a click in the overview: its own row when it is not retrieved), or None; ``files`` maps
     each chunk in ``order`` and the focus to ``[first, last]``, its file's chunk range
-    (``doc_of``, the file of each chunk; not given: one file): no neighbour is offered past it,
+    (``doc_of``, the file of each chunk; all zeros for one file): no neighbour is offered past it,
     ``ncos`` is NaN there, and the panel names its edges "document start"/"end" when the range
     is the whole document, "file start"/"end" otherwise. ``rank`` (N,), the retriever's scores
     (:mod:`scar_viz.retrieval`), orders ``order`` (None: ``sims``, dense); ``sims`` stay the

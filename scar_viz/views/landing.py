@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from scar_viz.chunking.base import Chunk
 from scar_viz.documents import samples
+from scar_viz.documents.reading import Document
 from scar_viz.queries.reading import parse_queries
 from scar_viz.teaching.lesson import fragment_pair
 
@@ -36,12 +37,12 @@ class SampleCut:
         )
 
 
-def sample_cut(sample: str, text: str, chunks: Sequence[Chunk]) -> SampleCut | None:
+def sample_cut(sample: str, document: Document, chunks: Sequence[Chunk]) -> SampleCut | None:
     """The lesson question's cut under ``chunks`` of the built-in sample ``sample`` (its
-    ``text``): None for another sample, or when one chunk holds the whole answer."""
+    ``document``): None for another sample, or when one chunk holds the whole answer."""
     if sample != samples.DEFAULT_SAMPLE:
         return None
-    found = parse_queries(samples.sample_queries_text(sample), text)
+    found = parse_queries(samples.sample_queries_text(sample), document)
     query = next((q for q in found.queries if q.id == LESSON_QUERY), None)
     if query is None or not query.evidence:
         return None

@@ -3,10 +3,12 @@
 A URL carries settings but not an uploaded document; this file carries both. Only keys in
 :data:`SETTING_KEYS` are written or restored, so no secret (an API key) can ever be saved.
 
-An uploaded single document is written as version 1 (``"document": {name, text}``), as it
-always was; an uploaded corpus as version 2, with every file's path and text under
-``"documents"`` and the corpus' name under ``"corpus"``, and it is restored as the same joined
-corpus (:func:`scar_viz.documents.corpus.join_documents`). Files of both versions load.
+An uploaded document is written in one format, version 2, whether it holds one file or many
+(a file is a corpus of one): every file's path and text under ``"documents"`` and the
+document's name under ``"corpus"``; it is restored as the same joined document
+(:func:`scar_viz.documents.corpus.join_documents`, which gives one file back as itself). Files
+of the old version 1, which carried a single file as ``"document": {name, text}``, still load
+(:func:`_old_document`).
 """
 
 from __future__ import annotations
@@ -23,11 +25,11 @@ from scar_viz.views.explorer import POLICIES
 from scar_viz.views.ranges import RANGES, out_of_range
 
 FORMAT = "scar-viz-session"
-VERSION = 1
-"""The version of a file that carries one document, or none."""
-CORPUS_VERSION = 2
-"""The version of a file that carries a corpus (several documents)."""
-VERSIONS = (VERSION, CORPUS_VERSION)
+VERSION = 2
+"""The version written: a document of any number of files under ``"documents"``, or none."""
+OLD_VERSION = 1
+"""The version written before corpora: one file under ``"document"``, or none (read only)."""
+VERSIONS = (OLD_VERSION, VERSION)
 MAX_TEXT_CHARS = 20 * 1024 * 1024
 MAX_CORPUS_CHARS = 200 * 1024 * 1024
 """All the documents of a corpus together."""
@@ -163,27 +165,23 @@ def dumps(
     work: SavedWork | None = None,
 ) -> str:
     """JSON text of a session: whitelisted settings, the document text if it was uploaded
-    (every file's path and text for a corpus), and ``work`` (query sets, the fitted gate)."""
-    corpus = uploaded and document is not None and document.several_files
+    (every file's path and text), and ``work`` (query sets, the fitted gate)."""
     payload: dict[str, object] = {
         "format": FORMAT,
-        "version": CORPUS_VERSION if corpus else VERSION,
+        "version": VERSION,
         "settings": {k: settings[k] for k in SETTING_KEYS if k in settings},
     }
-    if corpus:
-        assert document is not None  # a corpus is a document
+    if uploaded and document is not None:
         files = [part_document(document, i) for i in range(len(document.parts))]
         payload["corpus"] = document.name
         payload["documents"] = [{"path": f.name, "text": f.text} for f in files]
-    elif uploaded and document is not None:
-        payload["document"] = {"name": document.name, "text": document.text}
     if work is not None:
         payload.update(work.as_json())
     return json.dumps(payload, ensure_ascii=False, indent=1)
 
 
-def _document(doc: object) -> Document:
-    """A version-1 file's ``document``."""
+def _old_document(doc: object) -> Document:
+    """A version-1 file's ``document`` (the reader of the old format)."""
     if not isinstance(doc, dict) or not isinstance(doc.get("text"), str):
         raise SettingsError("The session file's document is malformed.")
     if len(doc["text"]) > MAX_TEXT_CHARS:
@@ -191,8 +189,8 @@ def _document(doc: object) -> Document:
     return document_from_text(str(doc.get("name") or "restored.txt"), doc["text"])
 
 
-def _corpus(data: dict) -> Document:
-    """A version-2 file's corpus: its ``documents`` joined in path order."""
+def _documents(data: dict) -> Document:
+    """A version-2 file's document: its ``documents`` joined in path order."""
     files = data.get("documents")
     if not isinstance(files, list) or not files:
         raise SettingsError("The session file's documents are malformed.")
@@ -250,10 +248,10 @@ def loads(raw: bytes | str) -> SavedSession:
     reset = tuple(RANGES[key].describe(settings.pop(key)) for key in bad)
     document = None
     try:
-        if version == CORPUS_VERSION:
-            document = _corpus(data)
-        elif data.get("document") is not None:
-            document = _document(data["document"])
+        if version == VERSION and "documents" in data:
+            document = _documents(data)
+        elif version == OLD_VERSION and data.get("document") is not None:
+            document = _old_document(data["document"])
     except DocumentError as exc:
         raise SettingsError(str(exc)) from exc
     return SavedSession(settings, document, _work(data), reset)

@@ -16,6 +16,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from scar_viz.common.edges import one_file
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import select_from_sims
 from scripts.live_app import LiveApp, settle, wait_for_app_run
@@ -61,7 +62,9 @@ def _open(page, app, query: str, *, hooks: bool = True) -> None:
 
 
 def _python(sims, unit, lam, tau, k, r):
-    sel = select_from_sims(sims, unit, GateParams(k=k, lam=lam, tau=tau, radius=r))
+    sel = select_from_sims(
+        sims, unit, GateParams(k=k, lam=lam, tau=tau, radius=r), doc_of=one_file(len(unit))
+    )
     return [[getattr(d, f) for f in FIELDS] for d in sel.decisions]
 
 
@@ -146,7 +149,9 @@ def test_browser_gate_adds_the_lexical_term_as_python_does(harness, page):
     assert lex.max() > 0
     summary = page.locator(".sv-summary").inner_text()
     assert "μ 0.50" in summary
-    sel = select_from_sims(sims, unit, GateParams(k=3, lam=0.5, tau=0.1, mu=0.5), None, words)
+    sel = select_from_sims(
+        sims, unit, GateParams(k=3, lam=0.5, tau=0.1, mu=0.5), one_file(len(unit)), words
+    )
     assert f"{len(sel.admitted)} admitted" in summary  # the page's μ decides the panel
     rng = np.random.default_rng(31)
     settings = [
@@ -165,7 +170,7 @@ def test_browser_gate_adds_the_lexical_term_as_python_does(harness, page):
         params = GateParams(k=k, lam=lam, tau=tau, radius=r, mu=mu)
         want = [
             [getattr(d, f) for f in FIELDS]
-            for d in select_from_sims(sims, unit, params, None, words).decisions
+            for d in select_from_sims(sims, unit, params, one_file(len(unit)), words).decisions
         ]
         assert [[d[f] for f in FIELDS] for d in got] == want, (lam, tau, k, r, mu)
         moved += want != _python(sims, unit, lam, tau, k, r)

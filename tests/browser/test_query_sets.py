@@ -36,7 +36,7 @@ def query_files() -> tuple[str, str]:
 
 def expected_gold(data: str) -> dict[str, list[int]]:
     doc = samples.load_sample()
-    labelled = label_queries(parse_queries(data, doc.text), doc.text, chunk_document(doc))
+    labelled = label_queries(parse_queries(data, doc), doc, chunk_document(doc))
     return {q.id: list(q.gold) for q in labelled}
 
 

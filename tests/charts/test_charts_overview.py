@@ -8,6 +8,7 @@ import numpy as np
 import plotly.io as pio
 
 from scar_viz.charts.overview import MAX_POINTS, clicked_chunk, overview_chart
+from scar_viz.common.edges import one_file
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import normalize, select_from_sims
 from scar_viz.views.focus import overview_data
@@ -17,7 +18,9 @@ def _overview(n: int, k: int = 3, seed: int = 0, radius: int = 2):
     rng = np.random.default_rng(seed)
     unit = normalize(np.cumsum(rng.normal(size=(n, 12)), axis=0))
     sims = unit @ normalize(rng.normal(size=12))
-    sel = select_from_sims(sims, unit, GateParams(k=k, lam=0.5, tau=0.95, radius=radius))
+    sel = select_from_sims(
+        sims, unit, GateParams(k=k, lam=0.5, tau=0.95, radius=radius), doc_of=one_file(len(unit))
+    )
     return overview_data(sims, sel), sel
 
 
@@ -85,7 +88,7 @@ def test_split_overview_keeps_every_trace_and_aligns_the_axes():
     unit = rng.normal(size=(300, 16))
     unit /= np.linalg.norm(unit, axis=1, keepdims=True)
     sims = unit @ unit[7]
-    sel = select_from_sims(sims, unit, GateParams(3, 0.0, 0.0, 2))
+    sel = select_from_sims(sims, unit, GateParams(3, 0.0, 0.0, 2), doc_of=one_file(len(unit)))
     ov = overview_data(sims, sel)
     whole = overview_chart(ov, focus=5)
     marks, base = split_overview(whole)
@@ -104,7 +107,7 @@ def test_split_overview_keeps_every_trace_and_aligns_the_axes():
     m = marks.layout
     assert m.height - m.margin.t - m.margin.b == whole.layout.meta["marks_height"]
     # the base depends on the similarities and the focus only, not on the gate's marks
-    other = select_from_sims(sims, unit, GateParams(3, 2.0, 1.5, 2))
+    other = select_from_sims(sims, unit, GateParams(3, 2.0, 1.5, 2), doc_of=one_file(len(unit)))
     _, base2 = split_overview(overview_chart(overview_data(sims, other), focus=5))
     assert base2.to_json() == base.to_json()
 

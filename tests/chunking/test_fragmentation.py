@@ -108,7 +108,7 @@ def test_evidence_units_from_a_query_set():
             "evidence": [{"text": "not in the document", "start": 0, "end": 3}],
         },
     ]
-    units, issues = evidence_units("\n".join(json.dumps(r) for r in rows), doc.text)
+    units, issues = evidence_units("\n".join(json.dumps(r) for r in rows), doc)
     assert units == [(start, end)]
     assert len(issues) == 1 and "does not occur" in issues[0]
 

@@ -21,6 +21,7 @@ from scar_viz.chunking.qasc import (
     snap_to_paragraphs,
     window_score,
 )
+from scar_viz.common.edges import one_file
 
 
 def test_sentence_scores_are_cosines():
@@ -90,10 +91,11 @@ def test_window_score_matches_a_loop_on_random_data():
 
 
 def test_merge_windows_joins_overlapping_and_adjacent():
-    assert merge_windows([(5, 7), (0, 2), (3, 4), (10, 10), (6, 8)]) == ((0, 8), (10, 10))
-    assert merge_windows([(0, 8), (9, 9)]) == ((0, 9),)  # adjacent
-    assert merge_windows([(0, 1), (3, 4)]) == ((0, 1), (3, 4))  # a gap of one sentence stays
-    assert merge_windows([]) == ()
+    one = one_file(11)
+    assert merge_windows([(5, 7), (0, 2), (3, 4), (10, 10), (6, 8)], one) == ((0, 8), (10, 10))
+    assert merge_windows([(0, 8), (9, 9)], one) == ((0, 9),)  # adjacent
+    assert merge_windows([(0, 1), (3, 4)], one) == ((0, 1), (3, 4))  # a gap of one sentence stays
+    assert merge_windows([], one_file(0)) == ()
 
 
 def test_snap_moves_boundaries_out_to_paragraph_breaks():
@@ -111,7 +113,7 @@ def test_qasc_select_end_to_end_by_hand():
     paragraphs = [(0, 54), (55, 109)]
     scores = np.array([0.1, 0.2, 0.9, 0.2, 0.1, 0.1, 0.1, 0.1, 0.8, 0.7])
     params = QascParams(percentile=70, window_m=1, decay=0.0, keep_ratio=0.6, snap_chars=0)
-    res = qasc_select(sentences, scores, paragraphs, params)
+    res = qasc_select(sentences, scores, paragraphs, params, doc_of=one_file(len(sentences)))
     # θ = 70th pct: sorted .1×5 .2 .2 .7 .8 .9 -> position 6.3 -> .2 + .3(.7 - .2) = .35
     assert res.threshold == pytest.approx(0.35)
     assert res.seeds == (2, 8, 9)
@@ -135,7 +137,9 @@ def test_qasc_select_snaps_by_hand(snap_chars, spans, unsnapped):
     sentences = [(11 * i, 11 * i + 10) for i in range(10)]
     scores = np.array([0.1, 0.2, 0.9, 0.2, 0.1, 0.1, 0.1, 0.1, 0.8, 0.7])
     params = QascParams(percentile=70, window_m=1, decay=0.0, snap_chars=snap_chars)
-    res = qasc_select(sentences, scores, [(0, 54), (55, 109)], params)
+    res = qasc_select(
+        sentences, scores, [(0, 54), (55, 109)], params, doc_of=one_file(len(sentences))
+    )
     assert res.spans == spans and res.unsnapped == unsnapped
 
 
@@ -148,6 +152,7 @@ def test_keep_rule_is_strict():
         scores,
         (),
         QascParams(percentile=100, window_m=1, decay=0.0, keep_ratio=0.5, snap_chars=0),
+        doc_of=one_file(len(sentences)),
     )
     assert not res.windows[0].kept and res.spans == ()
 
@@ -165,12 +170,12 @@ def test_keep_rule_is_strict():
 )
 def test_invalid_knobs_raise(bad):
     with pytest.raises(ValueError):
-        qasc_select([(0, 1)], np.ones(1), (), QascParams(**bad))
+        qasc_select([(0, 1)], np.ones(1), (), QascParams(**bad), doc_of=one_file(len([(0, 1)])))
 
 
 def test_mismatched_scores_raise():
     with pytest.raises(ValueError, match="sentence scores"):
-        qasc_select([(0, 1), (2, 3)], np.ones(3))
+        qasc_select([(0, 1), (2, 3)], np.ones(3), doc_of=one_file(len([(0, 1), (2, 3)])))
 
 
 @settings(max_examples=200, deadline=None)
@@ -190,6 +195,7 @@ def test_qasc_invariants(scores, p, adaptive, m, decay):
         scores,
         (),
         QascParams(percentile=p, adaptive=adaptive, window_m=m, decay=decay, snap_chars=0),
+        doc_of=one_file(len(sentences)),
     )
     assert res.seeds and all(scores[s] >= res.threshold for s in res.seeds)
     for a, b in zip(res.merged, res.merged[1:], strict=False):

@@ -141,8 +141,8 @@ def test_text_output_counts_three_types(sample_files, capsys):
     sample = samples.load_sample()
     counts = type_counts(
         label_queries(
-            parse_queries(samples.sample_queries_text(), sample.text),
-            sample.text,
+            parse_queries(samples.sample_queries_text(), sample),
+            sample,
             chunk_document(sample),
         )
     )

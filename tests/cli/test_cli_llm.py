@@ -10,6 +10,7 @@ import pytest
 
 from scar_viz.cli.main import main
 from scar_viz.documents import samples
+from scar_viz.documents.reading import load_path
 from scar_viz.queries.reading import parse_queries
 from tests.conftest import run_cli
 
@@ -35,7 +36,7 @@ def test_make_queries_writes_the_corpus_format(llm_server, files, capsys):
     doc, _ = files
     assert make_queries(doc, "--n", "4", "--model", "m", "--base-url", llm_server.base_url) == 0
     out, err = capsys.readouterr()
-    parsed = parse_queries(out, doc.read_text(encoding="utf-8"))
+    parsed = parse_queries(out, load_path(doc))
     assert len(parsed.queries) == 4 and not parsed.issues
     assert all(json.loads(line)["type"] in ("fragmented", "atomic") for line in out.splitlines())
     assert "kept 4 of 4 generated" in err and "m @ http://127.0.0.1" in err

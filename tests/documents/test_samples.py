@@ -9,6 +9,7 @@ import json
 import pytest
 
 from scar_viz.chunking.config import ChunkingConfig, chunk_document
+from scar_viz.common.edges import one_file
 from scar_viz.documents import samples
 from scar_viz.documents.corpus import JOIN, part_document, part_of_path
 from scar_viz.documents.reading import Part
@@ -77,7 +78,7 @@ def test_every_evidence_item_is_its_files_text_at_its_offsets(corpus, rows):
 
 
 def test_the_query_set_reads_without_errors(corpus):
-    qset = parse_queries(samples.sample_queries_text(CORPUS), corpus.text, "kestrel")
+    qset = parse_queries(samples.sample_queries_text(CORPUS), corpus, "kestrel")
     assert not qset.errors, qset.errors
     assert len(qset.queries) == len(samples.sample_questions(CORPUS))
 
@@ -99,7 +100,7 @@ def test_declared_types_hold_under_the_default_chunking(corpus, rows):
     kinds = {}
     for row in rows:
         gold, files = _gold(corpus, chunks, row)
-        assert query_type(gold) == row["type"], row["id"]
+        assert query_type(gold, one_file(len(chunks))) == row["type"], row["id"]
         kinds[row["id"]] = row["type"]
         if row["type"] == "scattered":
             assert len(set(files)) == 2, row["id"]  # scattered across two files

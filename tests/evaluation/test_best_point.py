@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from scar_viz.charts.heatmap import _label_box, _overlaps, place_labels, sweep_heatmap
+from scar_viz.common.edges import one_file
 from scar_viz.evaluation.best_point import Baseline, frugal_best, window_baseline, window_per_query
 from scar_viz.evaluation.metrics import chunk_recall
 from scar_viz.scoring.scar import top_k, window
@@ -44,9 +45,9 @@ def test_window_baseline_matches_a_direct_computation():
     sims = queries @ unit.T
     golds = [sorted(rng.choice(30, size=rng.integers(1, 4), replace=False)) for _ in range(6)]
     for radius in (1, 2):
-        cands = build_candidates(sims, unit, golds, k=3, radius=radius)
+        cands = build_candidates(sims, unit, golds, k=3, radius=radius, doc_of=one_file(len(unit)))
         got = window_baseline(cands)
-        sel = [window(top_k(s, 3), 30, 1) for s in sims]
+        sel = [window(top_k(s, 3), 30, 1, doc_of=one_file(30)) for s in sims]
         want = Baseline(
             float(np.mean([chunk_recall(g, s) for g, s in zip(golds, sel, strict=True)])),
             float(np.mean([len(s) for s in sel])),
@@ -54,7 +55,12 @@ def test_window_baseline_matches_a_direct_computation():
         assert got.recall == pytest.approx(want.recall)
         assert got.mean_chunks == pytest.approx(want.mean_chunks)
     # and it is a point the sweep itself reaches (λ = 0, an absolute bar below every cosine)
-    grid = sweep(build_candidates(sims, unit, golds, k=3), [0.0], [-2.0], mode="absolute")
+    grid = sweep(
+        build_candidates(sims, unit, golds, k=3, doc_of=one_file(len(unit))),
+        [0.0],
+        [-2.0],
+        mode="absolute",
+    )
     assert grid.recall[0, 0] == pytest.approx(window_baseline(cands).recall)
 
 
@@ -125,10 +131,10 @@ def test_window_per_query_is_what_the_baseline_averages():
     unit /= np.linalg.norm(unit, axis=1, keepdims=True)
     sims = rng.normal(size=(4, 8)) @ unit.T
     golds = [[0, 1], [5], [10, 11, 12], [19]]
-    cands = build_candidates(sims, unit, golds, k=2, radius=1)
+    cands = build_candidates(sims, unit, golds, k=2, radius=1, doc_of=one_file(len(unit)))
     chunks, recall = window_per_query(cands)
     for q, s in enumerate(sims):
-        sel = window(top_k(s, 2), 20, 1)
+        sel = window(top_k(s, 2), 20, 1, doc_of=one_file(20))
         assert chunks[q] == len(sel)
         assert recall[q] == pytest.approx(chunk_recall(golds[q], sel))
     base = window_baseline(cands)

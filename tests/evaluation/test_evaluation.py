@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+from scar_viz.common.edges import one_file
 from scar_viz.embeddings import HashEmbedder, embed_cached
 from scar_viz.evaluation import (
     bar_transfer,
@@ -51,9 +52,11 @@ def test_metrics_match_a_direct_computation(sample_setup):
         sims = prep.unit @ v
         ret = top_k(sims, 3)
         expected["topk"].append((chunk_recall(q.gold, ret), len(ret)))
-        w = window(ret, len(prep.chunks), 1)
+        w = window(ret, len(prep.chunks), 1, doc_of=one_file(len(prep.chunks)))
         expected["window1"].append((chunk_recall(q.gold, w), len(w)))
-        sel = select_from_sims(sims, prep.unit, GateParams(3, 0.5, 0.1, 1)).selected
+        sel = select_from_sims(
+            sims, prep.unit, GateParams(3, 0.5, 0.1, 1), doc_of=one_file(len(prep.unit))
+        ).selected
         expected["scar"].append((chunk_recall(q.gold, sel), len(sel)))
     for name, rows in expected.items():
         s = ev.policies[name].summaries["all"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from scar_viz.common.edges import one_file
 from scar_viz.evaluation.learned import fit_gate_on, p_curve_on, query_table
 from scar_viz.scoring.learned import BASE_FEATURES, learned_select
 from scar_viz.scoring.scar import normalize
@@ -46,7 +47,12 @@ def test_p_curve_on_matches_the_selection_of_each_query(sample):
     gate = fit_gate_on(prep, labelled, vecs, 4)
     curve = p_curve_on(prep, labelled, vecs, gate, 4, radius=1, ps=[0.04])
     sims = normalize(vecs) @ prep.unit.T
-    chunks = [len(learned_select(s, prep.unit, 4, gate, 0.04, 1).selected) for s in sims]
+    chunks = [
+        len(
+            learned_select(s, prep.unit, 4, gate, 0.04, 1, doc_of=one_file(len(prep.unit))).selected
+        )
+        for s in sims
+    ]
     assert curve.query_chunks[0].tolist() == chunks
     assert curve.fragmented.tolist() == [q.fragmented for q in labelled]
     assert np.isfinite(curve.recall).all()

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from scar_viz.chunking.base import Chunk
+from scar_viz.common.edges import one_file
 from scar_viz.evaluation.metrics import (
     NEVER_REACHED,
     QueryOutcome,
@@ -68,14 +69,14 @@ def test_character_coverage_counts_non_whitespace_only():
 
 
 def test_miss_reasons_never_reached_and_not_expanded():
-    misses = miss_reasons(gold=[2, 9], selected=[1, 5], retrieved=[1, 5])
+    misses = miss_reasons(gold=[2, 9], selected=[1, 5], retrieved=[1, 5], doc_of=one_file(10))
     assert {m.chunk: m.reason for m in misses} == {2: "not expanded", 9: NEVER_REACHED}
 
 
 def test_miss_reasons_in_a_corpus_look_only_inside_the_gold_chunks_file():
     # chunks 0-2 in one file, 3-5 in the next: retrieved 2 is next to gold 3 across the edge
     doc_of = np.array([0, 0, 0, 1, 1, 1])
-    one = miss_reasons(gold=[3], selected=[2], retrieved=[2])
+    one = miss_reasons(gold=[3], selected=[2], retrieved=[2], doc_of=one_file(6))
     assert one[0].reason == "not expanded"
     (miss,) = miss_reasons(gold=[3], selected=[2], retrieved=[2], doc_of=doc_of)
     assert miss.reason == NEVER_REACHED
@@ -90,7 +91,13 @@ def test_miss_reasons_name_the_gate_term():
     misses = {
         m.chunk: m
         for m in miss_reasons(
-            [0, 1, 2, 3], sel.selected, sel.retrieved, sel.decisions, radius=1, expands=True
+            [0, 1, 2, 3],
+            sel.selected,
+            sel.retrieved,
+            sel.decisions,
+            radius=1,
+            expands=True,
+            doc_of=one_file(len(chunks)),
         )
     }
     assert misses[0].reason == "blocked by penalty"
@@ -103,15 +110,18 @@ def test_not_examined_when_the_chain_stops_first():
     chunks = [[1.0, 0.0], [0.0, 1.0], [1.0, 0.05], [0.0, 1.0]]
     sel = scar_select([1.0, 0.0], chunks, GateParams(k=1, lam=0.0, tau=0.9, radius=2))
     assert sel.retrieved == [0]  # chunk 1 (cos 0) is rejected, so chunk 2 is never examined
-    misses = miss_reasons([2], sel.selected, sel.retrieved, sel.decisions, radius=2, expands=True)
+    one = one_file(len(chunks))
+    misses = miss_reasons(
+        [2], sel.selected, sel.retrieved, sel.decisions, radius=2, expands=True, doc_of=one
+    )
     assert misses[0].reason == "not examined"
     assert (
-        miss_reasons([2], sel.selected, sel.retrieved, sel.decisions, radius=1, expands=True)[
-            0
-        ].reason
+        miss_reasons(
+            [2], sel.selected, sel.retrieved, sel.decisions, radius=1, expands=True, doc_of=one
+        )[0].reason
         == NEVER_REACHED
     )
 
 
 def test_dropped_when_retrieved_but_left_out():
-    assert miss_reasons([4], [5], [4, 5])[0].reason == "dropped"
+    assert miss_reasons([4], [5], [4, 5], doc_of=one_file(6))[0].reason == "dropped"

@@ -60,9 +60,9 @@ def paragraph_doc(paragraphs: Sequence[str], queries: Sequence[tuple[str, str, S
         )
         evidence = {"text": doc.text[start:end], "start": start, "end": end}
         lines.append(json.dumps({"id": qid, "query": words, "evidence": [evidence]}))
-    qset = parse_queries("\n".join(lines), doc.text)
+    qset = parse_queries("\n".join(lines), doc)
     assert not qset.errors, qset.errors
-    labelled = label_queries(qset, doc.text, prep.chunks)
+    labelled = label_queries(qset, doc, prep.chunks)
     vecs = embed_cached(emb, [q.query.query for q in labelled], None).vectors
     return prep, labelled, vecs
 

@@ -25,8 +25,8 @@ def answer_setting():
     doc = samples.load_sample()
     embedder = HashEmbedder()
     prep = prepare_document(doc, embedder, ChunkingConfig())
-    qset = parse_queries(samples.sample_queries_text(), doc.text)
-    labelled = label_queries(qset.queries[:5], doc.text, prep.chunks)
+    qset = parse_queries(samples.sample_queries_text(), doc)
+    labelled = label_queries(qset.queries[:5], doc, prep.chunks)
 
     def embed(texts):
         return embed_cached(embedder, texts, None).vectors

@@ -51,12 +51,12 @@ def test_generates_valid_typed_queries_in_the_corpus_format(llm_server, sample):
     for q in out.queries:
         for ev in q.query.evidence:
             assert doc.text[ev.start : ev.end] == ev.text
-        (gq,) = label_queries([q.query], doc.text, chunks)
+        (gq,) = label_queries([q.query], doc, chunks)
         assert q.type == gq.type
     assert {q.source.kind for q in out.queries} == {"fragmented", "atomic"}
     assert out.type_counts.get("fragmented", 0) >= 1
     # the project's own loader accepts the file as written, with no relocation or error
-    parsed = parse_queries(out.jsonl(), doc.text)
+    parsed = parse_queries(out.jsonl(), doc)
     assert len(parsed.queries) == 6 and not parsed.issues
     assert "kept 6 of 6 generated" in out.report()
 

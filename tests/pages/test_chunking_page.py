@@ -92,13 +92,13 @@ def test_query_types_under_both_chunkings(at):
 
     table = next(df.value for df in at.dataframe if "scattered" in df.value.columns)
     doc = samples.load_sample()
-    qset = parse_queries(samples.sample_queries_text(), doc.text)
+    qset = parse_queries(samples.sample_queries_text(), doc)
     config = ChunkingConfig()
     scale = chars_per_token(doc.text)
     size, overlap = in_characters(config, scale)
     config_b = in_own_units(at.selectbox(key="cb").value, size, overlap, scale, config.percentile)
     for row, cfg in enumerate((config, config_b)):
-        counts = type_counts(label_queries(qset, doc.text, chunk_spans(doc, cfg)))
+        counts = type_counts(label_queries(qset, doc, chunk_spans(doc, cfg)))
         assert table["chunking"].iloc[row].endswith(cfg.label)
         assert [int(table[k].iloc[row]) for k in ("fragmented", "atomic", "scattered")] == [
             counts["fragmented"],

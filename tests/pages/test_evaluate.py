@@ -76,7 +76,7 @@ def jsonl(rows) -> str:
 
 def expected_gold(data: str) -> dict[str, str]:
     sample = samples.load_sample()
-    labelled = label_queries(parse_queries(data, sample.text), sample.text, chunk_document(sample))
+    labelled = label_queries(parse_queries(data, sample), sample, chunk_document(sample))
     return {q.id: ", ".join(map(str, q.gold)) for q in labelled}
 
 

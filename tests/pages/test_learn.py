@@ -31,9 +31,7 @@ def core_rounds(spec: str):
     doc = samples.load_sample(samples.DEFAULT_SAMPLE)
     embedder = make_embedder(spec)
     prep = prepare_document(doc, embedder)
-    gold = label_queries(
-        parse_queries(samples.sample_queries_text(), doc.text), doc.text, prep.chunks
-    )
+    gold = label_queries(parse_queries(samples.sample_queries_text(), doc), doc, prep.chunks)
     vecs = embedder.embed([g.query.query for g in gold])
     rounds = pick_rounds(prep.unit, round_questions(gold, vecs), lesson_id="harbor-f-01")
     return rounds, pooled_decisions(prep.unit, vecs)
@@ -175,9 +173,9 @@ def test_lesson_query_type_comes_from_the_shared_rule(hash_model):
     under the lesson's chunking."""
     at = learn()
     doc = samples.load_sample(samples.DEFAULT_SAMPLE)
-    qs = parse_queries(samples.sample_queries_text(), doc.text)
+    qs = parse_queries(samples.sample_queries_text(), doc)
     (gq,) = label_queries(
-        [q for q in qs.queries if q.id == "harbor-f-01"], doc.text, chunk_document(doc)
+        [q for q in qs.queries if q.id == "harbor-f-01"], doc, chunk_document(doc)
     )
     assert gq.type == "fragmented"
     assert not [i for i in at.info if "no boundary cuts it" in i.value]

@@ -72,9 +72,9 @@ def test_two_chunkers_on_the_same_queries(hash_model):
     table_ = table(at, "chunks in document")
     assert list(table_["chunking"]) == ["recursive 600/60", "section 600/60"]
     sample = samples.load_sample()
-    qset = parse_queries(samples.sample_queries_text(), sample.text)
+    qset = parse_queries(samples.sample_queries_text(), sample)
     for row, config in enumerate((ChunkingConfig(), ChunkingConfig("section", 600, 60))):
-        counts = type_counts(label_queries(qset, sample.text, chunk_document(sample, config)))
+        counts = type_counts(label_queries(qset, sample, chunk_document(sample, config)))
         assert table_["fragmented queries"].iloc[row] == counts["fragmented"]
         assert table_["scattered queries"].iloc[row] == counts["scattered"]
     assert table_["chunks in document"].iloc[0] != table_["chunks in document"].iloc[1]

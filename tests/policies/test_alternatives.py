@@ -11,6 +11,7 @@ import pytest
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.config import chunk_doc_of
 from scar_viz.chunking.qasc import QascParams, qasc_select
+from scar_viz.common.edges import one_file
 from scar_viz.documents.reading import document_from_text
 from scar_viz.documents.sentences import paragraph_spans
 from scar_viz.policies import QueryInputs, run_policy
@@ -53,18 +54,24 @@ def test_best_segments_by_hand():
     v = np.array([-0.2, 0.5, 0.3, -0.1, 0.6, -0.5, 0.4])
     # round 1: [1,2] and [2..4] both sum 0.8 -> the earlier start; round 2 (budget 2 left):
     # [4] = 0.6; round 3 (budget 1): [6] = 0.4; then the budget of 4 chunks is spent.
-    segs = best_segments(v, max_length=3, overall_max_length=4, minimum_value=0.3)
+    segs = best_segments(
+        v, max_length=3, overall_max_length=4, minimum_value=0.3, doc_of=one_file(len(v))
+    )
     assert [(s.start, s.end) for s in segs] == [(1, 3), (4, 5), (6, 7)]
     assert [s.value for s in segs] == pytest.approx([0.8, 0.6, 0.4])
     # a higher minimum stops before [6]
-    stop = best_segments(v, max_length=3, overall_max_length=4, minimum_value=0.5)
+    stop = best_segments(
+        v, max_length=3, overall_max_length=4, minimum_value=0.5, doc_of=one_file(len(v))
+    )
     assert [(s.start, s.end) for s in stop] == [(1, 3), (4, 5)]
     # a segment never starts or ends on a negative value, and max_length caps it
-    one = best_segments(v, max_length=1, overall_max_length=30, minimum_value=0.0)
+    one = best_segments(
+        v, max_length=1, overall_max_length=30, minimum_value=0.0, doc_of=one_file(len(v))
+    )
     assert [(s.start, s.end) for s in one] == [(4, 5), (1, 2), (6, 7), (2, 3)]
     assert [s.value for s in one] == pytest.approx([0.6, 0.5, 0.4, 0.3])
     with pytest.raises(ValueError):
-        best_segments(v, 0, 30, 0.5)
+        best_segments(v, 0, 30, 0.5, doc_of=one_file(len(v)))
 
 
 def _line_inputs(sims: list[float], k: int = 3) -> QueryInputs:
@@ -106,16 +113,18 @@ def test_rse_balanced_preset_caps_the_total():
 def test_auto_merge_fills_then_merges_by_hand():
     parents = [0, 0, 0, 1, 1, 2, 2, 2, 2]
     # 0 and 2 retrieved: 1 fills the gap, then parent 0 has 3/3 > 0.5 and merges
-    res = auto_merge([0, 2, 5], parents)
+    res = auto_merge([0, 2, 5], parents, doc_of=one_file(len(parents)))
     assert res.selected == (0, 1, 2, 5) and res.merged == (0,) and res.filled == (1,)
     # a cascade: 7 fills 6..8 -> parent 2 (3/4) merges and brings 5; then 4 fills 3..5 ->
     # parent 1 (2/2) merges; parent 1 at 1/2 alone would not (0.5 is not > 0.5)
-    res = auto_merge([3, 6, 8], parents)
+    res = auto_merge([3, 6, 8], parents, doc_of=one_file(len(parents)))
     assert res.selected == (3, 4, 5, 6, 7, 8) and res.merged == (1, 2) and res.filled == (4, 7)
-    assert auto_merge([3], parents, fill_gaps=False).merged == ()
-    assert auto_merge([3, 4], parents, fill_gaps=False).merged == (1,)
+    assert auto_merge([3], parents, fill_gaps=False, doc_of=one_file(len(parents))).merged == ()
+    assert auto_merge([3, 4], parents, fill_gaps=False, doc_of=one_file(len(parents))).merged == (
+        1,
+    )
     with pytest.raises(ValueError):
-        auto_merge([0], parents, ratio=1.5)
+        auto_merge([0], parents, ratio=1.5, doc_of=one_file(len(parents)))
 
 
 def test_automerge_policy_on_the_synthetic_sections():
@@ -137,11 +146,13 @@ def test_automerge_policy_on_the_synthetic_sections():
 
 def test_sentence_windows_by_hand():
     scores = np.array([0.1, 0.9, 0.2, 0.3, 0.1, 0.1, 0.8, 0.1, 0.1, 0.1])
-    assert sentence_windows(scores, k=2, w=1) == ((0, 2), (5, 7))
-    assert sentence_windows(scores, k=2, w=2) == ((0, 8),)  # (0,3) and (4,8) touch: merged
-    assert sentence_windows(scores, k=1, w=0) == ((1, 1),)
+    assert sentence_windows(scores, k=2, w=1, doc_of=one_file(len(scores))) == ((0, 2), (5, 7))
+    assert sentence_windows(scores, k=2, w=2, doc_of=one_file(len(scores))) == (
+        (0, 8),
+    )  # (0,3) and (4,8) touch: merged
+    assert sentence_windows(scores, k=1, w=0, doc_of=one_file(len(scores))) == ((1, 1),)
     with pytest.raises(ValueError):
-        sentence_windows(scores, 1, -1)
+        sentence_windows(scores, 1, -1, doc_of=one_file(len(scores)))
 
 
 def test_sentence_window_policy_sends_the_best_sentence_and_its_neighbours():
@@ -166,22 +177,33 @@ def test_qasc_ranks_its_chunks_by_aggregated_score():
     # as in test_qasc's end-to-end case: merged chunks (1,3) and (7,9); A(1,3) = W(seed 2) =
     # 1.3/3, A(7,9) = max(W(seed 8) = 1.6/3, W(seed 9) = 0.75) = 0.75
     base = {"percentile": 70, "window_m": 1, "decay": 0.0, "snap_chars": 0}
-    res = qasc_select(SENTENCES, SCORES, (), QascParams(**base, top_k=1))
+    res = qasc_select(
+        SENTENCES, SCORES, (), QascParams(**base, top_k=1), doc_of=one_file(len(SENTENCES))
+    )
     assert res.chunk_scores == pytest.approx((1.3 / 3, 0.75))
     assert res.chosen == ((7, 9),) and res.spans == ((77, 109),)
-    every = qasc_select(SENTENCES, SCORES, (), QascParams(**base))
+    every = qasc_select(SENTENCES, SCORES, (), QascParams(**base), doc_of=one_file(len(SENTENCES)))
     assert every.chosen == every.merged and every.spans == ((11, 43), (77, 109))
-    assert qasc_select(SENTENCES, SCORES, (), QascParams(**base, top_k=5)).spans == every.spans
+    assert (
+        qasc_select(
+            SENTENCES, SCORES, (), QascParams(**base, top_k=5), doc_of=one_file(len(SENTENCES))
+        ).spans
+        == every.spans
+    )
 
 
 def test_qasc_regions_confine_seeds_and_windows():
     base = QascParams(percentile=70, window_m=1, decay=0.0, snap_chars=0)
     # θ stays 0.35 (every sentence); only seed 2 lies in region 0..4
-    res = qasc_select(SENTENCES, SCORES, (), base, regions=[(0, 4)])
+    res = qasc_select(
+        SENTENCES, SCORES, (), base, regions=[(0, 4)], doc_of=one_file(len(SENTENCES))
+    )
     assert res.threshold == pytest.approx(0.35) and res.seeds == (2,)
     assert res.spans == ((11, 43),)
     # region 8..9: seed 8's window (7,9) is clipped to (8,9); W = (0.8 + 0.7) / 2
-    res = qasc_select(SENTENCES, SCORES, (), base, regions=[(8, 9)])
+    res = qasc_select(
+        SENTENCES, SCORES, (), base, regions=[(8, 9)], doc_of=one_file(len(SENTENCES))
+    )
     assert [(w.lo, w.hi) for w in res.windows] == [(8, 9), (8, 9)]
     assert res.windows[0].score == pytest.approx(0.75)
     assert res.spans == ((88, 109),)
@@ -252,7 +274,7 @@ def test_best_segments_match_the_plain_loop_on_random_values(seed):
     v = np.round(rng.normal(0.0, 0.4, n) * 8) / 8  # eighths: exact sums, and ties happen
     max_length, overall = int(rng.integers(1, 8)), int(rng.integers(1, 20))
     minimum = float(rng.choice([0.0, 0.2, 0.5]))
-    got = best_segments(v, max_length, overall, minimum)
+    got = best_segments(v, max_length, overall, minimum, doc_of=one_file(len(v)))
     ref = _reference_segments(v, max_length, overall, minimum)
     assert [(s.start, s.end) for s in got] == [(s, e) for s, e, _ in ref]
     assert [s.value for s in got] == pytest.approx([x for _, _, x in ref])

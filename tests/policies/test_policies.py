@@ -11,6 +11,7 @@ from scar_viz import policies
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.config import chunk_doc_of
 from scar_viz.chunking.qasc import QascParams, qasc_select, sentence_scores
+from scar_viz.common.edges import one_file
 from scar_viz.common.spans import intersect_spans, subtract_spans
 from scar_viz.documents.reading import Document, Section, document_from_text, whole
 from scar_viz.documents.sentences import paragraph_spans, sentence_spans
@@ -217,6 +218,7 @@ def test_qasc_policy_is_the_qasc_steps_on_the_documents_sentences():
         scores,
         paragraph_spans(QASC_TEXT),
         QascParams(percentile=90, window_m=0, snap_chars=0, top_k=inputs.params.k),
+        doc_of=one_file(len(sentences)),
     )
     assert res.spans == ref.spans
     every = policies.run_policy(
@@ -227,6 +229,7 @@ def test_qasc_policy_is_the_qasc_steps_on_the_documents_sentences():
         scores,
         paragraph_spans(QASC_TEXT),
         QascParams(percentile=90, window_m=0, snap_chars=0),
+        doc_of=one_file(len(sentences)),
     )
     assert every.spans == literal.spans
     assert len(res.spans) == inputs.params.k < len(every.spans)  # top k of the QASC chunks

@@ -26,7 +26,7 @@ TEXT = DOC.text
 
 def test_worked_example_validates_on_the_sample():
     example = worked_example()
-    parsed = parse_queries(example, TEXT, "example")
+    parsed = parse_queries(example, DOC, "example")
     assert parsed.errors == () and len(parsed.queries) == 2
     assert {json.loads(line)["type"] for line in example.splitlines()} == {"fragmented", "atomic"}
     assert "shared/corpora" not in QUERY_FORMAT and '"evidence"' in QUERY_FORMAT
@@ -37,7 +37,7 @@ def test_template_is_one_json_line_in_the_format():
     assert set(row) == {"id", "query", "evidence"} and row["evidence"][0]["text"]
     # filled in with a real passage, the template loads
     row["evidence"][0]["text"] = TEXT[7453:7600]
-    assert parse_queries(json.dumps(row), TEXT).errors == ()
+    assert parse_queries(json.dumps(row), DOC).errors == ()
 
 
 def test_locate_exact_and_whitespace_normalised():
@@ -65,19 +65,19 @@ def test_locate_span_and_errors():
 
 def test_session_set_round_trips_through_the_loader():
     chunks = chunk_document(DOC)
-    qs = add_query((), TEXT, "What happens if the last crossing is cancelled?", TEXT[7453:7928])
-    qs = add_query(qs, TEXT, "  Who records the cancellation? ", [(7626, 7720)])
+    qs = add_query((), DOC, "What happens if the last crossing is cancelled?", TEXT[7453:7928])
+    qs = add_query(qs, DOC, "  Who records the cancellation? ", [(7626, 7720)])
     assert [q.id for q in qs] == ["session-01", "session-02"]
     assert qs[1].query == "Who records the cancellation?"
-    data = to_jsonl(qs, TEXT, chunks)
-    parsed = parse_queries(data, TEXT, "session")
+    data = to_jsonl(qs, DOC, chunks)
+    parsed = parse_queries(data, DOC, "session")
     assert parsed.issues == ()
     assert [q.evidence for q in parsed.queries] == [q.evidence for q in qs]
     assert json.loads(data.splitlines()[0])["type"] == "fragmented"
     # the same question again replaces it; a taken id is refused
-    again = add_query(qs, TEXT, "Who records the cancellation?", (7626, 7700))
+    again = add_query(qs, DOC, "Who records the cancellation?", (7626, 7700))
     assert len(again) == 2 and again[-1].evidence[0].end == 7700
     with pytest.raises(LabelError, match="already used"):
-        add_query(qs, TEXT, "Another?", (0, 10), qid="session-01")
+        add_query(qs, DOC, "Another?", (0, 10), qid="session-01")
     with pytest.raises(LabelError, match="question"):
-        add_query(qs, TEXT, "  ", (0, 10))
+        add_query(qs, DOC, "  ", (0, 10))

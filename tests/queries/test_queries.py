@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from scar_viz.chunking.base import Chunk
 from scar_viz.chunking.config import ChunkingConfig, chunk_document
+from scar_viz.common.edges import one_file
 from scar_viz.documents.reading import document_from_text
 from scar_viz.queries.gold import (
     covering_run,
@@ -21,7 +22,9 @@ from scar_viz.queries.gold import (
 )
 from scar_viz.queries.reading import decode_queries, load_queries, parse_queries
 
-DOC = "Alpha rule one. Beta exception two. Gamma note three. Alpha rule one."
+DOC = document_from_text(
+    "rules.txt", "Alpha rule one. Beta exception two. Gamma note three. Alpha rule one."
+)
 
 
 def line(**obj) -> str:
@@ -36,7 +39,7 @@ def ev(text: str, start: int | None = None, end: int | None = None) -> dict:
 
 
 def test_valid_line_is_kept_with_its_offsets():
-    s = DOC.index("Beta")
+    s = DOC.text.index("Beta")
     qs = parse_queries(
         line(
             id="q1", query="What?", type="atomic", evidence=[ev("Beta exception two.", s, s + 19)]
@@ -49,7 +52,7 @@ def test_valid_line_is_kept_with_its_offsets():
 
 
 def test_stale_offsets_are_relocated_when_text_occurs_once():
-    s = DOC.index("Gamma")
+    s = DOC.text.index("Gamma")
     qs = parse_queries(line(id="q1", query="?", evidence=[ev("Gamma note three.", 0, 17)]), DOC)
     assert qs.queries[0].evidence[0].start == s
     assert qs.queries[0].evidence[0].end == s + len("Gamma note three.")
@@ -58,7 +61,7 @@ def test_stale_offsets_are_relocated_when_text_occurs_once():
 
 def test_missing_offsets_are_located_and_said():
     qs = parse_queries(line(id="q1", query="?", evidence=[ev("Beta exception")]), DOC)
-    assert qs.queries[0].evidence[0].start == DOC.index("Beta")
+    assert qs.queries[0].evidence[0].start == DOC.text.index("Beta")
     assert "no offsets" in qs.notes[0].message
 
 
@@ -69,7 +72,7 @@ def test_ambiguous_text_with_stale_offsets_is_an_error():
 
 
 def test_right_offsets_on_repeated_text_are_fine():
-    s = DOC.rindex("Alpha")
+    s = DOC.text.rindex("Alpha")
     qs = parse_queries(line(id="q1", query="?", evidence=[ev("Alpha rule one.", s, s + 15)]), DOC)
     assert qs.queries[0].evidence[0].start == s and not qs.issues
 
@@ -189,22 +192,23 @@ def test_types_are_recomputed_under_the_chunking():
         type="atomic",
         evidence=[ev(text[s:e].strip(), s, s + len(text[s:e].strip()))],
     )
-    qs = parse_queries(raw, text)
-    small = label_queries(qs, text, chunk_document(doc, ChunkingConfig(size=120, overlap=10)))
-    big = label_queries(qs, text, chunk_document(doc, ChunkingConfig(size=2000, overlap=10)))
+    qs = parse_queries(raw, doc)
+    small = label_queries(qs, doc, chunk_document(doc, ChunkingConfig(size=120, overlap=10)))
+    big = label_queries(qs, doc, chunk_document(doc, ChunkingConfig(size=2000, overlap=10)))
     assert small[0].fragmented and len(small[0].gold) >= 2 and small[0].type_changed
     assert not big[0].fragmented and big[0].gold == (0,) and not big[0].type_changed
 
 
 def test_split_alternate_keeps_both_types_in_each_half():
     text = "\n\n".join(f"Paragraph {i} " + "word " * 20 for i in range(12))
-    chunks = chunk_document(document_from_text("d.txt", text), ChunkingConfig(size=120, overlap=10))
+    doc = document_from_text("d.txt", text)
+    chunks = chunk_document(doc, ChunkingConfig(size=120, overlap=10))
     rows = []
     for i in range(8):
         s = text.index(f"Paragraph {i} ")
         span = text[s : s + (150 if i % 2 else 20)]
         rows.append(line(id=f"q{i}", query="?", evidence=[ev(span, s, s + len(span))]))
-    labelled = label_queries(parse_queries("\n".join(rows), text), text, chunks)
+    labelled = label_queries(parse_queries("\n".join(rows), doc), doc, chunks)
     a, b = split_alternate(labelled)
     assert len(a) + len(b) == len(labelled)
     assert {q.id for q in a}.isdisjoint({q.id for q in b})
@@ -215,9 +219,9 @@ def test_split_alternate_keeps_both_types_in_each_half():
 def test_development_corpus_types_match_the_file(corpus_path, corpus_queries_path):
     doc = document_from_text("rfc", corpus_path.read_text(encoding="utf-8"))
     chunks = chunk_document(doc)
-    qs = load_queries(corpus_queries_path, doc.text)
+    qs = load_queries(corpus_queries_path, doc)
     assert not qs.errors
-    labelled = label_queries(qs, doc.text, chunks)
+    labelled = label_queries(qs, doc, chunks)
     assert len(chunks) == 587
     assert sum(q.fragmented for q in labelled) == 20
     assert not any(q.type_changed for q in labelled)
@@ -227,14 +231,15 @@ def test_development_corpus_types_match_the_file(corpus_path, corpus_queries_pat
 
 # --- the three query types (docs/method.md §4), on hand-built chunks ---------------------------
 
-# Ten 40-character "sentences", one chunk each (no overlap): chunk i is TYPES_DOC[40i:40i+40].
-TYPES_DOC = "".join(f"Sentence {i:02d} says a thing about it, ok. "[:39] + " " for i in range(10))
-TYPES_CHUNKS = [Chunk(i, 40 * i, 40 * i + 39, TYPES_DOC[40 * i : 40 * i + 39]) for i in range(10)]
+# Ten 40-character "sentences", one chunk each (no overlap): chunk i is TYPES_TEXT[40i:40i+40].
+TYPES_TEXT = "".join(f"Sentence {i:02d} says a thing about it, ok. "[:39] + " " for i in range(10))
+TYPES_DOC = document_from_text("types.txt", TYPES_TEXT)
+TYPES_CHUNKS = [Chunk(i, 40 * i, 40 * i + 39, TYPES_TEXT[40 * i : 40 * i + 39]) for i in range(10)]
 
 
 def typed(*spans: tuple[int, int]):
     """The one labelled query whose evidence is ``spans``, typed under TYPES_CHUNKS."""
-    evidence = [ev(TYPES_DOC[s:e], s, e) for s, e in spans]
+    evidence = [ev(TYPES_TEXT[s:e], s, e) for s, e in spans]
     qs = parse_queries(line(id="q", query="?", evidence=evidence), TYPES_DOC)
     assert not qs.errors, qs.errors
     (gq,) = label_queries(qs, TYPES_DOC, TYPES_CHUNKS)
@@ -265,7 +270,7 @@ def test_two_spans_in_one_chunk_are_atomic():
 def test_spans_as_tuples_type_like_chunks():
     spans = [(c.start, c.end) for c in TYPES_CHUNKS]
     qs = parse_queries(
-        line(id="q", query="?", evidence=[ev(TYPES_DOC[42:60], 42, 60), ev(TYPES_DOC[322:340])]),
+        line(id="q", query="?", evidence=[ev(TYPES_TEXT[42:60], 42, 60), ev(TYPES_TEXT[322:340])]),
         TYPES_DOC,
     )
     assert label_queries(qs, TYPES_DOC, spans) == label_queries(qs, TYPES_DOC, TYPES_CHUNKS)
@@ -284,19 +289,19 @@ def test_spans_as_tuples_type_like_chunks():
     ],
 )
 def test_query_type_rule(gold, kind):
-    assert query_type(gold) == kind
+    assert query_type(gold, one_file(max(gold) + 1)) == kind
 
 
 def test_query_type_needs_a_gold_chunk():
     with pytest.raises(ValueError):
-        query_type([])
+        query_type([], one_file(0))
 
 
 def test_type_counts_and_split_keep_scattered():
     rows = [
-        line(id=f"s{i}", query="?", evidence=[ev(TYPES_DOC[2:20], 2, 20), ev(TYPES_DOC[362:380])])
+        line(id=f"s{i}", query="?", evidence=[ev(TYPES_TEXT[2:20], 2, 20), ev(TYPES_TEXT[362:380])])
         for i in range(2)
-    ] + [line(id="a", query="?", evidence=[ev(TYPES_DOC[82:100], 82, 100)])]
+    ] + [line(id="a", query="?", evidence=[ev(TYPES_TEXT[82:100], 82, 100)])]
     labelled = label_queries(parse_queries("\n".join(rows), TYPES_DOC), TYPES_DOC, TYPES_CHUNKS)
     assert type_counts(labelled) == {"fragmented": 0, "atomic": 1, "scattered": 2}
     a, b = split_alternate(labelled)
@@ -305,11 +310,13 @@ def test_type_counts_and_split_keep_scattered():
 
 
 def test_query_set_key_changes_with_evidence_not_only_ids():
-    one = parse_queries(line(id="q1", query="?", evidence=[ev(TYPES_DOC[2:20], 2, 20)]), TYPES_DOC)
+    one = parse_queries(line(id="q1", query="?", evidence=[ev(TYPES_TEXT[2:20], 2, 20)]), TYPES_DOC)
     two = parse_queries(
-        line(id="q1", query="?", evidence=[ev(TYPES_DOC[82:100], 82, 100)]), TYPES_DOC
+        line(id="q1", query="?", evidence=[ev(TYPES_TEXT[82:100], 82, 100)]), TYPES_DOC
     )
-    same = parse_queries(line(id="q1", query="?", evidence=[ev(TYPES_DOC[2:20], 2, 20)]), TYPES_DOC)
+    same = parse_queries(
+        line(id="q1", query="?", evidence=[ev(TYPES_TEXT[2:20], 2, 20)]), TYPES_DOC
+    )
     assert query_set_key(one.queries) != query_set_key(two.queries)
     assert query_set_key(one.queries) == query_set_key(same.queries)
     labelled = label_queries(one, TYPES_DOC, TYPES_CHUNKS)
@@ -325,7 +332,8 @@ def test_as_row_writes_the_corpus_format_that_parse_queries_reads():
     for row in rows:
         row["evidence"] = [{"text": text[s:e], "start": s, "end": e} for s, e in row["evidence"]]
     raw = "\n".join(json.dumps(row) for row in rows)
-    q1, q2 = parse_queries(raw, text).queries
+    doc = document_from_text("t.txt", text)
+    q1, q2 = parse_queries(raw, doc).queries
     assert q1.as_row() == {
         "id": "q1",
         "query": "which?",
@@ -334,7 +342,7 @@ def test_as_row_writes_the_corpus_format_that_parse_queries_reads():
     }
     assert q1.as_row("fragmented")["type"] == "fragmented"  # the type under a chunking wins
     assert "type" not in q2.as_row()
-    again = parse_queries("\n".join(json.dumps(q.as_row()) for q in (q1, q2)), text).queries
+    again = parse_queries("\n".join(json.dumps(q.as_row()) for q in (q1, q2)), doc).queries
     assert [(q.id, q.query, q.evidence, q.declared_type) for q in again] == [
         (q.id, q.query, q.evidence, q.declared_type) for q in (q1, q2)
     ]

@@ -7,6 +7,7 @@ import json
 import numpy as np
 
 from scar_viz.chunking.config import ChunkingConfig, chunk_doc_of, chunk_document
+from scar_viz.common.edges import one_file
 from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import document_from_text
 from scar_viz.queries.gold import label_queries, query_type
@@ -161,7 +162,7 @@ def test_evidence_in_two_files_is_scattered_even_when_their_chunks_are_adjacent(
     assert gq.gold == (last_a, first_b)
     assert gq.type == "scattered"
     # Concatenation would have called it fragmented.
-    assert query_type(gq.gold) == "fragmented"
+    assert query_type(gq.gold, one_file(len(doc_of))) == "fragmented"
     assert query_type(gq.gold, doc_of) == "scattered"
 
 
@@ -177,7 +178,7 @@ def test_fragmented_inside_one_file_stays_fragmented():
 # --- one document: unchanged ---------------------------------------------------------------
 
 
-def test_one_document_gives_the_same_queries_as_its_text():
+def test_one_document_gives_the_same_queries_whatever_its_name():
     doc = document_from_text("a.md", A)
     s = A.index("The pilot")
     data = "\n".join(
@@ -186,7 +187,8 @@ def test_one_document_gives_the_same_queries_as_its_text():
             line(id="q2", query="?", evidence=[ev("Alpha opens", 5, 9)]),
         ]
     )
-    by_doc, by_text = parse_queries(data, doc), parse_queries(data, A)
+    renamed = document_from_text("elsewhere/b.md", A)  # a file's name enters no query
+    by_doc, by_text = parse_queries(data, doc), parse_queries(data, renamed)
     assert by_doc == by_text
     assert by_doc.queries[0].as_row() == {
         "id": "q1",
@@ -194,7 +196,7 @@ def test_one_document_gives_the_same_queries_as_its_text():
         "evidence": [{"text": "The pilot boards", "start": s, "end": s + 16}],
     }
     chunks = chunk_document(doc, CONFIG)
-    assert label_queries(by_doc, doc, chunks) == label_queries(by_text, A, chunks)
+    assert label_queries(by_doc, doc, chunks) == label_queries(by_text, renamed, chunks)
     assert all(g.gold_refs == () for g in label_queries(by_doc, doc, chunks))
 
 

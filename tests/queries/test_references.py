@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 
+from scar_viz.documents.reading import document_from_text
 from scar_viz.queries.reading import parse_queries
 from scar_viz.queries.references import reference_of
 
-DOC = "Alpha rule one. Beta exception two."
+DOC = document_from_text("rules.txt", "Alpha rule one. Beta exception two.")
 
 
 def line(**row) -> str:

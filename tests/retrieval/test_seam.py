@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from scar_viz.common.edges import one_file
 from scar_viz.policies import run_policy
 from scar_viz.scoring.learned import LearnedGate, learned_select
 from scar_viz.scoring.params import GateParams
@@ -41,7 +42,13 @@ def test_a_ranking_moves_the_top_k_and_none_is_dense(policy):
 
 def test_scar_decisions_keep_the_cosines():
     inputs = _reversed(_inputs(k=2, lam=0.0, tau=0.0))
-    sel = select_from_sims(inputs.sims, inputs.unit, inputs.params, rank=inputs.ranking)
+    sel = select_from_sims(
+        inputs.sims,
+        inputs.unit,
+        inputs.params,
+        rank=inputs.ranking,
+        doc_of=one_file(len(inputs.unit)),
+    )
     assert sel.retrieved == top_k(inputs.ranking, 2)
     for d in sel.decisions:
         assert d.cos_qc == inputs.sims[d.chunk] and d.cos_qn == inputs.sims[d.neighbour]
@@ -50,8 +57,17 @@ def test_scar_decisions_keep_the_cosines():
 def test_learned_select_takes_its_top_k_by_the_ranking_and_judges_on_cosines():
     inputs = _inputs(k=2, radius=2)
     gate = LearnedGate.load(FIVE_FEATURE_GATE)
-    a = learned_select(inputs.sims, inputs.unit, 2, gate, 0.5, 2)
-    c = learned_select(inputs.sims, inputs.unit, 2, gate, 0.5, 2, rank=-inputs.sims)
+    a = learned_select(inputs.sims, inputs.unit, 2, gate, 0.5, 2, doc_of=one_file(len(inputs.unit)))
+    c = learned_select(
+        inputs.sims,
+        inputs.unit,
+        2,
+        gate,
+        0.5,
+        2,
+        rank=-inputs.sims,
+        doc_of=one_file(len(inputs.unit)),
+    )
     assert a.retrieved == top_k(inputs.sims, 2)
     assert c.retrieved == top_k(-inputs.sims, 2)
     assert [d.probability for d in c.decisions] != [d.probability for d in a.decisions]
@@ -65,12 +81,18 @@ def test_the_sweep_with_a_ranking_agrees_with_select_from_sims(radius):
     rank[:, :3] = 5.0  # ties: the lower index first
     k = 4
     lams, taus = LAMS[::10], TAUS[::10]
-    res = sweep(build_candidates(sims, unit, golds, k, radius, rank=rank), lams, taus)
+    res = sweep(
+        build_candidates(sims, unit, golds, k, radius, rank=rank, doc_of=one_file(len(unit))),
+        lams,
+        taus,
+    )
     for i, lam in enumerate(lams):
         for j, tau in enumerate(taus):
             for q, gold in enumerate(golds):
                 params = GateParams(k, float(lam), float(tau), radius)
-                sel = select_from_sims(sims[q], unit, params, rank=rank[q])
+                sel = select_from_sims(
+                    sims[q], unit, params, rank=rank[q], doc_of=one_file(len(unit))
+                )
                 assert sel.retrieved[:3] == [0, 1, 2]
                 assert res.query_chunks[i, j, q] == len(sel.selected)
                 hits = len(set(sel.selected) & set(gold)) / len(set(gold))

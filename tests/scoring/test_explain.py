@@ -7,6 +7,7 @@ import re
 import numpy as np
 import pytest
 
+from scar_viz.common.edges import one_file
 from scar_viz.scoring.explain import edge_notes, explain_decision
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import Decision, scar_select, select_from_sims
@@ -109,8 +110,10 @@ def test_edge_notes_for_document_edges_and_retrieved_neighbours(first):
         if first
         else np.array([0.1, 0.2, 0.9, 0.85, 0.3, 0.1])
     )
-    sel = select_from_sims(sims, unit, GateParams(3 if first else 2, 0.5, 0.1, 1))
-    notes = edge_notes(sel, n)
+    sel = select_from_sims(
+        sims, unit, GateParams(3 if first else 2, 0.5, 0.1, 1), doc_of=one_file(len(unit))
+    )
+    notes = edge_notes(sel, n, doc_of=one_file(n))
     texts = " ".join(m for _, m in notes)
     assert ("Chunk 0 is retrieved" in texts) == (0 in sel.retrieved)
     assert (f"Chunk {n - 1} (the last)" in texts) == (n - 1 in sel.retrieved)
@@ -120,8 +123,10 @@ def test_edge_notes_for_document_edges_and_retrieved_neighbours(first):
 
 def test_edge_note_warns_when_the_bar_is_not_positive():
     sims = np.array([-0.2, -0.3, -0.1, -0.5])
-    sel = select_from_sims(sims, np.eye(4), GateParams(1, 0.5, 0.1, 1))
-    notes = edge_notes(sel, 4)
+    sel = select_from_sims(
+        sims, np.eye(4), GateParams(1, 0.5, 0.1, 1), doc_of=one_file(len(np.eye(4)))
+    )
+    notes = edge_notes(sel, 4, doc_of=one_file(4))
     assert notes[0][0] == "warning" and "cos(q,c) ≤ 0 for retrieved chunk 2" in notes[0][1]
 
 
@@ -139,7 +144,7 @@ def test_learned_box_says_already_retrieved_for_a_retrieved_neighbour():
     sims = np.linspace(0.1, 0.6, 12)
     sims[[4, 5]] = [0.9, 0.8]  # chunks 4 and 5 both retrieved, each the other's neighbour
     gate = LearnedGate.load(ROOT / "tests/scoring/learned/data/five_feature_gate.json")
-    sel = learned_select(sims, unit, 2, gate, p=0.001)
+    sel = learned_select(sims, unit, 2, gate, p=0.001, doc_of=one_file(len(unit)))
     both = [d for d in sel.decisions if d.outcome == "retrieved"]
     assert {(d.chunk, d.neighbour) for d in both} == {(4, 5), (5, 4)}
     for d in both:
@@ -164,7 +169,7 @@ def test_edge_notes_at_a_file_edge_inside_a_corpus():
     assert "Chunk 2 ends its file: it has no right neighbour there." in texts
     assert "Chunk 3 opens its file: it has no left neighbour there." in texts
     # one document: no file-edge note, the same chunks are in the middle
-    assert not [m for _, m in edge_notes(sel, n) if "its file" in m]
+    assert not [m for _, m in edge_notes(sel, n, doc_of=one_file(n)) if "its file" in m]
     # the corpus' own edges keep their notes and get no second one
     first = np.array([0.9, 0.1, 0.2, 0.3, 0.2, 0.1])
     sel = select_from_sims(first, np.eye(n), GateParams(1, 0.5, 0.1, 1), doc_of=doc_of)

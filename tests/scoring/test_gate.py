@@ -13,6 +13,7 @@ import pytest
 from scar_viz import evaluation, pipeline
 from scar_viz.chunking.qasc import QascParams
 from scar_viz.cli import main as cli
+from scar_viz.common.edges import one_file
 from scar_viz.common.errors import SettingsError, UserError, user_message
 from scar_viz.common.knobs import knob_fields
 from scar_viz.documents.reading import DocumentError
@@ -146,7 +147,11 @@ def test_sweep_and_lesson_use_the_one_gate(monkeypatch):
     unit = scoring.normalize(rng.normal(size=(12, 5)))
     sims = unit[[2, 7]] @ unit.T
     calls = _counting_gate(monkeypatch, sweep)
-    sweep.sweep(sweep.build_candidates(sims, unit, [(2, 3), (7,)], 2, 1), [0.5], [0.1])
+    sweep.sweep(
+        sweep.build_candidates(sims, unit, [(2, 3), (7,)], 2, 1, doc_of=one_file(len(unit))),
+        [0.5],
+        [0.1],
+    )
     assert calls
     real, counted = scoring.gate, []
     monkeypatch.setattr(scoring, "gate", lambda *args: counted.append(1) or real(*args))
@@ -226,14 +231,18 @@ def test_mu_zero_gives_exactly_the_papers_gate(seed):
     for row, lex_row in zip(sims, lex, strict=True):
         for radius in (1, 2):
             params = GateParams(k=4, lam=0.4, tau=0.3, radius=radius)
-            plain = scoring.select_from_sims(row, unit, params)
-            with_lex = scoring.select_from_sims(row, unit, params, lexical=_Lex(lex_row))
+            plain = scoring.select_from_sims(row, unit, params, doc_of=one_file(len(unit)))
+            with_lex = scoring.select_from_sims(
+                row, unit, params, lexical=_Lex(lex_row), doc_of=one_file(len(unit))
+            )
             assert with_lex.selected == plain.selected
             assert [d.score for d in with_lex.decisions] == [d.score for d in plain.decisions]
             rows = [d.as_row() for d in with_lex.decisions]
             assert rows == [d.as_row() for d in plain.decisions]
-    cands = sweep.build_candidates(sims, unit, [[0]] * len(sims), 4, 2, lex=lex)
-    plain = sweep.build_candidates(sims, unit, [[0]] * len(sims), 4, 2)
+    cands = sweep.build_candidates(
+        sims, unit, [[0]] * len(sims), 4, 2, lex=lex, doc_of=one_file(len(unit))
+    )
+    plain = sweep.build_candidates(sims, unit, [[0]] * len(sims), 4, 2, doc_of=one_file(len(unit)))
     a, b = sweep.sweep(cands, [0.2, 0.6], [0.1, 0.5]), sweep.sweep(plain, [0.2, 0.6], [0.1, 0.5])
     assert np.array_equal(a.query_chunks, b.query_chunks)
 
@@ -246,8 +255,10 @@ def test_mu_admits_a_neighbour_lambda_and_tau_alone_reject():
     sims = np.array([0.8, 0.3, -0.9])
     lex = _Lex(np.array([1.0, 0.75, 0.0]))
     base = GateParams(k=1, lam=0.5, tau=0.5, radius=1)
-    assert scoring.select_from_sims(sims, unit, base).selected == [0]
-    sel = scoring.select_from_sims(sims, unit, base.with_(mu=0.5), lexical=lex)
+    assert scoring.select_from_sims(sims, unit, base, doc_of=one_file(len(unit))).selected == [0]
+    sel = scoring.select_from_sims(
+        sims, unit, base.with_(mu=0.5), lexical=lex, doc_of=one_file(len(unit))
+    )
     assert sel.selected == [0, 1]
     (d,) = sel.decisions
     assert d.score == pytest.approx(0.475)
@@ -263,10 +274,12 @@ def test_mu_admits_a_neighbour_lambda_and_tau_alone_reject():
 def test_mu_needs_lexical_evidence_and_is_not_negative():
     sims, unit, _ = _random_case(0)
     with pytest.raises(SettingsError, match="lexical"):
-        scoring.select_from_sims(sims[0], unit, GateParams(mu=0.2))
+        scoring.select_from_sims(sims[0], unit, GateParams(mu=0.2), doc_of=one_file(len(unit)))
     with pytest.raises(SettingsError, match="0 or more"):
-        scoring.select_from_sims(sims[0], unit, GateParams(mu=-0.1), lexical=_Lex(sims[0]))
-    cands = sweep.build_candidates(sims, unit, [[0]] * len(sims), 3, 1)
+        scoring.select_from_sims(
+            sims[0], unit, GateParams(mu=-0.1), lexical=_Lex(sims[0]), doc_of=one_file(len(unit))
+        )
+    cands = sweep.build_candidates(sims, unit, [[0]] * len(sims), 3, 1, doc_of=one_file(len(unit)))
     with pytest.raises(SettingsError, match="lex"):
         sweep.sweep(cands, [0.5], [0.1], mu=0.3)
 
@@ -276,7 +289,9 @@ def test_sweep_with_mu_agrees_with_select_one_by_one(radius):
     sims, unit, lex = _random_case(7, n=40, q=8)
     rng = np.random.default_rng(1)
     golds = [sorted(rng.choice(40, size=3, replace=False).tolist()) for _ in range(len(sims))]
-    cands = sweep.build_candidates(sims, unit, golds, 3, radius, lex=lex)
+    cands = sweep.build_candidates(
+        sims, unit, golds, 3, radius, lex=lex, doc_of=one_file(len(unit))
+    )
     lams, taus = [0.0, 0.5, 1.2], [0.0, 0.3, 0.9]
     for mu in (0.3, 1.0):
         res = sweep.sweep(cands, lams, taus, mu=mu)
@@ -285,7 +300,9 @@ def test_sweep_with_mu_agrees_with_select_one_by_one(radius):
             for j, tau in enumerate(taus):
                 for qi, row in enumerate(sims):
                     params = GateParams(k=3, lam=lam, tau=tau, radius=radius, mu=mu)
-                    sel = scoring.select_from_sims(row, unit, params, lexical=_Lex(lex[qi]))
+                    sel = scoring.select_from_sims(
+                        row, unit, params, lexical=_Lex(lex[qi]), doc_of=one_file(len(unit))
+                    )
                     assert res.query_chunks[i, j, qi] == len(sel.selected)
                     hits = len(set(sel.selected) & set(golds[qi])) / len(golds[qi])
                     assert res.query_recall[i, j, qi] == pytest.approx(hits)

@@ -61,7 +61,7 @@ def _reference(q, chunks, doc_of, p, lexical, rank):
     lex = None if lexical is None else lexical.share.tolist()
     got = reference.gate(
         q.tolist(), chunks.tolist(), p.k, p.lam, p.tau, p.radius, p.mu, lex,
-        doc_of.tolist(), None if rank is None else rank.tolist(),
+        doc_of=doc_of.tolist(), rank=None if rank is None else rank.tolist(),
     )  # fmt: skip
     retrieved, _, decisions = got
     by = [reference.cos(q, c) for c in chunks] if rank is None else list(rank)
@@ -95,8 +95,8 @@ def test_the_sweep_selects_what_the_reference_selects(case):
     sims = query_similarities(q, chunks)[None, :]
     lex = None if lexical is None else lexical.share[None, :]
     cands = build_candidates(
-        sims, normalize(chunks), [[0]], params.k, params.radius, doc_of, lex,
-        None if rank is None else rank[None, :],
+        sims, normalize(chunks), [[0]], params.k, params.radius, doc_of=doc_of, lex=lex,
+        rank=None if rank is None else rank[None, :],
     )  # fmt: skip
     admitted = admitted_at(cands, params.lam, np.array([params.tau]), mu=params.mu)
     neighbours = cands.slot_neighbour[slot_admitted(cands, admitted)[0]]

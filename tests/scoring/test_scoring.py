@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scar_viz.common.edges import one_file
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import (
     boundary_penalties,
@@ -140,8 +141,8 @@ def test_dimension_mismatch_is_a_clear_error():
 
 
 def test_window_by_hand():
-    assert window([0, 5], 7, 1) == [0, 1, 4, 5, 6]
-    assert window([3], 7, 2) == [1, 2, 3, 4, 5]
+    assert window([0, 5], 7, 1, doc_of=one_file(7)) == [0, 1, 4, 5, 6]
+    assert window([3], 7, 2, doc_of=one_file(7)) == [1, 2, 3, 4, 5]
 
 
 # --- against the plain-loop reference: tests/scoring/test_reference.py ----------------------
@@ -180,5 +181,9 @@ def test_topk_within_scar_within_window(rng, k, r, lam, tau):
     chunks = rng.normal(size=(n, 6))
     q = rng.normal(size=6)
     sel = scar_select(q, chunks, GateParams(k, lam, tau, r))
-    assert set(top_k(sel.sims, k)) <= set(sel.selected) <= set(window(sel.retrieved, n, r))
+    assert (
+        set(top_k(sel.sims, k))
+        <= set(sel.selected)
+        <= set(window(sel.retrieved, n, r, doc_of=one_file(n)))
+    )
     assert sel.selected == sorted(set(sel.selected))

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scar_viz.common.edges import one_file
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import gate, normalize, scar_select, top_k
 from scar_viz.scoring.sweep import (
@@ -40,7 +41,11 @@ def test_hand_computed_three_chunks():
     # query = chunk 1; chunk 0 near (cos 0.8 with q and c), chunk 2 orthogonal
     chunks = np.array([[0.8, 0.6], [1.0, 0.0], [0.0, 1.0]])
     cands = build_candidates(
-        (chunks @ np.array([1.0, 0.0]))[None], normalize(chunks), [(0, 1)], k=1
+        (chunks @ np.array([1.0, 0.0]))[None],
+        normalize(chunks),
+        [(0, 1)],
+        k=1,
+        doc_of=one_file(len(normalize(chunks))),
     )
     res = sweep(cands, [0.0, 1.0], [0.5, 0.9])
     # λ=0: chunk 0 passes iff 0.8 > τ·1 → yes at 0.5, no at 0.9; chunk 2 (cos 0) never
@@ -58,7 +63,9 @@ def test_agrees_exactly_with_scar_select_on_random_data(radius):
         walk, queries, golds, unit, sims = random_case(rng, n, 5)
         k = int(rng.integers(1, 6))
         lams, taus = LAMS[::5], TAUS[::6]
-        res = sweep(build_candidates(sims, unit, golds, k, radius), lams, taus)
+        res = sweep(
+            build_candidates(sims, unit, golds, k, radius, doc_of=one_file(len(unit))), lams, taus
+        )
         for i, lam in enumerate(lams):
             for j, tau in enumerate(taus):
                 for q, gold in enumerate(golds):
@@ -83,7 +90,9 @@ def test_agrees_exactly_with_scar_select_on_random_data(radius):
 def test_property_single_point_matches(n, k, radius, seed, lam, tau):
     rng = np.random.default_rng(seed)
     walk, queries, golds, unit, sims = random_case(rng, n, 3)
-    res = sweep(build_candidates(sims, unit, golds, k, radius), [lam], [tau])
+    res = sweep(
+        build_candidates(sims, unit, golds, k, radius, doc_of=one_file(len(unit))), [lam], [tau]
+    )
     for q in range(3):
         sel = scar_select(queries[q], walk, GateParams(k, float(lam), float(tau), radius))
         assert res.query_chunks[0, 0, q] == len(sel.selected)
@@ -117,7 +126,12 @@ def test_absolute_bar_matches_a_loop(radius):
     rng = np.random.default_rng(7)
     walk, queries, golds, unit, sims = random_case(rng, 20, 4)
     thetas = np.round(np.linspace(-0.3, 0.9, 13), 3)
-    res = sweep(build_candidates(sims, unit, golds, 3, radius), [0.0, 0.5], thetas, "absolute")
+    res = sweep(
+        build_candidates(sims, unit, golds, 3, radius, doc_of=one_file(len(unit))),
+        [0.0, 0.5],
+        thetas,
+        "absolute",
+    )
     for i, lam in enumerate([0.0, 0.5]):
         for j, theta in enumerate(thetas):
             for q in range(4):
@@ -129,7 +143,7 @@ def test_more_permissive_bar_never_costs_fewer_chunks():
     rng = np.random.default_rng(2)
     *_, unit, sims = random_case(rng, 40, 8)
     golds = [(0,)] * 8
-    res = sweep(build_candidates(sims, unit, golds, 4, 1))
+    res = sweep(build_candidates(sims, unit, golds, 4, 1, doc_of=one_file(len(unit))))
     assert np.all(np.diff(res.mean_chunks, axis=1) <= 1e-12)  # higher τ: fewer or equal
     assert np.all(np.diff(res.mean_chunks, axis=0) <= 1e-12)  # higher λ: fewer or equal
 
@@ -143,7 +157,7 @@ def test_pareto_frontier_hand_computed():
 def test_best_and_match_chunks():
     rng = np.random.default_rng(4)
     *_, unit, sims = random_case(rng, 30, 6)
-    res = sweep(build_candidates(sims, unit, [(1, 2)] * 6, 3, 1))
+    res = sweep(build_candidates(sims, unit, [(1, 2)] * 6, 3, 1, doc_of=one_file(len(unit))))
     i, j = res.best("efficiency")
     assert res.efficiency[i, j] == res.efficiency.max()
     t = match_chunks(res, 0, float(res.mean_chunks[0, 10]))
@@ -155,11 +169,11 @@ def test_best_and_match_chunks():
 def test_validation():
     unit = normalize(np.eye(3))
     with pytest.raises(ValueError, match="gold"):
-        build_candidates(unit, unit, [(0,), (), (1,)], 1)
+        build_candidates(unit, unit, [(0,), (), (1,)], 1, doc_of=one_file(len(unit)))
     with pytest.raises(ValueError, match="k ≥ 1"):
-        build_candidates(unit, unit, [(0,)] * 3, 0)
+        build_candidates(unit, unit, [(0,)] * 3, 0, doc_of=one_file(len(unit)))
     with pytest.raises(ValueError, match="bar"):
-        sweep(build_candidates(unit, unit, [(0,)] * 3, 1), mode="fixed")
+        sweep(build_candidates(unit, unit, [(0,)] * 3, 1, doc_of=one_file(len(unit))), mode="fixed")
 
 
 @pytest.mark.parametrize("radius", [1, 2])
@@ -170,7 +184,7 @@ def test_in_a_corpus_the_sweep_agrees_with_select_from_sims_and_never_crosses(ra
     n = 40
     walk, queries, golds, unit, sims = random_case(rng, n, 8)
     doc_of = np.repeat(np.arange(5), [3, 12, 1, 16, 8])
-    cands = build_candidates(sims, unit, golds, 4, radius, doc_of)
+    cands = build_candidates(sims, unit, golds, 4, radius, doc_of=doc_of)
     lams, taus = LAMS[::8], TAUS[::8]
     res = sweep(cands, lams, taus)
     crossed = 0
@@ -185,7 +199,7 @@ def test_in_a_corpus_the_sweep_agrees_with_select_from_sims_and_never_crosses(ra
                 )
                 for d in sel.decisions:
                     assert doc_of[d.chunk] == doc_of[d.neighbour]
-                joined = select_from_sims(sims[q], unit, params)
+                joined = select_from_sims(sims[q], unit, params, doc_of=one_file(len(unit)))
                 crossed += any(doc_of[d.chunk] != doc_of[d.neighbour] for d in joined.decisions)
     assert crossed  # without the edges the same data does cross files: the test can fail
 
@@ -207,7 +221,9 @@ def test_query_outcomes_count_the_tokens_of_each_selection(key, radius):
     costs = token_costs(prep.chunks)
     taus = np.array([0.0, 0.4, 0.9, 1.5])
     for k in (1, 3, 6):
-        cands = build_candidates(sims, prep.unit, [g.gold for g in gold], k, radius, prep.doc_of)
+        cands = build_candidates(
+            sims, prep.unit, [g.gold for g in gold], k, radius, doc_of=prep.doc_of
+        )
         for lam in (0.0, 0.5, 1.5):
             chunks, recall, tokens = query_outcomes(cands, admitted_at(cands, lam, taus), costs)
             for t, tau in enumerate(taus):
@@ -234,7 +250,9 @@ def test_threshold_outcomes_are_query_outcomes_at_every_bar(radius):
     costs = token_costs(prep.chunks)
     rng = np.random.default_rng(radius)
     for k in (1, 3, 6):
-        cands = build_candidates(sims, prep.unit, [g.gold for g in gold], k, radius, prep.doc_of)
+        cands = build_candidates(
+            sims, prep.unit, [g.gold for g in gold], k, radius, doc_of=prep.doc_of
+        )
         m = len(cands.slot)
         scores = rng.normal(size=(3, m))
         bars = np.sort(rng.normal(size=9))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from scar_viz.common.edges import one_file
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import scar_judge, select_from_sims, top_k
 from scar_viz.scoring.walk import Candidate, GateDecision, walk_neighbours
@@ -28,7 +29,7 @@ def test_the_walk_offers_each_side_outward_and_stops_after_a_rejection():
         seen.append((cand.chunk, cand.rank, cand.side, cand.distance, cand.neighbour))
         return judge_by({4, 3, 6})(cand)
 
-    selected, admitted, decisions = walk_neighbours([5], 10, 3, judge)
+    selected, admitted, decisions = walk_neighbours([5], 10, 3, judge, doc_of=one_file(10))
     # left: 4 admitted, 3 admitted, 2 rejected; right: 6 admitted, 7 rejected (8 never offered)
     assert seen == [
         (5, 0, "left", 1, 4),
@@ -49,7 +50,7 @@ def test_the_walk_offers_each_side_outward_and_stops_after_a_rejection():
 
 
 def test_a_retrieved_neighbour_is_judged_retrieved_and_the_walk_goes_past_it():
-    _, admitted, decisions = walk_neighbours([2, 3], 6, 2, judge_by({1, 4, 5}))
+    _, admitted, decisions = walk_neighbours([2, 3], 6, 2, judge_by({1, 4, 5}), doc_of=one_file(6))
     first = [(d.chunk, d.neighbour, d.outcome) for d in decisions if d.chunk == 2]
     # chunk 2's right neighbour 3 is retrieved: judged "retrieved" though the judge rejects it,
     # and the walk reaches 4 beyond it
@@ -63,9 +64,9 @@ def test_a_retrieved_neighbour_is_judged_retrieved_and_the_walk_goes_past_it():
 
 
 def test_the_walk_stops_at_the_document_edges_and_at_radius_zero():
-    _, _, decisions = walk_neighbours([0], 2, 3, judge_by({1}))
+    _, _, decisions = walk_neighbours([0], 2, 3, judge_by({1}), doc_of=one_file(2))
     assert [(d.side, d.neighbour) for d in decisions] == [("right", 1)]
-    assert walk_neighbours([0, 1], 2, 0, judge_by(set())) == ([0, 1], [], ())
+    assert walk_neighbours([0, 1], 2, 0, judge_by(set()), doc_of=one_file(2)) == ([0, 1], [], ())
 
 
 @pytest.mark.parametrize(
@@ -90,7 +91,9 @@ def test_scar_is_the_walk_with_scars_judge():
     unit /= np.linalg.norm(unit, axis=1, keepdims=True)
     sims = unit @ unit[7]
     params = GateParams(3, 0.5, 0.1, 2)
-    sel = select_from_sims(sims, unit, params)
+    sel = select_from_sims(sims, unit, params, doc_of=one_file(len(unit)))
     judge = scar_judge(sims, unit, params.lam, params.tau)
-    selected, admitted, decisions = walk_neighbours(top_k(sims, 3), 30, 2, judge)
+    selected, admitted, decisions = walk_neighbours(
+        top_k(sims, 3), 30, 2, judge, doc_of=one_file(30)
+    )
     assert (sel.selected, sel.admitted, sel.decisions) == (selected, admitted, decisions)

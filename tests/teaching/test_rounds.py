@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from scar_viz.common.edges import one_file
 from scar_viz.documents import samples
 from scar_viz.embeddings import HashEmbedder, make_embedder
 from scar_viz.pipeline import prepare_document
@@ -58,9 +59,7 @@ def sample_rounds():
     doc = samples.load_sample()
     emb = HashEmbedder()
     prep = prepare_document(doc, emb)
-    gold = label_queries(
-        parse_queries(samples.sample_queries_text(), doc.text), doc.text, prep.chunks
-    )
+    gold = label_queries(parse_queries(samples.sample_queries_text(), doc), doc, prep.chunks)
     questions = rd.round_questions(gold, emb.embed([g.query.query for g in gold]))
     return prep, questions, rd.pick_rounds(prep.unit, questions, lesson_id="harbor-f-01")
 
@@ -89,7 +88,12 @@ def test_sample_rounds_match_the_gate_and_their_reasons_hold(sample_rounds):
     by_id = {q.id: q for q in questions}
     for r in rounds:
         q = by_id[r.question_id]
-        sel = select_from_sims(prep.unit @ q.vector, prep.unit, GateParams(r.k, r.lam, r.tau, 1))
+        sel = select_from_sims(
+            prep.unit @ q.vector,
+            prep.unit,
+            GateParams(r.k, r.lam, r.tau, 1),
+            doc_of=one_file(len(prep.unit)),
+        )
         assert tuple(sel.admitted) == r.admitted
         d = r.focus
         assert d is not None and d in sel.decisions and r.reason
@@ -103,11 +107,17 @@ def test_sample_rounds_match_the_gate_and_their_reasons_hold(sample_rounds):
             assert d.outcome == "rejected" and d.cos_qn <= d.bar
             for lam in (0.0, 0.5, 2.0):  # no λ admits it ...
                 other = select_from_sims(
-                    prep.unit @ q.vector, prep.unit, GateParams(r.k, lam, r.tau, 1)
+                    prep.unit @ q.vector,
+                    prep.unit,
+                    GateParams(r.k, lam, r.tau, 1),
+                    doc_of=one_file(len(prep.unit)),
                 )
                 assert d.neighbour not in other.admitted
             lower = select_from_sims(
-                prep.unit @ q.vector, prep.unit, GateParams(r.k, r.lam, 0.0, 1)
+                prep.unit @ q.vector,
+                prep.unit,
+                GateParams(r.k, r.lam, 0.0, 1),
+                doc_of=one_file(len(prep.unit)),
             )
             assert d.neighbour in lower.admitted  # ... a lower τ does
 
@@ -144,9 +154,7 @@ def model_rounds(request):
     doc = samples.load_sample()
     emb = make_embedder(request.param)
     prep = prepare_document(doc, emb)
-    gold = label_queries(
-        parse_queries(samples.sample_queries_text(), doc.text), doc.text, prep.chunks
-    )
+    gold = label_queries(parse_queries(samples.sample_queries_text(), doc), doc, prep.chunks)
     questions = rd.round_questions(gold, emb.embed([g.query.query for g in gold]))
     return prep, questions, rd.pick_rounds(prep.unit, questions, lesson_id="harbor-f-01")
 

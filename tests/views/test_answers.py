@@ -73,8 +73,8 @@ def chat(server) -> ChatModel:
 
 def check(server, setting, text: str, n: int = 4):
     prep, embed = setting
-    qset = parse_queries(text, prep.document.text)
-    labelled = label_queries(qset.queries[:n], prep.document.text, prep.chunks)
+    qset = parse_queries(text, prep.document)
+    labelled = label_queries(qset.queries[:n], prep.document, prep.chunks)
     vecs = embed([q.query.query for q in labelled])
     return check_answers(
         prep,
@@ -171,7 +171,7 @@ def test_reference_answers_add_the_correctness_column(llm_server, setting):
     rows = summary_rows(ch)
     assert all("answer correctness" in r for r in rows)
     assert sum(r["LLM calls"] + r["cached"] for r in rows) == 5 * 3 * ch.n_queries
-    refs = parse_queries(gs.jsonl(), prep.document.text).references
+    refs = parse_queries(gs.jsonl(), prep.document).references
     assert planned_calls(ch.queries, 3, refs) == 5 * 3 * ch.n_queries
     qid = next(iter(query_choices(ch)))
     assert all("answer correctness" in r for r in side_by_side(ch, qid))

@@ -63,16 +63,16 @@ def test_jumps_and_window():
 
 def test_type_rows_on_the_sample():
     doc = samples.load_sample()
-    qset = parse_queries(samples.sample_queries_text(), doc.text)
+    qset = parse_queries(samples.sample_queries_text(), doc)
     summaries = [
         lab.summarise(label, doc.text, cfg, chunk_spans(doc, cfg), [])
         for label, cfg in (("A", ChunkingConfig()), ("B", ChunkingConfig("sentence", 600, 60)))
     ]
-    rows, problems = lab.type_rows(qset, doc.text, summaries)
+    rows, problems = lab.type_rows(qset, doc, summaries)
     assert problems == [] and [r["chunking"] for r in rows] == [s.title for s in summaries]
     for row in rows:
         assert row["fragmented"] + row["atomic"] + row["scattered"] == len(qset.queries)
-    assert lab.type_rows(qset, doc.text, [lab.summarise("C", "", ChunkingConfig(), [], [])])[1][
+    assert lab.type_rows(qset, doc, [lab.summarise("C", "", ChunkingConfig(), [], [])])[1][
         0
     ].startswith("C: the evidence cannot be mapped")
 

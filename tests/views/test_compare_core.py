@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 from scar_viz.chunking.qasc import QascParams
+from scar_viz.common.edges import one_file
 from scar_viz.common.fmt import EMPTY_CELL
+from scar_viz.documents.reading import document_from_text
 from scar_viz.policies import ALL_ORDER, PolicyResult, policy_knobs
 from scar_viz.queries.reading import parse_queries
 from scar_viz.scoring.learned import LearnedGate, learned_select
@@ -114,7 +116,7 @@ def test_find_evidence_matches_ignoring_case_and_spaces():
         '{"id": "a", "query": "What  is Gamma?", "evidence": '
         '[{"text": "gamma delta.", "start": 13, "end": 25}]}\n'
     )
-    qset = parse_queries(jsonl, TEXT, "x")
+    qset = parse_queries(jsonl, document_from_text("t.txt", TEXT), "x")
     assert compare.find_evidence("what is gamma? ", [qset]) == ((13, 25),)
     assert compare.find_evidence("what is delta?", [qset]) == ()
     assert compare.find_evidence("anything", []) == ()
@@ -125,7 +127,9 @@ def test_why_options_list_the_gate_decisions():
     unit = rng.normal(size=(12, 6))
     unit /= np.linalg.norm(unit, axis=1, keepdims=True)
     sims = unit @ unit[5]
-    sel = learned_select(sims, unit, 2, LearnedGate.scar(0.5, 0.1), p=0.5, radius=1)
+    sel = learned_select(
+        sims, unit, 2, LearnedGate.scar(0.5, 0.1), p=0.5, radius=1, doc_of=one_file(len(unit))
+    )
     options = compare.why_options(sel)
     judged = [d for d in sel.decisions if d.outcome != "retrieved"]
     assert len(options) == len(judged) > 0

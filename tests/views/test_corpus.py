@@ -111,7 +111,9 @@ def test_one_file_is_one_row():
     chunks = chunk_document(doc, ChunkingConfig(size=200, overlap=0))
     n = len(chunks)
     sims = np.linspace(0, 1, n)
-    view = corpus_view(doc, None, sims, _selection(n, sims, None, k=2))
+    doc_of = chunk_doc_of(doc, chunks)  # all zeros: one file
+    assert not doc_of.any()
+    view = corpus_view(doc, doc_of, sims, _selection(n, sims, doc_of, k=2))
     assert view.paths == ("one.txt",)
     assert view.counts.tolist() == [n] and view.retrieved.tolist() == [2]
     assert view.best_chunk.tolist() == [n - 1]

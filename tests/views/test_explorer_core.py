@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from scar_viz.chunking.config import ChunkingConfig
+from scar_viz.common.edges import one_file
 from scar_viz.common.errors import UserError
 from scar_viz.documents import samples
 from scar_viz.embeddings import make_embedder
@@ -53,21 +54,37 @@ def test_query_sims_refuses_a_vector_of_another_dimension(prep):
 
 def test_policy_selection_is_scar_or_the_learned_gate(prep, sims):
     params = GateParams(4, 0.3, 0.2, 2)
-    scar = policy_selection("SCAR", sims, prep.unit, params)
-    assert scar.selected == select_from_sims(sims, prep.unit, params).selected
+    scar = policy_selection("SCAR", sims, prep.unit, params, doc_of=one_file(len(prep.unit)))
+    assert (
+        scar.selected
+        == select_from_sims(sims, prep.unit, params, doc_of=one_file(len(prep.unit))).selected
+    )
     words = question_lex([c.text for c in prep.chunks], "Who decides the budget?")
-    learned = policy_selection("learned", sims, prep.unit, params, None, 0.2, lexical=words)
-    expected = learned_select(sims, prep.unit, 4, default_gate(), 0.2, 2, lexical=words)
+    learned = policy_selection(
+        "learned",
+        sims,
+        prep.unit,
+        params,
+        one_file(len(prep.unit)),
+        None,
+        0.2,
+        lexical=words,
+    )
+    expected = learned_select(
+        sims, prep.unit, 4, default_gate(), 0.2, 2, lexical=words, doc_of=one_file(len(prep.unit))
+    )
     assert learned.selected == expected.selected and learned.p == 0.2
     with pytest.raises(UserError):
-        policy_selection("window", sims, prep.unit, params)
+        policy_selection("window", sims, prep.unit, params, doc_of=one_file(len(prep.unit)))
 
 
 def test_summary_costs_and_deltas(prep, sims):
-    sel = policy_selection("SCAR", sims, prep.unit, GateParams(3, 0.5, 0.1, 1))
-    summary = summarise(prep.chunks, sel)
+    sel = policy_selection(
+        "SCAR", sims, prep.unit, GateParams(3, 0.5, 0.1, 1), doc_of=one_file(len(prep.unit))
+    )
+    summary = summarise(prep.chunks, sel, doc_of=one_file(len(prep.chunks)))
     assert list(summary.costs) == ["top-k", "window ±1", "SCAR"]
-    win = window(sel.retrieved, len(prep.chunks), 1)
+    win = window(sel.retrieved, len(prep.chunks), 1, doc_of=one_file(len(prep.chunks)))
     assert summary.base == context_cost(prep.chunks, win)
     assert summary.ours.chunks == len(sel.selected)
     delta = summary.delta("chunks")
@@ -84,8 +101,10 @@ def test_summary_costs_and_deltas(prep, sims):
 @pytest.mark.parametrize(("lam", "tau"), [(0.0, 0.0), (0.5, 0.1), (5.0, 1.0)])
 def test_summary_sentence_writes_changes_as_changes(prep, sims, lam, tau):
     """Never "sends −30% of the window's tokens" (nor "0% of" when it sends all of them)."""
-    sel = policy_selection("SCAR", sims, prep.unit, GateParams(3, lam, tau, 1))
-    summary = summarise(prep.chunks, sel)
+    sel = policy_selection(
+        "SCAR", sims, prep.unit, GateParams(3, lam, tau, 1), doc_of=one_file(len(prep.unit))
+    )
+    summary = summarise(prep.chunks, sel, doc_of=one_file(len(prep.chunks)))
     text = summary.sentence()
     ours, base = summary.ours.tokens, summary.base.tokens
     assert "% of" not in text and "−" not in text
@@ -98,16 +117,20 @@ def test_summary_sentence_writes_changes_as_changes(prep, sims, lam, tau):
 
 
 def test_an_equal_context_has_no_arrow_and_zero_change(prep, sims):
-    sel = policy_selection("SCAR", sims, prep.unit, GateParams(3, 0.0, 0.0, 1))
-    summary = summarise(prep.chunks, sel)
+    sel = policy_selection(
+        "SCAR", sims, prep.unit, GateParams(3, 0.0, 0.0, 1), doc_of=one_file(len(prep.unit))
+    )
+    summary = summarise(prep.chunks, sel, doc_of=one_file(len(prep.chunks)))
     if summary.ours.chunks == summary.base.chunks:
         assert summary.delta_style("chunks") == ("off", "gray")
         assert summary.delta("chunks", short=True) == "0%"
 
 
 def test_contexts_follow_the_policies(prep, sims):
-    sel = policy_selection("SCAR", sims, prep.unit, GateParams(3, 0.5, 0.1, 1))
-    texts = contexts(prep.chunks, sel, "SCAR")
+    sel = policy_selection(
+        "SCAR", sims, prep.unit, GateParams(3, 0.5, 0.1, 1), doc_of=one_file(len(prep.unit))
+    )
+    texts = contexts(prep.chunks, sel, "SCAR", doc_of=one_file(len(prep.chunks)))
     assert list(texts) == ["top-k", "window ±1", "SCAR"]
     assert all(prep.chunks[i].text in texts["SCAR"] for i in sel.selected)
     assert len(texts["top-k"]) <= len(texts["SCAR"]) <= len(texts["window ±1"])
@@ -118,7 +141,7 @@ def test_chunk_span_and_known_evidence(prep):
     with pytest.raises(UserError):
         chunk_span(prep.chunks, [])
     doc = samples.load_sample()
-    queries = parse_queries(samples.sample_queries_text(), doc.text).queries
+    queries = parse_queries(samples.sample_queries_text(), doc).queries
     first = queries[0]
     found = known_evidence(queries, "  " + first.query.upper() + " ")
     assert found == tuple(e.text for e in first.evidence) and found
@@ -127,7 +150,14 @@ def test_chunk_span_and_known_evidence(prep):
 
 def test_why_table_adds_up_to_the_score(prep, sims):
     words = question_lex([c.text for c in prep.chunks], "Who decides the budget?")
-    sel = policy_selection("learned", sims, prep.unit, GateParams(3, 0, 0, 1), lexical=words)
+    sel = policy_selection(
+        "learned",
+        sims,
+        prep.unit,
+        GateParams(3, 0, 0, 1),
+        lexical=words,
+        doc_of=one_file(len(prep.unit)),
+    )
     decision = sel.decisions[0]
     rows = why_table(decision)
     assert {"lex_qn", "lex_qc", "lex_new"} <= {r["term"] for r in rows}  # the shipped gate's
@@ -152,8 +182,10 @@ def test_answer_rows_compare_with_the_policy():
 
 def test_answer_question_unscored_and_scored(llm_server, prep, sims):
     chat = ChatModel("fake", base_url=llm_server.base_url, api_key="k", timeout=5)
-    sel = policy_selection("SCAR", sims, prep.unit, GateParams(3, 0.5, 0.1, 1))
-    texts = contexts(prep.chunks, sel, "SCAR")
+    sel = policy_selection(
+        "SCAR", sims, prep.unit, GateParams(3, 0.5, 0.1, 1), doc_of=one_file(len(prep.unit))
+    )
+    texts = contexts(prep.chunks, sel, "SCAR", doc_of=one_file(len(prep.chunks)))
     plain = answer_question(chat, "Who decides?", texts)
     assert [a.policy for a in plain] == list(texts) and all(not a.scores for a in plain)
     assert all(a.spent.total_tokens > 0 or a.spent.cached for a in plain)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from scar_viz.chunking.base import Chunk
+from scar_viz.common.edges import one_file
 from scar_viz.scoring.lexical import question_lex
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import normalize, select_from_sims
@@ -43,8 +44,15 @@ def _doc(n: int, dim: int = 8, seed: int = 0, dup: bool = False):
     return chunks, unit, sims
 
 
+def _payload(chunks, sims, unit, params, **options):
+    """The gate panel's payload for a document of one file."""
+    return gate_payload(chunks, sims, unit, params, doc_of=one_file(len(chunks)), **options)
+
+
 def _python(sims, unit, lam, tau, k, r):
-    sel = select_from_sims(sims, unit, GateParams(k=k, lam=lam, tau=tau, radius=r))
+    sel = select_from_sims(
+        sims, unit, GateParams(k=k, lam=lam, tau=tau, radius=r), doc_of=one_file(len(unit))
+    )
     return [
         (d.chunk, d.neighbour, d.side, d.distance, d.score, d.bar, d.outcome) for d in sel.decisions
     ]
@@ -67,7 +75,7 @@ def test_f64_round_trip_is_exact():
 def test_payload_gate_agrees_with_select_from_sims_everywhere(seed):
     n = 12 + 7 * seed
     chunks, unit, sims = _doc(n, seed=seed, dup=seed % 2 == 0)
-    payload = gate_payload(chunks, sims, unit, GateParams(k=3, lam=0.5, tau=0.1, radius=1), kmax=n)
+    payload = _payload(chunks, sims, unit, GateParams(k=3, lam=0.5, tau=0.1, radius=1), kmax=n)
     json.dumps(payload, allow_nan=False)  # the browser parses it as strict JSON
     rng = np.random.default_rng(seed)
     for _ in range(300):
@@ -99,7 +107,7 @@ def test_payload_gate_agrees_with_select_from_sims_with_a_lexical_term(seed):
     chunks = [Chunk(i, 40 * i, 40 * i + len(t), t, ("S",)) for i, t in enumerate(texts)]
     words = question_lex(texts, "the retransmit timer and the window")
     assert words.share.max() > 0
-    payload = gate_payload(chunks, sims, unit, GateParams(), kmax=n, lex=words.share)
+    payload = _payload(chunks, sims, unit, GateParams(), kmax=n, lex=words.share)
     json.dumps(payload, allow_nan=False)
     changed = 0
     for _ in range(300):
@@ -107,7 +115,7 @@ def test_payload_gate_agrees_with_select_from_sims_with_a_lexical_term(seed):
         mu = float(rng.choice([0.0, 0.25, rng.uniform(0, 2)]))
         k, r = int(rng.integers(1, n + 1)), int(rng.integers(0, 4))
         params = GateParams(k=k, lam=lam, tau=tau, radius=r, mu=mu)
-        sel = select_from_sims(sims, unit, params, lexical=words)
+        sel = select_from_sims(sims, unit, params, lexical=words, doc_of=one_file(len(unit)))
         mine = [
             (d.chunk, d.neighbour, d.side, d.distance, d.score, d.bar, d.outcome)
             for d in sel.decisions
@@ -123,17 +131,17 @@ def test_payload_gate_agrees_with_select_from_sims_with_a_lexical_term(seed):
 
 def test_payload_decide_needs_lex_for_mu():
     chunks, unit, sims = _doc(12)
-    payload = gate_payload(chunks, sims, unit, GateParams())
+    payload = _payload(chunks, sims, unit, GateParams())
     assert "lex" not in payload
     with pytest.raises(ValueError, match="lex"):
         payload_decide(payload, 0.5, 0.1, 3, 1, mu=0.5)
     with pytest.raises(ValueError, match="shape"):
-        gate_payload(chunks, sims, unit, GateParams(), lex=np.zeros(3))
+        _payload(chunks, sims, unit, GateParams(), lex=np.zeros(3))
 
 
 def test_exact_ties_are_rejected_on_both_sides():
     chunks, unit, sims = _doc(15, seed=3)
-    payload = gate_payload(chunks, sims, unit, GateParams(k=3, lam=0.5, tau=0.1, radius=1))
+    payload = _payload(chunks, sims, unit, GateParams(k=3, lam=0.5, tau=0.1, radius=1))
     c = payload["order"][0]
     j = c + 1 if c + 1 < 15 else c - 1
     # λ = 0: S = cos(q,n); choose τ so that τ·cos(q,c) == cos(q,n) exactly (search ulps)
@@ -151,7 +159,7 @@ def test_exact_ties_are_rejected_on_both_sides():
 
 def test_payload_is_small_and_carries_only_focus_text():
     chunks, unit, sims = _doc(830, dim=16, seed=1)
-    payload = gate_payload(chunks, sims, unit, GateParams(k=3, lam=0.5, tau=0.1, radius=1))
+    payload = _payload(chunks, sims, unit, GateParams(k=3, lam=0.5, tau=0.1, radius=1))
     assert len(payload["order"]) == 20
     assert len(payload["cells"]) <= 20 * 7
     size = len(json.dumps(payload))
@@ -169,7 +177,9 @@ def test_snippets():
 
 def test_overview_marks_every_decision():
     chunks, unit, sims = _doc(40, seed=2)
-    sel = select_from_sims(sims, unit, GateParams(k=4, lam=0.3, tau=0.5, radius=2))
+    sel = select_from_sims(
+        sims, unit, GateParams(k=4, lam=0.3, tau=0.5, radius=2), doc_of=one_file(len(unit))
+    )
     ov = overview_data(sims, sel)
     assert list(ov.members(STATUS_RETRIEVED)) == sorted(sel.retrieved)
     assert list(ov.members(STATUS_ADMITTED)) == sel.admitted
@@ -181,10 +191,10 @@ def test_overview_marks_every_decision():
 def test_payload_carries_the_focused_chunks_text():
     chunks, unit, sims = _doc(60, seed=6)
     far = int(np.argmin(sims))
-    payload = gate_payload(chunks, sims, unit, GateParams(k=1, radius=1), kmax=1, focus=far)
+    payload = _payload(chunks, sims, unit, GateParams(k=1, radius=1), kmax=1, focus=far)
     assert payload["focus"] == far
     assert str(far) in payload["cells"] and str(max(0, far - 3)) in payload["cells"]
-    assert gate_payload(chunks, sims, unit, GateParams(), focus=99)["focus"] is None
+    assert _payload(chunks, sims, unit, GateParams(), focus=99)["focus"] is None
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -219,7 +229,7 @@ def test_a_document_of_one_file_sends_the_whole_document_as_each_range():
     one = gate_payload(chunks, sims, unit, params, kmax=n, doc_of=np.zeros(n, dtype=np.int64))
     assert set(one["files"]) == {str(c) for c in one["order"]}
     assert all(r == [0, n - 1] for r in one["files"].values())
-    assert one == gate_payload(chunks, sims, unit, params, kmax=n)
+    assert one == _payload(chunks, sims, unit, params, kmax=n)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -229,11 +239,13 @@ def test_payload_order_follows_the_retriever_and_the_gate_keeps_the_cosines(seed
     rank = np.random.default_rng(seed).normal(size=n)
     rank[[4, 9]] = rank.max() + 1  # a tie at the top: the lower index first
     params = GateParams(k=3, lam=0.5, tau=0.1, radius=1)
-    payload = gate_payload(chunks, sims, unit, params, kmax=n, rank=rank)
+    payload = _payload(chunks, sims, unit, params, kmax=n, rank=rank)
     assert payload["order"][:2] == [4, 9]
     for k in (1, 3, 6):
         for r in (0, 1, 2):
-            sel = select_from_sims(sims, unit, GateParams(k, 0.5, 0.1, r), rank=rank)
+            sel = select_from_sims(
+                sims, unit, GateParams(k, 0.5, 0.1, r), rank=rank, doc_of=one_file(len(unit))
+            )
             python = [
                 (d.chunk, d.neighbour, d.side, d.distance, d.score, d.bar, d.outcome)
                 for d in sel.decisions

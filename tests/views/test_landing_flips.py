@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from scar_viz.chunking.config import ChunkingConfig, chunk_document
+from scar_viz.common.edges import one_file
 from scar_viz.documents import samples
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import select_from_sims
@@ -18,17 +19,17 @@ from scar_viz.views.landing import sample_cut
 def test_the_sample_cut_names_the_two_chunks_that_split_the_lesson_answer():
     doc = samples.load_sample(samples.DEFAULT_SAMPLE)
     chunks = chunk_document(doc, ChunkingConfig())
-    cut = sample_cut(samples.DEFAULT_SAMPLE, doc.text, chunks)
+    cut = sample_cut(samples.DEFAULT_SAMPLE, doc, chunks)
     assert cut is not None and cut.right == cut.left + 1
     # the cut is a boundary inside the question's evidence
     assert chunks[cut.left].end < chunks[cut.right].end
     sentence = cut.sentence()
     assert "fragmentation" in sentence.lower() and cut.question in sentence
     assert f"chunk {cut.left} and chunk {cut.right}" in sentence
-    assert sample_cut("another", doc.text, chunks) is None
+    assert sample_cut("another", doc, chunks) is None
     whole = chunk_document(doc, ChunkingConfig(size=20_000, overlap=0))  # one chunk holds it
     assert fragment_pair(whole, 0, 10) is None
-    assert sample_cut(samples.DEFAULT_SAMPLE, doc.text, whole) is None
+    assert sample_cut(samples.DEFAULT_SAMPLE, doc, whole) is None
 
 
 def _setting(seed: int = 5, n: int = 30):
@@ -41,7 +42,9 @@ def _setting(seed: int = 5, n: int = 30):
 
 
 def _outcomes(unit, sims, lam, tau):
-    sel = select_from_sims(sims, unit, GateParams(k=4, lam=lam, tau=tau, radius=2))
+    sel = select_from_sims(
+        sims, unit, GateParams(k=4, lam=lam, tau=tau, radius=2), doc_of=one_file(len(unit))
+    )
     return {(d.chunk, d.neighbour): d.outcome for d in sel.decisions}, sel
 
 

@@ -101,10 +101,20 @@ def test_a_corpus_round_trips_with_every_file():
     assert restored.document.sections == doc.sections
 
 
-def test_a_single_document_is_still_written_as_version_1():
+def test_a_single_file_is_written_as_a_corpus_of_one():
     data = json.loads(dumps({"doc": "upload"}, DOC, uploaded=True))
-    assert data["version"] == 1 and data["document"]["name"] == "mine.md"
-    assert "documents" not in data
+    assert data["version"] == 2 and "document" not in data
+    assert data["corpus"] == "mine.md"
+    assert data["documents"] == [{"path": "mine.md", "text": DOC.text}]
+    restored = loads(json.dumps(data)).document
+    assert restored.name == "mine.md" and not restored.several_files
+    assert restored.parts == DOC.parts and restored.sections == DOC.sections
+
+
+def test_a_version_2_file_without_documents_holds_no_document():
+    raw = json.dumps({"format": "scar-viz-session", "version": 2, "settings": {"k": 3}})
+    restored = loads(raw)
+    assert restored.document is None and restored.settings == {"k": 3}
 
 
 def test_a_sample_corpus_travels_by_its_id_only():
@@ -126,6 +136,10 @@ def test_an_old_session_file_still_loads():
     text = old["document"]["text"]
     assert restored.document.name == "old.md" and not restored.document.several_files
     assert restored.document.parts == (Part("old.md", 0, len(text)),)
+    # the old file reads as the same document the new format writes and reads back
+    again = loads(dumps(restored.settings, restored.document, uploaded=True))
+    assert json.loads(dumps({}, restored.document, uploaded=True))["version"] == 2
+    assert again.document == restored.document and again.settings == restored.settings
 
 
 def _v2(documents) -> str:

@@ -131,7 +131,8 @@ def build_table(
     golds: Sequence[Sequence[int]] | None,
     k: int,
     radius: int = DEFAULT_RADIUS,
-    doc_of: np.ndarray | None = None,
+    *,
+    doc_of: np.ndarray,
     lexical: Sequence[QuestionLex] | None = None,
     rank: np.ndarray | None = None,
 ) -> CandidateTable:
@@ -143,7 +144,7 @@ def build_table(
         golds: gold chunk indices per query (None: no labels, every gold set empty).
         k: chunks retrieved per query.
         radius: r ≥ 1.
-        doc_of: (N,) the file of each chunk in a corpus (None for one file): no candidate
+        doc_of: (N,) the file of each chunk (all zeros for one file): no candidate
             crosses its retrieved chunk's file edge.
         lexical: each query's lexical evidence (:func:`scar_viz.scoring.lexical.question_lex`)
             for the lexical features; None leaves them NaN.

@@ -134,7 +134,8 @@ def learned_select(
     gate: LearnedGate,
     p: float = DEFAULT_P,
     radius: int = DEFAULT_RADIUS,
-    doc_of: np.ndarray | None = None,
+    *,
+    doc_of: np.ndarray,
     lexical: QuestionLex | None = None,
     rank: np.ndarray | None = None,
 ) -> LearnedSelection:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from scar_viz.common.edges import one_file
 from scar_viz.common.errors import UserError
 from scar_viz.scoring.learned import (
     BASE_FEATURES,
@@ -135,7 +136,7 @@ def test_fit_gate_on_candidates_uses_unretrieved_radius_one_neighbours():
     rng = np.random.default_rng(2)
     unit = drifting_doc(rng)
     sims, golds = random_queries(rng, unit, 50)
-    table = build_table(sims, unit, golds, k=4, radius=2)
+    table = build_table(sims, unit, golds, k=4, radius=2, doc_of=one_file(len(unit)))
     gate = fit_gate(table)
     rows = ~table.is_retrieved & (table.features[:, 5] == 1)
     assert gate.feature_names == BASE_FEATURES
@@ -214,7 +215,7 @@ def test_build_table_rows_are_candidate_features():
     rng = np.random.default_rng(3)
     unit = drifting_doc(rng)
     sims, golds = random_queries(rng, unit, 12)
-    table = build_table(sims, unit, golds, k=3, radius=2)
+    table = build_table(sims, unit, golds, k=3, radius=2, doc_of=one_file(len(unit)))
     for m in range(len(table.query)):
         q, c, j = int(table.query[m]), int(table.chunk[m]), int(table.neighbour[m])
         rank = top_k(sims[q], 3).index(c)

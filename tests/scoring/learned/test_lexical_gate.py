@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from scar_viz.common.edges import one_file
 from scar_viz.common.errors import SettingsError
 from scar_viz.scoring.learned import (
     BASE_FEATURES,
@@ -52,7 +53,7 @@ def words_decide(seed: int = 3, n: int = 60, n_q: int = 50):
 
 def test_a_lexical_gate_learns_what_the_words_say():
     sims, unit, golds, lex = words_decide()
-    table = build_table(sims, unit, golds, k=1, radius=1, lexical=lex)
+    table = build_table(sims, unit, golds, k=1, radius=1, lexical=lex, doc_of=one_file(len(unit)))
     lexical = fit_gate(table, features="lexical")
     base = fit_gate(table)
     assert lexical.feature_names == BASE_FEATURES + LEXICAL_FEATURES
@@ -60,7 +61,9 @@ def test_a_lexical_gate_learns_what_the_words_say():
     assert "features" not in base.fitted_on
     assert lexical.weights[BASE_FEATURES.__len__()] > 0  # lex(q,n) pushes towards admitting
     for q, gold in enumerate(golds):
-        sel = learned_select(sims[q], unit, 1, lexical, p=0.5, radius=1, lexical=lex[q])
+        sel = learned_select(
+            sims[q], unit, 1, lexical, p=0.5, radius=1, lexical=lex[q], doc_of=one_file(len(unit))
+        )
         assert tuple(sel.selected) == gold
     # the five features alone cannot tell the gold neighbour: the lexical gate is better
     lex_curve = p_curve(table, lexical, [0.5])
@@ -71,8 +74,13 @@ def test_a_lexical_gate_learns_what_the_words_say():
 
 def test_the_why_box_shows_each_lexical_contribution():
     sims, unit, golds, lex = words_decide()
-    gate = fit_gate(build_table(sims, unit, golds, 1, 1, lexical=lex), features="lexical")
-    sel = learned_select(sims[0], unit, 1, gate, p=0.5, radius=1, lexical=lex[0])
+    gate = fit_gate(
+        build_table(sims, unit, golds, 1, 1, lexical=lex, doc_of=one_file(len(unit))),
+        features="lexical",
+    )
+    sel = learned_select(
+        sims[0], unit, 1, gate, p=0.5, radius=1, lexical=lex[0], doc_of=one_file(len(unit))
+    )
     d = sel.decisions[0]
     rows = {r["term"]: r for r in d.why_rows()}
     assert set(LEXICAL_FEATURES) <= set(rows)
@@ -83,17 +91,22 @@ def test_the_why_box_shows_each_lexical_contribution():
 
 def test_a_lexical_gate_round_trips_and_needs_the_words():
     sims, unit, golds, lex = words_decide()
-    gate = fit_gate(build_table(sims, unit, golds, 1, 1, lexical=lex), features="lexical")
+    gate = fit_gate(
+        build_table(sims, unit, golds, 1, 1, lexical=lex, doc_of=one_file(len(unit))),
+        features="lexical",
+    )
     again = LearnedGate.from_json(gate.to_json())
     assert again == gate and again.uses_lexical
     with pytest.raises(SettingsError, match="lexical"):
-        learned_select(sims[0], unit, 1, gate, p=0.5, radius=1)
+        learned_select(sims[0], unit, 1, gate, p=0.5, radius=1, doc_of=one_file(len(unit)))
     with pytest.raises(SettingsError, match="lexical"):
-        p_curve(build_table(sims, unit, golds, 1, 1), gate, [0.5])
+        p_curve(build_table(sims, unit, golds, 1, 1, doc_of=one_file(len(unit))), gate, [0.5])
     with pytest.raises(FitError, match="Lexical"):
-        fit_gate(build_table(sims, unit, golds, 1, 1), features="lexical")
+        fit_gate(
+            build_table(sims, unit, golds, 1, 1, doc_of=one_file(len(unit))), features="lexical"
+        )
     with pytest.raises(SettingsError, match="Unknown features"):
-        fit_gate(build_table(sims, unit, golds, 1, 1), features="words")
+        fit_gate(build_table(sims, unit, golds, 1, 1, doc_of=one_file(len(unit))), features="words")
 
 
 def test_a_gate_file_from_before_lexical_features_selects_as_it_did():
@@ -109,8 +122,14 @@ def test_a_gate_file_from_before_lexical_features_selects_as_it_did():
         sims = unit @ q
         for r in (1, 2):
             for p in (0.04, 0.2):
-                got.append(learned_select(sims, unit, ref["k"], gate, p, r).selected)
-                with_words = learned_select(sims, unit, ref["k"], gate, p, r, lexical=words)
+                got.append(
+                    learned_select(
+                        sims, unit, ref["k"], gate, p, r, doc_of=one_file(len(unit))
+                    ).selected
+                )
+                with_words = learned_select(
+                    sims, unit, ref["k"], gate, p, r, lexical=words, doc_of=one_file(len(unit))
+                )
                 got_with_words.append(with_words.selected)
     assert got == ref["selected"]
     assert got_with_words == ref["selected"]

@@ -9,6 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from scar_viz.common.edges import one_file
 from scar_viz.scoring.learned import (
     ALL_FEATURES,
     BASE_FEATURES,
@@ -33,7 +34,10 @@ def test_json_round_trips_exactly(tmp_path):
     rng = np.random.default_rng(3)
     unit = drifting_doc(rng)
     sims, golds = random_queries(rng, unit, 40)
-    gate = fit_gate(build_table(sims, unit, golds, 4), fitted_on={"document": "x.md"})
+    gate = fit_gate(
+        build_table(sims, unit, golds, 4, doc_of=one_file(len(unit))),
+        fitted_on={"document": "x.md"},
+    )
     back = LearnedGate.from_json(gate.to_json())
     assert back == gate
     assert back.to_dict() == gate.to_dict()

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from scar_viz.common.edges import one_file
 from scar_viz.scoring.learned import LearnedGate, build_table, fit_gate, learned_select
 from scar_viz.scoring.params import PRESETS, GateParams
 from scar_viz.scoring.scar import normalize, select_from_sims
@@ -26,8 +27,12 @@ def test_scar_weights_make_scars_decisions_exactly(radius):
             q = normalize(rng.normal(size=8))
             sims = unit @ q
             k = int(rng.integers(1, 6))
-            ref = select_from_sims(sims, unit, GateParams(k, lam, tau, radius))
-            got = learned_select(sims, unit, k, gate, p=0.5, radius=radius)
+            ref = select_from_sims(
+                sims, unit, GateParams(k, lam, tau, radius), doc_of=one_file(len(unit))
+            )
+            got = learned_select(
+                sims, unit, k, gate, p=0.5, radius=radius, doc_of=one_file(len(unit))
+            )
             assert got.selected == ref.selected
             assert got.admitted == ref.admitted
             assert [(d.chunk, d.neighbour, d.outcome) for d in got.decisions] == [
@@ -48,8 +53,8 @@ def test_scar_weights_treat_ties_as_scar_does(lam, tau):
     gate = LearnedGate.scar(lam, tau)
     for cos_qn, admitted in ((tie_qn, False), (tie_qn + 2.0**-20, True)):
         sims = np.array([cos_qc, cos_qn, -1.0])
-        ref = select_from_sims(sims, unit, GateParams(1, lam, tau, 1))
-        got = learned_select(sims, unit, 1, gate, p=0.5, radius=1)
+        ref = select_from_sims(sims, unit, GateParams(1, lam, tau, 1), doc_of=one_file(len(unit)))
+        got = learned_select(sims, unit, 1, gate, p=0.5, radius=1, doc_of=one_file(len(unit)))
         assert ref.retrieved == got.retrieved == [0]
         assert (1 in ref.admitted) is admitted
         assert got.admitted == ref.admitted
@@ -61,8 +66,8 @@ def test_decisions_explain_themselves():
     rng = np.random.default_rng(30)
     unit = drifting_doc(rng)
     sims, golds = random_queries(rng, unit, 30)
-    gate = fit_gate(build_table(sims, unit, golds, 4))
-    sel = learned_select(sims[0], unit, 4, gate, p=0.1, radius=1)
+    gate = fit_gate(build_table(sims, unit, golds, 4, doc_of=one_file(len(unit))))
+    sel = learned_select(sims[0], unit, 4, gate, p=0.1, radius=1, doc_of=one_file(len(unit)))
     assert sel.decisions
     for d in sel.decisions:
         assert set(d.contributions) == set(gate.feature_names)
@@ -80,6 +85,8 @@ def test_a_bad_p_or_radius_is_refused():
     unit = np.eye(3)
     gate = LearnedGate.scar(0.5, 0.1)
     with pytest.raises(ValueError, match="strictly between"):
-        learned_select(np.array([0.9, 0.1, 0.0]), unit, 1, gate, p=1.0)
+        learned_select(np.array([0.9, 0.1, 0.0]), unit, 1, gate, p=1.0, doc_of=one_file(len(unit)))
     with pytest.raises(ValueError, match="Radius"):
-        learned_select(np.array([0.9, 0.1, 0.0]), unit, 1, gate, radius=-1)
+        learned_select(
+            np.array([0.9, 0.1, 0.0]), unit, 1, gate, radius=-1, doc_of=one_file(len(unit))
+        )
