@@ -372,3 +372,16 @@ def test_after_apply_equal_budgets_learned_point_is_eval_settings_of_the_downloa
     assert len(at_k) == 1
     x, y = traces[0]["x"][at_k[0]], traces[0]["y"][at_k[0]]
     assert (x, y) == pytest.approx((want["mean_tokens"], want["recall"]), abs=1e-6)
+
+
+@pytest.mark.parametrize("page", ["pages/budget.py", "pages/compare.py", "pages/explorer.py"])
+def test_a_page_running_the_applied_gate_names_it_again_in_the_address(lab, page):
+    """A browser's page change keeps only the widget-bound parameters of the address, and no
+    widget holds the gate (tests/browser/test_verdict_travels.py found the Explorer's link
+    without it): each page that runs the session's gate writes its name back."""
+    lab.number_input(key="vbudget").set_value(300).run()
+    apply(lab)
+    digest = lab.query_params["gate"]
+    del lab.query_params["gate"]  # what the browser sends after a page change
+    go_to(lab, page)
+    assert lab.query_params.get("gate") == digest
