@@ -63,7 +63,10 @@ def active_gate() -> LearnedGate:
             keep_gate(found.gate)
         return found.gate
     if held is not None:
-        gate_shelf().put(held)
+        # the browser keeps only the widget-bound parameters of the address across a page
+        # change (Streamlit's front end drops the others), and no widget holds the gate: each
+        # page that runs it names it again, so a link copied there runs this gate elsewhere
+        st.query_params[keys.GATE_LINK] = gate_shelf().put(held)
         return held
     return default_gate()
 

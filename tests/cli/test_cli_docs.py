@@ -74,3 +74,32 @@ def test_the_check_sees_a_missing_option(tmp_path):
     every = _section(text, "## Every option, by sub-command")
     assert set(OPTION.findall(_section(every, "### `x`"))) == {"--a"}
     assert set(OPTION.findall(_section(every, "### `y`"))) == {"--b"}
+
+
+def test_the_settings_file_commands_run_as_written(tmp_path):
+    """The two commands under "Running a settings file" run on the built-in sample with a
+    settings file ``recommend --save`` wrote (DOC, QUERIES.jsonl and the question filled in,
+    the optional ``[--policies topk]`` taken), and name the file's setting as the page says."""
+    import shlex
+
+    from tests.integrations.helpers import SAMPLE_DOC, SAMPLE_QUERIES, cli_json
+
+    text = CLI_MD.read_text(encoding="utf-8")
+    block = text[text.index("**Running a settings file.**") :].split("\n\n")[1]
+    lines = [line.strip() for line in block.splitlines()]
+    assert [line.split()[3] for line in lines] == ["select", "eval"], lines
+    settings = tmp_path / "settings.json"
+    cli_json(
+        "recommend", str(SAMPLE_DOC), str(SAMPLE_QUERIES), "--model", "hash", "--no-cache",
+        "--budget", "300", "--boot", "200", "--save", str(settings),
+    )  # fmt: skip
+    fill = {"DOC": str(SAMPLE_DOC), "QUERIES.jsonl": str(SAMPLE_QUERIES), "...": "Who may sail?"}
+    fill |= {"settings.json": str(settings), "[--policies": "--policies", "topk]": "topk"}
+    runs = []
+    for line in lines:
+        argv = [fill.get(word, word) for word in shlex.split(line)[3:]]
+        runs.append(cli_json(*argv, "--model", "hash", "--no-cache"))
+    select, evaluation = runs
+    assert select["settings"]["file"] == str(settings) and select["policy"] == "learned"
+    assert select["selected"]
+    assert set(evaluation["policies"]) == {"learned", "topk"}  # the setting's row, and topk's

@@ -71,6 +71,27 @@ def open_page(
     return app
 
 
+def go_to(at: AppTest, page: str) -> AppTest:
+    """Switch ``at`` to ``page`` (e.g. ``"pages/sweep.py"``) and run it as the browser's page
+    change does, checking that nothing raised.
+
+    A browser that follows a page link sends only the widget states of the main script's
+    elements (``app.py`` draws none), so Streamlit finds the previous page's widgets stale
+    at the page change and carries a bound widget's value onto its key before the new page
+    runs. ``AppTest.switch_page`` followed by ``run()`` sends every widget of the previous
+    page instead: they count as alive at the page change, and the new page's first run
+    reads its widgets' defaults (an element id includes its page), the second one the
+    carried values (docs/testing.md, "A page change under AppTest"). So the run is started
+    with no widget states, by AppTest's own runner (``AppTest._run``, the method ``run()``
+    calls with the previous page's states)."""
+    from streamlit.proto.WidgetStates_pb2 import WidgetStates
+
+    at.switch_page(page)
+    at._run(WidgetStates())
+    assert not at.exception, at.exception
+    return at
+
+
 def alerts(node, kind: str | None = None) -> list[str]:
     """Texts of the ``alert`` boxes under ``node`` (an AppTest or its sidebar), unescaped."""
     out = []

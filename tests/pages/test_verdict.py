@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from scar_viz.scoring.learned import LearnedGate
 from scar_viz.views.gate_link import gate_digest
-from tests.pages.helpers import alerts
+from tests.pages.helpers import alerts, go_to
 
 APP = "../../app.py"
 TIMEOUT = 180
@@ -51,9 +51,7 @@ def apply(at: AppTest) -> None:
 
 
 def to_explorer(at: AppTest) -> None:
-    at.switch_page("pages/explorer.py")
-    at.run()
-    assert not at.exception, at.exception
+    go_to(at, "pages/explorer.py")
 
 
 def test_sentence_chart_and_table(lab):
@@ -300,14 +298,7 @@ def test_a_session_file_saved_after_apply_carries_the_whole_setting(lab):
 
 def test_after_apply_the_sweeps_learned_point_is_eval_settings_of_the_download(lab, tmp_path):
     want = eval_settings_after_apply(lab, tmp_path)
-    lab.switch_page("pages/sweep.py")
-    lab.run()
-    # under AppTest the page's first run after the switch gets the policy list's default (the
-    # lab's URL-bound list is dropped as another page's), the next one the session's, with
-    # "learned" that Apply added; in Chromium the first run has it
-    # (tests/browser/test_verdict_browser.py::test_after_apply_the_sweep_and_compare_…)
-    lab.run()
-    assert not lab.exception, lab.exception
+    go_to(lab, "pages/sweep.py")  # the policy list carries "learned", which Apply added
     traces = [
         trace
         for chart in lab.get("plotly_chart")
@@ -327,10 +318,7 @@ def test_after_apply_compares_learned_row_is_select_settings_of_the_download(lab
 
     eval_settings_after_apply(lab, tmp_path)
     path = lab.session_state["applied_file"]
-    lab.switch_page("pages/compare.py")
-    lab.run()
-    lab.run()  # the first run after the switch takes the sliders' defaults under AppTest (k = 3)
-    assert not lab.exception, lab.exception
+    go_to(lab, "pages/compare.py")
     question = lab.text_input(key="q").value
     rows = next(df.value for df in lab.dataframe if "policy" in df.value.columns)
     row = rows[rows["policy"] == "learned"].iloc[0]
@@ -348,7 +336,6 @@ def test_after_apply_the_explorers_selection_is_select_settings_of_the_download(
     eval_settings_after_apply(lab, tmp_path)
     path = lab.session_state["applied_file"]
     to_explorer(lab)
-    lab.run()  # as on Compare: the first run after the switch takes the sliders' defaults
     assert lab.session_state["policy"] == "learned"
     question = lab.text_input(key="q").value
     out = cli_json(
@@ -359,3 +346,42 @@ def test_after_apply_the_explorers_selection_is_select_settings_of_the_download(
     retrieved, admitted = int(values[0]), int(values[1])
     assert retrieved == lab.slider(key="k").value
     assert retrieved + admitted == len(out["selected"])
+
+
+def test_after_apply_equal_budgets_learned_point_is_eval_settings_of_the_download(lab, tmp_path):
+    """Equal budget runs every policy at k = 1 … 10: its learned point at the applied k (on
+    every question: the sample's 24 are fewer than it samples) is ``eval --settings`` of the
+    download, and so is the chart's learned trace there."""
+    want = eval_settings_after_apply(lab, tmp_path)
+    k = int(lab.session_state["k"])
+    go_to(lab, "pages/budget.py")
+    points = next(df.value for df in lab.dataframe if "on the front" in df.value.columns)
+    got = points[(points["policy"] == "learned") & (points["k"] == k)].iloc[0]
+    # the table rounds to 3 decimals, eval --json to 6; the chart holds the full floats
+    shown = (got["recall"], got["mean tokens"], got["mean chunks"])
+    wanted = (want["recall"], want["mean_tokens"], want["mean_chunks"])
+    assert shown == pytest.approx(wanted, abs=5e-4 + 1e-6)
+    traces = [
+        t
+        for c in lab.get("plotly_chart")
+        for t in json.loads(c.proto.spec)["data"]
+        if t.get("name") == "learned" and t.get("customdata")
+    ]
+    assert len(traces) == 1, [t.get("name") for t in traces]
+    at_k = [i for i, (_, k_i) in enumerate(traces[0]["customdata"]) if k_i == k]
+    assert len(at_k) == 1
+    x, y = traces[0]["x"][at_k[0]], traces[0]["y"][at_k[0]]
+    assert (x, y) == pytest.approx((want["mean_tokens"], want["recall"]), abs=1e-6)
+
+
+@pytest.mark.parametrize("page", ["pages/budget.py", "pages/compare.py", "pages/explorer.py"])
+def test_a_page_running_the_applied_gate_names_it_again_in_the_address(lab, page):
+    """A browser's page change keeps only the widget-bound parameters of the address, and no
+    widget holds the gate (tests/browser/test_verdict_travels.py found the Explorer's link
+    without it): each page that runs the session's gate writes its name back."""
+    lab.number_input(key="vbudget").set_value(300).run()
+    apply(lab)
+    digest = lab.query_params["gate"]
+    del lab.query_params["gate"]  # what the browser sends after a page change
+    go_to(lab, page)
+    assert lab.query_params.get("gate") == digest

@@ -48,11 +48,26 @@ def test_names_from_the_user_are_quoted():
         assert name in strings and question in strings
 
 
-def _chunks(text: str) -> list[int]:
+def selected_chunks(text: str) -> list[int]:
     """The chunk ids ``select``'s text output lists (``selected:`` or ``chunks:``)."""
     m = re.search(r"^(?:selected|chunks): \[([^\]]*)\]", text, re.M)
     assert m, text
     return [int(c) for c in m.group(1).split(",") if c.strip()]
+
+
+def run_snippet(title: str, language: str, code: str, folder) -> str:
+    """Run a snippet as a user would, in ``folder`` (``scar-viz`` the package's module), with
+    the checkout on the path, no model hub and a cache of its own; its standard output."""
+    env = {"PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"}
+    env["SCAR_VIZ_CACHE_DIR"] = str(folder / "cache")
+    if language == "python":
+        argv = [sys.executable, "-c", code]
+    else:
+        code = code.replace("scar-viz ", f"{sys.executable} -m scar_viz ")
+        argv = ["bash", "-euo", "pipefail", "-c", code]
+    run = subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, f"{title}:\n{code}\n{run.stderr[-3000:]}"
+    return run.stdout
 
 
 @pytest.mark.timeout(600)
@@ -74,23 +89,13 @@ def test_every_snippet_runs_and_selects_what_select_settings_selects(chosen, tmp
         question=QUESTION,
         queries=str(SAMPLE_QUERIES),
     )
-    env = {"PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"}
-    env["SCAR_VIZ_CACHE_DIR"] = str(tmp_path / "cache")
     for snippet in snippets:
-        if snippet.language == "python":
-            argv = [sys.executable, "-c", snippet.code]
-        else:
-            code = snippet.code.replace("scar-viz ", f"{sys.executable} -m scar_viz ")
-            argv = ["bash", "-euo", "pipefail", "-c", code]
-        run = subprocess.run(
-            argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
-        )
-        assert run.returncode == 0, f"{snippet.title}:\n{snippet.code}\n{run.stderr[-3000:]}"
+        out = run_snippet(snippet.title, snippet.language, snippet.code, tmp_path)
         if snippet.language == "bash":
-            assert _chunks(run.stdout) == want, snippet.title
-            assert f"settings: {SETTINGS_FILE} (" in run.stdout
-            assert re.search(r"^learned|^scar", run.stdout, re.M)  # eval's row of the setting
+            assert selected_chunks(out) == want, snippet.title
+            assert f"settings: {SETTINGS_FILE} (" in out
+            assert re.search(r"^learned|^scar", out, re.M)  # eval's row of the setting
         else:
-            rows = [line.split() for line in run.stdout.splitlines()]
+            rows = [line.split() for line in out.splitlines()]
             assert [int(r[1]) for r in rows] == want, snippet.title
             assert {r[0] for r in rows} == {SAMPLE_DOC.name}
