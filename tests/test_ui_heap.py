@@ -88,7 +88,7 @@ def test_streamlits_store_of_closed_sessions_lets_an_expired_one_go_when_listed(
     """What :func:`ui.heap.reap` relies on: listing the store reaps what outlived its TTL."""
     import time
 
-    from streamlit.common.memory_session_storage import MemorySessionStorage
+    from streamlit.runtime.memory_session_storage import MemorySessionStorage
     from streamlit.runtime.session_manager import SessionInfo
 
     class Session:
