@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 from scar_viz.documents.corpus import join_documents  # noqa: E402
 from scar_viz.documents.reading import document_from_text  # noqa: E402
 from scar_viz.embeddings import make_embedder  # noqa: E402
+from scar_viz.evaluation.labelled_run import LabelledRun  # noqa: E402
 from scar_viz.evaluation.run import evaluate  # noqa: E402
 from scar_viz.pipeline import embed_query, prepare_document  # noqa: E402
 from scar_viz.queries.gold import label_queries  # noqa: E402
@@ -178,7 +179,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"one question (rank, SCAR, per-file data): median {question_ms:.1f} ms")
 
     t = time.perf_counter()
-    result = evaluate(prep, gold, vecs, ["topk", "window1", "scar"], DEFAULT_PARAMS)
+    result = evaluate(LabelledRun(prep, gold, vecs), ["topk", "window1", "scar"], DEFAULT_PARAMS)
     eval_s = time.perf_counter() - t
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     recall = {

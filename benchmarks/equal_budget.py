@@ -21,6 +21,7 @@ from scar_viz.documents import samples  # noqa: E402
 from scar_viz.documents.reading import load_path  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
 from scar_viz.evaluation.budget import equal_budget  # noqa: E402
+from scar_viz.evaluation.labelled_run import LabelledRun  # noqa: E402
 from scar_viz.pipeline import (  # noqa: E402
     embed_function,
     embed_query,
@@ -63,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             )
     labelled = label_queries(qset, doc.text, prep.chunks)
     vecs = normalize(embed_cached(embedder, [q.query.query for q in labelled], cache).vectors)
-    res = equal_budget(prep, labelled, vecs, embed=embed_function(embedder, cache))
+    res = equal_budget(LabelledRun(prep, labelled, vecs), embed=embed_function(embedder, cache))
     print(f"\n{len(labelled)} queries, {len(prep.chunks)} chunks, {prep.embedder_label}")
     for name, msg in res.errors.items():
         print(f"  {name} did not run: {msg}")

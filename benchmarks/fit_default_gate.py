@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
 from scar_viz.documents import samples  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
+from scar_viz.evaluation.labelled_run import LabelledRun  # noqa: E402
 from scar_viz.evaluation.learned import fit_gate_on  # noqa: E402
 from scar_viz.pipeline import prepare_document  # noqa: E402
 from scar_viz.queries.gold import label_queries  # noqa: E402
@@ -52,9 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     labelled = label_queries(qset, doc.text, prep.chunks)
     vecs = embed_cached(embedder, [q.query.query for q in labelled], cache).vectors
     gate = fit_gate_on(
-        prep,
-        labelled,
-        vecs,
+        LabelledRun(prep, labelled, vecs),
         K,
         l2=args.l2,
         source="scar_viz/documents/samples/harbor_manual.md",

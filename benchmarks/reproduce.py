@@ -21,6 +21,7 @@ from scar_viz.chunking.tokens import TOKENIZER_NAME  # noqa: E402
 from scar_viz.documents.reading import load_path  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
 from scar_viz.evaluation import default_policies, evaluate, reduction, significance  # noqa: E402
+from scar_viz.evaluation.labelled_run import LabelledRun  # noqa: E402
 from scar_viz.pipeline import prepare_document  # noqa: E402
 from scar_viz.queries.gold import label_queries  # noqa: E402
 from scar_viz.queries.reading import load_queries  # noqa: E402
@@ -40,8 +41,10 @@ def run(doc, qset, embedder, cache, k, prepend, lam, tau):
         return embed_cached(embedder, texts, cache).vectors
 
     params = GateParams(k=k, lam=lam, tau=tau)
-    ev = evaluate(prep, labelled, vecs, default_policies(), params, embed=embed)
-    ablation = evaluate(prep, labelled, vecs, ["scar"], params.with_(lam=0.0), embed=embed)
+    ev = evaluate(LabelledRun(prep, labelled, vecs), default_policies(), params, embed=embed)
+    ablation = evaluate(
+        LabelledRun(prep, labelled, vecs), ["scar"], params.with_(lam=0.0), embed=embed
+    )
     return ev, ablation
 
 

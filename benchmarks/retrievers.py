@@ -28,6 +28,7 @@ from scar_viz.chunking.config import ChunkingConfig  # noqa: E402
 from scar_viz.documents import samples  # noqa: E402
 from scar_viz.documents.reading import load_path  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
+from scar_viz.evaluation.labelled_run import LabelledRun  # noqa: E402
 from scar_viz.evaluation.run import evaluate  # noqa: E402
 from scar_viz.pipeline import prepare_document  # noqa: E402
 from scar_viz.queries.gold import label_queries  # noqa: E402
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> None:
         vecs = normalize(embed_cached(embedder, [g.query.query for g in gold], cache).vectors)
         for retriever in RETRIEVERS:
             ev = evaluate(
-                prep, gold, np.atleast_2d(vecs), POLICIES, params, retriever=Retriever(retriever)
+                LabelledRun(prep, gold, np.atleast_2d(vecs), Retriever(retriever)), POLICIES, params
             )
             for policy in POLICIES:
                 pe = ev.policies[policy]

@@ -41,6 +41,7 @@ from corpus_scale import build_corpus, make_queries  # noqa: E402
 
 from scar_viz.cli.common import load_document  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
+from scar_viz.evaluation.labelled_run import LabelledRun  # noqa: E402
 from scar_viz.evaluation.recommend import recommend  # noqa: E402
 from scar_viz.pipeline import prepare_document  # noqa: E402
 from scar_viz.queries.gold import label_queries  # noqa: E402
@@ -118,7 +119,7 @@ def main(argv: list[str] | None = None) -> dict:
         app_s = []
         for _ in range(2):
             t = time.perf_counter()
-            v = recommend(prep, gold, vecs)
+            v = recommend(LabelledRun(prep, gold, vecs))
             app_s.append(time.perf_counter() - t)
         assert verdict_json(v) == out, "the app's verdict and the command's differ"
     types = {t: sum(g.type == t for g in gold) for t in ("fragmented", "atomic", "scattered")}

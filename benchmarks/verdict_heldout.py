@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 from scar_viz.cli.common import load_document  # noqa: E402
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder  # noqa: E402
 from scar_viz.evaluation.crossval import Candidate, _as_candidates  # noqa: E402
+from scar_viz.evaluation.labelled_run import LabelledRun  # noqa: E402
 from scar_viz.evaluation.learned import query_lex  # noqa: E402
 from scar_viz.evaluation.recommend import recommend  # noqa: E402
 from scar_viz.evaluation.run import batch_sims  # noqa: E402
@@ -49,6 +50,7 @@ from scar_viz.retrieval import Retriever  # noqa: E402
 from scar_viz.scoring.learned.features import build_table  # noqa: E402
 from scar_viz.scoring.learned.model import threshold_logit  # noqa: E402
 from scar_viz.scoring.sweep import admitted_at, contiguous, query_outcomes  # noqa: E402
+from scar_viz.views.verdict_words import candidate_name  # noqa: E402
 from scripts.bench_smoke import parse  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
@@ -98,7 +100,7 @@ def one_split(prep, gold, vecs, choose: np.ndarray, read: np.ndarray) -> dict[st
     g_choose = [gold[i] for i in choose]
     g_read = [gold[i] for i in read]
     t = time.perf_counter()
-    v = recommend(prep, g_choose, vecs[choose], n_boot=N_BOOT)
+    v = recommend(LabelledRun(prep, g_choose, vecs[choose]), n_boot=N_BOOT)
     seconds = time.perf_counter() - t
     chosen = read_setting(prep, g_read, vecs[read], v.chosen, v.cv.radius)
     ref = read_setting(prep, g_read, vecs[read], v.reference, v.cv.radius)
@@ -107,7 +109,7 @@ def one_split(prep, gold, vecs, choose: np.ndarray, read: np.ndarray) -> dict[st
     return {
         "n_choose": len(choose),
         "n_read": len(read),
-        "chosen": v.chosen.label,
+        "chosen": f"{candidate_name(v.chosen)}, {v.chosen.retriever}, k = {v.chosen.k}",
         "decided": v.decided,
         "claimed": round(v.claimed_gain, 4),
         "expected": None if expected is None else round(expected, 4),

@@ -12,8 +12,6 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
 from scar_viz.chunking.base import DEFAULT_CHUNK_SIZE, DEFAULT_OVERLAP
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.devices import DEVICE_ENV, DEVICE_HELP, PRECISION_ENV, PRECISION_HELP, DeviceChoice
@@ -32,11 +30,12 @@ from scar_viz.embeddings.prompts import query_side
 from scar_viz.endpoints import EMBEDDING_KEY_NAMES, server_key
 from scar_viz.errors import SettingsError
 from scar_viz.evaluation.bootstrap import DEFAULT_BOOT, DEFAULT_SEED
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.knobs import cli_fields, field_default, field_type, knob_fields, option_dest
 from scar_viz.pipeline import PreparedDoc, prepare_document
-from scar_viz.queries.gold import GoldQuery, label_queries
+from scar_viz.queries.gold import label_queries
 from scar_viz.queries.reading import QuerySet, load_queries
-from scar_viz.retrieval import DEFAULT_K_RRF, DEFAULT_RETRIEVER, RETRIEVERS, Retriever
+from scar_viz.retrieval import DEFAULT_K_RRF, DEFAULT_RETRIEVER, DENSE, RETRIEVERS, Retriever
 from scar_viz.scoring.params import DEFAULT_PARAMS, GateParams
 from scar_viz.views.model_language import model_language_note
 
@@ -397,11 +396,12 @@ def load_labelled(
     cache: EmbeddingCache | None,
     limit: int | None = None,
     max_queries: int = CLI_MAX_QUERIES,
-) -> tuple[QuerySet, tuple[GoldQuery, ...], np.ndarray]:
-    """:func:`load_query_set`, its queries (the first ``limit`` when given) labelled with their
-    gold chunks, and their vectors."""
+    retriever: Retriever = DENSE,
+) -> tuple[QuerySet, LabelledRun]:
+    """:func:`load_query_set` and the labelled run of its queries (the first ``limit`` when
+    given): their gold chunks and vectors, ranked by ``retriever``."""
     qset = load_query_set(path, prep, max_queries)
     queries = qset.queries[:limit] if limit else qset.queries
     labelled = label_queries(queries, prep.document, prep.chunks)
     vecs = embed_cached(query_side(embedder), [q.query.query for q in labelled], cache).vectors
-    return qset, labelled, vecs
+    return qset, LabelledRun(prep, labelled, vecs, retriever)

@@ -223,13 +223,11 @@ def cmd_answer(args: argparse.Namespace) -> int:
     if chosen is not None:
         print_chosen_on_notes(chosen, prep)
         runners = {chosen.setting.policy: setting_runner(chosen.setting, ChunkSet.of(prep))}
-    qset, labelled, vecs = load_labelled(
-        args.queries, prep, embedder, cache, args.limit, args.max_queries
+    qset, run = load_labelled(
+        args.queries, prep, embedder, cache, args.limit, args.max_queries, retriever
     )
     check = check_answers(
-        prep,
-        labelled,
-        vecs,
+        run,
         chat,
         embed_function(embedder, cache),
         policies=policies,
@@ -240,7 +238,6 @@ def cmd_answer(args: argparse.Namespace) -> int:
         n_boot=args.boot,
         seed=args.seed,
         progress=_progress("answer"),
-        retriever=retriever,
         runners=runners,
     )
     for name, pa in check.policies.items():

@@ -282,8 +282,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         runners = {chosen.setting.policy: setting_runner(chosen.setting, ChunkSet.of(prep))}
     learned = (knobs or {}).get("learned", {})
     cli_gate.print_setting_notes(learned, prep)
-    qset, labelled, vecs = load_labelled(
-        args.queries, prep, embedder, cache, max_queries=args.max_queries
+    qset, run = load_labelled(
+        args.queries, prep, embedder, cache, max_queries=args.max_queries, retriever=retriever
     )
     fitted = learned.get("gate")
     if isinstance(fitted, LearnedGate):
@@ -291,19 +291,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
             learned,
             args.k,
             judged_features(
-                prep, labelled, vecs, fitted, args.k, gate_params(args).radius, retriever
+                run,
+                fitted,
+                args.k,
+                gate_params(args).radius,
             ),
         )
     ev = evaluate(
-        prep,
-        labelled,
-        vecs,
+        run,
         policies,
         gate_params(args),
         embed=embed_function(embedder, cache),
         knobs=knobs,
         issues=qset.issues,
-        retriever=retriever,
         runners=runners,
     )
     for name, pe in ev.policies.items():

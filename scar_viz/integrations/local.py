@@ -121,15 +121,14 @@ class SettingFields(BaseModel):
 
     @model_validator(mode="after")
     def _check_setting(self) -> Any:
-        if self.k is not None and self.k < 1:  # None (a postprocessor's): every node given
-            raise ValueError("k must be at least 1.")
-        self.setting()  # r and μ out of range (GateParams), or anything else a setting cannot take
+        self.setting()  # k, r, μ out of range (GateParams), or anything else a setting cannot take
         return self
 
     def setting(self) -> ChosenSettings:
         """The setting these fields describe (what :func:`~scar_viz.evaluation.apply.
         run_setting` runs)."""
-        params = GateParams(self.k or ADAPTER_K, self.lam, self.tau, self.r, self.mu)
+        k = ADAPTER_K if self.k is None else self.k  # None (a postprocessor's): every node given
+        params = GateParams(k, self.lam, self.tau, self.r, self.mu)
         return setting_of(self.policy, self.retriever, self.k_rrf, params, self.p, self.gate)
 
     @classmethod

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.scoring.learned import LearnedGate, default_gate
 from tests.pages.helpers import (
     alerts,
@@ -72,8 +73,10 @@ def test_the_headline_curve_is_cross_validated_and_the_in_sample_one_is_labelled
 
     prep, labelled, vecs, _, _ = hash_sample()
     k = at.slider(key="k").value
-    cv = crossval_p_curve(prep, labelled, vecs, k, 1)
-    ins = p_curve_on(prep, labelled, vecs, fit_gate_on(prep, labelled, vecs, k), k, 1)
+    cv = crossval_p_curve(LabelledRun(prep, labelled, vecs), k, 1)
+    ins = p_curve_on(
+        LabelledRun(prep, labelled, vecs), fit_gate_on(LabelledRun(prep, labelled, vecs), k), k, 1
+    )
     data = json.loads(at.get("plotly_chart")[1].proto.spec)["data"]
     head = data[at.session_state["_fg_trace"]]
     assert sorted(values(head["y"])) == pytest.approx(sorted(cv.recall.tolist()))
