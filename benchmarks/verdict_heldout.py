@@ -50,7 +50,7 @@ from scar_viz.retrieval import Retriever  # noqa: E402
 from scar_viz.scoring.learned.features import build_table  # noqa: E402
 from scar_viz.scoring.learned.model import threshold_logit  # noqa: E402
 from scar_viz.scoring.sweep import admitted_at, contiguous, query_outcomes  # noqa: E402
-from scar_viz.views.verdict_words import candidate_name  # noqa: E402
+from scar_viz.views.verdict_words import candidate_label  # noqa: E402
 from scripts.bench_smoke import parse  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
@@ -109,7 +109,7 @@ def one_split(prep, gold, vecs, choose: np.ndarray, read: np.ndarray) -> dict[st
     return {
         "n_choose": len(choose),
         "n_read": len(read),
-        "chosen": f"{candidate_name(v.chosen)}, {v.chosen.retriever}, k = {v.chosen.k}",
+        "chosen": candidate_label(v.chosen),
         "decided": v.decided,
         "claimed": round(v.claimed_gain, 4),
         "expected": None if expected is None else round(expected, 4),

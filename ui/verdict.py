@@ -19,6 +19,7 @@ from scar_viz.scoring.params import DEFAULT_K
 from scar_viz.views.gate_link import gate_digest
 from scar_viz.views.snippets import SETTINGS_FILE, code_snippets, setting_words
 from scar_viz.views.verdict_words import (
+    candidate_label,
     verdict_notes,
     verdict_rows,
     verdict_settings,
@@ -237,7 +238,7 @@ def verdict_block(lab: Lab) -> Verdict | None:
         args=(chosen,),
         disabled=applied,
         type="primary",
-        help=f"Set the retriever and every page's gate to {v.chosen.label}."
+        help=f"Set the retriever and every page's gate to {candidate_label(v.chosen)}."
         + ("" if chosen.policy in ("scar", "learned") else f" {NO_GATE}"),
     )
     download(

@@ -36,6 +36,7 @@ from scar_viz.cli.settings import (
     add_settings_option,
     apply_to_args,
     print_chosen_on_notes,
+    setting_runners,
     settings_of,
     settings_policies,
 )
@@ -276,10 +277,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         knobs = cli_gate.eval_knobs(args, policies)
     retriever = retriever_of(args)
     embedder, cache, prep = cli_index.store_or_setup(args)
-    runners = None
-    if chosen is not None:
-        print_chosen_on_notes(chosen, prep)
-        runners = {chosen.setting.policy: setting_runner(chosen.setting, ChunkSet.of(prep))}
+    runners = setting_runners(chosen, prep)
     learned = (knobs or {}).get("learned", {})
     cli_gate.print_setting_notes(learned, prep)
     qset, run = load_labelled(

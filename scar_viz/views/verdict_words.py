@@ -92,6 +92,11 @@ def candidate_name(c: Candidate) -> str:
     return base
 
 
+def candidate_label(c: Candidate) -> str:
+    """E.g. "SCAR tuned (λ 0.35, τ 0.12), hybrid, k = 4"."""
+    return f"{candidate_name(c)}, {c.retriever}, k = {c.k}"
+
+
 def verdict_notes(v: Verdict) -> tuple[str, ...]:
     """What the run could not do: learned gates left out, fewer folds than asked."""
     out = []

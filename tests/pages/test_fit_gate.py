@@ -214,7 +214,7 @@ def test_fit_a_gate_runs_at_the_lab_k(hash_model):
 def test_on_the_sample_corpus_the_held_out_half_is_broken_down_by_file(hash_model):
     app = open_corpus("pages/fit_gate.py", TIMEOUT)
     frame = by_file(app)
-    assert_corpus_files(frame, kestrel_queries())  # fitted on all: the chart shows all
+    assert_corpus_files(frame)  # fitted on all: the chart shows all
     assert {"window1 recall", "window1 chunks", "learned recall", "learned chunks"} <= set(frame)
     app.radio(key="fit_on").set_value("tune").run()
     assert not app.exception, app.exception

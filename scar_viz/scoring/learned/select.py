@@ -159,7 +159,6 @@ def learned_select(
         SettingsError: for a lexical gate without ``lexical``.
     """
     sims = np.asarray(sims, dtype=np.float64)
-    params = GateParams(k=int(k), lam=0.0, tau=0.0, radius=int(radius))  # checks k and r
     judge = learned_judge(sims, unit, gate, p, lexical)
     retrieved = top_k(sims if rank is None else rank, k)
     selected, admitted, decisions = walk_neighbours(retrieved, len(sims), radius, judge, doc_of)
@@ -169,7 +168,7 @@ def learned_select(
         admitted=admitted,
         decisions=decisions,
         sims=sims,
-        params=params,
+        params=GateParams(k=int(k), lam=0.0, tau=0.0, radius=int(radius)),  # checks k and r
         gate=gate,
         p=float(p),
     )
