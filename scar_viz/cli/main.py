@@ -280,7 +280,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     runners = setting_runners(chosen, prep)
     learned = (knobs or {}).get("learned", {})
     cli_gate.print_setting_notes(learned, prep)
-    qset, run = load_labelled(
+    qset, labelled = load_labelled(
         args.queries, prep, embedder, cache, max_queries=args.max_queries, retriever=retriever
     )
     fitted = learned.get("gate")
@@ -289,14 +289,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
             learned,
             args.k,
             judged_features(
-                run,
+                labelled,
                 fitted,
                 args.k,
                 gate_params(args).radius,
             ),
         )
     ev = evaluate(
-        run,
+        labelled,
         policies,
         gate_params(args),
         embed=embed_function(embedder, cache),

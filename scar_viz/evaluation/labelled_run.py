@@ -17,10 +17,11 @@ from scar_viz.retrieval import DENSE, Retriever
 
 @dataclass(frozen=True)
 class LabelledRun:
-    """``vecs`` (Q, d): the unit vectors of ``queries``, in their order (float64)."""
+    """``vecs`` (Q, d): the unit vectors of ``queries``, in their order (float64); the
+    queries are kept as a tuple."""
 
     prep: PreparedDoc
-    queries: tuple[GoldQuery, ...]
+    queries: Sequence[GoldQuery]
     vecs: np.ndarray
     retriever: Retriever = DENSE
 

@@ -101,7 +101,7 @@ def open_corpus(page: str, timeout: float, **state: object) -> AppTest:
     return open_page(page, timeout, app)
 
 
-def open_store(path: str, page: str | None = None, timeout: float = 120) -> AppTest:
+def open_index(path: str, page: str | None = None, timeout: float = 120) -> AppTest:
     """The app (on ``page`` when given) with the index at ``path``, under the root, opened in
     the sidebar."""
     from ui import store_open

@@ -8,9 +8,8 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from scar_viz.embeddings import HashEmbedder
 from tests.integrations.helpers import SAMPLE_CORPUS, require, sentence_splitter_storage
-from tests.pages.helpers import alerts, open_store
+from tests.pages.helpers import alerts, open_index
 from ui import store_open
 
 TIMEOUT = 120
@@ -38,7 +37,7 @@ def root(root, monkeypatch):
 def test_a_llamaindex_storage_opens_draws_and_answers_without_embedding_a_chunk(root, embedded):
     sentence_splitter_storage(root / "storage")
     assert store_open.stores_under(root) == ["storage"]
-    at = open_store("storage")
+    at = open_index("storage")
     embedded.clear()
     at.text_input(key="q").set_value(QUESTION).run()
     assert not at.exception, at.exception
@@ -56,7 +55,7 @@ def test_a_llamaindex_storage_opens_draws_and_answers_without_embedding_a_chunk(
 def test_a_langchain_dump_opens_as_its_corpus(root):
     _langchain_dump(root / "kb.json")
     assert store_open.stores_under(root) == ["kb.json"]
-    at = open_store("kb.json")
+    at = open_index("kb.json")
     caption = " ".join(alerts(at.sidebar, "caption"))
     assert "corpus: 6 files" in caption and "as stored (LangChain dump)" in caption
     assert not alerts(at, "error")
@@ -64,21 +63,21 @@ def test_a_langchain_dump_opens_as_its_corpus(root):
 
 def test_an_index_that_names_another_model_is_named(root):
     _langchain_dump(root / "kb64.json", model="hash:64", named=True)
-    at = open_store("kb64.json")
+    at = open_index("kb64.json")
     (message,) = set(alerts(at, "error"))
     assert "made with hash:64" in message and "Hashing bag-of-words (256-d" in message
 
 
 def test_an_index_of_another_dimension_is_one_message(root):
     sentence_splitter_storage(root / "s64", model="hash:64")
-    at = open_store("s64")
+    at = open_index("s64")
     (message,) = set(alerts(at, "error"))
     assert "holds 64-dimensional vectors" in message and "makes 256-dimensional" in message
 
 
 def test_a_file_that_is_no_index_is_one_message(root):
     (root / "notes.json").write_text('{"a": 1}', encoding="utf-8")
-    at = open_store("notes.json")
+    at = open_index("notes.json")
     assert store_open.stores_under(root) == []
     assert len(set(alerts(at, "error"))) == 1
 
@@ -92,6 +91,7 @@ def test_a_stored_chunking_is_never_cut_again_under_its_label(hash_model):
 
         from scar_viz.chunking.config import ChunkingConfig
         from scar_viz.documents import samples
+        from scar_viz.embeddings import HashEmbedder
         from ui.loading import prepare
 
         doc = samples.load_sample()

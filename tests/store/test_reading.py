@@ -11,7 +11,6 @@ from scar_viz.cli.common import load_labelled
 from scar_viz.documents.corpus import join_documents
 from scar_viz.embeddings import HashEmbedder
 from scar_viz.evaluation import evaluate
-from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.report import evaluation_json
 from scar_viz.pipeline import embed_function, prepare_document
 from scar_viz.store import StoreError, index_corpus, open_store, store_meta, store_version
@@ -22,8 +21,8 @@ POLICIES = ("topk", "window1", "window2", "scar", "parent", "rse", "automerge")
 
 def _eval_json(prep, queries) -> str:
     embedder = HashEmbedder()
-    _, labelled, vecs = load_labelled(str(queries), prep, embedder, None)
-    ev = evaluate(LabelledRun(prep, labelled, vecs), POLICIES, embed=embed_function(embedder))
+    _, run = load_labelled(str(queries), prep, embedder, None)
+    ev = evaluate(run, POLICIES, embed=embed_function(embedder))
     out = evaluation_json(ev)
     for name in out["policies"]:
         out["policies"][name].pop("seconds", None)
