@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from scar_viz.embeddings import make_embedder
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.run import evaluate
 from scar_viz.pipeline import embed_query, prepare_document
 from scar_viz.queries.gold import label_queries
@@ -85,7 +86,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"one question (rank, SCAR, per-file data): median {question_ms:.1f} ms")
 
     t = time.perf_counter()
-    result = evaluate(prep, gold, vecs, ["topk", "window1", "scar"], DEFAULT_PARAMS)
+    result = evaluate(LabelledRun(prep, gold, vecs), ["topk", "window1", "scar"], DEFAULT_PARAMS)
     eval_s = time.perf_counter() - t
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     recall = {

@@ -18,6 +18,7 @@ from scar_viz.documents import samples
 from scar_viz.documents.reading import load_path
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder
 from scar_viz.evaluation.budget import equal_budget
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.pipeline import (
     embed_function,
     embed_query,
@@ -62,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
             )
     labelled = label_queries(qset, doc, prep.chunks)
     vecs = normalize(embed_cached(embedder, [q.query.query for q in labelled], cache).vectors)
-    res = equal_budget(prep, labelled, vecs, embed=embed_function(embedder, cache))
+    res = equal_budget(LabelledRun(prep, labelled, vecs), embed=embed_function(embedder, cache))
     print(f"\n{len(labelled)} queries, {len(prep.chunks)} chunks, {prep.embedder_label}")
     for name, msg in res.errors.items():
         print(f"  {name} did not run: {msg}")

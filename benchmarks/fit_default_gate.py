@@ -23,6 +23,7 @@ from pathlib import Path
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents import samples
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.learned import fit_gate_on
 from scar_viz.pipeline import prepare_document
 from scar_viz.queries.gold import label_queries
@@ -51,9 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     labelled = label_queries(qset, doc, prep.chunks)
     vecs = embed_cached(embedder, [q.query.query for q in labelled], cache).vectors
     gate = fit_gate_on(
-        prep,
-        labelled,
-        vecs,
+        LabelledRun(prep, labelled, vecs),
         K,
         l2=args.l2,
         source="scar_viz/documents/samples/harbor_manual.md",

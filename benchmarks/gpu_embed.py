@@ -61,6 +61,7 @@ from scar_viz.embeddings import (
     embed_cached,
     make_embedder,
 )
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.runtime.devices import GPU_BATCH, DeviceChoice, Placement
 from scripts.bench_smoke import parse
 
@@ -211,7 +212,7 @@ def agreement(placement: Placement, texts: list[str]) -> dict[str, object]:
                 parse_queries(samples.sample_queries_text(key), doc).queries, doc, prep.chunks
             )
             qvecs = embedder.embed([q.query.query for q in labelled])
-            ev = evaluate(prep, labelled, qvecs, ["topk", "scar"])
+            ev = evaluate(LabelledRun(prep, labelled, qvecs), ["topk", "scar"])
             selected[p] = {n: [o.selected for o in ev.policies[n].outcomes] for n in differ}
             if p == "fp32":
                 for q, v in zip(labelled, qvecs, strict=True):

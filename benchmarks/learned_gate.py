@@ -22,6 +22,7 @@ from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents.reading import load_path
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder
 from scar_viz.evaluation import candidates_for, evaluate
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.learned import p_curve_on
 from scar_viz.pipeline import prepare_document
 from scar_viz.queries.gold import label_queries
@@ -69,19 +70,19 @@ def main(argv: list[str] | None = None) -> int:
             row[subset] = {"n": s.n, "recall": s.recall, "mean_chunks": s.mean_chunks}
         rows.append(row)
 
-    base = evaluate(prep, labelled, vecs, ["topk", "window1"], GateParams(k=K))
+    base = evaluate(LabelledRun(prep, labelled, vecs), ["topk", "window1"], GateParams(k=K))
     add("top-k", base, "topk")
     add("window ±1", base, "window1")
     for preset in ("A", "B"):
         lam, tau = PRESETS[preset]["lam"], PRESETS[preset]["tau"]
-        ev = evaluate(prep, labelled, vecs, ["scar"], GateParams(k=K, lam=lam, tau=tau))
+        ev = evaluate(
+            LabelledRun(prep, labelled, vecs), ["scar"], GateParams(k=K, lam=lam, tau=tau)
+        )
         add(f"SCAR preset {preset} (λ={lam:g}, τ={tau:g})", ev, "scar")
-    curve = p_curve_on(prep, labelled, vecs, gate, K, ps=PS)
+    curve = p_curve_on(LabelledRun(prep, labelled, vecs), gate, K, ps=PS)
     for t, p in enumerate(PS):
         ev = evaluate(
-            prep,
-            labelled,
-            vecs,
+            LabelledRun(prep, labelled, vecs),
             ["learned"],
             GateParams(k=K),
             knobs={"learned": {"gate": gate, "p": p}},
@@ -92,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         assert abs(curve.recall[t] - s.recall) < 1e-12, (curve.recall[t], s.recall)
         assert abs(curve.mean_chunks[t] - s.mean_chunks) < 1e-12
 
-    res = sweep(candidates_for(prep, labelled, vecs, K))
+    res = sweep(candidates_for(LabelledRun(prep, labelled, vecs), K))
     front = pareto_frontier(res.recall, res.mean_chunks)
     f_recall, f_chunks = res.recall.ravel()[front], res.mean_chunks.ravel()[front]
     hindsight = []

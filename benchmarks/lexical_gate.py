@@ -41,6 +41,7 @@ from scar_viz.common.edges import one_file
 from scar_viz.documents import samples
 from scar_viz.documents.reading import load_path
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.learned import fit_gate_on, p_curve_on
 from scar_viz.pipeline import prepare_document
 from scar_viz.queries.gold import label_queries, split_alternate
@@ -93,8 +94,8 @@ def gate_readings(data, fit_q, read_q, features):
     """Per-query (recall, chunks) of a gate fitted on ``fit_q``, read on ``read_q``: (T, Q)."""
     fq, fv = data.part(fit_q)
     rq, rv = data.part(read_q)
-    gate = fit_gate_on(data.prep, fq, fv, K, features=features)
-    curve = p_curve_on(data.prep, rq, rv, gate, K)
+    gate = fit_gate_on(LabelledRun(data.prep, fq, fv), K, features=features)
+    curve = p_curve_on(LabelledRun(data.prep, rq, rv), gate, K)
     return curve.query_recall, curve.query_chunks
 
 
@@ -200,8 +201,10 @@ def cross_study(sample, rfc):
     """The shipped default's recipe (whole sample), five-feature and lexical, read on RFC 9293."""
     out = {}
     for features in ("base", "lexical"):
-        gate = fit_gate_on(sample.prep, list(sample.labelled), sample.vecs, K, features=features)
-        curve = p_curve_on(rfc.prep, list(rfc.labelled), rfc.vecs, gate, K)
+        gate = fit_gate_on(
+            LabelledRun(sample.prep, list(sample.labelled), sample.vecs), K, features=features
+        )
+        curve = p_curve_on(LabelledRun(rfc.prep, list(rfc.labelled), rfc.vecs), gate, K)
         label = "learned, five features" if features == "base" else "learned, lexical"
         out[label] = subsets(curve.query_recall, curve.query_chunks, list(rfc.labelled))
     qr, qc = scar_readings(rfc, list(rfc.labelled), 0.0)

@@ -18,6 +18,7 @@ from scar_viz.chunking.tokens import TOKENIZER_NAME
 from scar_viz.documents.reading import load_path
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder
 from scar_viz.evaluation import default_policies, evaluate, reduction, significance
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.pipeline import prepare_document
 from scar_viz.queries.gold import label_queries
 from scar_viz.queries.reading import load_queries
@@ -39,8 +40,10 @@ def run(doc, qset, embedder, cache, k, prepend, lam, tau):
         return embed_cached(embedder, texts, cache).vectors
 
     params = GateParams(k=k, lam=lam, tau=tau)
-    ev = evaluate(prep, labelled, vecs, default_policies(), params, embed=embed)
-    ablation = evaluate(prep, labelled, vecs, ["scar"], params.with_(lam=0.0), embed=embed)
+    ev = evaluate(LabelledRun(prep, labelled, vecs), default_policies(), params, embed=embed)
+    ablation = evaluate(
+        LabelledRun(prep, labelled, vecs), ["scar"], params.with_(lam=0.0), embed=embed
+    )
     return ev, ablation
 
 

@@ -26,6 +26,7 @@ from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents import samples
 from scar_viz.documents.reading import load_path
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.run import evaluate
 from scar_viz.pipeline import prepare_document
 from scar_viz.queries.gold import label_queries
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> None:
         vecs = normalize(embed_cached(embedder, [g.query.query for g in gold], cache).vectors)
         for retriever in RETRIEVERS:
             ev = evaluate(
-                prep, gold, np.atleast_2d(vecs), POLICIES, params, retriever=Retriever(retriever)
+                LabelledRun(prep, gold, np.atleast_2d(vecs), Retriever(retriever)), POLICIES, params
             )
             for policy in POLICIES:
                 pe = ev.policies[policy]

@@ -49,6 +49,7 @@ from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import Document, document_from_text
 from scar_viz.embeddings import HashEmbedder
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.run import evaluate
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.queries.gold import label_queries
@@ -172,9 +173,11 @@ def _evaluate(prep: PreparedDoc, queries_text: str) -> tuple[dict, float, int]:
     qset = parse_queries(queries_text, prep.document)
     gold = label_queries(qset.queries, prep.document, prep.chunks)
     vecs = embedder.embed([g.query.query for g in gold])
-    evaluate(prep, gold[:2], vecs[:2], list(POLICIES), DEFAULT_PARAMS)  # warm up (tokenizer)
+    evaluate(
+        LabelledRun(prep, gold[:2], vecs[:2]), list(POLICIES), DEFAULT_PARAMS
+    )  # warm up (tokenizer)
     t = time.perf_counter()
-    ev = evaluate(prep, gold, vecs, list(POLICIES), DEFAULT_PARAMS)
+    ev = evaluate(LabelledRun(prep, gold, vecs), list(POLICIES), DEFAULT_PARAMS)
     seconds = time.perf_counter() - t
     metrics = {
         name: {

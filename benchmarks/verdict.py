@@ -36,6 +36,7 @@ from pathlib import Path
 
 from scar_viz.cli.common import load_document
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.recommend import recommend
 from scar_viz.pipeline import prepare_document
 from scar_viz.queries.gold import label_queries
@@ -116,7 +117,7 @@ def main(argv: list[str] | None = None) -> dict:
         app_s = []
         for _ in range(2):
             t = time.perf_counter()
-            v = recommend(prep, gold, vecs)
+            v = recommend(LabelledRun(prep, gold, vecs))
             app_s.append(time.perf_counter() - t)
         assert verdict_json(v) == out, "the app's verdict and the command's differ"
     types = {t: sum(g.type == t for g in gold) for t in ("fragmented", "atomic", "scattered")}

@@ -34,6 +34,7 @@ import numpy as np
 from scar_viz.cli.common import load_document
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder
 from scar_viz.evaluation.crossval import Candidate, _as_candidates
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.learned import query_lex
 from scar_viz.evaluation.recommend import recommend
 from scar_viz.evaluation.run import batch_sims
@@ -45,6 +46,7 @@ from scar_viz.retrieval import Retriever
 from scar_viz.scoring.learned.features import build_table
 from scar_viz.scoring.learned.model import threshold_logit
 from scar_viz.scoring.sweep import admitted_at, contiguous, query_outcomes
+from scar_viz.views.verdict_words import candidate_label
 from scripts.bench_smoke import parse
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,7 +98,7 @@ def one_split(prep, gold, vecs, choose: np.ndarray, read: np.ndarray) -> dict[st
     g_choose = [gold[i] for i in choose]
     g_read = [gold[i] for i in read]
     t = time.perf_counter()
-    v = recommend(prep, g_choose, vecs[choose], n_boot=N_BOOT)
+    v = recommend(LabelledRun(prep, g_choose, vecs[choose]), n_boot=N_BOOT)
     seconds = time.perf_counter() - t
     chosen = read_setting(prep, g_read, vecs[read], v.chosen, v.cv.radius)
     ref = read_setting(prep, g_read, vecs[read], v.reference, v.cv.radius)
@@ -105,7 +107,7 @@ def one_split(prep, gold, vecs, choose: np.ndarray, read: np.ndarray) -> dict[st
     return {
         "n_choose": len(choose),
         "n_read": len(read),
-        "chosen": v.chosen.label,
+        "chosen": candidate_label(v.chosen),
         "decided": v.decided,
         "claimed": round(v.claimed_gain, 4),
         "expected": None if expected is None else round(expected, 4),

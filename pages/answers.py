@@ -7,6 +7,7 @@ import streamlit as st
 
 from scar_viz.documents.reading import Document
 from scar_viz.evaluation import available_policies
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.llm.check import check_answers
 from scar_viz.llm.judge import DEFAULT_QUESTIONS
 from scar_viz.llm.querygen import DEFAULT_FRAGMENTED_SHARE, DEFAULT_N, generate_queries
@@ -172,9 +173,7 @@ if st.button(
             "Answering and judging …",
             lambda update: attempt(
                 lambda: check_answers(
-                    prep,
-                    active.labelled,
-                    vecs,
+                    LabelledRun(prep, active.labelled, vecs, current_retriever()),
                     chat_model(llm),
                     embed_function(embedder, disk_cache()),
                     policies=policies,
@@ -183,7 +182,6 @@ if st.button(
                     references=references,
                     n_questions=int(n_questions),
                     progress=update,
-                    retriever=current_retriever(),
                 ),
                 "The answer check failed:",
                 "Earlier results are kept.",

@@ -16,6 +16,7 @@ from scar_viz.evaluation.budget import (
     equal_budget,
     spread_sample,
 )
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.pipeline import embed_function
 from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
 from scar_viz.scoring.params import PRESETS, GateParams
@@ -109,16 +110,13 @@ def compute(lab: Labelled, labelled, qvecs, policies: list[str], params, knobs, 
     """Every policy at every k of :data:`BUDGET_KS` on ``labelled`` (rows of ``qvecs``), with
     ``update`` drawing the progress."""
     return equal_budget(
-        lab.prep,
-        labelled,
-        qvecs,
+        LabelledRun(lab.prep, labelled, qvecs, current_retriever()),
         policies,
         BUDGET_KS,
         params,
         embed=embed_function(lab.embedder, disk_cache()),
         knobs=knobs,
         progress=update,
-        retriever=current_retriever(),
         should_stop=stop_check(),
     )
 

@@ -8,6 +8,7 @@ import streamlit as st
 
 from scar_viz.charts import pareto_chart
 from scar_viz.charts.learned import add_in_sample_curve, add_p_curve, gate_weights_chart
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.learned import judged_features
 from scar_viz.scoring.learned import DEFAULT_L2, setting_notes
 from scar_viz.scoring.params import DEFAULT_K, DEFAULT_RADIUS
@@ -221,6 +222,8 @@ for note in setting_notes(in_use, prep.embedder_id, prep.config.label):
     alert(note, "warning")
 judged = cached(
     (*content_key(prep, active, "fit-gate-k"), in_use.to_json(), k, radius),
-    lambda: judged_features(prep, active.labelled, vecs, in_use, k, radius, current_retriever()),
+    lambda: judged_features(
+        LabelledRun(prep, active.labelled, vecs, current_retriever()), in_use, k, radius
+    ),
 )
 k_mismatch(in_use, k, judged, p)

@@ -12,6 +12,7 @@ from scar_viz.chunking.registry import CHUNKERS, chunker_name
 from scar_viz.common.fmt import mu_note
 from scar_viz.evaluation import bar_transfer, candidates_for, similarity_samples
 from scar_viz.evaluation.by_file import paired_file_rows
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.report import bar_rows, chunker_rows, transfer_rows
 from scar_viz.evaluation.transfer import MAX_SIMILARITIES, model_labels
 from scar_viz.queries.gold import label_queries
@@ -104,17 +105,20 @@ with tab_model:
             keys.TRANSFER_BY_FILE,
             "Each policy on each file's queries under model 1 and model 2.",
         )
+        retriever = current_retriever()
+        runs = [
+            LabelledRun(p, lab.labelled, v, retriever)
+            for p, v in ((prep, lab.vecs), (prep2, vecs2))
+        ]
         samples = {
-            names[0]: similarity_samples(prep, lab.vecs, params.k),
-            names[1]: similarity_samples(prep2, vecs2, params.k),
+            name: similarity_samples(run, params.k) for name, run in zip(names, runs, strict=True)
         }
         st.plotly_chart(
             similarity_histograms(samples), key=keys.SCALES_CHART, config=chart_config("transfer-1")
         )
-        retriever = current_retriever()
         bars = bar_transfer(
-            candidates_for(prep, lab.labelled, lab.vecs, params.k, params.radius, retriever),
-            candidates_for(prep2, lab.labelled, vecs2, params.k, params.radius, retriever),
+            candidates_for(runs[0], params.k, params.radius),
+            candidates_for(runs[1], params.k, params.radius),
             params.lam,
             params.tau,
             names,

@@ -1,11 +1,12 @@
-"""Test doubles that are real things: a local HTTP server that speaks the embeddings API, and a
-one-page PDF. The tiny random BERT models live in :mod:`scripts.tiny_models` (the benchmarks
-use them too)."""
+"""Test doubles that are real things: a local HTTP server that speaks the embeddings API, a
+one-page PDF and a zip. The tiny random BERT models live in :mod:`scripts.tiny_models` (the
+benchmarks use them too)."""
 
 from __future__ import annotations
 
 import io
 import time
+import zipfile
 
 import numpy as np
 
@@ -136,3 +137,12 @@ def repeated_page_pdf(levels: int = 15, count: int | None = None) -> bytes:
     out += b"".join(b"%010d 00000 n \n" % offsets[i] for i in range(1, size))
     out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (size, xref)
     return bytes(out)
+
+
+def make_zip(files: dict[str, bytes]) -> bytes:
+    """A deflated zip archive holding ``files`` (name → bytes)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    return buf.getvalue()

@@ -12,6 +12,7 @@ import sys
 import numpy as np
 import pytest
 
+from scar_viz.evaluation.labelled_run import LabelledRun
 from tests.conftest import ROOT
 
 
@@ -252,12 +253,12 @@ def test_the_held_out_protocol_reads_a_setting_as_the_verdict_scored_it():
     prep, labelled, vecs = rare_identifiers(n_chunks=40, n_queries=20)
     order = sorted(range(len(labelled)), key=lambda i: labelled[i].id)
     labelled, vecs = [labelled[i] for i in order], vecs[order]
-    v = recommend(prep, labelled, vecs, n_boot=100, ks=(1, 2))
+    v = recommend(LabelledRun(prep, labelled, vecs), n_boot=100, ks=(1, 2))
     checked = 0
     for c in v.candidates:
         if not c.tuned:
             got = bench.read_setting(prep, labelled, vecs, c, v.cv.radius)
-            assert np.allclose(got, c.recall), c.label
+            assert np.allclose(got, c.recall), (c.option, c.k)
             checked += 1
     assert checked == 3 * 2 * 4 + 1  # and the reference, window ±1 at k = 3
 

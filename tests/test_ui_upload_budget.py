@@ -4,26 +4,17 @@ benchmarks/upload_memory.py; here the budget logic at a small scale."""
 
 from __future__ import annotations
 
-import io
-import zipfile
 from dataclasses import replace
 
 from scar_viz.documents.reading import UPLOAD_CHARS
+from tests.fakes import make_zip
 from ui import cache, loading
-
-
-def zipped(files: dict[str, bytes]) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, data in files.items():
-            zf.writestr(name, data)
-    return buf.getvalue()
 
 
 def test_an_upload_past_the_apps_text_budget_keeps_what_fits(monkeypatch):
     monkeypatch.setattr(loading, "APP_LIMITS", replace(loading.APP_LIMITS, text_chars=3_200))
     files = {f"kb/n{i}.txt": b"Harbour notes. " * 100 for i in range(4)}  # 1,500 chars each
-    doc, collected = loading.read_files([("kb.zip", zipped(files))])
+    doc, collected = loading.read_files([("kb.zip", make_zip(files))])
     assert [p.path for p in doc.parts] == ["kb/n0.txt", "kb/n1.txt"]
     assert [(s.path, s.reason) for s in collected.skipped] == [
         ("kb/n2.txt", UPLOAD_CHARS),

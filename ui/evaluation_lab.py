@@ -20,6 +20,7 @@ from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder
 from scar_viz.evaluation import Evaluation, available_policies, candidates_for, default_policies
 from scar_viz.evaluation import evaluate as run_core
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.pipeline import PreparedDoc, embed_function
 from scar_viz.policies.rerank import DEFAULT_RERANKER, reranker_status
 from scar_viz.queries.gold import GoldQuery
@@ -172,14 +173,11 @@ def run_evaluation(
         return with_progress(
             f"Evaluating {len(labelled)} queries …",
             lambda update: run_core(
-                prep,
-                labelled,
-                vecs,
+                LabelledRun(prep, labelled, vecs, current_retriever()),
                 policies,
                 params,
                 embed=embed_function(embedder, disk_cache()),
                 progress=update,
-                retriever=current_retriever(),
                 should_stop=stop_check(),
                 knobs=knobs,
             ),
@@ -203,12 +201,9 @@ def run_sweep(
 
     def compute(update) -> tuple[Candidates, SweepResult]:
         cands = candidates_for(
-            prep,
-            labelled,
-            vecs,
+            LabelledRun(prep, labelled, vecs, current_retriever()),
             params.k,
             params.radius,
-            current_retriever(),
             lexical=mu > 0,
         )
         return cands, sweep(cands, LAMS, TAUS, progress=update, mu=mu)

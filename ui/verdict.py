@@ -12,13 +12,19 @@ import streamlit as st
 
 from scar_viz.charts.verdict import verdict_chart
 from scar_viz.common.errors import UserError, user_message
-from scar_viz.evaluation.recommend import Verdict, recommend, verdict_rows
+from scar_viz.evaluation.labelled_run import LabelledRun
+from scar_viz.evaluation.recommend import Verdict, recommend
 from scar_viz.evaluation.settings import ChosenSettings
-from scar_viz.retrieval import DEFAULT_K_RRF
 from scar_viz.scoring.params import DEFAULT_K
 from scar_viz.views.gate_link import gate_digest
 from scar_viz.views.snippets import SETTINGS_FILE, code_snippets, setting_words
-from scar_viz.views.verdict_words import verdict_settings, verdict_words
+from scar_viz.views.verdict_words import (
+    candidate_label,
+    verdict_notes,
+    verdict_rows,
+    verdict_settings,
+    verdict_words,
+)
 from ui import keys
 from ui.alerts import alert, with_progress
 from ui.cache import cached, prepared_key
@@ -122,7 +128,8 @@ def code_box(chosen: ChosenSettings, lab: Lab) -> None:
 def compute_verdict(lab: Lab, reference_k: int, budget: float | None) -> Verdict:
     """The verdict on the lab's active query set, once per content and setting (the sidebar's
     retriever is not one: every retriever is a candidate)."""
-    k_rrf = float(st.session_state.get(keys.RRF_K, DEFAULT_K_RRF))
+    labelled = LabelledRun(lab.prep, lab.labelled, lab.vecs, current_retriever())
+    k_rrf = labelled.retriever.k_rrf  # hybrid's constant; every retriever is a candidate
     mu = float(lab.params.mu)
     radius = max(1, lab.params.radius)
     key = ("verdict", *prepared_key(lab.prep), lab.active.key, reference_k, budget, radius, mu)
@@ -131,14 +138,11 @@ def compute_verdict(lab: Lab, reference_k: int, budget: float | None) -> Verdict
         return with_progress(
             "Cross-validating every retriever × expansion × k …",
             lambda update: recommend(
-                lab.prep,
-                lab.labelled,
-                lab.vecs,
+                labelled,
                 reference_k=reference_k,
                 budget=budget,
                 radius=radius,
                 mu=mu,
-                k_rrf=k_rrf,
                 progress=update,
             ),
         )
@@ -234,7 +238,7 @@ def verdict_block(lab: Lab) -> Verdict | None:
         args=(chosen,),
         disabled=applied,
         type="primary",
-        help=f"Set the retriever and every page's gate to {v.chosen.label}."
+        help=f"Set the retriever and every page's gate to {candidate_label(v.chosen)}."
         + ("" if chosen.policy in ("scar", "learned") else f" {NO_GATE}"),
     )
     download(
@@ -257,6 +261,6 @@ def verdict_block(lab: Lab) -> Verdict | None:
         "SCAR tuned, presets A and B, the learned gate (five or lexical features) × k = 1 … "
         f"10, each tuned on the training folds only and read out of fold ({v.folds} folds × "
         f"{v.repeats} repeats, folds from the query ids). Intervals: 95 % paired bootstrap of "
-        f"each candidate's recall minus the reference's.{mu} " + " ".join(v.notes)
+        f"each candidate's recall minus the reference's.{mu} " + " ".join(verdict_notes(v))
     )
     return v

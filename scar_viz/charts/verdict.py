@@ -14,16 +14,21 @@ from scar_viz.chunking.tokens import TOKENIZER_NAME
 from scar_viz.evaluation.crossval import Candidate
 from scar_viz.evaluation.recommend import Verdict
 from scar_viz.scoring.sweep import pareto_frontier
+from scar_viz.views.verdict_words import candidate_name
 
 RETRIEVER_COLOURS = {"dense": RETRIEVED, "bm25": "#d95f02", "hybrid": ADMITTED}
 UNDECIDED = "#7570b3"
+
+
+def _name(c: Candidate) -> str:
+    return html.escape(candidate_name(c))
 
 
 def _hover(v: Verdict, i: int) -> str:
     s = v.scored[i]
     c = s.candidate
     return (
-        f"{html.escape(c.name)}<br>{c.retriever}, k = {c.k}<br>recall {c.mean_recall:.3f} "
+        f"{_name(c)}<br>{c.retriever}, k = {c.k}<br>recall {c.mean_recall:.3f} "
         f"(vs reference {s.diff:+.3f}, 95 % CI {s.ci_low:+.3f} to {s.ci_high:+.3f})<br>"
         f"{c.mean_tokens:,.0f} tokens, {c.mean_chunks:.2f} chunks"
     )
@@ -163,7 +168,7 @@ def _mark_verdict(fig: go.Figure, v: Verdict, font_size: int) -> None:
                 15,
                 "#888" if decided else UNDECIDED,
                 (2, "#333" if decided else UNDECIDED),
-                name=f"runner-up: {html.escape(rival.name)}, {rival.retriever}, k = {rival.k}",
+                name=f"runner-up: {_name(rival)}, {rival.retriever}, k = {rival.k}",
                 hovertext=[_hover(v, v.runner_up)],
                 hovertemplate="runner-up<br>%{hovertext}<extra></extra>",
             )
@@ -176,7 +181,7 @@ def _mark_verdict(fig: go.Figure, v: Verdict, font_size: int) -> None:
             22,
             fill,
             (1.5 if decided else 2.5, "black" if decided else UNDECIDED),
-            name=f"{word}: {html.escape(best.name)}, {best.retriever}, k = {best.k}",
+            name=f"{word}: {_name(best)}, {best.retriever}, k = {best.k}",
             hovertext=[_hover(v, v.best)],
             hovertemplate=f"{word}<br>%{{hovertext}}<extra></extra>",
         )

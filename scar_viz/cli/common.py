@@ -12,8 +12,6 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
 from scar_viz.chunking.base import DEFAULT_CHUNK_SIZE, DEFAULT_OVERLAP
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.common.errors import SettingsError
@@ -31,10 +29,11 @@ from scar_viz.embeddings import (
 )
 from scar_viz.embeddings.prompts import query_side
 from scar_viz.evaluation.bootstrap import DEFAULT_BOOT, DEFAULT_SEED
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.pipeline import PreparedDoc, prepare_document
-from scar_viz.queries.gold import GoldQuery, label_queries
+from scar_viz.queries.gold import label_queries
 from scar_viz.queries.reading import QuerySet, load_queries
-from scar_viz.retrieval import DEFAULT_K_RRF, DEFAULT_RETRIEVER, RETRIEVERS, Retriever
+from scar_viz.retrieval import DEFAULT_K_RRF, DEFAULT_RETRIEVER, DENSE, RETRIEVERS, Retriever
 from scar_viz.runtime.devices import (
     DEVICE_ENV,
     DEVICE_HELP,
@@ -403,11 +402,12 @@ def load_labelled(
     cache: EmbeddingCache | None,
     limit: int | None = None,
     max_queries: int = CLI_MAX_QUERIES,
-) -> tuple[QuerySet, tuple[GoldQuery, ...], np.ndarray]:
-    """:func:`load_query_set`, its queries (the first ``limit`` when given) labelled with their
-    gold chunks, and their vectors."""
+    retriever: Retriever = DENSE,
+) -> tuple[QuerySet, LabelledRun]:
+    """:func:`load_query_set` and the labelled run of its queries (the first ``limit`` when
+    given): their gold chunks and vectors, ranked by ``retriever``."""
     qset = load_query_set(path, prep, max_queries)
     queries = qset.queries[:limit] if limit else qset.queries
     labelled = label_queries(queries, prep.document, prep.chunks)
     vecs = embed_cached(query_side(embedder), [q.query.query for q in labelled], cache).vectors
-    return qset, labelled, vecs
+    return qset, LabelledRun(prep, labelled, vecs, retriever)

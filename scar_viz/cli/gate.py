@@ -25,7 +25,7 @@ from scar_viz.cli.common import (
     retriever_of,
 )
 from scar_viz.cli.index import add_store_option, store_or_setup
-from scar_viz.evaluation.learned import fit_gate_on, query_table
+from scar_viz.evaluation.learned import fit_gate_on, p_curve_on
 from scar_viz.scoring.learned import (
     DEFAULT_L2,
     DEFAULT_P,
@@ -34,7 +34,6 @@ from scar_viz.scoring.learned import (
     LearnedSelection,
     fitted_k,
     k_note,
-    p_curve,
     rank_changes,
     resolve_gate,
     setting_notes,
@@ -172,19 +171,16 @@ def cmd_fit_gate(args: argparse.Namespace) -> int:
     threshold_logit(args.p)
     retriever = retriever_of(args)
     embedder, cache, prep = store_or_setup(args)
-    _, labelled, vecs = load_labelled(
-        args.queries, prep, embedder, cache, max_queries=args.max_queries
+    _, run = load_labelled(
+        args.queries, prep, embedder, cache, max_queries=args.max_queries, retriever=retriever
     )
     radius = max(1, args.radius)
     gate = fit_gate_on(
-        prep,
-        labelled,
-        vecs,
+        run,
         args.k,
         radius=radius,
         l2=args.l2,
         features=args.features,
-        retriever=retriever,
     )
     gate = LearnedGate(
         gate.feature_names,
@@ -195,8 +191,7 @@ def cmd_fit_gate(args: argparse.Namespace) -> int:
         {**gate.fitted_on, "queries": str(args.queries)},
     )
     gate.save(args.out)
-    table = query_table(prep, labelled, vecs, args.k, radius, gate.uses_lexical, retriever)
-    curve = p_curve(table, gate, [args.p], [q.fragmented for q in labelled])
+    curve = p_curve_on(run, gate, args.k, radius, [args.p])
     if args.json:
         out = {
             "out": str(args.out),

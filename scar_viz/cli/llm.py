@@ -42,12 +42,11 @@ from scar_viz.cli.index import add_store_option, store_or_document, store_or_set
 from scar_viz.cli.settings import (
     add_settings_option,
     apply_to_args,
-    print_chosen_on_notes,
+    setting_runners,
     settings_of,
     settings_policies,
 )
 from scar_viz.embeddings import SPEC_HELP
-from scar_viz.evaluation.apply import ChunkSet, setting_runner
 from scar_viz.llm.client import (
     DEFAULT_CONCURRENCY,
     DEFAULT_LLM_MODEL,
@@ -219,17 +218,12 @@ def cmd_answer(args: argparse.Namespace) -> int:
     if args.judge_model or args.judge_base_url:
         judge = _chat(args, args.judge_model, args.judge_base_url)
     embedder, cache, prep = store_or_setup(args)
-    runners = None
-    if chosen is not None:
-        print_chosen_on_notes(chosen, prep)
-        runners = {chosen.setting.policy: setting_runner(chosen.setting, ChunkSet.of(prep))}
-    qset, labelled, vecs = load_labelled(
-        args.queries, prep, embedder, cache, args.limit, args.max_queries
+    runners = setting_runners(chosen, prep)
+    qset, run = load_labelled(
+        args.queries, prep, embedder, cache, args.limit, args.max_queries, retriever
     )
     check = check_answers(
-        prep,
-        labelled,
-        vecs,
+        run,
         chat,
         embed_function(embedder, cache),
         policies=policies,
@@ -240,7 +234,6 @@ def cmd_answer(args: argparse.Namespace) -> int:
         n_boot=args.boot,
         seed=args.seed,
         progress=_progress("answer"),
-        retriever=retriever,
         runners=runners,
     )
     for name, pa in check.policies.items():

@@ -35,6 +35,7 @@ from scar_viz.cli.settings import (
     add_settings_option,
     apply_to_args,
     print_chosen_on_notes,
+    setting_runners,
     settings_of,
     settings_policies,
 )
@@ -275,14 +276,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
         knobs = cli_gate.eval_knobs(args, policies)
     retriever = retriever_of(args)
     embedder, cache, prep = cli_index.store_or_setup(args)
-    runners = None
-    if chosen is not None:
-        print_chosen_on_notes(chosen, prep)
-        runners = {chosen.setting.policy: setting_runner(chosen.setting, ChunkSet.of(prep))}
+    runners = setting_runners(chosen, prep)
     learned = (knobs or {}).get("learned", {})
     cli_gate.print_setting_notes(learned, prep)
-    qset, labelled, vecs = load_labelled(
-        args.queries, prep, embedder, cache, max_queries=args.max_queries
+    qset, labelled = load_labelled(
+        args.queries, prep, embedder, cache, max_queries=args.max_queries, retriever=retriever
     )
     fitted = learned.get("gate")
     if isinstance(fitted, LearnedGate):
@@ -290,19 +288,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
             learned,
             args.k,
             judged_features(
-                prep, labelled, vecs, fitted, args.k, gate_params(args).radius, retriever
+                labelled,
+                fitted,
+                args.k,
+                gate_params(args).radius,
             ),
         )
     ev = evaluate(
-        prep,
         labelled,
-        vecs,
         policies,
         gate_params(args),
         embed=embed_function(embedder, cache),
         knobs=knobs,
         issues=qset.issues,
-        retriever=retriever,
         runners=runners,
     )
     for name, pe in ev.policies.items():

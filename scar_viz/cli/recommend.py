@@ -28,9 +28,15 @@ from scar_viz.cli.common import number_option as add_number
 from scar_viz.common.errors import SettingsError
 from scar_viz.evaluation.bootstrap import DEFAULT_BOOT, DEFAULT_SEED
 from scar_viz.evaluation.folds import DEFAULT_FOLDS, DEFAULT_REPEATS
-from scar_viz.evaluation.recommend import VERDICT_POLICIES, Verdict, recommend, verdict_rows
-from scar_viz.retrieval import RETRIEVERS
-from scar_viz.views.verdict_words import verdict_json, verdict_settings, verdict_words
+from scar_viz.evaluation.recommend import VERDICT_POLICIES, Verdict, recommend
+from scar_viz.retrieval import RETRIEVERS, Retriever
+from scar_viz.views.verdict_words import (
+    verdict_json,
+    verdict_notes,
+    verdict_rows,
+    verdict_settings,
+    verdict_words,
+)
 
 
 def register(add_parser: AddParser) -> None:
@@ -86,13 +92,10 @@ def cmd_recommend(args: argparse.Namespace) -> int:
         if any(p not in VERDICT_POLICIES for p in policies):
             raise SettingsError(f"recommend compares {', '.join(VERDICT_POLICIES)} (--policies).")
     embedder, cache, prep = cli_index.store_or_setup(args)
-    _, labelled, vecs = load_labelled(
-        args.queries, prep, embedder, cache, max_queries=args.max_queries
-    )
+    rrf = Retriever(args.retriever or "dense", args.rrf_k)  # its k_rrf: hybrid's constant
+    _, run = load_labelled(args.queries, prep, embedder, cache, None, args.max_queries, rrf)
     v = recommend(
-        prep,
-        labelled,
-        vecs,
+        run,
         reference_k=args.k,
         budget=args.budget,
         folds=args.folds,
@@ -101,11 +104,10 @@ def cmd_recommend(args: argparse.Namespace) -> int:
         policies=policies,
         radius=args.radius,
         mu=args.mu,
-        k_rrf=args.rrf_k,
         n_boot=args.boot,
         seed=args.seed,
     )
-    for note in v.notes:
+    for note in verdict_notes(v):
         print(f"note: {note}", file=sys.stderr)
     if args.save:
         verdict_settings(v).save(args.save)

@@ -19,6 +19,8 @@ from typing import Any
 
 from scar_viz.cli.common import given_dests
 from scar_viz.common.errors import SettingsError
+from scar_viz.evaluation.apply import ChunkSet, setting_runner
+from scar_viz.evaluation.run import Runner
 from scar_viz.evaluation.settings import ChosenSettings, SettingsFileError, load_settings
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.scoring.learned import resolve_gate
@@ -148,6 +150,15 @@ def print_chosen_on_notes(chosen: FromFile, prep: PreparedDoc) -> None:
                 f"note: the setting was chosen with {key} {on[key]}; this run has {value}.",
                 file=sys.stderr,
             )
+
+
+def setting_runners(chosen: FromFile | None, prep: PreparedDoc) -> dict[str, Runner] | None:
+    """The setting's runner under its policy's label, after :func:`print_chosen_on_notes`
+    (None without ``--settings``): what ``eval`` and ``answer`` run it with."""
+    if chosen is None:
+        return None
+    print_chosen_on_notes(chosen, prep)
+    return {chosen.setting.policy: setting_runner(chosen.setting, ChunkSet.of(prep))}
 
 
 def settings_policies(chosen: FromFile, extra: Sequence[str] | None) -> tuple[str, ...]:

@@ -22,10 +22,8 @@ import numpy as np
 from scar_viz.embeddings import Progress
 from scar_viz.evaluation import Embed, Evaluation, available_policies
 from scar_viz.evaluation.by_file import file_rows
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.run import evaluate_ks
-from scar_viz.pipeline import PreparedDoc
-from scar_viz.queries.gold import GoldQuery
-from scar_viz.retrieval import DENSE, Retriever
 from scar_viz.runtime.cancel import ShouldStop
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.sweep import pareto_frontier
@@ -97,9 +95,7 @@ def budget_points(evaluations: Sequence[Evaluation], subset: str = "all") -> Bud
 
 
 def equal_budget(
-    prep: PreparedDoc,
-    queries: Sequence[GoldQuery],
-    query_vecs: np.ndarray,
+    run: LabelledRun,
     policies: Sequence[str] | None = None,
     ks: Sequence[int] = BUDGET_KS,
     params: GateParams | None = None,
@@ -108,19 +104,17 @@ def equal_budget(
     knobs: dict[str, dict[str, object]] | None = None,
     subset: str = "all",
     progress: Progress | None = None,
-    retriever: Retriever = DENSE,
     should_stop: ShouldStop | None = None,
 ) -> BudgetResult:
-    """Recall and mean context tokens of every policy at every k in ``ks``.
+    """Recall and mean context tokens of every policy at every k in ``ks`` on a labelled run
+    (every policy's top-k ranked by the run's retriever, :mod:`scar_viz.retrieval`).
 
     Args:
-        query_vecs: (Q, d) unit query vectors in the order of ``queries``.
         policies: labels as in :func:`~scar_viz.evaluation.resolve_policy` (default: every
             available policy, :func:`~scar_viz.evaluation.available_policies`).
         params: λ, τ and r for SCAR (its k is replaced by each k of ``ks``).
         embed: embeds extra texts with the same model (the sentence policies need it).
         progress: called as progress(done, total) over all (k, query) steps.
-        retriever: what every policy's top-k is ranked by (:mod:`scar_viz.retrieval`).
         should_stop: asked before each query (:mod:`scar_viz.runtime.cancel`).
 
     Returns:
@@ -128,24 +122,18 @@ def equal_budget(
         from the same evaluations.
 
     Raises:
-        ValueError: for an unknown policy, a k below 1 or mismatched query vectors.
+        ValueError: for an unknown policy or a k below 1 (GateParams' check).
     """
     params = params or GateParams()
-    ks = tuple(int(k) for k in ks)
-    if not ks or min(ks) < 1:
-        raise ValueError("Every k of the budget curve must be at least 1.")
     labels = tuple(policies or available_policies())
     evaluations = evaluate_ks(
-        prep,
-        queries,
-        query_vecs,
+        run,
         labels,
         params,
         ks,
         embed=embed,
         knobs=knobs,
         progress=progress,
-        retriever=retriever,
         should_stop=should_stop,
     )
     result = budget_points(evaluations, subset)

@@ -36,18 +36,18 @@ import numpy as np
 
 from scar_viz.common.errors import SettingsError
 from scar_viz.evaluation.folds import Folds
-from scar_viz.evaluation.learned import query_lex
+from scar_viz.evaluation.labelled_run import LabelledRun
+from scar_viz.evaluation.learned import query_lex, ran_on
 from scar_viz.evaluation.run import batch_sims
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.policies.context import TokenCosts, token_costs
-from scar_viz.queries.gold import GoldQuery
-from scar_viz.retrieval import DEFAULT_K_RRF, RETRIEVERS, Retriever
+from scar_viz.retrieval import RETRIEVERS, Retriever
 from scar_viz.scoring.learned.features import ALL_FEATURES, CandidateTable, build_table
 from scar_viz.scoring.learned.features import gate_features as feature_names
 from scar_viz.scoring.learned.fit import DEFAULT_L2, fit_folds
 from scar_viz.scoring.learned.model import LearnedGate, threshold_logit
 from scar_viz.scoring.learned.p_curve import DEFAULT_PS
-from scar_viz.scoring.params import DEFAULT_RADIUS, PRESETS
+from scar_viz.scoring.params import DEFAULT_RADIUS, PRESETS, GateParams
 from scar_viz.scoring.sweep import (
     LAMS,
     TAUS,
@@ -69,14 +69,6 @@ POLICY_OF = {
     "learned": "learned",
 }
 """Each expansion's policy name, as in ``eval``."""
-LABELS = {
-    "topk": "top-k",
-    "window1": "window ±1",
-    "scar": "SCAR tuned",
-    "preset A": "SCAR preset A",
-    "preset B": "SCAR preset B",
-    "learned": "learned gate",
-}
 TUNED = ("scar", "learned")
 FEATURE_SETS = ("base", "lexical")
 VERDICT_PS = tuple(sorted({round(float(p), 3) for p in DEFAULT_PS if round(float(p), 3) >= 0.001}))
@@ -144,37 +136,32 @@ class Candidate:
     def mean_tokens(self) -> float:
         return float(self.tokens.mean())
 
-    @property
-    def label(self) -> str:
-        """E.g. "SCAR tuned (λ 0.35, τ 0.12), hybrid, k = 4"."""
-        return f"{self.name}, {self.retriever}, k = {self.k}"
-
-    @property
-    def name(self) -> str:
-        """The expansion with its setting, e.g. "SCAR tuned (λ 0.35, τ 0.12)"."""
-        base = LABELS[self.expansion]
-        if self.policy == "scar":
-            mu = f", μ {self.mu:g}" if self.mu else ""
-            return f"{base} (λ {self.lam:.2f}, τ {self.tau:.2f}{mu})"
-        if self.policy == "learned":
-            words = "lexical features" if self.features == "lexical" else "five features"
-            return f"{base} ({words}, p {self.p:g})"
-        return base
+    def setting_json(self) -> dict[str, object]:
+        """The retriever, policy, k and setting: the head of its ``recommend --json`` entry."""
+        return {
+            "retriever": self.retriever,
+            "policy": self.policy,
+            "k": self.k,
+            "lam": self.lam,
+            "tau": self.tau,
+            "mu": self.mu,
+            "p": self.p,
+        }
 
 
 @dataclass(frozen=True)
 class CrossValidation:
     """Every candidate (in :data:`EXPANSIONS` order within each retriever and k), which one is
     the reference, the folds, the queries' ids (in the order figures are given), the radius
-    of SCAR and the learned gate, notes on candidates that could not run, and what they ran
-    on."""
+    of SCAR and the learned gate, the (retriever, k) where the learned gate could not be
+    fitted, and what they ran on."""
 
     candidates: tuple[Candidate, ...]
     reference: int
     folds: Folds
     ids: tuple[str, ...]
     radius: int = DEFAULT_RADIUS
-    notes: tuple[str, ...] = ()
+    left_out: tuple[tuple[str, int], ...] = ()
     meta: dict[str, object] = field(default_factory=dict, compare=False)
     """The document, model, chunking and prepending the candidates ran on."""
 
@@ -420,9 +407,7 @@ def _step(
 
 
 def cross_validate(
-    prep: PreparedDoc,
-    queries: Sequence[GoldQuery],
-    query_vecs: np.ndarray,
+    run: LabelledRun,
     folds: Folds,
     *,
     reference: tuple[str, int],
@@ -432,15 +417,14 @@ def cross_validate(
     budget: float | None = None,
     radius: int = DEFAULT_RADIUS,
     mus: Sequence[float] = (0.0,),
-    k_rrf: float = DEFAULT_K_RRF,
     l2: float = DEFAULT_L2,
     progress: Progress | None = None,
 ) -> CrossValidation:
-    """Every candidate's out-of-fold figures on ``queries`` (module docstring).
+    """Every candidate's out-of-fold figures on the run's queries (module docstring); the
+    run's retriever gives the RRF constant of hybrid.
 
     Args:
-        query_vecs: (Q, d) unit query vectors in the order of ``queries``.
-        folds: the folds of ``queries`` (:func:`~scar_viz.evaluation.folds.assign_folds`).
+        folds: the folds of the queries (:func:`~scar_viz.evaluation.folds.assign_folds`).
         reference: (retriever, k) of the reference, window ±1: always a candidate.
         ks: the k of every candidate.
         retrievers, expansions: the candidates' retrievers and expansions.
@@ -451,12 +435,10 @@ def cross_validate(
         progress: ``progress(done, total)`` after each (retriever, k).
 
     Raises:
-        SettingsError: for mismatched vectors, an unknown retriever or expansion, k < 1.
+        SettingsError: for an unknown retriever or expansion, k < 1, r < 0 or μ < 0.
     """
-    vecs = np.atleast_2d(np.asarray(query_vecs, dtype=np.float64))
+    prep, queries, k_rrf = run.prep, run.queries, run.retriever.k_rrf
     n = len(queries)
-    if vecs.shape != (n, prep.unit.shape[1]):
-        raise SettingsError(f"{n} queries but query vectors of shape {vecs.shape}.")
     if folds.n_queries != n:
         raise SettingsError(f"Folds for {folds.n_queries} queries, but {n} queries.")
     unknown = [e for e in expansions if e not in EXPANSIONS]
@@ -464,14 +446,16 @@ def cross_validate(
         raise SettingsError(f"Unknown expansion(s) {unknown}; use {', '.join(EXPANSIONS)}.")
     ks = tuple(sorted({int(k) for k in ks}))
     ref_retriever, ref_k = reference[0], int(reference[1])
-    if not ks or ks[0] < 1 or ref_k < 1:
-        raise SettingsError("Every k must be at least 1.")
+    if not ks:
+        raise SettingsError("Give at least one k.")
+    for mu in mus or (0.0,):
+        GateParams(k=min(ks[0], ref_k), radius=int(radius), mu=mu)  # GateParams' one check
     order = [r for r in RETRIEVERS if r in set(retrievers) | {ref_retriever}]
     for r in (*retrievers, ref_retriever):
         Retriever(r, k_rrf)  # names an unknown retriever in one sentence
-    block = batch_sims(prep.unit, vecs)
+    block = batch_sims(prep.unit, run.vecs)
     sims = np.stack([block(qi) for qi in range(n)]) if n else np.zeros((0, len(prep.chunks)))
-    questions = [q.query.query for q in queries]
+    questions = run.questions
     needs_lex = "learned" in expansions or any(mus)
     setup = _Setup(
         prep,
@@ -510,15 +494,10 @@ def cross_validate(
         else _train_means(ref_tokens, setup.training)[:, 0]
     )
     setup = replace(setup, budget=budgets)
-    meta = {
-        "document": prep.document.name,
-        "model": prep.embedder_id,
-        "chunking": prep.config.label,
-        "prepend": bool(prep.prepend),
-    }
+    meta = ran_on(prep)
     steps = [(r, k) for r in order for k in sorted({*ks, *([ref_k] if r == ref_retriever else [])})]
     out: list[Candidate] = []
-    left_out: list[str] = []
+    left_out: list[tuple[str, int]] = []
     for i, (name, k) in enumerate(steps):
         wanted = [
             e
@@ -529,18 +508,11 @@ def cross_validate(
         got, dropped = _step(setup, Retriever(name, k_rrf), ranks[name], k, wanted, meta)
         out.extend(got)
         if dropped:
-            left_out.append(f"{name} at k = {k}")
+            left_out.append((name, k))
         if progress:
             progress(i + 1, len(steps))
     ref = next(
         i for i, c in enumerate(out) if c.option == (ref_retriever, "window1") and c.k == ref_k
     )
-    notes: tuple[str, ...] = ()
-    if left_out:
-        notes = (
-            "The learned gate was left out for "
-            + ", ".join(left_out)
-            + ": a training set had no gold neighbour among its candidates (or only gold ones).",
-        )
     ids = tuple(q.id for q in queries)
-    return CrossValidation(tuple(out), ref, folds, ids, setup.radius, notes, meta)
+    return CrossValidation(tuple(out), ref, folds, ids, setup.radius, tuple(left_out), meta)

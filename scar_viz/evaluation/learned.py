@@ -18,9 +18,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from scar_viz.evaluation.folds import DEFAULT_FOLDS, DEFAULT_REPEATS, assign_folds
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.pipeline import PreparedDoc
-from scar_viz.queries.gold import GoldQuery
-from scar_viz.retrieval import DENSE, Retriever
 from scar_viz.scoring.learned.features import (
     ALL_FEATURES,
     CandidateTable,
@@ -37,25 +36,17 @@ from scar_viz.scoring.sweep import per_query
 
 
 def query_table(
-    prep: PreparedDoc,
-    queries: Sequence[GoldQuery],
-    query_vecs: np.ndarray,
-    k: int,
-    radius: int = DEFAULT_RADIUS,
-    lexical: bool = False,
-    retriever: Retriever = DENSE,
+    run: LabelledRun, k: int, radius: int = DEFAULT_RADIUS, lexical: bool = False
 ) -> CandidateTable:
-    """:func:`~scar_viz.scoring.learned.features.build_table` for labelled queries on a prepared
-    document; ``lexical`` adds the lexical features (over the chunks' texts); each query's
-    top-k is ranked by ``retriever`` (the features keep using cosines)."""
-    vecs = normalize(np.atleast_2d(np.asarray(query_vecs, dtype=np.float64)))
-    sims = vecs @ prep.unit.T
-    questions = [q.query.query for q in queries]
+    """:func:`~scar_viz.scoring.learned.features.build_table` for a labelled run; ``lexical``
+    adds the lexical features (over the chunks' texts); each query's top-k is ranked by the
+    run's retriever (the features keep using cosines)."""
+    prep, questions = run.prep, run.questions
+    sims = normalize(run.vecs) @ prep.unit.T
     lex = query_lex(prep, questions) if lexical else None
-    rank = None if retriever.dense else prep.ranking(retriever, sims, questions)
-    golds = [q.gold for q in queries]
+    rank = None if run.retriever.dense else prep.ranking(run.retriever, sims, questions)
     return build_table(
-        sims, prep.unit, golds, k, max(1, radius), doc_of=prep.doc_of, lexical=lex, rank=rank
+        sims, prep.unit, run.golds, k, max(1, radius), doc_of=prep.doc_of, lexical=lex, rank=rank
     )
 
 
@@ -66,67 +57,57 @@ def query_lex(prep: PreparedDoc, questions: Sequence[str]) -> list[QuestionLex]:
 
 
 def fit_gate_on(
-    prep: PreparedDoc,
-    queries: Sequence[GoldQuery],
-    query_vecs: np.ndarray,
+    run: LabelledRun,
     k: int,
     *,
     radius: int = DEFAULT_RADIUS,
     l2: float = DEFAULT_L2,
     source: str | None = None,
     features: str = "base",
-    retriever: Retriever = DENSE,
 ) -> LearnedGate:
-    """Fit a gate on labelled queries over a prepared document (``features`` base or lexical).
+    """Fit a gate on a labelled run (``features`` base or lexical).
 
     ``fitted_on`` records the document, model, chunking, prepending, k, r and the counts.
     """
-    table = query_table(prep, queries, query_vecs, k, radius, features == "lexical", retriever)
-    meta = {
-        "document": source or prep.document.name,
+    table = query_table(run, k, radius, features == "lexical")
+    meta = {**ran_on(run.prep), **({"document": source} if source else {})}
+    return fit_gate(table, l2=l2, radius=radius, fitted_on=meta, features=features)
+
+
+def ran_on(prep: PreparedDoc) -> dict[str, object]:
+    """The document, model, chunking and prepending a prepared document was made with."""
+    return {
+        "document": prep.document.name,
         "model": prep.embedder_id,
         "chunking": prep.config.label,
         "prepend": bool(prep.prepend),
     }
-    return fit_gate(table, l2=l2, radius=radius, fitted_on=meta, features=features)
 
 
 def p_curve_on(
-    prep: PreparedDoc,
-    queries: Sequence[GoldQuery],
-    query_vecs: np.ndarray,
+    run: LabelledRun,
     gate: LearnedGate,
     k: int,
     radius: int = DEFAULT_RADIUS,
     ps: Sequence[float] | np.ndarray = DEFAULT_PS,
-    retriever: Retriever = DENSE,
 ) -> PCurve:
-    """:func:`~scar_viz.scoring.learned.p_curve.p_curve` for labelled queries on a prepared
-    document."""
-    table = query_table(prep, queries, query_vecs, k, radius, gate.uses_lexical, retriever)
-    return p_curve(table, gate, ps, [q.fragmented for q in queries])
+    """:func:`~scar_viz.scoring.learned.p_curve.p_curve` for a labelled run."""
+    table = query_table(run, k, radius, gate.uses_lexical)
+    return p_curve(table, gate, ps, [q.fragmented for q in run.queries])
 
 
 def judged_features(
-    prep: PreparedDoc,
-    queries: Sequence[GoldQuery],
-    query_vecs: np.ndarray,
-    gate: LearnedGate,
-    k: int,
-    radius: int = DEFAULT_RADIUS,
-    retriever: Retriever = DENSE,
+    run: LabelledRun, gate: LearnedGate, k: int, radius: int = DEFAULT_RADIUS
 ) -> np.ndarray:
-    """(M, 9) features of every candidate ``gate`` judges on ``queries`` at (k, r) (those
-    not retrieved themselves): what :func:`~scar_viz.scoring.learned.rank_changes` reads for
-    the note on a k the gate was not fitted at."""
-    table = query_table(prep, queries, query_vecs, k, radius, gate.uses_lexical, retriever)
+    """(M, 9) features of every candidate ``gate`` judges on the run's queries at (k, r)
+    (those not retrieved themselves): what :func:`~scar_viz.scoring.learned.rank_changes`
+    reads for the note on a k the gate was not fitted at."""
+    table = query_table(run, k, radius, gate.uses_lexical)
     return table.features[~table.is_retrieved]
 
 
 def crossval_p_curve(
-    prep: PreparedDoc,
-    queries: Sequence[GoldQuery],
-    query_vecs: np.ndarray,
+    run: LabelledRun,
     k: int,
     radius: int = DEFAULT_RADIUS,
     *,
@@ -135,7 +116,6 @@ def crossval_p_curve(
     ps: Sequence[float] | np.ndarray = DEFAULT_PS,
     folds: int = DEFAULT_FOLDS,
     repeats: int = DEFAULT_REPEATS,
-    retriever: Retriever = DENSE,
 ) -> PCurve:
     """The learned gate's curve as p varies, cross-validated (module docstring): each query
     read under the gate fitted without its fold, averaged over ``repeats`` fold assignments.
@@ -144,8 +124,8 @@ def crossval_p_curve(
         SettingsError: fewer than 10 queries, or duplicate ids (:func:`assign_folds`).
         FitError: a fold's training queries hold no gold neighbour (or nothing else).
     """
-    assigned = assign_folds(queries, folds, repeats)
-    table = query_table(prep, queries, query_vecs, k, radius, features == "lexical", retriever)
+    assigned = assign_folds(run.queries, folds, repeats)
+    table = query_table(run, k, radius, features == "lexical")
     names = gate_features(features, max(1, radius))
     x = table.features[:, [ALL_FEATURES.index(f) for f in names]]
     fit_rows = table.training_rows(max(1, radius))[None, :] & assigned.training()[:, table.query]
@@ -176,5 +156,5 @@ def crossval_p_curve(
         chunks.mean(axis=1) if n_q else np.zeros(len(ps)),
         recall,
         chunks,
-        np.array([q.fragmented for q in queries], dtype=bool),
+        np.array([q.fragmented for q in run.queries], dtype=bool),
     )

@@ -17,9 +17,7 @@ window ±1 at the user's k under dense retrieval):
 - ``decided`` when the 95 % paired bootstrap interval of the per-query recall difference
   (verdict − runner-up) lies above 0; otherwise the words say the two cannot be told apart
   and roughly how many more labelled queries would separate them
-  (:mod:`scar_viz.views.verdict_words` says the verdict, answer first),
-  n ≈ (1.96 + 0.84)² · s² / d̄² (d̄, s: mean and sd of the per-query differences; a guide for
-  80 % power at α = 0.05, if the observed difference held).
+  (:mod:`scar_viz.views.verdict_words` says the verdict, answer first, and that guide).
 
 Each candidate also carries the 95 % paired bootstrap interval of its recall difference from
 the reference (same B resamples for all).
@@ -27,7 +25,6 @@ the reference (same B resamples for all).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -50,11 +47,10 @@ from scar_viz.evaluation.crossval import (
     cross_validate,
 )
 from scar_viz.evaluation.folds import DEFAULT_FOLDS, DEFAULT_REPEATS, assign_folds
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.nested import NestedEstimate, best_of, nested_estimate
 from scar_viz.evaluation.run_json import rounded
 from scar_viz.evaluation.settings import ChosenSettings
-from scar_viz.pipeline import PreparedDoc
-from scar_viz.queries.gold import GoldQuery
 from scar_viz.retrieval import DEFAULT_K_RRF, RETRIEVERS
 from scar_viz.runtime.blas import one_blas_thread
 from scar_viz.scoring.params import DEFAULT_K, DEFAULT_RADIUS
@@ -64,8 +60,6 @@ RECOMMEND_KS = tuple(range(1, 11))
 VERDICT_POLICIES = ("topk", "window1", "scar", "learned")
 """The policies the verdict compares (``eval``'s names); ``scar`` brings the tuned setting and
 presets A and B."""
-POWER_FACTOR = (1.96 + 0.84) ** 2
-"""(z_0.975 + z_0.8)²: queries needed ≈ this · s² / d̄² (80 % power at α = 0.05)."""
 
 
 @dataclass(frozen=True)
@@ -82,13 +76,7 @@ class Scored:
         """The ``candidates`` entry of ``recommend --json``."""
         c = self.candidate
         return {
-            "retriever": c.retriever,
-            "policy": c.policy,
-            "k": c.k,
-            "lam": c.lam,
-            "tau": c.tau,
-            "mu": c.mu,
-            "p": c.p,
+            **c.setting_json(),
             "recall": rounded(c.mean_recall),
             "recall_ci": [rounded(self.ci_low), rounded(self.ci_high)],
             "mean_chunks": rounded(c.mean_chunks),
@@ -167,47 +155,15 @@ class Verdict:
     def n_queries(self) -> int:
         return len(self.cv.ids)
 
-    @property
-    def queries_needed(self) -> int | None:
-        """About how many labelled queries in all would separate the verdict from the
-        runner-up (module docstring); None without a runner-up or a mean difference."""
-        rival = self.rival
-        if self.versus is None or rival is None:
-            return None
-        d = self.chosen.recall - rival.recall
-        mean = float(d.mean())
-        if abs(mean) < 1e-12 or len(d) < 2:
-            return None
-        return int(math.ceil(POWER_FACTOR * float(np.var(d, ddof=1)) / mean**2))
-
-    @property
-    def notes(self) -> tuple[str, ...]:
-        out = list(self.cv.notes)
-        f = self.cv.folds
-        if f.k < f.asked:
-            out.append(
-                f"{f.asked} folds need {5 * f.asked} queries; {f.k} folds were used on "
-                f"{self.n_queries}."
-            )
-        return tuple(out)
-
     def as_json(self) -> dict[str, object]:
         """The ``recommend --json`` contract (docs/cli.md)."""
-        c = self.chosen
+        e = self.nested
         return {
             "verdict": {
-                "retriever": c.retriever,
-                "policy": c.policy,
-                "k": c.k,
-                "lam": c.lam,
-                "tau": c.tau,
-                "mu": c.mu,
-                "p": c.p,
+                **self.chosen.setting_json(),
                 "decided": self.decided,
-                "expected_gain": None if self.nested is None else rounded(self.nested.gain),
-                "expected_gain_ci": None
-                if self.nested is None
-                else [rounded(self.nested.ci_low), rounded(self.nested.ci_high)],
+                "expected_gain": None if e is None else rounded(e.gain),
+                "expected_gain_ci": None if e is None else [rounded(e.ci_low), rounded(e.ci_high)],
             },
             "folds": self.folds,
             "repeats": self.repeats,
@@ -220,17 +176,9 @@ class Verdict:
         queries); the file says what it was chosen on (document, model, chunking, prepending,
         the queries, folds and figures), and ``chosen_on`` adds to that."""
         c = self.chosen
+        radius = int(self.cv.radius if c.policy in ("scar", "learned") else 1)
         return ChosenSettings(
-            c.retriever,
-            c.policy,
-            c.k,
-            int(self.cv.radius if c.policy in ("scar", "learned") else 1),
-            c.lam,
-            c.tau,
-            c.mu,
-            c.p,
-            c.gate,
-            self.k_rrf,
+            *(c.retriever, c.policy, c.k, radius, c.lam, c.tau, c.mu, c.p, c.gate, self.k_rrf),
             {
                 **self.cv.meta,
                 **chosen_on,
@@ -259,17 +207,8 @@ def decide(candidates: Sequence[Candidate], budget: float) -> tuple[int, int | N
     return best, (best_of(recall, tokens, budget, others) if others.any() else None)
 
 
-def _canonical(
-    queries: Sequence[GoldQuery], vecs: np.ndarray
-) -> tuple[tuple[GoldQuery, ...], np.ndarray]:
-    order = sorted(range(len(queries)), key=lambda i: queries[i].id)
-    return tuple(queries[i] for i in order), vecs[order]
-
-
 def recommend(
-    prep: PreparedDoc,
-    queries: Sequence[GoldQuery],
-    query_vecs: np.ndarray,
+    run: LabelledRun,
     *,
     reference_k: int = DEFAULT_K,
     budget: float | None = None,
@@ -280,15 +219,14 @@ def recommend(
     ks: Sequence[int] = RECOMMEND_KS,
     radius: int = DEFAULT_RADIUS,
     mu: float = 0.0,
-    k_rrf: float = DEFAULT_K_RRF,
     n_boot: int = DEFAULT_BOOT,
     seed: int = DEFAULT_SEED,
     progress: Progress | None = None,
 ) -> Verdict:
-    """Cross-validate every candidate and give the verdict (module docstring).
+    """Cross-validate every candidate on a labelled run and give the verdict (module
+    docstring); the run's retriever gives hybrid's RRF constant.
 
     Args:
-        query_vecs: (Q, d) unit query vectors in the order of ``queries``.
         reference_k: the k of the reference, window ±1 (dense, or the only retriever given).
         budget: mean context tokens a query (None: the reference's).
         folds, repeats: K and R; ``seed`` … ``seed + R − 1`` assign the folds, ``seed`` draws
@@ -299,18 +237,13 @@ def recommend(
         progress: ``progress(done, total)`` as the (retriever, k) steps finish.
 
     Raises:
-        SettingsError: too few queries (10), duplicate ids, mismatched vectors, an unknown
-            retriever or policy, a budget ≤ 0, B < 1.
+        SettingsError: too few queries (10), duplicate ids, an unknown retriever or policy, a
+            budget ≤ 0, B < 1, k < 1, r < 0 or μ < 0.
     """
-    vecs = np.atleast_2d(np.asarray(query_vecs, dtype=np.float64))
-    if vecs.shape[0] != len(queries):
-        raise SettingsError(f"{len(queries)} queries but {vecs.shape[0]} query vectors.")
     if budget is not None and not budget > 0:
         raise SettingsError("The token budget must be more than 0.")
     if n_boot < 1:
         raise SettingsError("The bootstrap needs at least one resample (B ≥ 1).")
-    if not mu >= 0:
-        raise SettingsError("μ must be 0 or more.")
     unknown = [p for p in policies if p not in VERDICT_POLICIES]
     if unknown or not policies:
         got = ", ".join(unknown) or "none"
@@ -321,15 +254,13 @@ def recommend(
             f"Choose retrievers among {', '.join(RETRIEVERS)}; got {bad or 'none'}."
         )
     retrievers = [r for r in RETRIEVERS if r in set(retrievers)]
-    queries, vecs = _canonical(queries, vecs)
-    assigned = assign_folds(queries, folds, repeats, seed)
+    run = run.by_id()
+    assigned = assign_folds(run.queries, folds, repeats, seed)
     reference = ("dense" if "dense" in retrievers else retrievers[0], int(reference_k))
     expansions = [e for e in EXPANSIONS if POLICY_OF[e] in set(policies)]
     with one_blas_thread():
         cv = cross_validate(
-            prep,
-            queries,
-            vecs,
+            run,
             assigned,
             reference=reference,
             ks=ks,
@@ -338,7 +269,6 @@ def recommend(
             budget=budget,
             radius=radius,
             mus=(0.0, float(mu)) if mu else (0.0,),
-            k_rrf=k_rrf,
             progress=progress,
         )
         cands = cv.candidates
@@ -359,44 +289,5 @@ def recommend(
         )
         nested = nested_estimate(cands, cv.reference, assigned, budget, n_boot, seed)
     return Verdict(
-        cv, scored, best, runner, tokens, budget is not None, versus, float(k_rrf), nested
+        cv, scored, best, runner, tokens, budget is not None, versus, run.retriever.k_rrf, nested
     )
-
-
-def verdict_rows(v: Verdict, limit: int = 8) -> list[dict[str, object]]:
-    """The verdict's table: the candidates within the budget, most recall first (the first
-    ``limit``), with the runner-up and the reference always in; each row's mark, retriever,
-    expansion with its setting, k, recall, its difference from the reference with the 95 %
-    interval, mean chunks and tokens."""
-    order = sorted(
-        range(len(v.candidates)),
-        key=lambda i: (-round(v.candidates[i].mean_recall, 12), v.candidates[i].mean_tokens, i),
-    )
-    within = [i for i in order if v.candidates[i].mean_tokens <= v.budget_tokens + 1e-9]
-    shown = list(dict.fromkeys([v.best, *within[:limit]]))
-    for extra in (v.runner_up, v.cv.reference):
-        if extra is not None and extra not in shown:
-            shown.append(extra)
-    marks = {
-        v.cv.reference: "reference",
-        **({v.runner_up: "runner-up"} if v.runner_up is not None else {}),
-    }
-    marks[v.best] = "verdict" if v.decided else "verdict (undecided)"
-    rows = []
-    for i in shown:
-        s = v.scored[i]
-        c = s.candidate
-        rows.append(
-            {
-                "role": marks.get(i, ""),
-                "retriever": c.retriever,
-                "expansion": c.name,
-                "k": c.k,
-                "recall": c.mean_recall,
-                "Δ recall vs reference": s.diff,
-                "95 % CI": f"{s.ci_low:+.3f} to {s.ci_high:+.3f}",
-                "chunks": c.mean_chunks,
-                "tokens": c.mean_tokens,
-            }
-        )
-    return rows

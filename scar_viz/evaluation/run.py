@@ -11,12 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal, overload
+from typing import Any, Literal, overload
 
 import numpy as np
 
 from scar_viz.common.errors import SettingsError, UserError, user_message
 from scar_viz.embeddings import Progress
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.metrics import (
     Miss,
     QueryOutcome,
@@ -29,11 +30,10 @@ from scar_viz.evaluation.metrics import (
     summarise_subsets,
 )
 from scar_viz.evaluation.settings import RunSettings
-from scar_viz.pipeline import PreparedDoc, query_inputs
+from scar_viz.pipeline import query_inputs
 from scar_viz.policies import POLICIES, PolicyResult, QueryInputs, run_policy, uses_k
 from scar_viz.queries.gold import GoldQuery, type_counts
 from scar_viz.queries.reading import QueryIssue
-from scar_viz.retrieval import DENSE, Retriever
 from scar_viz.runtime.cancel import ShouldStop, check
 from scar_viz.scoring.lexical import lex_matrix
 from scar_viz.scoring.params import DEFAULT_PARAMS, DEFAULT_RADIUS, GateParams
@@ -201,57 +201,27 @@ def _outcome(gq: GoldQuery, result: PolicyResult, inputs: QueryInputs, label: st
 
 
 def evaluate(
-    prep: PreparedDoc,
-    queries: Sequence[GoldQuery],
-    query_vecs: np.ndarray,
+    run: LabelledRun,
     policies: Sequence[str] | None = None,
     params: GateParams = DEFAULT_PARAMS,
-    *,
-    embed: Embed | None = None,
-    knobs: dict[str, dict[str, object]] | None = None,
-    issues: Sequence[QueryIssue] = (),
-    progress: Progress | None = None,
-    retriever: Retriever = DENSE,
-    should_stop: ShouldStop | None = None,
-    runners: Mapping[str, Runner] | None = None,
+    **options: Any,
 ) -> Evaluation:
-    """Every policy on every query of ``queries`` (gold chunks computed on ``prep.chunks``).
+    """Every policy on every query of a labelled run (gold chunks computed on its chunks),
+    each policy's top-k ranked by the run's retriever (:mod:`scar_viz.retrieval`).
 
     Args:
-        query_vecs: (Q, d) unit query vectors, in the order of ``queries``.
         policies: labels as in :func:`resolve_policy` (default :func:`default_policies`).
-        embed: embeds extra texts with the same model (QASC needs it).
-        knobs: extra knobs per registry name, e.g. ``{"qasc": {"percentile": 80}}``.
-        retriever: what every policy's top-k is ranked by (:mod:`scar_viz.retrieval`).
-        should_stop: asked before each query (:mod:`scar_viz.runtime.cancel`).
-        runners: labels run by a function of the query's inputs instead of the registry's
-            policy (a saved setting: :func:`scar_viz.evaluation.apply.setting_runner`).
+        options: as :func:`evaluate_ks` takes them.
 
     Raises:
-        ValueError: for an unknown policy, k < 1, r < 0 or mismatched query vectors.
+        ValueError: for an unknown policy.
         Cancelled: ``should_stop`` said so.
     """
-    return evaluate_ks(
-        prep,
-        queries,
-        query_vecs,
-        policies,
-        params,
-        (params.k,),
-        embed=embed,
-        knobs=knobs,
-        issues=issues,
-        progress=progress,
-        retriever=retriever,
-        should_stop=should_stop,
-        runners=runners,
-    )[0]
+    return evaluate_ks(run, policies, params, (params.k,), **options)[0]
 
 
 def evaluate_ks(
-    prep: PreparedDoc,
-    queries: Sequence[GoldQuery],
-    query_vecs: np.ndarray,
+    run: LabelledRun,
     policies: Sequence[str] | None,
     params: GateParams,
     ks: Sequence[int],
@@ -260,12 +230,16 @@ def evaluate_ks(
     knobs: dict[str, dict[str, object]] | None = None,
     issues: Sequence[QueryIssue] = (),
     progress: Progress | None = None,
-    retriever: Retriever = DENSE,
     should_stop: ShouldStop | None = None,
     runners: Mapping[str, Runner] | None = None,
 ) -> tuple[Evaluation, ...]:
     """:func:`evaluate` at each k of ``ks`` (``params`` otherwise), one Evaluation per k, each
     equal to ``evaluate`` at that k.
+
+    ``embed`` embeds extra texts with the same model (QASC needs it); ``knobs`` adds knobs per
+    registry name, e.g. ``{"qasc": {"percentile": 80}}``; ``runners`` runs labels by a
+    function of the query's inputs instead of the registry's policy (a saved setting:
+    :func:`scar_viz.evaluation.apply.setting_runner`).
 
     The queries are the outer loop: each query's inputs (its similarities, its ranking) are
     built once and shared by every k, with :attr:`QueryInputs.memo`, where policies keep what
@@ -274,32 +248,27 @@ def evaluate_ks(
     before each query.
 
     Raises:
-        ValueError: for an unknown policy, a k < 1, r < 0 or mismatched query vectors.
+        ValueError: for an unknown policy or no k (GateParams checks each k).
         Cancelled: ``should_stop`` said so.
     """
+    prep, queries, retriever = run.prep, run.queries, run.retriever
     labels = parse_policy_list(list(policies or default_policies()))
     ks = tuple(int(k) for k in ks)
     if not ks:
         raise SettingsError("Give at least one k.")
     settings = [params.with_(k=k) for k in ks]  # GateParams checks each k
-    query_vecs = np.atleast_2d(np.asarray(query_vecs, dtype=np.float64))
-    if len(queries) and query_vecs.shape != (len(queries), prep.unit.shape[1]):
-        raise SettingsError(
-            f"{len(queries)} queries need {len(queries)} vectors of {prep.unit.shape[1]} "
-            f"dimensions; got shape {query_vecs.shape}."
-        )
     resolved = {label: resolve_policy(label) for label in labels}
     outcomes: list[dict[str, list[QueryOutcome]]] = [{label: [] for label in labels} for _ in ks]
     coverage = [dict.fromkeys(labels, False) for _ in ks]
     errors: list[dict[str, str]] = [{} for _ in ks]
-    block = batch_sims(prep.unit, query_vecs)
+    block = batch_sims(prep.unit, run.vecs)
     steps = len(queries) * len(ks)
     for qi, gq in enumerate(queries):
         check(should_stop)
         shared = query_inputs(
             prep,
             gq.query.query,
-            query_vecs[qi],
+            run.vecs[qi],
             settings[0],
             embed=embed,
             retriever=retriever,
@@ -372,49 +341,36 @@ BATCH_CELLS = 4_000_000
 pass over the chunk matrix per block, instead of one per query)."""
 
 
-def batch_sims(unit: np.ndarray, query_vecs: np.ndarray, block: int = 64):
+def batch_sims(unit: np.ndarray, vecs: np.ndarray, block: int = 64):
     """``sims(qi)`` = cos(q_qi, c) for every chunk: per query (``unit @ q``, exactly what the
     Explorer computes) on a document, or, once queries × chunks reach :data:`BATCH_CELLS`, by
     blocks of ``block`` queries in one matrix product each. Streaming the corpus' matrix once
     per query cost ~10–30 ms a query at 70,000 chunks; a block product may differ from the
     per-query product in the last bit only."""
-    if len(query_vecs) * len(unit) < BATCH_CELLS:
-        return lambda qi: unit @ query_vecs[qi]
+    if len(vecs) * len(unit) < BATCH_CELLS:
+        return lambda qi: unit @ vecs[qi]
     held: dict[int, np.ndarray] = {}
 
     def sims(qi: int) -> np.ndarray:
         start = qi - qi % block
         if start not in held:
             held.clear()
-            held[start] = query_vecs[start : start + block] @ unit.T
+            held[start] = vecs[start : start + block] @ unit.T
         return held[start][qi - start]
 
     return sims
 
 
 def candidates_for(
-    prep: PreparedDoc,
-    queries: Sequence[GoldQuery],
-    query_vecs: np.ndarray,
-    k: int,
-    radius: int = DEFAULT_RADIUS,
-    retriever: Retriever = DENSE,
-    lexical: bool = False,
+    run: LabelledRun, k: int, radius: int = DEFAULT_RADIUS, lexical: bool = False
 ) -> Candidates:
-    """The sweep's candidates for a query set on ``prep`` (see :func:`build_candidates`), each
-    query's top-k ranked by ``retriever``; ``lexical`` adds each candidate's lex(q,n) over the
+    """The sweep's candidates for a labelled run (see :func:`build_candidates`), each query's
+    top-k ranked by the run's retriever; ``lexical`` adds each candidate's lex(q,n) over the
     chunk texts, which a sweep at μ > 0 needs (docs/method.md §8)."""
-    sims = np.stack([prep.unit @ v for v in np.atleast_2d(query_vecs)])
-    questions = [q.query.query for q in queries]
-    rank = prep.ranking(retriever, sims, questions)
+    prep, questions, retriever = run.prep, run.questions, run.retriever
+    sims = np.stack([prep.unit @ v for v in run.vecs])
+    rank = None if retriever.dense else prep.ranking(retriever, sims, questions)
     lex = lex_matrix([c.text for c in prep.chunks], questions) if lexical else None
     return build_candidates(
-        sims,
-        prep.unit,
-        [q.gold for q in queries],
-        k,
-        max(1, radius),
-        doc_of=prep.doc_of,
-        lex=lex,
-        rank=None if retriever.dense else rank,
+        sims, prep.unit, run.golds, k, max(1, radius), doc_of=prep.doc_of, lex=lex, rank=rank
     )

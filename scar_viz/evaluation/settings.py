@@ -154,8 +154,6 @@ class ChosenSettings:
             raise SettingsFileError(
                 f"Unknown policy '{self.policy}'; use one of {', '.join(SETTINGS_POLICIES)}."
             )
-        if self.k < 1 or self.radius < 1:
-            raise SettingsFileError("k and radius must be at least 1.")
         needs = {"scar": ("lam", "tau", "mu"), "learned": ("p",)}.get(self.policy, ())
         missing = [name for name in needs if getattr(self, name) is None]
         if missing:

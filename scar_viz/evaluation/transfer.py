@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from scar_viz.common.edges import file_edges
-from scar_viz.pipeline import PreparedDoc
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.scoring.scar import top_k
 from scar_viz.scoring.sweep import THETAS, Candidates, SweepResult, match_chunks, sweep
 
@@ -28,16 +28,13 @@ SIMILARITY_KINDS = (
 
 
 def similarity_samples(
-    prep: PreparedDoc,
-    query_vecs: np.ndarray,
-    k: int,
-    max_points: int = MAX_SIMILARITIES,
-    seed: int = 0,
+    run: LabelledRun, k: int, max_points: int = MAX_SIMILARITIES, seed: int = 0
 ) -> dict[str, np.ndarray]:
-    """{kind: values} for :data:`SIMILARITY_KINDS`: every cos(q,c) (a seeded subsample of
-    ``max_points`` when there are more), the top-k cos(q,c) of each query, and cos(c, c+1)
-    = 1 − b of each adjacent pair (in a corpus, of each pair inside one file)."""
-    sims = np.atleast_2d(np.asarray(query_vecs, dtype=np.float64)) @ prep.unit.T
+    """{kind: values} for :data:`SIMILARITY_KINDS` on a labelled run: every cos(q,c) (a seeded
+    subsample of ``max_points`` when there are more), the top-k cos(q,c) of each query, and
+    cos(c, c+1) = 1 − b of each adjacent pair (in a corpus, of each pair inside one file)."""
+    prep = run.prep
+    sims = run.vecs @ prep.unit.T
     top = np.concatenate([row[top_k(row, k)] for row in sims]) if len(sims) else np.zeros(0)
     flat = sims.ravel()
     if len(flat) > max_points:

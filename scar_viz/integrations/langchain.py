@@ -39,11 +39,11 @@ from scar_viz.embeddings import Embedder
 from scar_viz.evaluation.settings import ChosenSettings
 from scar_viz.integrations.local import (
     ADAPTER_K,
+    Picked,
     Runs,
     SettingFields,
     chains_of_positions,
     closest,
-    picked,
     runs_of,
     select_all,
     select_given,
@@ -51,7 +51,6 @@ from scar_viz.integrations.local import (
 )
 from scar_viz.integrations.models import CacheSpec, ScarModel
 from scar_viz.integrations.split import chunk_id, split_for
-from scar_viz.scoring.scar import Selection
 
 RETRIEVER_K = ADAPTER_K
 """The retriever's default k: LangChain's own (``VectorStore.as_retriever``)."""
@@ -63,12 +62,9 @@ class ScarEmbeddings(Embeddings):
     """A LangChain ``Embeddings`` over a scar-viz model (:class:`~scar_viz.integrations.models.
     ScarModel`): the vectors ``python -m scar_viz`` computes, through the same disk cache.
 
-    Args:
-        model: ``default`` (the embedded all-MiniLM-L6-v2), ``hash``, ``static``,
-            ``st:NAME``, ``openai:MODEL``, a folder, or an embedder.
-        base_url: an OpenAI-compatible endpoint (its key is read from ``OPENAI_API_KEY``).
-        cache: True (the default cache), a file or folder, or False.
-    """
+    ``model``, ``base_url`` and ``cache`` are :class:`~scar_viz.integrations.models.ScarModel`'s
+    (``default`` is the embedded all-MiniLM-L6-v2; an endpoint's key is read from
+    ``OPENAI_API_KEY``)."""
 
     def __init__(
         self,
@@ -200,8 +196,7 @@ class ScarRetriever(BaseRetriever, SettingFields):
         whole = self._every_chunk()
         if whole is not None:
             runs, docs, texts = whole
-            selection = select_all(setting, runs, texts, query, query_vec)
-            return _documents(runs, selection, docs)
+            return _documents(select_all(setting, runs, texts, query, query_vec), docs)
         if setting.retriever != "dense":
             raise ValueError(
                 f"The {setting.retriever} retriever ranks every chunk of the store by its "
@@ -325,16 +320,16 @@ def _expand(
     hits = {**hits, **found}
     vectors = {**vectors, **_vectors(store, found, embeddings)}
     runs = runs_of(chains_of_positions([key for key in window if key in hits]), vectors)
-    selection = select_given(
+    picks = select_given(
         setting, runs, retrieved, query, query_vec, lambda: _texts(store, docstore)
     )
-    return _documents(runs, selection, hits)
+    return _documents(picks, hits)
 
 
-def _documents(runs: Runs, selection: Selection, docs: dict[Key, Document]) -> list[Document]:
-    """The selection's chunks in reading order, each a copy with its decision in metadata."""
+def _documents(picks: list[Picked], docs: dict[Key, Document]) -> list[Document]:
+    """The picked chunks in reading order, each a copy with its decision in metadata."""
     out = []
-    for pick in picked(runs, selection):
+    for pick in picks:
         doc = docs[pick.key]
         by = chunk_id(*pick.by) if pick.by is not None else None
         out.append(

@@ -53,7 +53,6 @@ from scar_viz.integrations.local import (
     Runs,
     SettingFields,
     closest,
-    picked,
     runs_of,
     select_all,
     select_given,
@@ -76,12 +75,9 @@ class ScarEmbedding(BaseEmbedding):
     """A LlamaIndex ``BaseEmbedding`` over a scar-viz model: the vectors ``python -m scar_viz``
     computes, through the same disk cache (``model_name`` is the model's scar-viz id).
 
-    Args:
-        model: ``default`` (the embedded all-MiniLM-L6-v2), ``hash``, ``static``,
-            ``st:NAME``, ``openai:MODEL``, a folder, or an embedder.
-        base_url: an OpenAI-compatible endpoint (its key is read from ``OPENAI_API_KEY``).
-        cache: True (the default cache), a file or folder, or False.
-    """
+    ``model``, ``base_url`` and ``cache`` are :class:`~scar_viz.integrations.models.ScarModel`'s
+    (``default`` is the embedded all-MiniLM-L6-v2; an endpoint's key is read from
+    ``OPENAI_API_KEY``)."""
 
     _model: ScarModel = PrivateAttr()
 
@@ -277,7 +273,7 @@ class ScarPostprocessor(BaseNodePostprocessor, SettingFields):
         todo = [n for i, n in fetched.items() if i not in vectors]
         vectors.update(_vectors(todo, self.embed_model, self.vector_store))
         runs = runs_of(_chains(fetched), vectors)
-        selection = select_given(
+        picks = select_given(
             setting,
             runs,
             retrieved,
@@ -287,7 +283,7 @@ class ScarPostprocessor(BaseNodePostprocessor, SettingFields):
         )
         return [
             _scored(fetched[pick.key], pick, given[pick.key].score if pick.key in given else None)
-            for pick in picked(runs, selection)
+            for pick in picks
         ]
 
     def _follow(self, node: BaseNode, step: Any, steps: int, into: dict) -> None:
@@ -356,8 +352,8 @@ class ScarRetriever(BaseRetriever):
         setting = self.fields.setting()
         query_vec = _query_vector(query_bundle, self.embed_model)
         runs, nodes, texts = self._every_node()
-        selection = select_all(setting, runs, texts, query_bundle.query_str, query_vec)
-        return [_scored(nodes[pick.key], pick, None) for pick in picked(runs, selection)]
+        picks = select_all(setting, runs, texts, query_bundle.query_str, query_vec)
+        return [_scored(nodes[pick.key], pick, None) for pick in picks]
 
     def _every_node(self) -> tuple[Runs, dict[str, BaseNode], list[str]]:
         """Every text node of the index in reading order (kept while the docstore holds the

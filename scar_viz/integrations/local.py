@@ -121,15 +121,14 @@ class SettingFields(BaseModel):
 
     @model_validator(mode="after")
     def _check_setting(self) -> Any:
-        if self.k is not None and self.k < 1:  # None (a postprocessor's): every node given
-            raise ValueError("k must be at least 1.")
-        self.setting()  # r and μ out of range (GateParams), or anything else a setting cannot take
+        self.setting()  # k, r, μ out of range (GateParams), or anything else a setting cannot take
         return self
 
     def setting(self) -> ChosenSettings:
         """The setting these fields describe (what :func:`~scar_viz.evaluation.apply.
         run_setting` runs)."""
-        params = GateParams(self.k or ADAPTER_K, self.lam, self.tau, self.r, self.mu)
+        k = ADAPTER_K if self.k is None else self.k  # None (a postprocessor's): every node given
+        params = GateParams(k, self.lam, self.tau, self.r, self.mu)
         return setting_of(self.policy, self.retriever, self.k_rrf, params, self.p, self.gate)
 
     @classmethod
@@ -215,11 +214,12 @@ def select_all(
     texts: Sequence[str] | None,
     query: str,
     query_vec: Sequence[float],
-) -> Selection:
+) -> list[Picked]:
     """:func:`~scar_viz.evaluation.apply.run_setting` over every chunk of a store laid out as
-    ``runs`` (its files), ``texts`` in the runs' order (BM25's and the lexical evidence's)."""
+    ``runs`` (its files), ``texts`` in the runs' order (BM25's and the lexical evidence's):
+    the chunks it picks (:func:`picked`)."""
     chunks = ChunkSet(runs.unit, runs.run_of, None if texts is None else tuple(texts))
-    return run_setting(setting, chunks, query, query_unit(query_vec))
+    return picked(runs, run_setting(setting, chunks, query, query_unit(query_vec)))
 
 
 def select_given(
@@ -229,15 +229,15 @@ def select_given(
     query: str,
     query_vec: Sequence[float],
     texts: Callable[[], Mapping[Any, str] | None],
-) -> Selection:
+) -> list[Picked]:
     """:func:`~scar_viz.evaluation.apply.run_setting` from ``retrieved`` (keys in rank order,
-    all in ``runs``), over the runs fetched around them; ``texts()``: every chunk's text by
-    key (the store's, for the idf of μ and a lexical gate; None where the store lists none),
-    asked only when the setting weighs words."""
+    all in ``runs``), over the runs fetched around them: the chunks it picks (:func:`picked`);
+    ``texts()``: every chunk's text by key (the store's, for the idf of μ and a lexical gate;
+    None where the store lists none), asked only when the setting weighs words."""
     at = runs.position()
     lexical = lexical_of(query, runs.keys, texts()) if needs_words(setting) else None
     chunks = ChunkSet(runs.unit, runs.run_of)
-    return run_setting(
+    selection = run_setting(
         setting,
         chunks,
         query,
@@ -245,6 +245,7 @@ def select_given(
         retrieved=[at[key] for key in retrieved],
         lexical=lexical,
     )
+    return picked(runs, selection)
 
 
 def window_keys(setting: ChosenSettings, retrieved: Sequence[tuple[str, int]]) -> set:

@@ -23,16 +23,16 @@ from scar_viz.common.errors import user_message
 from scar_viz.embeddings import EmbeddingError
 from scar_viz.evaluation import Comparison, default_policies, parse_policy_list, resolve_policy
 from scar_viz.evaluation.bootstrap import DEFAULT_BOOT, DEFAULT_SEED, paired_bootstrap
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.run import Runner, run_label
 from scar_viz.evaluation.settings import RunSettings
 from scar_viz.llm.client import ChatModel, Progress, Reply, Usage
 from scar_viz.llm.judge import DEFAULT_QUESTIONS, AnswerRow, Job, Unparseable, run_jobs
 from scar_viz.llm.prompts import answer_messages
 from scar_viz.llm.scores import SCORES, Embed, statements
-from scar_viz.pipeline import PreparedDoc, query_inputs
+from scar_viz.pipeline import query_inputs
 from scar_viz.policies import PolicyResult
 from scar_viz.queries.gold import GoldQuery
-from scar_viz.retrieval import DENSE, Retriever
 from scar_viz.scoring.params import GateParams
 
 
@@ -98,27 +98,19 @@ class AnswerCheck:
 
 
 def _contexts(
-    prep: PreparedDoc,
-    queries: Sequence[GoldQuery],
-    query_vecs: np.ndarray,
+    run: LabelledRun,
     labels: Sequence[str],
     params: GateParams,
     embed: Embed | None,
     knobs: Mapping[str, Mapping[str, object]],
-    retriever: Retriever = DENSE,
     runners: Mapping[str, Runner] | None = None,
 ) -> tuple[dict[str, list[PolicyResult]], dict[str, str]]:
     """Every policy's result for every query (a policy that fails gets its message)."""
     results: dict[str, list[PolicyResult]] = {label: [] for label in labels}
     errors: dict[str, str] = {}
-    for qi, gq in enumerate(queries):
+    for qi, gq in enumerate(run.queries):
         inputs = query_inputs(
-            prep,
-            gq.query.query,
-            np.asarray(query_vecs[qi], dtype=np.float64),
-            params,
-            embed=embed,
-            retriever=retriever,
+            run.prep, gq.query.query, run.vecs[qi], params, embed=embed, retriever=run.retriever
         )
         for label in labels:
             if label in errors:
@@ -134,9 +126,7 @@ def _contexts(
 
 
 def check_answers(
-    prep: PreparedDoc,
-    queries: Sequence[GoldQuery],
-    query_vecs: np.ndarray,
+    run: LabelledRun,
     chat: ChatModel,
     embed: Embed,
     *,
@@ -150,13 +140,12 @@ def check_answers(
     n_boot: int = DEFAULT_BOOT,
     seed: int = DEFAULT_SEED,
     progress: Progress | None = None,
-    retriever: Retriever = DENSE,
     runners: Mapping[str, Runner] | None = None,
 ) -> AnswerCheck:
-    """Answer every query with every policy's context and score the answers.
+    """Answer every query of a labelled run with every policy's context (each top-k ranked by
+    the run's retriever) and score the answers.
 
     Args:
-        query_vecs: (Q, d) unit query vectors in the order of ``queries``.
         chat: the model that answers; ``judge`` (default ``chat``) scores.
         embed: the current embedder (answer relevancy and correctness cosines).
         references: reference answers by query id, as the query file gives them
@@ -168,7 +157,7 @@ def check_answers(
             :func:`~scar_viz.evaluation.evaluate`.
 
     Raises:
-        ValueError: for an unknown policy, bad settings or mismatched query vectors.
+        ValueError: for an unknown policy or bad settings.
         LLMError: when an endpoint fails; replies received so far stay cached, so a rerun
             resumes where this one stopped.
     """
@@ -176,12 +165,8 @@ def check_answers(
     params = params or GateParams()
     judge = judge or chat
     references = references or {}
-    query_vecs = np.atleast_2d(np.asarray(query_vecs, dtype=np.float64))
-    if len(queries) and query_vecs.shape[0] != len(queries):
-        raise ValueError(f"{len(queries)} queries need {len(queries)} query vectors.")
-    results, errors = _contexts(
-        prep, queries, query_vecs, labels, params, embed, knobs or {}, retriever, runners
-    )
+    prep, queries, retriever = run.prep, run.queries, run.retriever
+    results, errors = _contexts(run, labels, params, embed, knobs or {}, runners)
     jobs = []
     for qi, gq in enumerate(queries):
         facts = tuple(s for ev in gq.query.evidence for s in statements(ev.text))

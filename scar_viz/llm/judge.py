@@ -23,7 +23,7 @@ from scar_viz.llm.prompts import (
     recall_messages,
     relevancy_messages,
 )
-from scar_viz.llm.scores import Embed, Verdict
+from scar_viz.llm.scores import Claim, Embed
 
 DEFAULT_QUESTIONS = 3
 """N, the questions the judge writes from an answer for answer relevancy."""
@@ -55,9 +55,9 @@ class AnswerRow:
     answer_relevancy: float | None
     context_recall: float | None
     answer_correctness: float | None
-    claims: tuple[Verdict, ...]
+    claims: tuple[Claim, ...]
     generated_questions: tuple[str, ...]
-    statements: tuple[Verdict, ...]
+    statements: tuple[Claim, ...]
     answer_usage: Usage
     judge_usage: Usage
 
@@ -101,7 +101,7 @@ def _flag(value: object) -> bool | None:
     return None
 
 
-def _verdicts(data: dict | None, key: str, text_key: str) -> tuple[Verdict, ...] | None:
+def _verdicts(data: dict | None, key: str, text_key: str) -> tuple[Claim, ...] | None:
     items = data.get(key) if isinstance(data, dict) else None
     if not isinstance(items, list):
         return None
@@ -110,7 +110,7 @@ def _verdicts(data: dict | None, key: str, text_key: str) -> tuple[Verdict, ...]
         flag = _flag(item.get("supported")) if isinstance(item, dict) else None
         if flag is None:
             return None
-        out.append(Verdict(str(item.get(text_key, "")), flag))
+        out.append(Claim(str(item.get(text_key, "")), flag))
     return tuple(out)
 
 

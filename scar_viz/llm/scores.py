@@ -35,7 +35,7 @@ CORRECTNESS_WEIGHTS = (0.75, 0.25)
 
 
 @dataclass(frozen=True)
-class Verdict:
+class Claim:
     """A claim or statement and whether the judge found it supported."""
 
     text: str
@@ -46,7 +46,7 @@ class Verdict:
 class FaithfulnessVerdict:
     """The answer's claims, each supported by the context or not."""
 
-    claims: tuple[Verdict, ...]
+    claims: tuple[Claim, ...]
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ class RelevancyVerdict:
 class RecallVerdict:
     """The statements of the reference evidence, each supported by the context or not."""
 
-    statements: tuple[Verdict, ...]
+    statements: tuple[Claim, ...]
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from scar_viz.common.errors import SettingsError
 from scar_viz.common.vectors import normalize
 from scar_viz.scoring.lexical import QuestionLex
 from scar_viz.scoring.params import DEFAULT_K, DEFAULT_PARAMS, PRESETS, GateParams  # noqa: F401
-from scar_viz.scoring.walk import Candidate, D, GateDecision, Judge, walk_neighbours
+from scar_viz.scoring.walk import D, GateDecision, Judge, Neighbour, walk_neighbours
 
 
 def query_similarities(query_vec: np.ndarray, chunk_vecs: np.ndarray) -> np.ndarray:
@@ -202,7 +202,7 @@ def scar_judge(
     if mu and lex is None:
         raise SettingsError("μ > 0 needs the question's lexical evidence (the chunk texts).")
 
-    def judge(cand: Candidate) -> Decision:
+    def judge(cand: Neighbour) -> Decision:
         c, j = cand.chunk, cand.neighbour
         penalty = min(2.0, max(0.0, float(1.0 - unit_chunks[c] @ unit_chunks[j])))
         lex_qn = float(lex[j]) if mu and lex is not None else 0.0

@@ -33,7 +33,7 @@ from scar_viz.scoring.params import DEFAULT_RADIUS, GateParams
 from scar_viz.scoring.scar import gate, top_k
 
 
-class TokenCosts(Protocol):
+class ChunkCosts(Protocol):
     """What the sweep needs of a chunk set's token costs (the context's
     :class:`~scar_viz.policies.context.TokenCosts`, a later stage, gives them): ``added[i]``,
     chunk i's tokens with the separator after it, and ``joint[i]``, that separator's own."""
@@ -345,7 +345,7 @@ def per_query(cands: CandidateSlots, admitted: np.ndarray) -> tuple[np.ndarray, 
 
 
 def query_outcomes(
-    cands: CandidateSlots, admitted: np.ndarray, costs: TokenCosts
+    cands: CandidateSlots, admitted: np.ndarray, costs: ChunkCosts
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(chunks, recall, tokens), each (T, Q), from ``admitted`` (T, M): :func:`per_query`, and
     the context tokens from the chunks' :class:`~scar_viz.policies.context.TokenCosts`:
@@ -357,7 +357,7 @@ def query_outcomes(
 
 
 def _outcomes(
-    cands: CandidateSlots, per_slot: np.ndarray, costs: TokenCosts | None
+    cands: CandidateSlots, per_slot: np.ndarray, costs: ChunkCosts | None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     n_t = per_slot.shape[0]
     parts = [per_slot, per_slot & cands.slot_gold[None, :]]
@@ -375,7 +375,7 @@ def _outcomes(
     return chunks, recall, base + sums[2 * n_t :] - _last_joint(cands, per_slot, costs)
 
 
-def _last_joint(cands: CandidateSlots, per_slot: np.ndarray, costs: TokenCosts) -> np.ndarray:
+def _last_joint(cands: CandidateSlots, per_slot: np.ndarray, costs: ChunkCosts) -> np.ndarray:
     """(T, Q) joint[m], m the highest chunk of each selection: the highest retrieved one, or an
     admitted neighbour past it (at most r of them, at distance 1 … r beyond it)."""
     n_t, n_q = per_slot.shape[0], cands.n_queries
@@ -417,7 +417,7 @@ def critical_bars(cands: CandidateSlots, scores: np.ndarray) -> np.ndarray:
 
 
 def threshold_outcomes(
-    cands: CandidateSlots, scores: np.ndarray, bars: np.ndarray, costs: TokenCosts
+    cands: CandidateSlots, scores: np.ndarray, bars: np.ndarray, costs: ChunkCosts
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(chunks, recall, tokens), each (T, P, Q): :func:`query_outcomes` of
     ``contiguous(cands, scores[t] > bars[p])`` for every row of ``scores`` (T, M) and every

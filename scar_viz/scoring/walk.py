@@ -24,7 +24,7 @@ OUTCOMES = ("admitted", "rejected", "retrieved")
 
 
 @dataclass(frozen=True)
-class Candidate:
+class Neighbour:
     """Neighbour ``neighbour`` of retrieved chunk ``chunk`` (rank ``rank``, 0 = top hit), on
     ``side`` at ``distance``; ``retrieved`` when the neighbour is itself in the top-k."""
 
@@ -67,7 +67,7 @@ class GateDecision:
     ``neighbour`` on ``side`` at ``distance``; admitted iff ``score`` > ``bar`` (``passes``),
     ``margin`` = score − bar.
 
-    ``outcome`` is one of :data:`OUTCOMES` (:meth:`Candidate.verdict`); ``blocked_by`` names
+    ``outcome`` is one of :data:`OUTCOMES` (:meth:`Neighbour.verdict`); ``blocked_by`` names
     what failed a rejection ("" otherwise).
     """
 
@@ -96,9 +96,9 @@ D = TypeVar("D", bound=GateDecision)
 """The decisions one gate makes (SCAR's :class:`~scar_viz.scoring.scar.Decision`, the learned
 gate's :class:`~scar_viz.scoring.learned.select.LearnedDecision`)."""
 
-Judge = Callable[[Candidate], D]
+Judge = Callable[[Neighbour], D]
 """A gate: judges one candidate (c, n) of the walk; build the decision from
-:meth:`Candidate.verdict` so every gate names outcomes the same way."""
+:meth:`Neighbour.verdict` so every gate names outcomes the same way."""
 
 
 def walk_neighbours(
@@ -126,7 +126,7 @@ def walk_neighbours(
                 j = c + step * d
                 if not lo <= j < hi:
                     break
-                decision = judge(Candidate(c, j, rank, side, d, j in is_retrieved))
+                decision = judge(Neighbour(c, j, rank, side, d, j in is_retrieved))
                 decisions.append(decision)
                 if decision.outcome == "admitted":
                     admitted.add(j)

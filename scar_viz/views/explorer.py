@@ -125,7 +125,7 @@ def contexts(
 
 
 @dataclass(frozen=True)
-class Summary:
+class CostSummary:
     """The cost of ``policy``'s context against top-k and the static window.
 
     ``costs`` maps top-k, window ±r and the policy to their :class:`ContextCost`;
@@ -194,11 +194,11 @@ def summarise(
     policy: str = "SCAR",
     *,
     doc_of: np.ndarray,
-) -> Summary:
-    """The :class:`Summary` of ``sel`` (made by ``policy``) on ``chunks``."""
+) -> CostSummary:
+    """The :class:`CostSummary` of ``sel`` (made by ``policy``) on ``chunks``."""
     sent = policy_chunks(sel, len(chunks), policy, doc_of)
     costs = {name: context_cost(chunks, ids) for name, ids in sent.items()}
-    return Summary(policy, window_name(sel.params.radius), costs)
+    return CostSummary(policy, window_name(sel.params.radius), costs)
 
 
 def why_table(decision: LearnedDecision) -> list[dict[str, object]]:

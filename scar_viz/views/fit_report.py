@@ -17,6 +17,7 @@ from scar_viz.evaluation import candidates_for
 from scar_viz.evaluation.best_point import window_baseline, window_per_query
 from scar_viz.evaluation.by_file import Rows, curve_file_rows
 from scar_viz.evaluation.folds import DEFAULT_FOLDS, DEFAULT_REPEATS
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.learned import (
     crossval_p_curve,
     fit_gate_on,
@@ -128,22 +129,13 @@ def fit_report(
         FitError: when the fitting part has no positive or no negative candidate.
     """
     parts = halves(queries, vecs, on)
-    fit = parts[0]
-    gate = fit_gate_on(
-        prep, fit.queries, fit.vecs, k, radius=radius, l2=l2, retriever=retriever,
-        features=features,
-    )  # fmt: skip
-    curves = {
-        h.name: p_curve_on(prep, h.queries, h.vecs, gate, k, radius, retriever=retriever)
-        for h in parts
-    }
+    runs = [LabelledRun(prep, h.queries, h.vecs, retriever) for h in parts]
+    gate = fit_gate_on(runs[0], k, radius=radius, l2=l2, features=features)
+    curves = {h.name: p_curve_on(run, gate, k, radius) for h, run in zip(parts, runs, strict=True)}
     crossval, note = None, ""
     if on == "all":
         try:
-            crossval = crossval_p_curve(
-                prep, fit.queries, fit.vecs, k, radius, l2=l2, features=features,
-                retriever=retriever,
-            )  # fmt: skip
+            crossval = crossval_p_curve(runs[0], k, radius, l2=l2, features=features)
         except (SettingsError, FitError) as exc:
             note = (
                 f"Not cross-validated ({exc}); the curve is in sample: read on the queries "
@@ -174,7 +166,7 @@ def scar_front(
     retriever: Retriever = DENSE,
 ) -> ScarFront:
     """The λ×τ sweep at (k, r) on ``queries``, its Pareto front and the baselines."""
-    cands = candidates_for(prep, queries, vecs, k, radius, retriever)
+    cands = candidates_for(LabelledRun(prep, queries, vecs, retriever), k, radius)
     grid = sweep(cands, LAMS, TAUS, progress=progress)
     points: list[tuple[str, float, float]] = []
     for name in ("A", "B"):

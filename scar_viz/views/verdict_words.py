@@ -6,8 +6,11 @@ command line.
   tokens as a multiple of the reference's;
 - ``versus``: one short sentence, whether it can be told from the runner-up;
 - ``details``: how it was measured, the figures, the held-out estimate's meaning, the power
-  guide (about how many more labelled queries would separate the two) and the setting's spread
-  over the training sets.
+  guide (about how many more labelled queries would separate the two:
+  n ≈ (1.96 + 0.84)² · s² / d̄², d̄ and s the mean and sd of the per-query differences, for
+  80 % power at α = 0.05 if the observed difference held) and the setting's spread over the
+  training sets;
+- :func:`verdict_rows`, the table, and :func:`verdict_notes`, what the run could not do.
 
 ``recommend --json`` gives ``sentence`` (lead and versus) and ``details``; a saved settings
 file's ``chosen_on`` keeps the sentence.
@@ -15,6 +18,7 @@ file's ``chosen_on`` keeps the sentence.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -28,6 +32,17 @@ LEAD_WORDS = 40
 """The most words the lead may take."""
 PENALTY_OFF = "λ = 0: no boundary penalty, a relative bar only."
 BAR_OFF = "τ = 0: any neighbour scoring above 0 is admitted."
+POWER_FACTOR = (1.96 + 0.84) ** 2
+"""(z_0.975 + z_0.8)²: queries needed ≈ this · s² / d̄² (80 % power at α = 0.05)."""
+LABELS = {
+    "topk": "top-k",
+    "window1": "window ±1",
+    "scar": "SCAR tuned",
+    "preset A": "SCAR preset A",
+    "preset B": "SCAR preset B",
+    "learned": "learned gate",
+}
+"""Each expansion's name in words."""
 
 
 @dataclass(frozen=True)
@@ -65,9 +80,95 @@ def verdict_settings(v: Verdict, **chosen_on: object) -> ChosenSettings:
     return v.settings(sentence=verdict_words(v).sentence, **chosen_on)
 
 
+def candidate_name(c: Candidate) -> str:
+    """The expansion with its setting, e.g. "SCAR tuned (λ 0.35, τ 0.12)"."""
+    base = LABELS[c.expansion]
+    if c.policy == "scar":
+        mu = f", μ {c.mu:g}" if c.mu else ""
+        return f"{base} (λ {c.lam:.2f}, τ {c.tau:.2f}{mu})"
+    if c.policy == "learned":
+        words = "lexical features" if c.features == "lexical" else "five features"
+        return f"{base} ({words}, p {c.p:g})"
+    return base
+
+
+def candidate_label(c: Candidate) -> str:
+    """E.g. "SCAR tuned (λ 0.35, τ 0.12), hybrid, k = 4"."""
+    return f"{candidate_name(c)}, {c.retriever}, k = {c.k}"
+
+
+def verdict_notes(v: Verdict) -> tuple[str, ...]:
+    """What the run could not do: learned gates left out, fewer folds than asked."""
+    out = []
+    if v.cv.left_out:
+        where = ", ".join(f"{r} at k = {k}" for r, k in v.cv.left_out)
+        out.append(
+            f"The learned gate was left out for {where}: a training set had no gold neighbour "
+            "among its candidates (or only gold ones)."
+        )
+    f = v.cv.folds
+    if f.k < f.asked:
+        out.append(
+            f"{f.asked} folds need {5 * f.asked} queries; {f.k} folds were used on {v.n_queries}."
+        )
+    return tuple(out)
+
+
+def verdict_rows(v: Verdict, limit: int = 8) -> list[dict[str, object]]:
+    """The verdict's table: the candidates within the budget, most recall first (the first
+    ``limit``), with the runner-up and the reference always in; each row's mark, retriever,
+    expansion with its setting, k, recall, its difference from the reference with the 95 %
+    interval, mean chunks and tokens."""
+    order = sorted(
+        range(len(v.candidates)),
+        key=lambda i: (-round(v.candidates[i].mean_recall, 12), v.candidates[i].mean_tokens, i),
+    )
+    within = [i for i in order if v.candidates[i].mean_tokens <= v.budget_tokens + 1e-9]
+    shown = list(dict.fromkeys([v.best, *within[:limit]]))
+    for extra in (v.runner_up, v.cv.reference):
+        if extra is not None and extra not in shown:
+            shown.append(extra)
+    marks = {
+        v.cv.reference: "reference",
+        **({v.runner_up: "runner-up"} if v.runner_up is not None else {}),
+    }
+    marks[v.best] = "verdict" if v.decided else "verdict (undecided)"
+    rows = []
+    for i in shown:
+        s = v.scored[i]
+        c = s.candidate
+        rows.append(
+            {
+                "role": marks.get(i, ""),
+                "retriever": c.retriever,
+                "expansion": candidate_name(c),
+                "k": c.k,
+                "recall": c.mean_recall,
+                "Δ recall vs reference": s.diff,
+                "95 % CI": f"{s.ci_low:+.3f} to {s.ci_high:+.3f}",
+                "chunks": c.mean_chunks,
+                "tokens": c.mean_tokens,
+            }
+        )
+    return rows
+
+
+def queries_needed(v: Verdict) -> int | None:
+    """About how many labelled queries in all would separate the verdict from the runner-up
+    (module docstring); None without a runner-up or a mean difference."""
+    rival = v.rival
+    if v.versus is None or rival is None:
+        return None
+    d = v.chosen.recall - rival.recall
+    mean = float(d.mean())
+    if abs(mean) < 1e-12 or len(d) < 2:
+        return None
+    return int(math.ceil(POWER_FACTOR * float(np.var(d, ddof=1)) / mean**2))
+
+
 def _words(c: Candidate) -> str:
     """E.g. "SCAR tuned (λ 0.35, τ 0.12) on hybrid at k = 4"."""
-    return f"{c.name} on {c.retriever} at k = {c.k}"
+    return f"{candidate_name(c)} on {c.retriever} at k = {c.k}"
 
 
 def _points(x: float) -> str:
@@ -101,7 +202,7 @@ def _lead(v: Verdict) -> str:
     return (
         f"{verb} {_words(c)}: {_points(gain)} recall points "
         f"({_ci(low, high)}, {where}) over "
-        f"your {ref.retriever} {ref.name} at k = {ref.k}, at {ratio:.2f}× its tokens."
+        f"your {ref.retriever} {candidate_name(ref)} at k = {ref.k}, at {ratio:.2f}× its tokens."
     )
 
 
@@ -185,7 +286,7 @@ def _more(v: Verdict) -> str:
     assert rival is not None  # said only of a runner-up
     if not np.any(v.chosen.recall - rival.recall):
         return "No number of queries would separate them."
-    n = v.queries_needed
+    n = queries_needed(v)
     if n is None:
         return "Their mean difference is 0, so more queries would not separate them."
     more = max(0, n - v.n_queries)

@@ -18,6 +18,7 @@ from tests.integrations.helpers import (
     SAMPLE_DOC,
     SAMPLE_QUERIES,
     require,
+    sentence_splitter_storage,
 )
 
 HASH = ["--model", "hash", "--no-cache"]
@@ -56,26 +57,6 @@ def _storage(
     return str(folder)
 
 
-def _sentence_splitter_storage(folder, model: str = "hash") -> str:
-    """The sample through LlamaIndex's own SentenceSplitter (its file name in the metadata, so
-    in what is embedded), embedded by ScarEmbedding(model), persisted."""
-    require("llama_index.core")
-    from llama_index.core import Document, VectorStoreIndex
-    from llama_index.core.node_parser import SentenceSplitter
-
-    from scar_viz.integrations.llamaindex import ScarEmbedding
-
-    text = SAMPLE_DOC.read_text(encoding="utf-8")
-    splitter = SentenceSplitter(chunk_size=128, chunk_overlap=16, tokenizer=str.split)
-    index = VectorStoreIndex.from_documents(
-        [Document(text=text, metadata={"file_name": "harbor_manual.md"})],
-        transformations=[splitter],
-        embed_model=ScarEmbedding(model, cache=False),
-    )
-    index.storage_context.persist(str(folder))
-    return str(folder)
-
-
 def _without_chunking(out: dict) -> dict:
     assert out.pop("chunking").startswith(("recursive", "as stored (LlamaIndex storage)"))
     return out
@@ -109,7 +90,7 @@ def test_select_and_recommend_from_a_llamaindex_storage_equal_the_files(tmp_path
 
 
 def test_a_storage_of_llamaindexs_own_splitter_opens_and_evaluates(tmp_path):
-    store = _sentence_splitter_storage(tmp_path / "storage")
+    store = sentence_splitter_storage(tmp_path / "storage")
     chosen = _json("select", "--store", store, "--query", QUESTION, *HASH)
     assert chosen["document"] == "harbor_manual.md" and chosen["n_chunks"] > 20
     assert chosen["selected"] and chosen["decisions"]
@@ -143,7 +124,7 @@ def test_a_store_that_names_another_model_is_one_line(tmp_path):
 
 
 def test_a_store_of_an_unknown_model_is_one_line(tmp_path):
-    store = _sentence_splitter_storage(tmp_path / "s", model="hash:64")
+    store = sentence_splitter_storage(tmp_path / "s", model="hash:64")
     rc, out, err = _run("eval", "--store", store, str(SAMPLE_QUERIES), *HASH)
     assert rc == 1 and out == "" and err.count("\n") == 1
     assert "holds 64-dimensional vectors" in err and "makes 256-dimensional" in err

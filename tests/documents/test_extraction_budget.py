@@ -5,9 +5,6 @@ stops when the visitor's ``should_stop`` says so."""
 
 from __future__ import annotations
 
-import io
-import zipfile
-
 import pytest
 from pypdf import PageObject
 
@@ -21,7 +18,7 @@ from scar_viz.documents.reading import (
     read_document,
 )
 from scar_viz.runtime.cancel import Cancelled
-from tests.fakes import make_pdf, repeated_page_pdf
+from tests.fakes import make_pdf, make_zip, repeated_page_pdf
 
 
 @pytest.fixture
@@ -36,14 +33,6 @@ def parsed(monkeypatch) -> list[int]:
 
     monkeypatch.setattr(PageObject, "extract_text", counting)
     return calls
-
-
-def zipped(files: dict[str, bytes]) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, data in files.items():
-            zf.writestr(name, data)
-    return buf.getvalue()
 
 
 def test_the_repeated_page_pdf_is_refused_before_a_page_is_parsed(parsed):
@@ -65,7 +54,7 @@ def test_a_page_tree_that_understates_its_pages_stops_in_pypdf_as_one_sentence(p
 
 
 def test_two_thousand_repeated_page_pdfs_in_a_zip_are_refused_unparsed(parsed):
-    data = zipped({f"p{i:04d}.pdf": repeated_page_pdf() for i in range(2_000)})
+    data = make_zip({f"p{i:04d}.pdf": repeated_page_pdf() for i in range(2_000)})
     assert len(data) < 1.5 * 2**20  # passes the 20:1 archive budget: it counts PDF bytes
     with pytest.raises(CorpusError) as err:
         collect_zip("loops.zip", data)
@@ -76,7 +65,7 @@ def test_two_thousand_repeated_page_pdfs_in_a_zip_are_refused_unparsed(parsed):
 
 
 def test_a_zip_with_one_bad_pdf_keeps_its_good_files():
-    data = zipped(
+    data = make_zip(
         {"a.md": b"# Harbour\n\nBoats leave at dawn.", "bad.pdf": repeated_page_pdf(count=1)}
         | {"ok.pdf": make_pdf("Tide tables")}
     )
@@ -122,7 +111,7 @@ def test_reading_pdf_pages_stops_when_the_visitor_leaves(parsed):
 
 
 def test_a_zip_stops_between_files_when_the_visitor_leaves(parsed):
-    data = zipped({f"n{i}.txt": b"Harbour notes." for i in range(50)})
+    data = make_zip({f"n{i}.txt": b"Harbour notes." for i in range(50)})
     seen = []
 
     def should_stop() -> bool:

@@ -19,6 +19,7 @@ from scar_viz.documents.collect import (
     collect_zip,
 )
 from scar_viz.queries.reading import MAX_QUERIES, QueryLimitError, parse_queries
+from tests.fakes import make_zip
 from tests.peak_memory import GIB, cli_peak
 
 MIB = 2**20
@@ -72,14 +73,6 @@ def test_the_budget_counts_only_what_would_be_read():
     got = collect_zip("mixed.zip", data, Limits(file_bytes=2 * MIB))
     assert [d.name for d in got.documents] == ["keep.txt"]
     assert [s.reason for s in got.skipped] == ["larger than 2 MiB"]
-
-
-def make_zip(files: dict[str, bytes]) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, data in files.items():
-            zf.writestr(name, data)
-    return buf.getvalue()
 
 
 def many_queries(n: int) -> str:

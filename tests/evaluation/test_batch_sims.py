@@ -7,6 +7,7 @@ import json
 import numpy as np
 
 from scar_viz.evaluation import run
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.report import evaluation_json
 from tests.evaluation_sample import labelled_sample
 
@@ -32,8 +33,8 @@ def test_small_products_are_per_query_and_large_ones_agree_to_rounding():
 def test_a_corpus_evaluation_by_blocks_equals_the_per_query_one(monkeypatch):
     prep, gold, vecs, _ = labelled_sample("kestrel")
     policies = ["topk", "window1", "scar", "rse"]
-    per_query = evaluation_json(run.evaluate(prep, gold, vecs, policies))
+    per_query = evaluation_json(run.evaluate(LabelledRun(prep, gold, vecs), policies))
     monkeypatch.setattr(run, "BATCH_CELLS", 1)
-    blocks = evaluation_json(run.evaluate(prep, gold, vecs, policies))
+    blocks = evaluation_json(run.evaluate(LabelledRun(prep, gold, vecs), policies))
     strip = lambda d: json.dumps(d, sort_keys=True, default=str)  # noqa: E731
     assert strip(blocks) == strip(per_query)

@@ -16,6 +16,7 @@ from scar_viz.evaluation.budget import (
     token_front,
 )
 from scar_viz.evaluation.by_file import file_rows
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.policies import ALTERNATIVES
 from scar_viz.policies.rerank import (
     RERANK_HINT,
@@ -50,9 +51,7 @@ def test_equal_budget_matches_evaluate_at_each_k(sample_setup):
     policies = ["topk", "scar", "rse", "automerge", "sentence-window"]
     calls: list[tuple[int, int]] = []
     res = equal_budget(
-        prep,
-        labelled,
-        vecs,
+        LabelledRun(prep, labelled, vecs),
         policies,
         ks=(1, 3),
         params=GateParams(lam=0.5, tau=0.1),
@@ -61,7 +60,9 @@ def test_equal_budget_matches_evaluate_at_each_k(sample_setup):
     )
     assert res.policies == tuple(policies) and not res.errors
     assert calls[-1] == (2 * len(labelled), 2 * len(labelled))
-    ev3 = evaluate(prep, labelled, vecs, policies, GateParams(3, 0.5, 0.1), embed=emb.embed)
+    ev3 = evaluate(
+        LabelledRun(prep, labelled, vecs), policies, GateParams(3, 0.5, 0.1), embed=emb.embed
+    )
     for name in policies:
         p1, p3 = res.of(name)
         assert (p1.k, p3.k) == (1, 3)
@@ -77,19 +78,19 @@ def test_equal_budget_matches_evaluate_at_each_k(sample_setup):
             continue
         assert any(f.mean_tokens <= p.mean_tokens and f.recall >= p.recall for f in front), p
     with pytest.raises(ValueError):
-        equal_budget(prep, labelled, vecs, ["topk"], ks=(0,))
+        equal_budget(LabelledRun(prep, labelled, vecs), ["topk"], ks=(0,))
 
 
 def test_a_policy_that_cannot_run_is_reported_not_plotted(sample_setup):
     prep, labelled, vecs, _ = sample_setup
     # no embed function: the sentence policies cannot embed sentences
-    res = equal_budget(prep, labelled, vecs, ["topk", "sentence-window"], ks=(2,))
+    res = equal_budget(LabelledRun(prep, labelled, vecs), ["topk", "sentence-window"], ks=(2,))
     assert res.policies == ("topk",) and "embedding model" in res.errors["sentence-window"]
 
 
 def test_budget_chart_has_a_line_per_policy_and_the_front(sample_setup):
     prep, labelled, vecs, emb = sample_setup
-    res = equal_budget(prep, labelled, vecs, ["topk", "window1", "scar"], ks=(1, 2, 3))
+    res = equal_budget(LabelledRun(prep, labelled, vecs), ["topk", "window1", "scar"], ks=(1, 2, 3))
     fig = budget_chart(res)
     names = [t.name for t in fig.data]
     assert names[:3] == ["topk", "window1", "scar"] and names[3].startswith("Pareto front")
@@ -102,7 +103,7 @@ def test_budget_chart_has_a_line_per_policy_and_the_front(sample_setup):
 def test_every_policy_can_be_a_point_of_the_pareto_chart(sample_setup):
     prep, labelled, vecs, emb = sample_setup
     names = ["topk", "window1", "scar", "parent", "qasc", *ALTERNATIVES]
-    ev = evaluate(prep, labelled, vecs, names, GateParams(k=3), embed=emb.embed)
+    ev = evaluate(LabelledRun(prep, labelled, vecs), names, GateParams(k=3), embed=emb.embed)
     pts = evaluation_points(ev)
     assert [p[0] for p in pts] == [n for n in names if n != "scar"]
     assert all(x > 0 and 0 <= y <= 1 for _, x, y in pts)
@@ -132,10 +133,12 @@ def test_rerank_is_listed_only_when_a_cross_encoder_loads(tmp_path):
 
 def test_on_a_corpus_each_k_keeps_its_rows_by_file():
     prep, gold, vecs, _ = labelled_sample("kestrel")
-    result = equal_budget(prep, gold, vecs, ["topk", "window1", "scar"], (2, 5))
+    result = equal_budget(LabelledRun(prep, gold, vecs), ["topk", "window1", "scar"], (2, 5))
     assert sorted(result.by_file) == [2, 5]
     for k in (2, 5):
-        want = file_rows(evaluate(prep, gold, vecs, ["topk", "window1", "scar"], GateParams(k=k)))
+        want = file_rows(
+            evaluate(LabelledRun(prep, gold, vecs), ["topk", "window1", "scar"], GateParams(k=k))
+        )
         assert len(result.by_file[k]) == len(want) > 2
         for got, row in zip(result.by_file[k], want, strict=True):
             assert got["file"] == row["file"] and got["queries"] == row["queries"]
@@ -146,4 +149,4 @@ def test_on_a_corpus_each_k_keeps_its_rows_by_file():
 
 def test_on_one_document_there_is_no_breakdown(sample_setup):
     prep, labelled, vecs, _ = sample_setup
-    assert equal_budget(prep, labelled[:3], vecs[:3], ["topk"], (1, 2)).by_file == {}
+    assert equal_budget(LabelledRun(prep, labelled[:3], vecs[:3]), ["topk"], (1, 2)).by_file == {}

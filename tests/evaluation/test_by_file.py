@@ -19,6 +19,7 @@ from scar_viz.evaluation.by_file import (
     query_file,
     sweep_file_rows,
 )
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.learned import fit_gate_on, p_curve_on
 from scar_viz.evaluation.run import candidates_for, evaluate
 from scar_viz.pipeline import embed_query, prepare_document
@@ -36,7 +37,7 @@ def test_query_file():
 @pytest.fixture(scope="module")
 def corpus_eval():
     prep, gold, vecs, _ = labelled_sample("kestrel")
-    return evaluate(prep, gold, vecs, ["topk", "window1", "scar"])
+    return evaluate(LabelledRun(prep, gold, vecs), ["topk", "window1", "scar"])
 
 
 def test_rows_average_each_files_queries(corpus_eval):
@@ -65,7 +66,7 @@ def test_a_single_document_has_no_breakdown():
     prep = prepare_document(doc, embedder)
     gold = label_queries(parse_queries(samples.sample_queries_text(), doc), doc, prep.chunks)[:4]
     vecs = np.stack([embed_query(embedder, g.query.query) for g in gold])
-    assert file_rows(evaluate(prep, gold, vecs, ["topk"])) == []
+    assert file_rows(evaluate(LabelledRun(prep, gold, vecs), ["topk"])) == []
 
 
 # --- the shared grouping -----------------------------------------------------------------------
@@ -118,9 +119,9 @@ def _by_file(rows):
 def test_sweep_rows_agree_with_running_the_policies(corpus_setting):
     prep, gold, vecs = corpus_setting
     params = GateParams(k=3, lam=0.3, tau=0.6, radius=1)
-    cands = candidates_for(prep, gold, vecs, params.k, params.radius)
+    cands = candidates_for(LabelledRun(prep, gold, vecs), params.k, params.radius)
     got = _by_file(sweep_file_rows(gold, cands, params.lam, params.tau))
-    want = _by_file(file_rows(evaluate(prep, gold, vecs, ["window1", "scar"], params)))
+    want = _by_file(file_rows(evaluate(LabelledRun(prep, gold, vecs), ["window1", "scar"], params)))
     assert got.keys() == want.keys() and len(got) > 2
     for path, row in want.items():
         for column in ("window1 recall", "window1 chunks", "scar recall", "scar chunks"):
@@ -136,15 +137,13 @@ def test_sweep_rows_agree_with_running_the_policies(corpus_setting):
 def test_curve_rows_agree_with_the_learned_policy(corpus_setting):
     prep, gold, vecs = corpus_setting
     k, radius = 3, 1
-    gate = fit_gate_on(prep, gold, vecs, k, radius=radius)
-    curve = p_curve_on(prep, gold, vecs, gate, k, radius)
+    gate = fit_gate_on(LabelledRun(prep, gold, vecs), k, radius=radius)
+    curve = p_curve_on(LabelledRun(prep, gold, vecs), gate, k, radius)
     p = float(curve.ps[len(curve.ps) // 3])
-    window = window_per_query(candidates_for(prep, gold, vecs, k, radius))
+    window = window_per_query(candidates_for(LabelledRun(prep, gold, vecs), k, radius))
     got = _by_file(curve_file_rows(gold, curve, p, window))
     ev = evaluate(
-        prep,
-        gold,
-        vecs,
+        LabelledRun(prep, gold, vecs),
         ["window1", "learned"],
         GateParams(k=k, radius=radius),
         knobs={"learned": {"gate": gate, "p": p}},
@@ -159,8 +158,8 @@ def test_curve_rows_agree_with_the_learned_policy(corpus_setting):
 
 def test_paired_rows_set_two_evaluations_side_by_side(corpus_setting):
     prep, gold, vecs = corpus_setting
-    a = evaluate(prep, gold, vecs, ["topk", "scar"], GateParams(k=2))
-    b = evaluate(prep, gold, vecs, ["topk", "scar"], GateParams(k=4))
+    a = evaluate(LabelledRun(prep, gold, vecs), ["topk", "scar"], GateParams(k=2))
+    b = evaluate(LabelledRun(prep, gold, vecs), ["topk", "scar"], GateParams(k=4))
     rows = paired_file_rows({"1": a, "2": b})
     wide_a, wide_b = _by_file(file_rows(a)), _by_file(file_rows(b))
     assert len(rows) == 2 * len(wide_a)
@@ -174,7 +173,7 @@ def test_paired_rows_set_two_evaluations_side_by_side(corpus_setting):
     topk = [r for r in rows if r["policy"] == "topk"]
     assert all(r["chunks · 1"] == 2 and r["chunks · 2"] == 4 for r in topk)
     with pytest.raises(ValueError, match="same queries"):
-        paired_file_rows({"1": a, "2": evaluate(prep, gold[:3], vecs[:3], ["topk"])})
+        paired_file_rows({"1": a, "2": evaluate(LabelledRun(prep, gold[:3], vecs[:3]), ["topk"])})
 
 
 def test_a_single_document_has_no_rows_on_any_page():
@@ -183,9 +182,9 @@ def test_a_single_document_has_no_rows_on_any_page():
     prep = prepare_document(doc, embedder)
     gold = label_queries(parse_queries(samples.sample_queries_text(), doc), doc, prep.chunks)[:4]
     vecs = np.stack([embed_query(embedder, g.query.query) for g in gold])
-    cands = candidates_for(prep, gold, vecs, 3, 1)
+    cands = candidates_for(LabelledRun(prep, gold, vecs), 3, 1)
     assert file_groups(gold) == []
     assert sweep_file_rows(gold, cands, 0.3, 0.6) == []
-    ev = evaluate(prep, gold, vecs, ["topk"])
+    ev = evaluate(LabelledRun(prep, gold, vecs), ["topk"])
     assert paired_file_rows({"1": ev, "2": ev}) == []
     assert grouped_rows(gold, {"v": [1.0] * len(gold)}) == []

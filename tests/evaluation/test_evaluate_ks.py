@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from scar_viz.documents import samples
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.run import evaluate, evaluate_ks, resolve_policy
 from scar_viz.pipeline import embed_function
 from scar_viz.policies import ALTERNATIVES, uses_k
@@ -30,11 +31,11 @@ def _setup(sample: str):
 def test_every_k_equals_its_own_evaluation(sample, retriever):
     prep, gold, vecs, embed = _setup(sample)
     params = GateParams(lam=0.4, tau=0.2)
-    many = evaluate_ks(prep, gold, vecs, EVERY, params, KS, embed=embed, retriever=retriever)
+    many = evaluate_ks(LabelledRun(prep, gold, vecs, retriever), EVERY, params, KS, embed=embed)
     assert [ev.settings.params.k for ev in many] == list(KS)
     for k, ev in zip(KS, many, strict=True):
         alone = evaluate(
-            prep, gold, vecs, EVERY, params.with_(k=k), embed=embed, retriever=retriever
+            LabelledRun(prep, gold, vecs, retriever), EVERY, params.with_(k=k), embed=embed
         )
         assert ev.settings == alone.settings
         for name in EVERY:
@@ -53,9 +54,7 @@ def test_progress_counts_query_and_k_steps_and_bad_k_is_refused():
     prep, gold, vecs, embed = _setup(samples.DEFAULT_SAMPLE)
     calls: list[tuple[int, int]] = []
     evaluate_ks(
-        prep,
-        gold[:3],
-        vecs[:3],
+        LabelledRun(prep, gold[:3], vecs[:3]),
         ["topk"],
         GateParams(),
         (1, 2),
@@ -63,4 +62,4 @@ def test_progress_counts_query_and_k_steps_and_bad_k_is_refused():
     )
     assert calls == [(i, 6) for i in range(1, 7)]
     with pytest.raises(ValueError, match="at least 1"):
-        evaluate_ks(prep, gold, vecs, ["topk"], GateParams(), (2, 0))
+        evaluate_ks(LabelledRun(prep, gold, vecs), ["topk"], GateParams(), (2, 0))

@@ -19,6 +19,7 @@ from scar_viz.evaluation import (
     resolve_policy,
     significance,
 )
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.metrics import chunk_recall
 from scar_viz.pipeline import prepare_document
 from scar_viz.scoring.params import GateParams
@@ -44,7 +45,9 @@ def test_policy_names_resolve():
 def test_metrics_match_a_direct_computation(sample_setup):
     prep, labelled, vecs, _ = sample_setup
     ev = evaluate(
-        prep, labelled, vecs, ["topk", "window1", "scar"], GateParams(k=3, lam=0.5, tau=0.1)
+        LabelledRun(prep, labelled, vecs),
+        ["topk", "window1", "scar"],
+        GateParams(k=3, lam=0.5, tau=0.1),
     )
     assert ev.n_queries == len(labelled) and ev.n_fragmented == sum(q.fragmented for q in labelled)
     expected = {"topk": [], "window1": [], "scar": []}
@@ -74,7 +77,9 @@ def test_metrics_match_a_direct_computation(sample_setup):
 
 def test_miss_reasons_are_consistent_with_the_selection(sample_setup):
     prep, labelled, vecs, _ = sample_setup
-    ev = evaluate(prep, labelled, vecs, ["topk", "scar"], GateParams(k=2, lam=1.0, tau=0.6))
+    ev = evaluate(
+        LabelledRun(prep, labelled, vecs), ["topk", "scar"], GateParams(k=2, lam=1.0, tau=0.6)
+    )
     for pe in ev.policies.values():
         for o in pe.outcomes:
             missed = sorted(set(o.gold) - set(o.selected))
@@ -85,7 +90,9 @@ def test_miss_reasons_are_consistent_with_the_selection(sample_setup):
 
 def test_json_shape(sample_setup):
     prep, labelled, vecs, _ = sample_setup
-    ev = evaluate(prep, labelled, vecs, ["topk", "window1", "window2", "scar"], GateParams(k=3))
+    ev = evaluate(
+        LabelledRun(prep, labelled, vecs), ["topk", "window1", "window2", "scar"], GateParams(k=3)
+    )
     out = json.loads(json.dumps(evaluation_json(ev, significance(ev, n_boot=200))))
     assert out["n_queries"] == len(labelled)
     for name in ("topk", "window1", "window2", "scar"):
@@ -100,7 +107,9 @@ def test_json_shape(sample_setup):
 
 def test_a_policy_that_cannot_run_is_reported_not_fatal(sample_setup):
     prep, labelled, vecs, _ = sample_setup
-    ev = evaluate(prep, labelled, vecs, ["topk", "qasc"], GateParams(k=3))  # qasc without embed
+    ev = evaluate(
+        LabelledRun(prep, labelled, vecs), ["topk", "qasc"], GateParams(k=3)
+    )  # qasc without embed
     assert ev.policies["qasc"].error and not ev.policies["topk"].error
     assert "qasc" in evaluation_json(ev)["errors"]
 
@@ -108,9 +117,7 @@ def test_a_policy_that_cannot_run_is_reported_not_fatal(sample_setup):
 def test_span_policy_is_scored_by_coverage(sample_setup):
     prep, labelled, vecs, emb = sample_setup
     ev = evaluate(
-        prep,
-        labelled[:4],
-        vecs[:4],
+        LabelledRun(prep, labelled[:4], vecs[:4]),
         ["qasc"],
         GateParams(k=3),
         embed=lambda texts: embed_cached(emb, texts, None).vectors,
@@ -122,7 +129,7 @@ def test_span_policy_is_scored_by_coverage(sample_setup):
 
 def test_significance_compares_scar_to_each_baseline(sample_setup):
     prep, labelled, vecs, _ = sample_setup
-    ev = evaluate(prep, labelled, vecs, ["topk", "window1", "scar"], GateParams(k=3))
+    ev = evaluate(LabelledRun(prep, labelled, vecs), ["topk", "window1", "scar"], GateParams(k=3))
     tests = significance(ev, n_boot=500)
     by = {(t.baseline, t.metric): t.result for t in tests}
     diff = ev.values("scar", "chunks") - ev.values("window1", "chunks")
@@ -148,8 +155,8 @@ def test_bar_transfer_relative_bar_moves_with_the_scale(sample_setup):
     other = Scaled(emb, 1.5)
     prep2 = prepare_document(prep.document, other, cache=None)
     vecs2 = embed_cached(other, [q.query.query for q in labelled], None).vectors
-    c1 = candidates_for(prep, labelled, vecs, 3)
-    c2 = candidates_for(prep2, labelled, vecs2, 3)
+    c1 = candidates_for(LabelledRun(prep, labelled, vecs), 3)
+    c2 = candidates_for(LabelledRun(prep2, labelled, vecs2), 3)
     res = bar_transfer(c1, c2, 0.5, 0.9)
     rel1, abs1, rel2, abs2 = res.rows
     assert abs(abs1.mean_chunks - rel1.mean_chunks) <= abs(
@@ -165,6 +172,6 @@ def test_transfer_with_two_hash_dimensions(sample_setup):
     small = HashEmbedder(64)
     prep2 = prepare_document(prep.document, small, cache=None)
     vecs2 = embed_cached(small, [q.query.query for q in labelled], None).vectors
-    ev2 = evaluate(prep2, labelled, vecs2, ["topk", "scar"], GateParams(k=3))
+    ev2 = evaluate(LabelledRun(prep2, labelled, vecs2), ["topk", "scar"], GateParams(k=3))
     assert ev2.settings.model == "hash:64"
     assert ev2.policies["scar"].summaries["all"].n == len(labelled)

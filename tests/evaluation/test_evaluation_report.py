@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scar_viz.evaluation import evaluate, significance
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.report import (
     chunk_sentence,
     chunker_rows,
@@ -28,7 +29,7 @@ from tests.evaluation_sample import hash_sample
 def ev():
     prep, labelled, vecs, _, qset = hash_sample()
     return evaluate(
-        prep, labelled, vecs, ["topk", "window1", "scar"], GateParams(3, 0.5, 0.1, 1),
+        LabelledRun(prep, labelled, vecs), ["topk", "window1", "scar"], GateParams(3, 0.5, 0.1, 1),
         issues=qset.issues,
     )  # fmt: skip
 
@@ -89,7 +90,7 @@ def test_chunk_sentence_and_reduction(ev):
 
 def test_transfer_rows_pair_the_policies(ev):
     prep, labelled, vecs, _, _ = hash_sample(64)  # a second "model": other vectors
-    ev2 = evaluate(prep, labelled, vecs, ["scar", "topk"], GateParams(3, 0.5, 0.1, 1))
+    ev2 = evaluate(LabelledRun(prep, labelled, vecs), ["scar", "topk"], GateParams(3, 0.5, 0.1, 1))
     rows = transfer_rows(ev, ev2)
     assert [r["policy"] for r in rows] == ["topk", "scar"]  # window1 did not run on model 2
     for row in rows:

@@ -10,6 +10,7 @@ from scar_viz.documents.corpus import join_documents
 from scar_viz.documents.reading import document_from_text
 from scar_viz.embeddings import HashEmbedder
 from scar_viz.evaluation import bar_transfer, candidates_for
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.transfer import SIMILARITY_KINDS, model_labels, similarity_samples
 from scar_viz.pipeline import prepare_document
 from tests.evaluation_sample import hash_sample
@@ -30,7 +31,7 @@ def one():
 
 def test_similarity_samples_hold_every_kind(one):
     prep, _, vecs = one
-    got = similarity_samples(prep, vecs, k=3)
+    got = similarity_samples(LabelledRun(*one), k=3)
     assert tuple(got) == SIMILARITY_KINDS
     everything = (vecs @ prep.unit.T).ravel()
     assert np.array_equal(np.sort(got[SIMILARITY_KINDS[0]]), np.sort(everything))
@@ -41,23 +42,24 @@ def test_similarity_samples_hold_every_kind(one):
 
 
 def test_adjacent_similarities_skip_pairs_across_files(one):
-    _, _, vecs = one
+    _, labelled, vecs = one
     files = [document_from_text(n, t) for n, t in (("a.txt", A_TEXT), ("b.txt", B_TEXT))]
     prep = prepare_document(
         join_documents(files), HashEmbedder(256), ChunkingConfig(size=40, overlap=0)
     )
     n = len(prep.chunks)
     edge = int(np.flatnonzero(np.diff(prep.doc_of))[0])  # a.txt's last chunk
-    got = similarity_samples(prep, vecs, k=3)[SIMILARITY_KINDS[2]]
+    got = similarity_samples(LabelledRun(prep, labelled, vecs), k=3)[SIMILARITY_KINDS[2]]
     keep = np.arange(n - 1) != edge
     assert len(got) == n - 2 and np.allclose(got, 1.0 - prep.penalties[keep])
 
 
 def test_similarity_samples_subsample_is_seeded_and_capped(one):
     prep, _, vecs = one
-    a = similarity_samples(prep, vecs, 3, max_points=100, seed=1)[SIMILARITY_KINDS[0]]
-    b = similarity_samples(prep, vecs, 3, max_points=100, seed=1)[SIMILARITY_KINDS[0]]
-    c = similarity_samples(prep, vecs, 3, max_points=100, seed=2)[SIMILARITY_KINDS[0]]
+    run = LabelledRun(*one)
+    a = similarity_samples(run, 3, max_points=100, seed=1)[SIMILARITY_KINDS[0]]
+    b = similarity_samples(run, 3, max_points=100, seed=1)[SIMILARITY_KINDS[0]]
+    c = similarity_samples(run, 3, max_points=100, seed=2)[SIMILARITY_KINDS[0]]
     assert len(a) == 100 and np.array_equal(a, b) and not np.array_equal(a, c)
     assert np.isin(a, (vecs @ prep.unit.T).ravel()).all()
 
@@ -70,8 +72,8 @@ def test_model_labels_tell_equal_ids_apart():
 def test_bar_transfer_curves_and_relative_lines(one):
     prep, labelled, vecs = one
     prep2, _, vecs2 = setup(64)
-    c1 = candidates_for(prep, labelled, vecs, 3, 1)
-    c2 = candidates_for(prep2, labelled, vecs2, 3, 1)
+    c1 = candidates_for(LabelledRun(prep, labelled, vecs), 3, 1)
+    c2 = candidates_for(LabelledRun(prep2, labelled, vecs2), 3, 1)
     bars = bar_transfer(c1, c2, 0.5, 0.1, ("m1", "m2"))
     curves = bars.chunk_curves(("m1", "m2"))
     assert set(curves) == {"m1", "m2"} and curves["m1"].shape == curves["m2"].shape

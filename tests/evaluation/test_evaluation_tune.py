@@ -7,6 +7,7 @@ import pytest
 
 from scar_viz.common.errors import SettingsError
 from scar_viz.evaluation import candidates_for
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.tune import (
     best_caption,
     frontier_points,
@@ -25,7 +26,7 @@ from tests.evaluation_sample import hash_sample
 @pytest.fixture(scope="module")
 def cands():
     prep, labelled, vecs, _, _ = hash_sample()
-    return candidates_for(prep, labelled, vecs, 3, 1)
+    return candidates_for(LabelledRun(prep, labelled, vecs), 3, 1)
 
 
 @pytest.fixture(scope="module")
@@ -139,8 +140,8 @@ def test_frugal_objective_is_the_cheapest_at_the_window_recall():
 
 def test_candidates_with_words_sweep_at_mu_and_the_words_line_compares_the_best():
     prep, labelled, vecs, _, _ = hash_sample()
-    plain = candidates_for(prep, labelled, vecs, 3, 1)
-    words = candidates_for(prep, labelled, vecs, 3, 1, lexical=True)
+    plain = candidates_for(LabelledRun(prep, labelled, vecs), 3, 1)
+    words = candidates_for(LabelledRun(prep, labelled, vecs), 3, 1, lexical=True)
     assert plain.lex_qn is None and words.lex_qn is not None and words.lex_qn.max() > 0
     lams, taus = np.linspace(0, 2, 9), np.linspace(0, 1.5, 11)
     g0, g1 = sweep(plain, lams, taus), sweep(words, lams, taus, mu=0.5)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from scar_viz.common.edges import one_file
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.learned import fit_gate_on, p_curve_on, query_table
 from scar_viz.scoring.learned import BASE_FEATURES, learned_select
 from scar_viz.scoring.scar import normalize
@@ -21,7 +22,7 @@ def sample():
 
 def test_query_table_lists_the_candidates_of_every_query(sample):
     prep, labelled, vecs = sample
-    table = query_table(prep, labelled, vecs, 4, radius=2)
+    table = query_table(LabelledRun(prep, labelled, vecs), 4, radius=2)
     assert table.n_queries == len(labelled) and table.k == 4 and table.radius == 2
     sims = normalize(vecs) @ prep.unit.T
     m = 0
@@ -34,7 +35,7 @@ def test_query_table_lists_the_candidates_of_every_query(sample):
 
 def test_fit_gate_on_records_where_it_was_fitted(sample):
     prep, labelled, vecs = sample
-    gate = fit_gate_on(prep, labelled, vecs, 4, source="x.md")
+    gate = fit_gate_on(LabelledRun(prep, labelled, vecs), 4, source="x.md")
     meta = gate.fitted_on
     assert gate.feature_names == BASE_FEATURES
     assert meta["document"] == "x.md" and meta["model"] == prep.embedder_id
@@ -44,8 +45,8 @@ def test_fit_gate_on_records_where_it_was_fitted(sample):
 
 def test_p_curve_on_matches_the_selection_of_each_query(sample):
     prep, labelled, vecs = sample
-    gate = fit_gate_on(prep, labelled, vecs, 4)
-    curve = p_curve_on(prep, labelled, vecs, gate, 4, radius=1, ps=[0.04])
+    gate = fit_gate_on(LabelledRun(prep, labelled, vecs), 4)
+    curve = p_curve_on(LabelledRun(prep, labelled, vecs), gate, 4, radius=1, ps=[0.04])
     sims = normalize(vecs) @ prep.unit.T
     chunks = [
         len(
@@ -71,7 +72,7 @@ def test_the_crossvalidated_curve_reads_each_query_under_a_gate_not_fitted_on_it
     prep, labelled, vecs = sample
     ps = [0.01, 0.05, 0.2, 0.5]
     curve = crossval_p_curve(
-        prep, labelled, vecs, 4, radius, features=features, ps=ps, folds=3, repeats=2
+        LabelledRun(prep, labelled, vecs), 4, radius, features=features, ps=ps, folds=3, repeats=2
     )
     folds = assign_folds(labelled, 3, 2)
     recall = np.zeros((len(ps), len(labelled)))
@@ -81,17 +82,18 @@ def test_the_crossvalidated_curve_reads_each_query_under_a_gate_not_fitted_on_it
             held = np.flatnonzero(folds.fold[r] == f)
             train = [labelled[i] for i in np.flatnonzero(folds.fold[r] != f)]
             tv = vecs[np.flatnonzero(folds.fold[r] != f)]
-            gate = fit_gate_on(prep, train, tv, 4, radius=radius, features=features)
+            gate = fit_gate_on(LabelledRun(prep, train, tv), 4, radius=radius, features=features)
             for i in held:
-                one = p_curve_on(prep, [labelled[i]], vecs[[i]], gate, 4, radius, ps=ps)
+                one = p_curve_on(
+                    LabelledRun(prep, [labelled[i]], vecs[[i]]), gate, 4, radius, ps=ps
+                )
                 recall[:, i] += one.query_recall[:, 0] / folds.repeats
                 chunks[:, i] += one.query_chunks[:, 0] / folds.repeats
     assert np.allclose(curve.query_recall, recall) and np.allclose(curve.query_chunks, chunks)
     assert np.allclose(curve.recall, recall.mean(axis=1))
-    in_sample = p_curve_on(
-        prep, labelled, vecs, fit_gate_on(prep, labelled, vecs, 4, radius=radius,
-                                          features=features), 4, radius, ps=ps
-    )  # fmt: skip
+    everything = LabelledRun(prep, labelled, vecs)
+    gate = fit_gate_on(everything, 4, radius=radius, features=features)
+    in_sample = p_curve_on(everything, gate, 4, radius, ps=ps)
     assert not np.allclose(in_sample.query_recall, curve.query_recall)  # another gate per fold
 
 
@@ -101,4 +103,4 @@ def test_crossvalidation_needs_ten_queries(sample):
 
     prep, labelled, vecs = sample
     with pytest.raises(SettingsError, match="at least 10"):
-        crossval_p_curve(prep, labelled[:9], vecs[:9], 4)
+        crossval_p_curve(LabelledRun(prep, labelled[:9], vecs[:9]), 4)

@@ -10,6 +10,7 @@ import pytest
 
 from scar_viz.evaluation.crossval import cross_validate
 from scar_viz.evaluation.folds import Folds, assign_folds
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.nested import best_of, nested_estimate
 from scar_viz.evaluation.recommend import decide, recommend
 from scar_viz.views.verdict_words import verdict_words
@@ -94,7 +95,9 @@ def _slow_nested_gain(prep, queries, vecs, folds: Folds, **kw):
     chosen = []
     ref_recall = None
     for r in range(n_rep):
-        outer = cross_validate(prep, queries, vecs, Folds(folds.fold[r : r + 1], k, k), **kw)
+        outer = cross_validate(
+            LabelledRun(prep, queries, vecs), Folds(folds.fold[r : r + 1], k, k), **kw
+        )
         by_name = {(c.option, c.k): c for c in outer.candidates}
         ref_recall = outer.candidates[outer.reference].recall
         for f in range(k):
@@ -102,9 +105,7 @@ def _slow_nested_gain(prep, queries, vecs, folds: Folds, **kw):
             inner_fold = folds.fold[r, train]
             inner_fold = np.where(inner_fold > f, inner_fold - 1, inner_fold)
             inner = cross_validate(
-                prep,
-                [queries[i] for i in train],
-                vecs[train],
+                LabelledRun(prep, [queries[i] for i in train], vecs[train]),
                 Folds(inner_fold[None, :], k - 1, k - 1),
                 **kw,
             )
@@ -126,7 +127,7 @@ def test_the_nested_estimate_equals_a_slow_loop_reference(ks):
         "ks": ks,
         "retrievers": ("dense", "bm25"),
     }
-    cv = cross_validate(prep, labelled, vecs, folds, **kw)
+    cv = cross_validate(LabelledRun(prep, labelled, vecs), folds, **kw)
     est = nested_estimate(cv.candidates, cv.reference, folds, None, n_boot=200)
     assert est is not None
     want, chosen = _slow_nested_gain(prep, labelled, vecs, folds, **kw)
@@ -137,7 +138,7 @@ def test_the_nested_estimate_equals_a_slow_loop_reference(ks):
 
 def test_with_fewer_than_three_folds_there_is_no_held_out_figure():
     prep, labelled, vecs = rare_identifiers(n_chunks=30, n_queries=12, seed=5)
-    v = recommend(prep, labelled, vecs, n_boot=200, ks=(1, 2))
+    v = recommend(LabelledRun(prep, labelled, vecs), n_boot=200, ks=(1, 2))
     assert v.folds == 2 and v.nested is None
     assert v.as_json()["verdict"]["expected_gain"] is None
     assert "cannot be held out on 12 queries" in verdict_words(v).details

@@ -13,12 +13,20 @@ from scar_viz.common.errors import SettingsError
 from scar_viz.evaluation import evaluate
 from scar_viz.evaluation.crossval import cross_validate
 from scar_viz.evaluation.folds import assign_folds
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.learned import fit_gate_on
-from scar_viz.evaluation.recommend import decide, recommend, verdict_rows
+from scar_viz.evaluation.recommend import decide, recommend
 from scar_viz.queries.gold import GoldQuery
 from scar_viz.retrieval import Retriever
 from scar_viz.scoring.params import GateParams
-from scar_viz.views.verdict_words import BAR_OFF, PENALTY_OFF, verdict_json, verdict_words
+from scar_viz.views.verdict_words import (
+    BAR_OFF,
+    PENALTY_OFF,
+    queries_needed,
+    verdict_json,
+    verdict_rows,
+    verdict_words,
+)
 from tests.evaluation.verdict_corpora import (
     everyone_finds_it,
     made_up,
@@ -36,13 +44,13 @@ def sample():
 @pytest.fixture(scope="module")
 def sample_verdict(sample):
     prep, labelled, vecs = sample
-    return recommend(prep, labelled, vecs, n_boot=1000)
+    return recommend(LabelledRun(prep, labelled, vecs), n_boot=1000)
 
 
 def test_queries_that_name_rare_identifiers_pick_a_lexical_retriever():
     prep, labelled, vecs = rare_identifiers()
-    v = recommend(prep, labelled, vecs, n_boot=1000)
-    assert v.chosen.retriever in ("bm25", "hybrid"), v.chosen.label
+    v = recommend(LabelledRun(prep, labelled, vecs), n_boot=1000)
+    assert v.chosen.retriever in ("bm25", "hybrid"), (v.chosen.option, v.chosen.k)
     dense = max(c.mean_recall for c in v.candidates if c.retriever == "dense")
     assert v.chosen.mean_recall > dense + 0.3  # the words find what the vectors do not
     assert v.reference.retriever == "dense" and v.reference.mean_recall < 0.5
@@ -52,7 +60,7 @@ def test_queries_that_name_rare_identifiers_pick_a_lexical_retriever():
 
 def test_when_every_candidate_ties_the_verdict_is_undecided():
     prep, labelled, vecs = everyone_finds_it()
-    v = recommend(prep, labelled, vecs, n_boot=500)
+    v = recommend(LabelledRun(prep, labelled, vecs), n_boot=500)
     assert all(c.mean_recall == 1.0 for c in v.candidates if c.k >= 1)
     assert v.decided is False and v.as_json()["verdict"]["decided"] is False
     words = verdict_words(v)
@@ -74,9 +82,9 @@ def test_untuned_candidates_are_evaluate_on_every_query(sample, sample_verdict):
         if c.tuned or c.k not in (1, 4, 9):
             continue
         params = GateParams(c.k, c.lam or 0.5, c.tau if c.tau is not None else 0.1)
-        ev = evaluate(prep, queries, qvecs, [c.policy], params, retriever=Retriever(c.retriever))
+        ev = evaluate(LabelledRun(prep, queries, qvecs, Retriever(c.retriever)), [c.policy], params)
         for metric, values in (("recall", c.recall), ("chunks", c.chunks), ("tokens", c.tokens)):
-            assert ev.values(c.policy, metric).tolist() == values.tolist(), (c.label, metric)
+            assert ev.values(c.policy, metric).tolist() == values.tolist(), (c.option, c.k, metric)
         checked += 1
     assert checked == 3 * 3 * 4  # retrievers × k × (top-k, window, A, B)
 
@@ -126,15 +134,13 @@ def test_the_order_of_the_queries_changes_nothing(sample, sample_verdict):
     for seed in (1, 2):
         order = list(range(len(labelled)))
         random.Random(seed).shuffle(order)
-        again = recommend(prep, [labelled[i] for i in order], vecs[order], n_boot=1000)
+        again = recommend(LabelledRun(prep, [labelled[i] for i in order], vecs[order]), n_boot=1000)
         assert verdict_json(again) == verdict_json(sample_verdict)
 
 
 def _learned_only(prep, queries, vecs, folds):
     cv = cross_validate(
-        prep,
-        queries,
-        vecs,
+        LabelledRun(prep, queries, vecs),
         folds,
         reference=("dense", 3),
         ks=(3,),
@@ -154,11 +160,11 @@ def test_a_held_out_query_is_read_with_a_gate_fitted_without_it(sample):
     for f, (features, p) in enumerate(learned.fold_settings):
         train = [i for i in range(len(labelled)) if folds.fold[0, i] != f]
         held = [i for i in range(len(labelled)) if folds.fold[0, i] == f]
-        gate = fit_gate_on(prep, [labelled[i] for i in train], vecs[train], 3, features=features)
+        gate = fit_gate_on(
+            LabelledRun(prep, [labelled[i] for i in train], vecs[train]), 3, features=features
+        )
         ev = evaluate(
-            prep,
-            [labelled[i] for i in held],
-            vecs[held],
+            LabelledRun(prep, [labelled[i] for i in held], vecs[held]),
             ["learned"],
             GateParams(k=3),
             knobs={"learned": {"gate": gate, "p": p}},
@@ -222,7 +228,7 @@ def test_an_undecided_pair_says_how_many_queries_would_separate_them():
     v = made_up_verdict(made_up([a, b], [800, 700], opts), 1000)
     d = v.chosen.recall - v.rival.recall
     want = int(np.ceil(7.84 * np.var(d, ddof=1) / d.mean() ** 2))
-    assert not v.decided and v.queries_needed == want
+    assert not v.decided and queries_needed(v) == want
     assert f"About {want - n:,} more labelled queries" in verdict_words(v).details
 
 
@@ -237,19 +243,23 @@ def test_rows_mark_the_verdict_runner_up_and_reference(sample_verdict):
 def test_bad_requests_are_one_sentence(sample):
     prep, labelled, vecs = sample
     with pytest.raises(SettingsError, match="at least 10 labelled queries"):
-        recommend(prep, labelled[:8], vecs[:8])
+        recommend(LabelledRun(prep, labelled[:8], vecs[:8]))
     with pytest.raises(SettingsError, match="budget"):
-        recommend(prep, labelled, vecs, budget=0)
+        recommend(LabelledRun(prep, labelled, vecs), budget=0)
     with pytest.raises(SettingsError, match="compares topk, window1, scar, learned"):
-        recommend(prep, labelled, vecs, policies=["rse"])
+        recommend(LabelledRun(prep, labelled, vecs), policies=["rse"])
     with pytest.raises(SettingsError, match="retrievers"):
-        recommend(prep, labelled, vecs, retrievers=["sparse"])
+        recommend(LabelledRun(prep, labelled, vecs), retrievers=["sparse"])
 
 
 def test_narrowed_candidates_keep_the_reference(sample):
     prep, labelled, vecs = sample
     v = recommend(
-        prep, labelled, vecs, retrievers=["bm25"], policies=["topk"], ks=(2, 3), n_boot=200
+        LabelledRun(prep, labelled, vecs),
+        retrievers=["bm25"],
+        policies=["topk"],
+        ks=(2, 3),
+        n_boot=200,
     )
     assert {(c.retriever, c.policy) for c in v.candidates} == {
         ("bm25", "topk"),
@@ -265,19 +275,18 @@ def test_on_a_corpus_no_candidate_reaches_past_a_file_edge():
 
     prep, gold, vecs, _ = labelled_sample("kestrel")
     assert prep.doc_of is not None and len(set(prep.doc_of.tolist())) > 1
-    v = recommend(prep, gold, vecs, ks=(2, 5), retrievers=["dense", "hybrid"], n_boot=200)
+    v = recommend(
+        LabelledRun(prep, gold, vecs), ks=(2, 5), retrievers=["dense", "hybrid"], n_boot=200
+    )
     order = sorted(range(len(gold)), key=lambda i: gold[i].id)
     for c in v.candidates:
         if c.tuned:
             continue
         params = GateParams(c.k, c.lam or 0.5, c.tau if c.tau is not None else 0.1)
         ev = evaluate(
-            prep,
-            [gold[i] for i in order],
-            vecs[order],
+            LabelledRun(prep, [gold[i] for i in order], vecs[order], Retriever(c.retriever)),
             [c.policy],
             params,
-            retriever=Retriever(c.retriever),
         )
-        assert ev.values(c.policy, "chunks").tolist() == c.chunks.tolist(), c.label
-        assert ev.values(c.policy, "tokens").tolist() == c.tokens.tolist(), c.label
+        assert ev.values(c.policy, "chunks").tolist() == c.chunks.tolist(), (c.option, c.k)
+        assert ev.values(c.policy, "tokens").tolist() == c.tokens.tolist(), (c.option, c.k)

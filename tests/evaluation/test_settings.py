@@ -95,6 +95,7 @@ def test_a_bad_settings_file_is_one_sentence(tmp_path, change, message):
         ({"k_rrf": -60}, "k_rrf = -60.0 (allowed 0 … 1000) is out of range"),
         ({"lam": 1e300}, "λ = 1e+300 (allowed 0 … 2) is out of range"),
         ({"k": 10**7}, "k = 10000000 (allowed 1 … 1000) is out of range"),
+        ({"k": 0}, "k = 0 (allowed 1 … 1000) is out of range"),
         ({"mu": -0.5}, "μ = -0.5 (allowed 0 … 2) is out of range"),
     ],
 )

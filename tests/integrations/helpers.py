@@ -107,3 +107,23 @@ def a_setting(
     return ChosenSettings(
         retriever, policy, k, r, lam, tau, mu, p, gate, k_rrf, {"model": "hash:256"}
     )
+
+
+def sentence_splitter_storage(folder: Path, model: str = "hash") -> str:
+    """The sample through LlamaIndex's own SentenceSplitter (its file name in the metadata, so
+    in what is embedded), embedded by ScarEmbedding(model), persisted in ``folder``."""
+    require("llama_index.core")
+    from llama_index.core import Document, VectorStoreIndex
+    from llama_index.core.node_parser import SentenceSplitter
+
+    from scar_viz.integrations.llamaindex import ScarEmbedding
+
+    text = SAMPLE_DOC.read_text(encoding="utf-8")
+    splitter = SentenceSplitter(chunk_size=128, chunk_overlap=16, tokenizer=str.split)
+    index = VectorStoreIndex.from_documents(
+        [Document(text=text, metadata={"file_name": "harbor_manual.md"})],
+        transformations=[splitter],
+        embed_model=ScarEmbedding(model, cache=False),
+    )
+    index.storage_context.persist(str(folder))
+    return str(folder)

@@ -8,6 +8,7 @@ from functools import cache
 from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents import samples
 from scar_viz.embeddings import HashEmbedder, embed_cached
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.llm.check import AnswerCheck, check_answers
 from scar_viz.llm.client import ChatModel
 from scar_viz.pipeline import prepare_document
@@ -45,4 +46,6 @@ def run(server, setting, **kw) -> AnswerCheck:
     kw.setdefault("policies", POLICIES)
     kw.setdefault("n_boot", 500)
     kw.setdefault("params", GateParams(k=2))
-    return check_answers(prep, labelled, vecs, kw.pop("chat", None) or chat(server), embed, **kw)
+    return check_answers(
+        LabelledRun(prep, labelled, vecs), kw.pop("chat", None) or chat(server), embed, **kw
+    )

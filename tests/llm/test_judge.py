@@ -16,7 +16,7 @@ from scar_viz.llm.judge import (
     parse_relevancy,
     score_row,
 )
-from scar_viz.llm.scores import Verdict
+from scar_viz.llm.scores import Claim
 
 
 def reply(data: dict | None, text: str = "{}") -> Reply:
@@ -32,7 +32,7 @@ def embed(texts):
 )
 def test_support_flags_in_the_usual_spellings(flag, expected):
     v = parse_faithfulness({"claims": [{"claim": "x", "supported": flag}]})
-    assert v.claims == (Verdict("x", expected),)
+    assert v.claims == (Claim("x", expected),)
 
 
 @pytest.mark.parametrize(
@@ -53,7 +53,7 @@ def test_the_other_verdicts():
     assert parse_relevancy({"questions": ["a?", " ", "b?"]}).questions == ("a?", "b?")
     assert parse_relevancy({"questions": ["a?", 3]}) is None
     found = parse_recall({"statements": [{"statement": "s", "supported": False}]})
-    assert found.statements == (Verdict("s", False),)
+    assert found.statements == (Claim("s", False),)
     sort = parse_correctness({"TP": ["a"], "FP": [], "FN": ["b", "c"]})
     assert (sort.tp, sort.fp, sort.fn) == (("a",), (), ("b", "c"))
     assert parse_correctness({"TP": ["a"], "FP": []}) is None

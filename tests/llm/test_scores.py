@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from scar_viz.llm.scores import (
+    Claim,
     CorrectnessVerdict,
     FaithfulnessVerdict,
     RecallVerdict,
     RelevancyVerdict,
-    Verdict,
     answer_correctness,
     answer_relevancy,
     context_recall,
@@ -27,8 +27,8 @@ def embed(texts):
     return np.array([VECS.get(t, [0.0, 1.0]) for t in texts])
 
 
-def claims(*flags: bool) -> tuple[Verdict, ...]:
-    return tuple(Verdict(f"c{i}", f) for i, f in enumerate(flags))
+def claims(*flags: bool) -> tuple[Claim, ...]:
+    return tuple(Claim(f"c{i}", f) for i, f in enumerate(flags))
 
 
 def test_faithfulness_is_the_supported_share_of_claims():

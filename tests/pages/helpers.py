@@ -122,6 +122,23 @@ def open_corpus(page: str, timeout: float, **state: object) -> AppTest:
     return open_page(page, timeout, app)
 
 
+def open_index(path: str, page: str | None = None, timeout: float = 120) -> AppTest:
+    """The app (on ``page`` when given) with the index at ``path``, under the root, opened in
+    the sidebar."""
+    from ui import store_open
+
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    at.run()
+    if page:
+        at.switch_page(page)
+        at.run()
+    at.selectbox(key="doc").set_value(store_open.STORE_CHOICE).run()
+    assert not at.exception, at.exception
+    at.text_input(key="store_path").set_value(path).run()
+    assert not at.exception, at.exception
+    return at
+
+
 def by_file(at: AppTest):
     """The per-file breakdown's table (the one table with a ``file`` column), or None."""
     return next((df.value for df in at.dataframe if "file" in df.value.columns), None)
@@ -141,7 +158,8 @@ def kestrel_queries() -> int:
 
 def assert_corpus_files(frame, n_queries: int | None = None) -> None:
     """``frame`` lists files of the sample corpus (and queries whose evidence is in several),
-    at least two of them, with ``n_queries`` queries in all when given."""
+    at least two of them, with ``n_queries`` queries in all (default: every labelled query of
+    the sample, :func:`kestrel_queries`)."""
     from scar_viz.documents import samples
     from scar_viz.evaluation.by_file import SEVERAL_FILES
 
@@ -149,9 +167,8 @@ def assert_corpus_files(frame, n_queries: int | None = None) -> None:
     paths = {p.path for p in samples.load_sample("kestrel").parts}
     files = set(frame["file"])
     assert files <= paths | {SEVERAL_FILES} and len(files & paths) >= 2, files
-    if n_queries is not None:
-        per_file = frame.drop_duplicates("file")["queries"]
-        assert per_file.sum() == n_queries
+    per_file = frame.drop_duplicates("file")["queries"]
+    assert per_file.sum() == (kestrel_queries() if n_queries is None else n_queries)
 
 
 def use_endpoint(at: AppTest, slot: str = "chat", place: str = "sidebar") -> None:

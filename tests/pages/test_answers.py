@@ -8,14 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.fake_llm import HTML_ANSWER
-from tests.pages.helpers import (
-    alerts,
-    assert_corpus_files,
-    by_file,
-    kestrel_queries,
-    open_corpus,
-    open_page,
-)
+from tests.pages.helpers import alerts, assert_corpus_files, by_file, open_corpus, open_page
 
 APP = "../../app.py"
 TIMEOUT = 90
@@ -174,7 +167,7 @@ def test_on_the_sample_corpus_the_scores_are_broken_down_by_file(
     app.button(key="ans_run").click().run()
     assert not app.exception, app.exception
     frame = by_file(app)
-    assert_corpus_files(frame, kestrel_queries())
+    assert_corpus_files(frame)
     assert set(frame["policy"]) == set(POLICIES)
     assert {"faithfulness", "answer relevancy", "context recall", "context tokens"} <= set(frame)
 

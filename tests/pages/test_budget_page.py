@@ -14,13 +14,7 @@ from scar_viz.evaluation.budget import BUDGET_KS
 from scar_viz.policies.rerank import RERANK_HINT
 from scar_viz.scoring.learned import LearnedGate
 from scar_viz.scoring.params import PRESETS
-from tests.pages.helpers import (
-    assert_corpus_files,
-    by_file,
-    kestrel_queries,
-    open_corpus,
-    open_page,
-)
+from tests.pages.helpers import assert_corpus_files, by_file, open_corpus, open_page
 
 PAGE = "pages/budget.py"
 TIMEOUT = 120
@@ -107,7 +101,7 @@ def test_on_the_sample_corpus_each_policy_is_broken_down_by_file_at_a_chosen_k(h
     assert not app.exception, app.exception
     assert app.selectbox(key="bud_by_file_k").value == 5
     frame = by_file(app)
-    assert_corpus_files(frame, kestrel_queries())
+    assert_corpus_files(frame)
     assert (frame["topk chunks"] == 5).all()
     assert {"window1 recall", "scar recall", "scar chunks"} <= set(frame)
     app.selectbox(key="bud_by_file_k").set_value(1).run()

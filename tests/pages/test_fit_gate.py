@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.scoring.learned import LearnedGate, default_gate
 from tests.pages.helpers import (
     alerts,
@@ -72,8 +73,10 @@ def test_the_headline_curve_is_cross_validated_and_the_in_sample_one_is_labelled
 
     prep, labelled, vecs, _, _ = hash_sample()
     k = at.slider(key="k").value
-    cv = crossval_p_curve(prep, labelled, vecs, k, 1)
-    ins = p_curve_on(prep, labelled, vecs, fit_gate_on(prep, labelled, vecs, k), k, 1)
+    cv = crossval_p_curve(LabelledRun(prep, labelled, vecs), k, 1)
+    ins = p_curve_on(
+        LabelledRun(prep, labelled, vecs), fit_gate_on(LabelledRun(prep, labelled, vecs), k), k, 1
+    )
     data = json.loads(at.get("plotly_chart")[1].proto.spec)["data"]
     head = data[at.session_state["_fg_trace"]]
     assert sorted(values(head["y"])) == pytest.approx(sorted(cv.recall.tolist()))
@@ -211,7 +214,7 @@ def test_fit_a_gate_runs_at_the_lab_k(hash_model):
 def test_on_the_sample_corpus_the_held_out_half_is_broken_down_by_file(hash_model):
     app = open_corpus("pages/fit_gate.py", TIMEOUT)
     frame = by_file(app)
-    assert_corpus_files(frame, kestrel_queries())  # fitted on all: the chart shows all
+    assert_corpus_files(frame)  # fitted on all: the chart shows all
     assert {"window1 recall", "window1 chunks", "learned recall", "learned chunks"} <= set(frame)
     app.radio(key="fit_on").set_value("tune").run()
     assert not app.exception, app.exception

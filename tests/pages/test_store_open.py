@@ -11,7 +11,7 @@ from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents import samples
 from scar_viz.documents.corpus import part_document
 from scar_viz.embeddings import HashEmbedder
-from tests.pages.helpers import APP, alerts
+from tests.pages.helpers import APP, alerts, open_index
 from ui import store_open
 
 pytest.importorskip("lancedb", reason="the scale extras are not installed")
@@ -30,44 +30,9 @@ def _index(folder, dim: int = 256) -> list[str]:
     return [p.path for p in corpus.parts]
 
 
-@pytest.fixture
-def root(tmp_path, monkeypatch, hash_model):
-    folder = tmp_path / "root"
-    folder.mkdir()
-    monkeypatch.setenv(store_open.ROOT_ENV, str(folder))
-    return folder
-
-
-@pytest.fixture
-def embedded(monkeypatch) -> list[str]:
-    """Every text the hash model embeds while the app runs."""
-    texts: list[str] = []
-    original = HashEmbedder.embed
-
-    def counting(self, batch, progress=None):
-        texts.extend(batch)
-        return original(self, batch, progress)
-
-    monkeypatch.setattr(HashEmbedder, "embed", counting)
-    return texts
-
-
-def _open(path: str, page: str | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.run()
-    if page:
-        at.switch_page(page)
-        at.run()
-    at.selectbox(key="doc").set_value(store_open.STORE_CHOICE).run()
-    assert not at.exception, at.exception
-    at.text_input(key="store_path").set_value(path).run()
-    assert not at.exception, at.exception
-    return at
-
-
 def test_an_index_under_the_root_shows_its_corpus_without_embedding(root, embedded):
     paths = _index(root / "kb")
-    at = _open("kb")
+    at = open_index("kb")
     embedded.clear()  # the first run embedded the default sample
     at.text_input(key="q").set_value("Which unit runs the nightly backup?").run()
     assert not at.exception, at.exception
@@ -89,7 +54,7 @@ def test_the_chunking_lab_shows_an_opened_index_with_its_own_chunking_as_a(root)
     _index(root / "kb")
     meta = store_meta(str(root / "kb"))
     stored = open_store(str(root / "kb"), meta.model, meta.config, meta.prepend)
-    at = _open("kb", "pages/chunking.py")
+    at = open_index("kb", "pages/chunking.py")
     assert at.title[0].value == "Chunking lab"
     infos = alerts(at, "info")
     assert any("index's own chunking (recursive 400/40)" in t for t in infos), infos
@@ -105,7 +70,7 @@ def test_the_chunking_lab_shows_an_opened_index_with_its_own_chunking_as_a(root)
 def test_a_path_outside_the_root_is_refused(root, typed):
     outside = root.parent / "outside"
     _index(outside)
-    at = _open(typed.replace("OUTSIDE", str(outside)))
+    at = open_index(typed.replace("OUTSIDE", str(outside)))
     assert set(alerts(at, "error")) == {REFUSED}
     assert not any("retrieved" in d.value.columns for d in at.dataframe)
 
@@ -114,13 +79,13 @@ def test_a_symbolic_link_out_of_the_root_is_refused(root):
     outside = root.parent / "outside"
     _index(outside)
     (root / "link").symlink_to(outside, target_is_directory=True)
-    at = _open("link")
+    at = open_index("link")
     assert set(alerts(at, "error")) == {REFUSED}
 
 
 def test_an_index_of_another_model_is_named(root):
     _index(root / "kb64", dim=64)
-    at = _open("kb64")
+    at = open_index("kb64")
     (message,) = set(alerts(at, "error"))
     # named by their labels (a model id may be a server path: never shown)
     assert "made with" in message and "64-d" in message and "256-d" in message
@@ -128,8 +93,8 @@ def test_an_index_of_another_model_is_named(root):
 
 def test_no_index_there_is_one_message(root):
     (root / "empty").mkdir()
-    assert "holds no store" in alerts(_open("empty"), "error")[0]
-    assert set(alerts(_open("missing"), "error")) == {
+    assert "holds no store" in alerts(open_index("empty"), "error")[0]
+    assert set(alerts(open_index("missing"), "error")) == {
         "There is no folder 'missing' under the index root."
     }
 
@@ -173,7 +138,7 @@ def test_a_link_with_the_index_folder_reopens_it(root):
 
 
 def test_messages_name_the_folder_as_typed_never_the_servers_path(root):
-    at = _open(".")
+    at = open_index(".")
     said = " ".join(alerts(at) + alerts(at.sidebar))
     assert "'.' holds no store" in said, said
     assert str(root) not in said and str(root.resolve()) not in said

@@ -8,30 +8,12 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from scar_viz.embeddings import HashEmbedder
-from tests.integrations.helpers import SAMPLE_CORPUS, SAMPLE_DOC, require
-from tests.pages.helpers import APP, alerts
+from tests.integrations.helpers import SAMPLE_CORPUS, require, sentence_splitter_storage
+from tests.pages.helpers import alerts, open_index
 from ui import store_open
 
 TIMEOUT = 120
 QUESTION = "Can the duty officer overrule the master about sailing in fog?"
-
-
-def _llama_storage(folder, model: str = "hash") -> None:
-    require("llama_index.core")
-    from llama_index.core import Document, VectorStoreIndex
-    from llama_index.core.node_parser import SentenceSplitter
-
-    from scar_viz.integrations.llamaindex import ScarEmbedding
-
-    text = SAMPLE_DOC.read_text(encoding="utf-8")
-    splitter = SentenceSplitter(chunk_size=128, chunk_overlap=16, tokenizer=str.split)
-    index = VectorStoreIndex.from_documents(
-        [Document(text=text, metadata={"file_name": "harbor_manual.md"})],
-        transformations=[splitter],
-        embed_model=ScarEmbedding(model, cache=False),
-    )
-    index.storage_context.persist(str(folder))
 
 
 def _langchain_dump(path, model: str = "hash", named: bool = False) -> None:
@@ -47,41 +29,15 @@ def _langchain_dump(path, model: str = "hash", named: bool = False) -> None:
 
 
 @pytest.fixture
-def root(tmp_path, monkeypatch, hash_model):
-    folder = tmp_path / "root"
-    folder.mkdir()
-    monkeypatch.setenv(store_open.ROOT_ENV, str(folder))
+def root(root, monkeypatch):
     monkeypatch.setattr(store_open, "extras_installed", lambda: False)  # no LanceDB needed
-    return folder
-
-
-@pytest.fixture
-def embedded(monkeypatch) -> list[str]:
-    texts: list[str] = []
-    original = HashEmbedder.embed
-
-    def counting(self, batch, progress=None):
-        texts.extend(batch)
-        return original(self, batch, progress)
-
-    monkeypatch.setattr(HashEmbedder, "embed", counting)
-    return texts
-
-
-def _open(path: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.run()
-    at.selectbox(key="doc").set_value(store_open.STORE_CHOICE).run()
-    assert not at.exception, at.exception
-    at.text_input(key="store_path").set_value(path).run()
-    assert not at.exception, at.exception
-    return at
+    return root
 
 
 def test_a_llamaindex_storage_opens_draws_and_answers_without_embedding_a_chunk(root, embedded):
-    _llama_storage(root / "storage")
+    sentence_splitter_storage(root / "storage")
     assert store_open.stores_under(root) == ["storage"]
-    at = _open("storage")
+    at = open_index("storage")
     embedded.clear()
     at.text_input(key="q").set_value(QUESTION).run()
     assert not at.exception, at.exception
@@ -99,7 +55,7 @@ def test_a_llamaindex_storage_opens_draws_and_answers_without_embedding_a_chunk(
 def test_a_langchain_dump_opens_as_its_corpus(root):
     _langchain_dump(root / "kb.json")
     assert store_open.stores_under(root) == ["kb.json"]
-    at = _open("kb.json")
+    at = open_index("kb.json")
     caption = " ".join(alerts(at.sidebar, "caption"))
     assert "corpus: 6 files" in caption and "as stored (LangChain dump)" in caption
     assert not alerts(at, "error")
@@ -107,21 +63,21 @@ def test_a_langchain_dump_opens_as_its_corpus(root):
 
 def test_an_index_that_names_another_model_is_named(root):
     _langchain_dump(root / "kb64.json", model="hash:64", named=True)
-    at = _open("kb64.json")
+    at = open_index("kb64.json")
     (message,) = set(alerts(at, "error"))
     assert "made with hash:64" in message and "Hashing bag-of-words (256-d" in message
 
 
 def test_an_index_of_another_dimension_is_one_message(root):
-    _llama_storage(root / "s64", model="hash:64")
-    at = _open("s64")
+    sentence_splitter_storage(root / "s64", model="hash:64")
+    at = open_index("s64")
     (message,) = set(alerts(at, "error"))
     assert "holds 64-dimensional vectors" in message and "makes 256-dimensional" in message
 
 
 def test_a_file_that_is_no_index_is_one_message(root):
     (root / "notes.json").write_text('{"a": 1}', encoding="utf-8")
-    at = _open("notes.json")
+    at = open_index("notes.json")
     assert store_open.stores_under(root) == []
     assert len(set(alerts(at, "error"))) == 1
 

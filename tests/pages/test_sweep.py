@@ -13,7 +13,6 @@ from tests.pages.helpers import (
     alerts,
     assert_corpus_files,
     by_file,
-    kestrel_queries,
     open_corpus,
     open_page,
     stash_queries,
@@ -154,7 +153,7 @@ def test_mu_in_the_address_sets_the_sweeps_slider(hash_model):
 def test_on_the_sample_corpus_the_best_cell_is_broken_down_by_file(hash_model):
     app = open_corpus(PAGE, TIMEOUT)
     frame = by_file(app)
-    assert_corpus_files(frame, kestrel_queries())
+    assert_corpus_files(frame)
     assert {"window1 recall", "window1 chunks", "scar recall", "scar chunks"} <= set(frame)
     assert app.radio(key="sweep_by_file_at").value == "best"
     best = frame.copy()

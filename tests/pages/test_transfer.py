@@ -10,15 +10,7 @@ from scar_viz.chunking.config import ChunkingConfig, chunk_document
 from scar_viz.documents import samples
 from scar_viz.queries.gold import label_queries, type_counts
 from scar_viz.queries.reading import parse_queries
-from tests.pages.helpers import (
-    APP,
-    alerts,
-    assert_corpus_files,
-    by_file,
-    kestrel_queries,
-    open_corpus,
-    open_page,
-)
+from tests.pages.helpers import APP, alerts, assert_corpus_files, by_file, open_corpus, open_page
 
 TIMEOUT = 120
 PAGE = "pages/transfer.py"
@@ -96,7 +88,7 @@ def test_on_the_sample_corpus_both_tabs_break_down_by_file(hash_model):
     app.text_input(key="m2").set_value("hash:64").run()
     assert not app.exception, app.exception
     frame = by_file(app)
-    assert_corpus_files(frame, kestrel_queries())
+    assert_corpus_files(frame)
     assert {"recall · 1", "recall · 2", "chunks · 1", "chunks · 2"} <= set(frame)
     assert {"topk", "scar"} <= set(frame["policy"])
     app.selectbox(key="ev_chunker2").set_value("section").run()
@@ -104,7 +96,7 @@ def test_on_the_sample_corpus_both_tabs_break_down_by_file(hash_model):
     frames = [df.value for df in app.dataframe if "file" in df.value.columns]
     assert len(frames) == 2
     assert {"recall · recursive 600/60", "chunks · section 600/60"} <= set(frames[1])
-    assert_corpus_files(frames[1], kestrel_queries())
+    assert_corpus_files(frames[1])
 
 
 def test_one_document_has_no_breakdown_by_file(at):

@@ -12,6 +12,7 @@ import pytest
 
 from scar_viz.embeddings import HashEmbedder, embed_cached
 from scar_viz.evaluation import evaluate
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.llm.client import ChatModel
 from scar_viz.runtime.cancel import Cancelled, check
 from tests.evaluation_sample import hash_sample
@@ -43,15 +44,13 @@ def test_the_evaluation_stops_between_queries():
     stop, asked = after(5)
     with pytest.raises(Cancelled):
         evaluate(
-            prep,
-            labelled,
-            vecs,
+            LabelledRun(prep, labelled, vecs),
             ["topk", "scar"],
             progress=lambda d, t: steps.append(d),
             should_stop=stop,
         )
     assert asked[0] == 5 and steps == [1, 2, 3, 4]  # four queries ran, the fifth never did
-    full = evaluate(prep, labelled, vecs, ["topk", "scar"], should_stop=lambda: False)
+    full = evaluate(LabelledRun(prep, labelled, vecs), ["topk", "scar"], should_stop=lambda: False)
     assert full.n_queries == len(labelled) > 5
 
 

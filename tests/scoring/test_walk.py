@@ -9,13 +9,13 @@ import pytest
 from scar_viz.common.edges import one_file
 from scar_viz.scoring.params import GateParams
 from scar_viz.scoring.scar import scar_judge, select_from_sims, top_k
-from scar_viz.scoring.walk import Candidate, GateDecision, walk_neighbours
+from scar_viz.scoring.walk import GateDecision, Neighbour, walk_neighbours
 
 
 def judge_by(admit):
     """A judge admitting the neighbours in ``admit`` (score 1 against bar 0), rejecting others."""
 
-    def judge(cand: Candidate) -> GateDecision:
+    def judge(cand: Neighbour) -> GateDecision:
         ok = cand.neighbour in admit
         return GateDecision(**cand.verdict(float(ok), 0.0, ok, "test"))
 
@@ -79,7 +79,7 @@ def test_the_walk_stops_at_the_document_edges_and_at_radius_zero():
     ],
 )
 def test_a_verdict_names_the_outcome_and_the_margin(passes, retrieved, outcome):
-    fields = Candidate(3, 4, 0, "right", 1, retrieved).verdict(0.75, 0.5, passes, "why")
+    fields = Neighbour(3, 4, 0, "right", 1, retrieved).verdict(0.75, 0.5, passes, "why")
     assert fields["outcome"] == outcome
     assert fields["margin"] == 0.25
     assert fields["blocked_by"] == ("why" if outcome == "rejected" else "")

@@ -21,8 +21,8 @@ POLICIES = ("topk", "window1", "window2", "scar", "parent", "rse", "automerge")
 
 def _eval_json(prep, queries) -> str:
     embedder = HashEmbedder()
-    _, labelled, vecs = load_labelled(str(queries), prep, embedder, None)
-    ev = evaluate(prep, labelled, vecs, POLICIES, embed=embed_function(embedder))
+    _, run = load_labelled(str(queries), prep, embedder, None)
+    ev = evaluate(run, POLICIES, embed=embed_function(embedder))
     out = evaluation_json(ev)
     for name in out["policies"]:
         out["policies"][name].pop("seconds", None)

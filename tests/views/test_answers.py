@@ -16,6 +16,7 @@ from scar_viz.common.fmt import EMPTY_CELL
 from scar_viz.documents import samples
 from scar_viz.embeddings import HashEmbedder, embed_cached
 from scar_viz.evaluation.by_file import query_file
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.llm.check import check_answers
 from scar_viz.llm.client import ChatModel, Usage
 from scar_viz.llm.querygen import generate_queries
@@ -77,9 +78,7 @@ def check(server, setting, text: str, n: int = 4):
     labelled = label_queries(qset.queries[:n], prep.document, prep.chunks)
     vecs = embed([q.query.query for q in labelled])
     return check_answers(
-        prep,
-        labelled,
-        vecs,
+        LabelledRun(prep, labelled, vecs),
         chat(server),
         embed,
         policies=POLICIES,
@@ -248,7 +247,7 @@ def test_scores_by_file_on_a_corpus_and_none_on_one_document(llm_server, setting
     )
     picked = gold[::3]  # a few queries from several files
     result = check_answers(
-        prep, picked, embed([q.query.query for q in picked]), chat(llm_server), embed,
+        LabelledRun(prep, picked, embed([q.query.query for q in picked])), chat(llm_server), embed,
         policies=POLICIES, params=GateParams(k=2), n_boot=0,
     )  # fmt: skip
     rows = file_score_rows(result)

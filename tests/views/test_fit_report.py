@@ -10,6 +10,7 @@ from scar_viz.documents import samples
 from scar_viz.embeddings import make_embedder
 from scar_viz.evaluation import candidates_for
 from scar_viz.evaluation.best_point import window_baseline
+from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.pipeline import embed_query, prepare_document
 from scar_viz.queries.gold import label_queries, split_alternate
 from scar_viz.queries.reading import parse_queries
@@ -67,7 +68,7 @@ def test_scar_front_has_presets_and_baselines(sample_setup):
     front = scar_front(prep, labelled, vecs, k=3)
     names = [p[0] for p in front.points]
     assert names == ["preset A", "preset B", "top-k", "window ±1"]
-    cands = candidates_for(prep, labelled, vecs, 3)
+    cands = candidates_for(LabelledRun(prep, labelled, vecs), 3)
     win = window_baseline(cands)
     assert front.points[3][1:] == (win.mean_chunks, win.recall)
     assert front.points[2][1] == 3.0  # top-k sends k chunks

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scar_viz.views.verdict_words import LEAD_WORDS, verdict_json, verdict_words
+from scar_viz.views.verdict_words import LEAD_WORDS, queries_needed, verdict_json, verdict_words
 from tests.evaluation.verdict_corpora import made_up, made_up_verdict
 
 N = 200
@@ -65,7 +65,7 @@ def test_cannot_tell_leads_with_the_gain_not_the_doubt():
     assert v.gain_held_out and not v.decided
     assert words.lead.startswith("Use SCAR tuned")
     assert words.versus.startswith("It cannot be told from the runner-up, top-k on bm25")
-    assert f"(n ≈ 7.84·s²/d̄² = {v.queries_needed:,} in all, a guide)" in words.details
+    assert f"(n ≈ 7.84·s²/d̄² = {queries_needed(v):,} in all, a guide)" in words.details
 
 
 def test_when_the_reference_wins_the_lead_says_keep_it():

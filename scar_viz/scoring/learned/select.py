@@ -27,7 +27,7 @@ from scar_viz.scoring.learned.model import DEFAULT_P, LearnedGate, sigmoid, thre
 from scar_viz.scoring.lexical import QuestionLex
 from scar_viz.scoring.params import DEFAULT_RADIUS, GateParams
 from scar_viz.scoring.scar import Selection, top_k
-from scar_viz.scoring.walk import Candidate, GateDecision, Judge, walk_neighbours
+from scar_viz.scoring.walk import GateDecision, Judge, Neighbour, walk_neighbours
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -109,7 +109,7 @@ def learned_judge(
     w = np.asarray(gate.weights)
     names = ALL_FEATURES if lexical is not None else FEATURES
 
-    def judge(cand: Candidate) -> LearnedDecision:
+    def judge(cand: Neighbour) -> LearnedDecision:
         c, j = cand.chunk, cand.neighbour
         f = candidate_features(sims, unit, c, cand.rank, j, cand.distance, lexical)
         z = gate.standardise(f)[0]
@@ -156,13 +156,11 @@ def learned_select(
             keeps using the cosines.
 
     Raises:
-        ValueError: for p outside (0, 1) or r < 0.
+        ValueError: for p outside (0, 1); SettingsError (a ValueError) for k < 1 or r < 0.
         SettingsError: for a lexical gate without ``lexical``.
     """
     sims = np.asarray(sims, dtype=np.float64)
     judge = learned_judge(sims, unit, gate, p, lexical)
-    if radius < 0:
-        raise ValueError("Radius must be 0 or more.")
     retrieved = top_k(sims if rank is None else rank, k)
     selected, admitted, decisions = walk_neighbours(retrieved, len(sims), radius, judge, doc_of)
     return LearnedSelection(
@@ -171,7 +169,7 @@ def learned_select(
         admitted=admitted,
         decisions=decisions,
         sims=sims,
-        params=GateParams(k=int(k), lam=0.0, tau=0.0, radius=int(radius)),
+        params=GateParams(k=int(k), lam=0.0, tau=0.0, radius=int(radius)),  # checks k and r
         gate=gate,
         p=float(p),
     )

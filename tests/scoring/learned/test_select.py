@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from scar_viz.common.edges import one_file
+from scar_viz.common.errors import SettingsError
 from scar_viz.scoring.learned import LearnedGate, build_table, fit_gate, learned_select
 from scar_viz.scoring.params import PRESETS, GateParams
 from scar_viz.scoring.scar import normalize, select_from_sims
@@ -86,7 +87,9 @@ def test_a_bad_p_or_radius_is_refused():
     gate = LearnedGate.scar(0.5, 0.1)
     with pytest.raises(ValueError, match="strictly between"):
         learned_select(np.array([0.9, 0.1, 0.0]), unit, 1, gate, p=1.0, doc_of=one_file(len(unit)))
-    with pytest.raises(ValueError, match="Radius"):
+    with pytest.raises(SettingsError, match=r"^r, the radius, must be 0 or more; got -1\.$"):
         learned_select(
             np.array([0.9, 0.1, 0.0]), unit, 1, gate, radius=-1, doc_of=one_file(len(unit))
         )
+    with pytest.raises(SettingsError, match=r"^k must be at least 1; got 0\.$"):
+        learned_select(np.array([0.9, 0.1, 0.0]), unit, 0, gate, doc_of=one_file(len(unit)))
