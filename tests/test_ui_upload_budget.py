@@ -44,6 +44,7 @@ def test_the_process_memos_drop_the_least_recently_used_past_their_bytes(monkeyp
 
 
 def test_a_query_file_past_the_sessions_budget_is_not_kept(monkeypatch):
+    from scar_viz.documents.reading import document_from_text
     from scar_viz.runtime.budget import SESSION_MB_ENV
     from ui import keys, queryset
 
@@ -51,9 +52,10 @@ def test_a_query_file_past_the_sessions_budget_is_not_kept(monkeypatch):
     state: dict = {}
     monkeypatch.setattr(queryset.st, "session_state", state)
     small = b'{"id": "q1", "query": "tide?", "evidence": []}\n'
-    queryset.stash_query_set("Harbour notes.", "upload", "small.jsonl", small)
+    doc = document_from_text("notes.txt", "Harbour notes.")
+    queryset.stash_query_set(doc, "upload", "small.jsonl", small)
     assert state[keys.QS_REFUSED] == "" and state[keys.QS_PICK] == "upload"
-    queryset.stash_query_set("Harbour notes.", "upload", "big.jsonl", small * 25_000)  # 1.2 MB
+    queryset.stash_query_set(doc, "upload", "big.jsonl", small * 25_000)  # 1.2 MB
     refused = state[keys.QS_REFUSED]
     assert refused.startswith("The query file 'big.jsonl' would need 1.1 MiB")
     assert "allows 1.0 MiB a session" in refused
