@@ -126,6 +126,11 @@ def cached(key: tuple, compute: Callable[[], T]) -> T:
     return _CACHED.get_or_build(key, compute)  # type: ignore[return-value]
 
 
+def is_cached(key: tuple) -> bool:
+    """Whether :func:`cached` holds a value for ``key`` now (nothing is computed)."""
+    return key in _CACHED.entries
+
+
 def clear() -> None:
     """Forget every value :func:`cached` and :func:`chunks` keep (tests start afresh)."""
     _CACHED.clear()

@@ -7,14 +7,17 @@ your code (command line, LangChain, LlamaIndex)."""
 
 from __future__ import annotations
 
+import time
+
 import pandas as pd
 import streamlit as st
 
 from scar_viz.charts.verdict import verdict_chart
 from scar_viz.common.errors import UserError, user_message
 from scar_viz.evaluation.labelled_run import LabelledRun
-from scar_viz.evaluation.recommend import Verdict, recommend
+from scar_viz.evaluation.recommend import RECOMMEND_KS, Verdict, recommend
 from scar_viz.evaluation.settings import ChosenSettings
+from scar_viz.retrieval import RETRIEVERS
 from scar_viz.scoring.params import DEFAULT_K
 from scar_viz.views.gate_link import gate_digest
 from scar_viz.views.snippets import SETTINGS_FILE, code_snippets, setting_words
@@ -27,7 +30,7 @@ from scar_viz.views.verdict_words import (
 )
 from ui import keys
 from ui.alerts import alert, with_progress
-from ui.cache import cached, prepared_key
+from ui.cache import cached, is_cached, prepared_key
 from ui.evaluation_lab import NUM0, NUM2, NUM3, Lab
 from ui.learned import current_p, keep_gate
 from ui.presenter import presenter_fonts
@@ -43,6 +46,17 @@ IN_SAMPLE = (
     "so it is the one to expect on new questions, and the two can differ."
 )
 """Said after *Apply*: why the lab's rows and the verdict's figure differ."""
+AUTO_QUESTIONS = 80
+"""A query set of at most this many questions gets its verdict as the lab opens; a larger one
+waits for a click, so the page opens first (its cost grows with the questions: 250 questions
+on 1,151 chunks took 16.1 s of a 21 s first open on 2 quiet cores, benchmarks/page_times.py
+--corpus --queries 250; 80 questions are about 5 s at that pace). A count, not a time, so the
+page does the same on every machine and run."""
+PACE_SECONDS = 16.1 / (250 * len(RETRIEVERS) * len(RECOMMEND_KS))
+"""Seconds a question and (retriever, k) step, for the button's estimate until this process
+has timed a verdict of its own (the run above: about 2.1 ms)."""
+_PACE: list[float] = []
+"""The pace of this process's last verdict (the estimate's source once there is one)."""
 
 
 def apply_setting(chosen: ChosenSettings) -> None:
@@ -129,13 +143,12 @@ def compute_verdict(lab: Lab, reference_k: int, budget: float | None) -> Verdict
     """The verdict on the lab's active query set, once per content and setting (the sidebar's
     retriever is not one: every retriever is a candidate)."""
     labelled = LabelledRun(lab.prep, lab.labelled, lab.vecs, current_retriever())
-    k_rrf = labelled.retriever.k_rrf  # hybrid's constant; every retriever is a candidate
     mu = float(lab.params.mu)
     radius = max(1, lab.params.radius)
-    key = ("verdict", *prepared_key(lab.prep), lab.active.key, reference_k, budget, radius, mu)
 
     def run() -> Verdict:
-        return with_progress(
+        t0 = time.perf_counter()
+        verdict = with_progress(
             "Cross-validating every retriever × expansion × k …",
             lambda update: recommend(
                 labelled,
@@ -146,8 +159,47 @@ def compute_verdict(lab: Lab, reference_k: int, budget: float | None) -> Verdict
                 progress=update,
             ),
         )
+        _PACE[:] = [(time.perf_counter() - t0) / max(1, _steps(len(lab.labelled)))]
+        return verdict
 
-    return cached((*key, k_rrf), run)
+    return cached(verdict_key(lab, reference_k, budget), run)
+
+
+def verdict_key(lab: Lab, reference_k: int, budget: float | None) -> tuple:
+    """The verdict's content key: the prepared document, the query set, the reference, the
+    budget, r, μ and hybrid's RRF constant (the sidebar's retriever is not one: every retriever
+    is a candidate)."""
+    mu, radius = float(lab.params.mu), max(1, lab.params.radius)
+    k_rrf = current_retriever().k_rrf
+    return (
+        "verdict",
+        *prepared_key(lab.prep),
+        lab.active.key,
+        reference_k,
+        budget,
+        radius,
+        mu,
+        k_rrf,
+    )
+
+
+def _steps(n_questions: int) -> int:
+    return n_questions * len(RETRIEVERS) * len(RECOMMEND_KS)
+
+
+def verdict_estimate(n_questions: int) -> float:
+    """Seconds the verdict on ``n_questions`` should take here: at this process's last pace,
+    else at :data:`PACE_SECONDS`."""
+    return _steps(n_questions) * (_PACE[-1] if _PACE else PACE_SECONDS)
+
+
+def waits_for_click(n_questions: int) -> bool:
+    """Whether the verdict on this many questions waits for the button (:data:`AUTO_QUESTIONS`)."""
+    return n_questions > AUTO_QUESTIONS
+
+
+def _seconds(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
 def _inputs() -> tuple[int, float | None]:
@@ -203,6 +255,21 @@ def verdict_block(lab: Lab) -> Verdict | None:
     (after a message) when the query set cannot give one."""
     st.subheader("Verdict: which retriever, which expansion, for how many tokens?")
     ref_k, budget = _inputs()
+    n = len(lab.labelled)
+    if waits_for_click(n) and not is_cached(verdict_key(lab, ref_k, budget)):
+        clicked = st.button(
+            f"Run the verdict on these {n:,} questions (about {_seconds(verdict_estimate(n))})",
+            key=keys.VERDICT_RUN,
+            type="primary",
+        )
+        if not clicked:
+            st.caption(
+                f"The verdict cross-validates {len(RETRIEVERS) * len(RECOMMEND_KS)} retriever × k "
+                f"steps on every question, so it waits for this click above {AUTO_QUESTIONS} "
+                "questions and the rest of the lab opens first. The time is an estimate from "
+                "the pace of the last verdict here (or of a 2-core machine before one)."
+            )
+            return None
     try:
         v = compute_verdict(lab, ref_k, budget)
     except UserError as exc:

@@ -385,3 +385,26 @@ def test_a_page_running_the_applied_gate_names_it_again_in_the_address(lab, page
     del lab.query_params["gate"]  # what the browser sends after a page change
     go_to(lab, page)
     assert lab.query_params.get("gate") == digest
+
+
+def test_a_large_query_set_waits_for_the_click_and_the_lab_opens_first(hash_model, monkeypatch):
+    import ui.cache
+    import ui.verdict
+
+    ui.cache.clear()  # an earlier test's verdict on the sample is not kept
+    # the sample's 24 questions stand for a large set: the bar is moved below them
+    monkeypatch.setattr(ui.verdict, "AUTO_QUESTIONS", 20)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    go_to(at, "pages/evaluate.py")
+    assert not at.exception, at.exception
+    run = at.button(key="verdict_run")
+    assert run.label.startswith("Run the verdict on these 24 questions (about ")
+    assert not [a for a in alerts(at, "info") if a.startswith(LEADS)]  # no verdict yet
+    assert any(df.value.columns[0] == "policy" for df in at.dataframe)  # the metrics are there
+    run.click().run()
+    assert not at.exception, at.exception
+    said(at)
+    apply(at)  # a rerun after the click finds the verdict kept: no button, the same verdict
+    said(at)
+    assert not [b for b in at.button if b.key == "verdict_run"]
