@@ -290,8 +290,8 @@ def main(argv: list[str] | None = None) -> None:
                 flush=True,
             )
     mode = "cold" if args.cold else "warm"
-    if args.corpus and n_q != CORPUS_QUERIES:
-        mode += f", {n_q} questions"
+    if args.corpus and (n_q != CORPUS_QUERIES or out_path != CORPUS_RESULTS):
+        mode += f", {n_q} questions"  # a file of its own names the count at 40 too
     summary = {}
     for page in pages:
         mine = [x for x in runs if x["page"] == page]
