@@ -77,11 +77,26 @@ def time_left(done: int, total: int, elapsed: float) -> str:
     return f", about {left:.0f} s left" if left < 90 else f", about {left / 60:.0f} min left"
 
 
+HIDE_STALE = "<style>[data-testid=stElementContainer][data-stale=true]{display:none}</style>"
+"""Shown with a long step's bar: the previous run's elements further down (Streamlit greys them
+until this run redraws them or ends) are hidden while the bar shows, so the bar is not read
+beside old results. Streamlit marks them with ``data-stale``; the rule goes with the bar."""
+
+
+def progress_bar(text: str, holder=None):
+    """(placeholder, bar): a progress bar with :data:`HIDE_STALE` in ``holder`` (an ``st.empty``
+    placeholder; default a new one on the page); ``placeholder.empty()`` takes both away."""
+    holder = holder if holder is not None else st.empty()
+    box = holder.container()
+    box.markdown(HIDE_STALE, unsafe_allow_html=True)  # a constant rule, no user text
+    return holder, box.progress(0.0, text=text)
+
+
 def with_progress(text: str, action: Callable[[Callable[[int, int], None]], T]) -> T:
     """``action(update)`` under a progress bar that ``update(done, total)`` moves, with the
     time left estimated from the pace so far, and that goes when the action ends, whatever
-    the outcome."""
-    bar = st.progress(0.0, text=text)
+    the outcome (the previous run's leftovers below stay hidden meanwhile: :data:`HIDE_STALE`)."""
+    holder, bar = progress_bar(text)
     t0 = time.perf_counter()
 
     def update(done: int, total: int) -> None:
@@ -93,4 +108,4 @@ def with_progress(text: str, action: Callable[[Callable[[int, int], None]], T]) 
     try:
         return action(update)
     finally:
-        bar.empty()
+        holder.empty()

@@ -41,7 +41,7 @@ from scar_viz.runtime.cancel import Cancelled
 from scar_viz.runtime.endpoints import EndpointError
 from scar_viz.views.language import UsualCosine, usual_cosine
 from ui import cache, keys
-from ui.alerts import alert, or_stop, time_left
+from ui.alerts import alert, or_stop, progress_bar, time_left
 from ui.cancel import stop_check
 from ui.consent import EMBEDDINGS, ProposalPending, Slot, proposal
 from ui.models import models_root
@@ -244,7 +244,7 @@ def prepare(
         else:
             pieces = None if config.needs_embed else cache.chunks(doc_key, document, config)
         what = f"{len(pieces)} chunks" if pieces is not None else "sentences, then chunks,"
-        bar = place.progress(0.0, text=f"Embedding {what} with {embedder.label} …")
+        _, bar = progress_bar(f"Embedding {what} with {embedder.label} …", place)
         t0 = time.perf_counter()
 
         def progress(done: int, total: int) -> None:
@@ -259,7 +259,7 @@ def prepare(
             over_budget(cost, f"{embedder.model_id} on {len(pieces):,} chunks") if cost else ""
         )
         if refused:  # before anything is embedded: the session's budget
-            bar.empty()
+            place.empty()
             raise SettingsError(refused)
         try:
             prepared = prepare_document(
@@ -274,7 +274,7 @@ def prepare(
                 max_vector_bytes=APP_VECTOR_BYTES,
             )
         finally:
-            bar.empty()
+            place.empty()
         st.session_state[keys.ENCODED_NOW] = prepared.n_encoded
         st.session_state[keys.ENCODED_SECONDS] = prepared.seconds
         return prepared
