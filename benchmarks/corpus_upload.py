@@ -18,7 +18,6 @@ and ``../shared/corpora/rfc9293.txt``; about 2 minutes a round). Writes
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import platform
@@ -27,12 +26,12 @@ import statistics
 import sys
 import tempfile
 import time
-import zipfile
 from pathlib import Path
 
 from scripts.bench_smoke import parse
 from scripts.browser_actions import upload
 from scripts.live_app import LiveApp, browser, settle, wait_for_app_run
+from scripts.synthetic_corpus import make_zip
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -61,14 +60,6 @@ def split_files(text: str, n: int) -> dict[str, str]:
         cut = min(breaks, key=lambda b: abs(b - len(longest) / 2))
         pieces[i : i + 1] = [longest[:cut], longest[cut:]]
     return {f"rfc9293/{i:03d}.txt": p for i, p in enumerate(pieces)}
-
-
-def zipped(files: dict[str, str]) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, text in files.items():
-            zf.writestr(name, text)
-    return buf.getvalue()
 
 
 def chunk_texts(files: dict[str, str]) -> list[str]:
@@ -131,7 +122,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(f"error: {CORPUS} not found (the development corpus)")
     files = split_files(CORPUS.read_text(encoding="utf-8"), args.files)
     texts = chunk_texts(files)
-    data = zipped(files)
+    data = make_zip(files)
     runs = []
     with browser() as b:
         for r in range(args.rounds):

@@ -1,13 +1,16 @@
 """The synthetic corpus the scale benchmarks generate from a fixed seed (``corpus_scale.py``,
 ``page_times.py --corpus``, ``sentence_estimate.py``, ``store_scale.py``, ``verdict.py`` in
 ``benchmarks/``): each file mixes a topic vocabulary of its own with :data:`COMMON` words, so
-the ``hash`` embedder (no model weights) sees structure. Here, not in one of the benchmarks,
+the ``hash`` embedder (no model weights) sees structure; and :func:`make_zip`, a corpus as a
+user uploads it. Here, not in one of the benchmarks,
 because a benchmark never imports another (docs/architecture.md, "How the app is packaged").
 """
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -118,3 +121,13 @@ def make_queries(corpus, n: int, seed: int = 11) -> str:
         evidence = {"doc": part.path, "text": passage, "start": start, "end": start + len(passage)}
         lines.append(json.dumps({"id": f"q{qi:04d}", "query": query, "evidence": [evidence]}))
     return "\n".join(lines) + "\n"
+
+
+def make_zip(files: dict[str, bytes] | dict[str, str]) -> bytes:
+    """A deflated zip archive holding ``files`` (name → bytes or text): a corpus as a user
+    uploads it (the tests' archives and ``corpus_upload.py``'s)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    return buf.getvalue()

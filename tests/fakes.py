@@ -1,15 +1,15 @@
 """Test doubles that are real things: a local HTTP server that speaks the embeddings API, a
-one-page PDF and a zip. The tiny random BERT models live in :mod:`scripts.tiny_models` (the
-benchmarks use them too)."""
+one-page PDF and a zip. The tiny random BERT models live in :mod:`scripts.tiny_models` and the
+zip maker in :mod:`scripts.synthetic_corpus` (the benchmarks use them too)."""
 
 from __future__ import annotations
 
 import io
 import time
-import zipfile
 
 import numpy as np
 
+from scripts.synthetic_corpus import make_zip  # noqa: F401  (the tests import it from here)
 from tests.fake_http import JsonServer, send_json, send_raw
 
 
@@ -137,12 +137,3 @@ def repeated_page_pdf(levels: int = 15, count: int | None = None) -> bytes:
     out += b"".join(b"%010d 00000 n \n" % offsets[i] for i in range(1, size))
     out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (size, xref)
     return bytes(out)
-
-
-def make_zip(files: dict[str, bytes]) -> bytes:
-    """A deflated zip archive holding ``files`` (name → bytes)."""
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, data in files.items():
-            zf.writestr(name, data)
-    return buf.getvalue()

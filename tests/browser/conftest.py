@@ -55,6 +55,21 @@ def start_app(tmp_path_factory, **env: str) -> LiveApp:
     return LiveApp(env={**base, **env}).start()
 
 
+@contextlib.contextmanager
+def script_app(tmp_path_factory, script: str):
+    """A live server running ``script`` (a tiny app under tests/browser/apps) with its own log,
+    stopped on leaving."""
+    _require_chromium()
+    cache = tmp_path_factory.mktemp("live-script")
+    app = LiveApp(env={"SCAR_VIZ_LOG": str(cache / "server.log")})
+    app.script = script
+    app.start()
+    try:
+        yield app
+    finally:
+        app.stop()
+
+
 def shared_app(tmp_path_factory, **env: str) -> LiveApp:
     """The server every module asking for ``env`` shares (started on first use), as seen from
     now: its log holds what it wrote after this call."""

@@ -10,8 +10,8 @@ import warnings
 import pytest
 
 from scripts.browser_actions import click_within, press
-from scripts.live_app import QUIET_MS, LiveApp, settle, wait_for_app_run
-from tests.browser.conftest import _require_chromium
+from scripts.live_app import QUIET_MS, settle, wait_for_app_run
+from tests.browser.conftest import script_app
 
 SCRIPT = "tests/browser/apps/run_counter.py"
 START_MS = 300
@@ -25,13 +25,8 @@ CLICK_LATER = (
 
 @pytest.fixture(scope="module")
 def counter_app(tmp_path_factory):
-    _require_chromium()
-    cache = tmp_path_factory.mktemp("live-counter")
-    app = LiveApp(env={"SCAR_VIZ_LOG": str(cache / "server.log")})
-    app.script = SCRIPT
-    app.start()
-    yield app
-    app.stop()
+    with script_app(tmp_path_factory, SCRIPT) as app:
+        yield app
 
 
 def runs(page) -> str:

@@ -7,21 +7,16 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from scripts.live_app import LiveApp, wait_for_app_run
-from tests.browser.conftest import _require_chromium
+from scripts.live_app import wait_for_app_run
+from tests.browser.conftest import script_app
 
 SCRIPT = "tests/browser/apps/long_step.py"
 
 
 @pytest.fixture(scope="module")
 def long_app(tmp_path_factory):
-    _require_chromium()
-    cache = tmp_path_factory.mktemp("live-long-step")
-    app = LiveApp(env={"SCAR_VIZ_LOG": str(cache / "server.log")})
-    app.script = SCRIPT
-    app.start()
-    yield app
-    app.stop()
+    with script_app(tmp_path_factory, SCRIPT) as app:
+        yield app
 
 
 def test_the_previous_runs_result_is_hidden_while_the_bar_shows(long_app, page):
