@@ -74,7 +74,12 @@ def time_left(done: int, total: int, elapsed: float) -> str:
     left = elapsed / done * (total - done)
     if left < 1:
         return ""
-    return f", about {left:.0f} s left" if left < 90 else f", about {left / 60:.0f} min left"
+    return f", about {duration(left)} left"
+
+
+def duration(seconds: float) -> str:
+    """'52 s' under 90 s, else '3 min': how the app says a time to come."""
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
 HIDE_STALE = "<style>[data-testid=stElementContainer][data-stale=true]{display:none}</style>"

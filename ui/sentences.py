@@ -29,7 +29,7 @@ from scar_viz.documents.sentences import (
 )
 from scar_viz.embeddings import Embedder, embed_cached, speed, text_key
 from scar_viz.embeddings.cache import vectors_id
-from ui.alerts import attempt, with_progress
+from ui.alerts import attempt, duration, with_progress
 from ui.cache import cached, disk_cache, document_key, span_cache
 from ui.cancel import stop_check
 
@@ -96,11 +96,7 @@ def cost_words(cost: speed.Estimate, exact: bool, what: str = "sentences") -> st
 def _duration(seconds: float) -> str:
     """'under 1 s', 'at least 52 s', 'at least 3 min': the estimate is a floor
     (benchmarks/sentence_estimate.py measured the real work at 2.7 and 3.1 times it)."""
-    if seconds < 1:
-        return "under 1 s"
-    if seconds < 90:
-        return f"at least {seconds:.0f} s"
-    return f"at least {seconds / 60:.0f} min"
+    return "under 1 s" if seconds < 1 else f"at least {duration(seconds)}"
 
 
 def cheap(cost: speed.Estimate) -> bool:

@@ -29,7 +29,7 @@ from scar_viz.views.verdict_words import (
     verdict_words,
 )
 from ui import keys
-from ui.alerts import alert, with_progress
+from ui.alerts import alert, duration, with_progress
 from ui.cache import cached, is_cached, prepared_key
 from ui.evaluation_lab import NUM0, NUM2, NUM3, Lab
 from ui.learned import current_p, keep_gate
@@ -52,7 +52,9 @@ waits for a click, so the page opens first (its cost grows with the questions: 2
 on 1,151 chunks took 16.1 s of a 21 s first open on 2 quiet cores, benchmarks/page_times.py
 --corpus --queries 250; 80 questions are about 5 s at that pace). A count, not a time, so the
 page does the same on every machine and run."""
-PACE_SECONDS = 16.1 / (250 * len(RETRIEVERS) * len(RECOMMEND_KS))
+STEPS = len(RETRIEVERS) * len(RECOMMEND_KS)
+"""The verdict's (retriever, k) steps, each run on every question."""
+PACE_SECONDS = 16.1 / (250 * STEPS)
 """Seconds a question and (retriever, k) step, for the button's estimate until this process
 has timed a verdict of its own (the run above: about 2.1 ms)."""
 _PACE: list[float] = []
@@ -139,9 +141,9 @@ def code_box(chosen: ChosenSettings, lab: Lab) -> None:
             tab.code(snippet.code, language=snippet.language)
 
 
-def compute_verdict(lab: Lab, reference_k: int, budget: float | None) -> Verdict:
-    """The verdict on the lab's active query set, once per content and setting (the sidebar's
-    retriever is not one: every retriever is a candidate)."""
+def compute_verdict(lab: Lab, reference_k: int, budget: float | None, key: tuple) -> Verdict:
+    """The verdict on the lab's active query set, once per content and setting (``key``:
+    :func:`verdict_key`)."""
     labelled = LabelledRun(lab.prep, lab.labelled, lab.vecs, current_retriever())
     mu = float(lab.params.mu)
     radius = max(1, lab.params.radius)
@@ -159,10 +161,10 @@ def compute_verdict(lab: Lab, reference_k: int, budget: float | None) -> Verdict
                 progress=update,
             ),
         )
-        _PACE[:] = [(time.perf_counter() - t0) / max(1, _steps(len(lab.labelled)))]
+        _PACE[:] = [(time.perf_counter() - t0) / max(1, len(lab.labelled) * STEPS)]
         return verdict
 
-    return cached(verdict_key(lab, reference_k, budget), run)
+    return cached(key, run)
 
 
 def verdict_key(lab: Lab, reference_k: int, budget: float | None) -> tuple:
@@ -183,23 +185,15 @@ def verdict_key(lab: Lab, reference_k: int, budget: float | None) -> tuple:
     )
 
 
-def _steps(n_questions: int) -> int:
-    return n_questions * len(RETRIEVERS) * len(RECOMMEND_KS)
-
-
 def verdict_estimate(n_questions: int) -> float:
     """Seconds the verdict on ``n_questions`` should take here: at this process's last pace,
     else at :data:`PACE_SECONDS`."""
-    return _steps(n_questions) * (_PACE[-1] if _PACE else PACE_SECONDS)
+    return n_questions * STEPS * (_PACE[-1] if _PACE else PACE_SECONDS)
 
 
 def waits_for_click(n_questions: int) -> bool:
     """Whether the verdict on this many questions waits for the button (:data:`AUTO_QUESTIONS`)."""
     return n_questions > AUTO_QUESTIONS
-
-
-def _seconds(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
 def _inputs() -> tuple[int, float | None]:
@@ -255,23 +249,23 @@ def verdict_block(lab: Lab) -> Verdict | None:
     (after a message) when the query set cannot give one."""
     st.subheader("Verdict: which retriever, which expansion, for how many tokens?")
     ref_k, budget = _inputs()
-    n = len(lab.labelled)
-    if waits_for_click(n) and not is_cached(verdict_key(lab, ref_k, budget)):
+    n, key = len(lab.labelled), verdict_key(lab, ref_k, budget)
+    if waits_for_click(n) and not is_cached(key):
         clicked = st.button(
-            f"Run the verdict on these {n:,} questions (about {_seconds(verdict_estimate(n))})",
+            f"Run the verdict on these {n:,} questions (about {duration(verdict_estimate(n))})",
             key=keys.VERDICT_RUN,
             type="primary",
         )
         if not clicked:
             st.caption(
-                f"The verdict cross-validates {len(RETRIEVERS) * len(RECOMMEND_KS)} retriever × k "
+                f"The verdict cross-validates {STEPS} retriever × k "
                 f"steps on every question, so it waits for this click above {AUTO_QUESTIONS} "
                 "questions and the rest of the lab opens first. The time is an estimate from "
                 "the pace of the last verdict here (or of a 2-core machine before one)."
             )
             return None
     try:
-        v = compute_verdict(lab, ref_k, budget)
+        v = compute_verdict(lab, ref_k, budget, key)
     except UserError as exc:
         alert(f"No verdict: {user_message(exc)}", "info")
         return None
