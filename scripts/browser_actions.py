@@ -105,9 +105,24 @@ def go(page, title: str) -> None:
     settle(page)
 
 
-def download_text(page, button: str) -> str:
-    """Press the download ``button`` and return the file it gives (downloads start no run)."""
-    with page.expect_download() as info:
+def download_text(page, button: str, tries: int = 3) -> str:
+    """Press the download ``button`` and return the file it gives (downloads start no run).
+
+    The button's file is made on the server when it is pressed, by a callable each run
+    registers anew; a press that reaches the server while a run is redrawing the page still
+    holds the previous run's id and gives no file (Streamlit's ``MediaFileManager.
+    remove_deferred``: "a click that still holds the old id fails until the browser receives
+    the new delta"). Seen once in CI under the parallel suite. So wait for the page to settle,
+    and press again, as a person would, when no file came."""
+    for _ in range(tries - 1):
+        with contextlib.suppress(PlaywrightTimeout):
+            return _press_for_file(page, button)
+    return _press_for_file(page, button)
+
+
+def _press_for_file(page, button: str) -> str:
+    settle(page)
+    with page.expect_download(timeout=20_000) as info:
         page.get_by_role("button", name=button).click()
     return open(info.value.path(), encoding="utf-8").read()
 
