@@ -10,6 +10,9 @@ the gate fitted without it) with three feature sets:
 - ``ranking``: those and what the retrieval that chose the chunks saw of the *neighbour*
   (:func:`ranking_features`): its dense rank and its BM25 rank (log(1 + rank), 0 = best), its
   reciprocal-rank-fusion score, and whether it is in either top-2k;
+- ``lexical_r2``: the lexical gate fitted and run on the candidates up to radius 2 (the
+  chunk two away is a candidate only where the one between is admitted), with the distance
+  as a feature;
 
 and each gate's recall and context tokens are read at every p of the verdict's grid. Reported
 per k: window ±1's recall and tokens, and for each feature set the best out-of-fold recall at
@@ -82,9 +85,10 @@ def ranking_features(
     ]
 
 
-def curve(table, x, costs, folds, bars):
-    """(recall, tokens), each (P,), out-of-fold means over the queries and repeats."""
-    fit_rows = table.training_rows(1)[None, :] & folds.training()[:, table.query]
+def curve(table, x, costs, folds, bars, radius=1):
+    """(recall, tokens), each (P,), out-of-fold means over the queries and repeats, of the
+    gate fitted on the candidates up to ``radius``."""
+    fit_rows = table.training_rows(radius)[None, :] & folds.training()[:, table.query]
     fits = fit_folds(x, table.gold, fit_rows)
     xs = (x[None] - fits.mean[:, None]) / fits.std[:, None]
     scores = np.einsum("fmi,fi->fm", xs, fits.weights) + fits.intercept[:, None]
@@ -106,7 +110,7 @@ def main(argv: list[str] | None = None) -> dict:
     suffix = "" if args.model == "hash" else "_" + args.model
     embedder = make_embedder(args.model)
     cache = EmbeddingCache()
-    document = load_document(str(DATA / "html"))
+    document = load_document(str(DATA / "pages.zip"))
     prep = prepare_document(document, embedder, cache=cache)
     qset = parse_queries((DATA / "queries.jsonl").read_text(encoding="utf-8"), document)
     gold = sorted(label_queries(qset, document, prep.chunks), key=lambda g: g.id)
@@ -123,9 +127,20 @@ def main(argv: list[str] | None = None) -> dict:
     bars = np.array([threshold_logit(p) for p in VERDICT_PS])
     rows = []
     for k in [int(v) for v in args.ks.split(",")]:
-        table = build_table(
-            sims, prep.unit, [g.gold for g in gold], k, 1, doc_of=prep.doc_of, lexical=lex, rank=rrf
-        )
+        tables = {
+            radius: build_table(
+                sims,
+                prep.unit,
+                [g.gold for g in gold],
+                k,
+                radius,
+                doc_of=prep.doc_of,
+                lexical=lex,
+                rank=rrf,
+            )
+            for radius in (1, 2)
+        }
+        table = tables[1]
         window = (table.distance == 1) & ~table.is_retrieved
         _, w_rec, w_tok = query_outcomes(table, window[None, :], costs)
         w_rec, w_tok = float(w_rec.mean()), float(w_tok.mean())
@@ -139,12 +154,13 @@ def main(argv: list[str] | None = None) -> dict:
             },
         }
         rank_x = ranking_features(sims, bm25, rrf, table.query, table.neighbour, k)
-        for name in ("base", "lexical", "ranking"):
-            names = gate_features("lexical" if name == "ranking" else name, 1)
-            x = table.features[:, [ALL_FEATURES.index(f) for f in names]]
+        for name in ("base", "lexical", "ranking", "lexical_r2"):
+            radius = 2 if name == "lexical_r2" else 1
+            names = gate_features("base" if name == "base" else "lexical", radius)
+            x = tables[radius].features[:, [ALL_FEATURES.index(f) for f in names]]
             if name == "ranking":
                 x = np.c_[x, rank_x]
-            r, t = curve(table, x, costs, folds, bars)
+            r, t = curve(tables[radius], x, costs, folds, bars, radius)
             fits = t <= SHARE * w_tok + 1e-9
             best = float(r[fits].max()) if fits.any() else None
             row[name] = {
@@ -156,8 +172,8 @@ def main(argv: list[str] | None = None) -> dict:
         print(json.dumps(row), flush=True)
     result = {
         "what": "learned gate under hybrid retrieval, out of fold (5 folds × 3 repeats), "
-        "base / lexical / lexical + ranking features, best recall at ≤ 70 % of window ±1's "
-        "tokens on benchmarks/data/pgdocs15",
+        "base / lexical / lexical + ranking features / lexical to radius 2, best recall at "
+        "≤ 70 % of window ±1's tokens on benchmarks/data/pgdocs15",
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.python_version()}",
         "model": prep.embedder_label,
         "chunks": len(prep.chunks),

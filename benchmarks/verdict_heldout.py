@@ -62,7 +62,6 @@ def read_setting(
     queries: list[GoldQuery],
     vecs: np.ndarray,
     c: Candidate,
-    radius: int,
 ) -> np.ndarray:
     """(Q,) recall of candidate ``c``'s reported setting (λ, τ, μ; the gate and p) on
     ``queries``: the same machinery as the cross-validation, at one setting."""
@@ -74,9 +73,10 @@ def read_setting(
         rank = prep.ranking(Retriever(c.retriever), sims, questions)
     needs_lex = c.policy == "learned" or bool(c.mu)
     lex = query_lex(prep, questions) if needs_lex else None
-    r = radius if c.policy in ("scar", "learned") else 1
     golds = [tuple(q.gold) for q in queries]
-    table = build_table(sims, prep.unit, golds, c.k, r, doc_of=prep.doc_of, lexical=lex, rank=rank)
+    table = build_table(
+        sims, prep.unit, golds, c.k, c.radius, doc_of=prep.doc_of, lexical=lex, rank=rank
+    )
     m = len(table.query)
     if c.policy == "topk":
         admitted = np.zeros((1, m), dtype=bool)
@@ -100,8 +100,8 @@ def one_split(prep, gold, vecs, choose: np.ndarray, read: np.ndarray) -> dict[st
     t = time.perf_counter()
     v = recommend(LabelledRun(prep, g_choose, vecs[choose]), n_boot=N_BOOT)
     seconds = time.perf_counter() - t
-    chosen = read_setting(prep, g_read, vecs[read], v.chosen, v.cv.radius)
-    ref = read_setting(prep, g_read, vecs[read], v.reference, v.cv.radius)
+    chosen = read_setting(prep, g_read, vecs[read], v.chosen)
+    ref = read_setting(prep, g_read, vecs[read], v.reference)
     held = float(chosen.mean() - ref.mean())
     expected = None if v.nested is None else float(v.nested.gain)
     return {
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> dict:
     out_path = Path(args.out or RESULTS / f"verdict_heldout{suffix}.json")
     embedder = make_embedder(args.model)
     cache = EmbeddingCache()
-    document = load_document(str(DATA / "html"))
+    document = load_document(str(DATA / "pages.zip"))
     prep = prepare_document(document, embedder, cache=cache)
     qset = parse_queries((DATA / "queries.jsonl").read_text(encoding="utf-8"), document)
     gold = label_queries(qset, document, prep.chunks)

@@ -17,6 +17,7 @@ CANDIDATE_KEYS = [
     "tau",
     "mu",
     "p",
+    "radius",
     "recall",
     "recall_ci",
     "mean_chunks",
@@ -25,7 +26,7 @@ CANDIDATE_KEYS = [
 """A verdict candidate's keys, in order: its JSON (``recommend --json``) and its table row."""
 
 VERDICT_KEYS = [
-    *CANDIDATE_KEYS[:7],
+    *CANDIDATE_KEYS[:8],
     "decided",
     "expected_gain",
     "expected_gain_ci",

@@ -263,7 +263,7 @@ def test_the_held_out_protocol_reads_a_setting_as_the_verdict_scored_it():
     checked = 0
     for c in v.candidates:
         if not c.tuned:
-            got = bench.read_setting(prep, labelled, vecs, c, v.cv.radius)
+            got = bench.read_setting(prep, labelled, vecs, c)
             assert np.allclose(got, c.recall), (c.option, c.k)
             checked += 1
     assert checked == 3 * 2 * 4 + 1  # and the reference, window ±1 at k = 3

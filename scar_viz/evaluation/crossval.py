@@ -5,8 +5,9 @@ A candidate is a retriever × an expansion × a k (1 … 10):
 
 - ``topk`` (no expansion), ``window1`` (window ±1), SCAR at presets A and B: nothing to tune;
 - ``scar``: SCAR with (λ, τ) — and μ when the user enables it — tuned over the sweep's grid;
-- ``learned``: the learned gate, fitted on the training queries with the five features and
-  with the lexical ones, the feature set and p tuned over :data:`VERDICT_PS`.
+- ``learned``: the learned gate, fitted on the training queries in each of its
+  :func:`gate_shapes` (the five features and the lexical ones at the run's radius, and the
+  lexical gate to radius 2), the shape and p tuned over :data:`VERDICT_PS`.
 
 For every fold of every repeat (:mod:`scar_viz.evaluation.folds`) what is tuned is tuned on
 the other folds' queries alone, by the verdict's own rule at the budget: the most mean recall
@@ -28,6 +29,7 @@ Tokens are o200k_base tokens of the assembled context, summed chunk by chunk
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -42,7 +44,12 @@ from scar_viz.evaluation.run import batch_sims
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.policies.context import TokenCosts, token_costs
 from scar_viz.retrieval import RETRIEVERS, Retriever
-from scar_viz.scoring.learned.features import ALL_FEATURES, CandidateTable, build_table
+from scar_viz.scoring.learned.features import (
+    ALL_FEATURES,
+    FEATURE_SETS,
+    CandidateTable,
+    build_table,
+)
 from scar_viz.scoring.learned.features import gate_features as feature_names
 from scar_viz.scoring.learned.fit import DEFAULT_L2, fit_folds
 from scar_viz.scoring.learned.model import LearnedGate, threshold_logit
@@ -70,7 +77,8 @@ POLICY_OF = {
 }
 """Each expansion's policy name, as in ``eval``."""
 TUNED = ("scar", "learned")
-FEATURE_SETS = ("base", "lexical")
+WIDE_RADIUS = 2
+"""The radius of the learned gate's wider shape (:func:`gate_shapes`)."""
 VERDICT_PS = tuple(sorted({round(float(p), 3) for p in DEFAULT_PS if round(float(p), 3) >= 0.001}))
 """The learned gate's p grid: :data:`~scar_viz.scoring.learned.p_curve.DEFAULT_PS` on the
 p slider's 0.001 steps, so the p *Apply* sets is the p that was tuned."""
@@ -86,7 +94,8 @@ class Candidate:
     read where it was held out. ``lam``/``tau``/``mu`` (SCAR), ``p``/``features`` (learned)
     are None where they do not apply; for a tuned candidate they are the setting tuned on all
     queries, and ``fold_settings`` lists what each training set chose. ``gate`` is the learned
-    gate fitted on all queries.
+    gate fitted on all queries. ``radius`` is the r it runs to: 1 for top-k and window ±1,
+    the run's for SCAR, the chosen shape's for the learned gate (:func:`gate_shapes`).
     """
 
     retriever: str
@@ -109,6 +118,7 @@ class Candidate:
     fold where the candidate could not be fitted on an inner training set. None when K < 3."""
     nested_tokens: np.ndarray | None = field(default=None, repr=False, compare=False)
     """(R, K, Q) tokens, as :attr:`nested_recall`."""
+    radius: int = DEFAULT_RADIUS
 
     @property
     def policy(self) -> str:
@@ -146,6 +156,7 @@ class Candidate:
             "tau": self.tau,
             "mu": self.mu,
             "p": self.p,
+            "radius": self.radius,
         }
 
 
@@ -260,6 +271,7 @@ def _fixed(
         tokens[0],
         nested_recall=_nested(s, recall[0]),
         nested_tokens=_nested(s, tokens[0]),
+        radius=s.radius if expansion.startswith("preset") else 1,
     )
 
 
@@ -293,55 +305,87 @@ def _scar_tuned(s: _Setup, retriever: str, k: int, cands: Candidates) -> Candida
         tuple(setting(int(g)) for g in pick[: s.n_outer]),
         nested_recall=_nested(s, recall, pick),
         nested_tokens=_nested(s, tokens, pick),
+        radius=s.radius,
     )
 
 
+def gate_shapes(radius: int) -> tuple[tuple[str, int], ...]:
+    """The learned gate's (feature set, radius) the verdict tunes over: each feature set at the
+    run's ``radius``, and below :data:`WIDE_RADIUS` the lexical gate to it, the neighbour two
+    away a candidate where the one between is admitted (with the distance as a feature). On
+    the development benchmark the wider gate was the only one within a point of window ±1 at
+    ≤ 70 % of its tokens at every k with the hashing model, and at k ≤ 2 with the default
+    model (docs/learned-gate.md, "Radius 2")."""
+    shapes = tuple((f, radius) for f in FEATURE_SETS)
+    return shapes + ((("lexical", WIDE_RADIUS),) if radius < WIDE_RADIUS else ())
+
+
 def _learned(
-    s: _Setup, retriever: str, k: int, table: CandidateTable, meta: dict[str, object]
+    s: _Setup,
+    retriever: str,
+    k: int,
+    tables: Callable[[int], CandidateTable],
+    meta: dict[str, object],
 ) -> Candidate | None:
-    """The learned gate at (retriever, k), or None when a training set has no gold neighbour
-    (or no other one) among its candidates; where only an inner training set of the nested
-    choice has none, the gate is no choice in that outer fold (NaN figures there)."""
+    """The learned gate at (retriever, k), its shape (:func:`gate_shapes`) and p tuned; None
+    when a training set has no gold neighbour (or no other one) among its candidates; where
+    only an inner training set of the nested choice has none, the gate is no choice in that
+    outer fold (NaN figures there). ``tables(r)`` lists the candidates to radius r."""
     bars = np.array([threshold_logit(p) for p in VERDICT_PS])
     n_rows, n_p = s.training.shape[0], len(bars)
-    fit_rows = table.training_rows(s.radius)[None, :] & s.training[:, table.query]
-    per_set = []
+    shapes = gate_shapes(s.radius)
+    per_shape = []
     failed = np.zeros(n_rows, dtype=bool)
-    for features in FEATURE_SETS:
-        names = feature_names(features, s.radius)
+    for features, radius in shapes:
+        table = tables(radius)
+        fit_rows = table.training_rows(radius)[None, :] & s.training[:, table.query]
+        names = feature_names(features, radius)
         x = table.features[:, [ALL_FEATURES.index(f) for f in names]]
         fits = fit_folds(x, table.gold, fit_rows, s.l2)
         failed |= ~fits.ok
         if failed[: s.n_outer].any() or failed[-1]:
             return None
         scores = fits.scores(table.features, names)  # (rows, M)
-        per_set.append((names, fits, threshold_outcomes(table, scores, bars, s.costs)))
-    # (rows, sets·P, Q): each row's own gates
-    chunks, recall, tokens = (
-        np.concatenate([out[i] for _, _, out in per_set], axis=1) for i in range(3)
-    )
+        per_shape.append((names, fits, threshold_outcomes(table, scores, bars, s.costs)))
+    # each shape's (chunks, recall, tokens), (rows, P, Q) each, every row's own gates; the
+    # choice runs over the shapes' P settings side by side (column g: shape g // P), the big
+    # arrays read in place (concatenating them was 3 s of a 17 s verdict)
+    outcomes = [out for _, _, out in per_shape]
     w = s.training / s.training.sum(axis=1, keepdims=True)
-    pick = _chooser(
-        np.einsum("fgq,fq->fg", recall, w), np.einsum("fgq,fq->fg", tokens, w), s.budget
+    recall_means, token_means = (
+        np.concatenate([np.einsum("fgq,fq->fg", o[i], w) for o in outcomes], axis=1) for i in (1, 2)
     )
-    q = np.arange(recall.shape[2])
+    pick = _chooser(recall_means, token_means, s.budget)
+    q = np.arange(s.training.shape[1])
 
-    def held(values: np.ndarray) -> np.ndarray:
-        return values[s.held, pick[s.held], q[None, :]].mean(axis=0)
+    def at(i: int, rows: np.ndarray) -> np.ndarray:
+        """Outcome ``i`` (0 chunks, 1 recall, 2 tokens) of each query at ``rows``' picks."""
+        rows, queries = np.broadcast_arrays(rows, q)
+        cols = pick[rows]
+        out = np.empty(rows.shape)
+        for j, o in enumerate(outcomes):
+            mine = cols // n_p == j
+            out[mine] = o[i][rows[mine], cols[mine] % n_p, queries[mine]]
+        return out
 
-    def nested(values: np.ndarray) -> np.ndarray | None:
+    def held(i: int) -> np.ndarray:
+        return at(i, s.held).mean(axis=0)
+
+    def nested(i: int) -> np.ndarray | None:
         if s.nested is None:
             return None
-        out = values[s.nested, pick[s.nested], q[None, None, :]]
+        out = at(i, s.nested)
         out[failed[s.nested].any(axis=2)] = np.nan
         return out
 
-    def setting(g: int) -> tuple[str, float]:
-        return FEATURE_SETS[g // n_p], VERDICT_PS[g % n_p]
+    def setting(g: int) -> tuple[str, float, int]:
+        features, radius = shapes[g // n_p]
+        return features, VERDICT_PS[g % n_p], radius
 
-    features, p = setting(int(pick[-1]))
-    names, fits, _ = per_set[FEATURE_SETS.index(features)]
-    fitted_on = {**meta, "k": k, "radius": s.radius, "n_queries": len(s.golds)}
+    chosen = int(pick[-1])
+    features, p, radius = setting(chosen)
+    names, fits, _ = per_shape[chosen // n_p]
+    fitted_on = {**meta, "k": k, "radius": radius, "n_queries": len(s.golds)}
     if features != "base":
         fitted_on["features"] = features
     return Candidate(
@@ -353,13 +397,14 @@ def _learned(
         None,
         p,
         features,
-        held(recall),
-        held(chunks),
-        held(tokens),
+        held(1),
+        held(0),
+        held(2),
         tuple(setting(int(g)) for g in pick[: s.n_outer]),
         fits.gate(n_rows - 1, names, fitted_on),
-        nested(recall),
-        nested(tokens),
+        nested(1),
+        nested(2),
+        radius,
     )
 
 
@@ -372,16 +417,21 @@ def _step(
     meta: dict[str, object],
 ) -> tuple[list[Candidate], bool]:
     """The candidates at (retriever, k); the flag says the learned gate was left out."""
-    table = build_table(
-        s.sims,
-        s.prep.unit,
-        s.golds,
-        k,
-        s.radius,
-        doc_of=s.prep.doc_of,
-        lexical=s.lexical,
-        rank=rank,
-    )
+
+    @functools.cache
+    def table_to(radius: int) -> CandidateTable:
+        return build_table(
+            s.sims,
+            s.prep.unit,
+            s.golds,
+            k,
+            radius,
+            doc_of=s.prep.doc_of,
+            lexical=s.lexical,
+            rank=rank,
+        )
+
+    table = table_to(s.radius)
     cands = _as_candidates(table)
     name, out, dropped = retriever.name, [], False
     m = len(table.query)
@@ -398,7 +448,7 @@ def _step(
         elif expansion == "scar":
             out.append(_scar_tuned(s, name, k, cands))
         elif expansion == "learned":
-            learned = _learned(s, name, k, table, meta)
+            learned = _learned(s, name, k, table_to, meta)
             if learned is None:
                 dropped = True
             else:

@@ -438,36 +438,35 @@ def threshold_outcomes(
     else:
         slot_crit = np.zeros((n_t, 0))
     above = np.searchsorted(bars, slot_crit, side="left")  # admitted at bar p iff p < above
-    cell = (np.arange(n_t)[:, None] * n_q + owner[None, :]) * (n_p + 1) + above
+    # the histogram laid out (T, P + 1, Q): its sums from the top run along the bars with the
+    # queries contiguous, and the (T, P, Q) results come out contiguous for the verdict's
+    # reductions (benchmarks/verdict.py, app's verdict: 16.0–17.5 s before, 13.7–15.6 s after)
+    cell = (np.arange(n_t)[:, None] * (n_p + 1) + above) * n_q + owner[None, :]
     added = costs.added.astype(np.float64)
 
     def count(weights: np.ndarray) -> np.ndarray:
         w = np.broadcast_to(weights, cell.shape).ravel()
-        h = np.bincount(cell.ravel(), weights=w, minlength=n_t * n_q * (n_p + 1))
-        h = h.reshape(n_t, n_q, n_p + 1)
-        return np.cumsum(h[:, :, ::-1], axis=2)[:, :, ::-1][:, :, 1:].transpose(0, 2, 1)
+        h = np.bincount(cell.ravel(), weights=w, minlength=n_t * (n_p + 1) * n_q)
+        h = h.reshape(n_t, n_p + 1, n_q)
+        return np.cumsum(h[:, ::-1], axis=1)[:, ::-1][:, 1:]
 
     n_slots = len(owner)
     chunks = cands.base_chunks + count(np.ones(n_slots))
     recall = (cands.base_hits + count(cands.slot_gold.astype(np.float64))) / cands.n_gold
     top = cands.retrieved
-    base = added[top].sum(axis=1) if top.shape[1] else np.zeros(n_q)
+    if not top.shape[1]:
+        return chunks, recall, np.zeros_like(chunks)
+    # tokens = Σ added over the selection − joint[its last chunk m]. The last chunk is the
+    # highest retrieved, h, or the farthest slot admitted beyond it: h + 1 … h + d on its right
+    # side, each admitted only where the one before is (every nearer link caps a slot's
+    # critical bar). So joint[m] = joint[h] + Σ over the admitted slots beyond h of
+    # joint[n] − joint[n − 1], a count like the others: one histogram for the tokens.
     joint = costs.joint.astype(np.float64)
-    last = np.zeros((n_t, n_p, n_q))
-    if top.shape[1]:
-        high = top.max(axis=1)
-        last[:] = joint[high]
-        beyond = cands.slot_neighbour - high[owner]
-        at = np.arange(n_p)[None, :, None]
-        for d in range(1, cands.radius + 1):
-            slots = np.flatnonzero(beyond == d)
-            if len(slots):
-                queries = owner[slots]
-                hit = at < above[:, None, slots]
-                last[:, :, queries] = np.where(
-                    hit, joint[high[queries] + d][None, None, :], last[:, :, queries]
-                )
-    tokens = base + count(added[cands.slot_neighbour]) - last
+    high = top.max(axis=1)
+    n = cands.slot_neighbour
+    beyond = n > high[owner]
+    step = np.where(beyond, joint[n] - joint[np.where(beyond, n - 1, n)], 0.0)
+    tokens = (added[top].sum(axis=1) - joint[high]) + count(added[n] - step)
     return chunks, recall, tokens
 
 

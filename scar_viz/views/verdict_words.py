@@ -88,7 +88,8 @@ def candidate_name(c: Candidate) -> str:
         return f"{base} (λ {c.lam:.2f}, τ {c.tau:.2f}{mu})"
     if c.policy == "learned":
         words = "lexical features" if c.features == "lexical" else "five features"
-        return f"{base} ({words}, p {c.p:g})"
+        reach = f", r {c.radius}" if c.radius > 1 else ""
+        return f"{base} ({words}{reach}, p {c.p:g})"
     return base
 
 
@@ -318,7 +319,10 @@ def _spread(c: Candidate) -> str:
             part += f", μ {_span(mus)}"
     else:
         lexical = sum(p[0] == "lexical" for p in picks)
+        wide = sum(p[2] > 1 for p in picks)
         part = f"p {_span([p[1] for p in picks], 3)}, lexical features in {lexical} of {len(picks)}"
+        if wide:
+            part += f", r 2 in {wide}"
     return f"The {len(picks)} training sets chose {part}."
 
 

@@ -171,10 +171,11 @@ def test_upload_verdict_apply_reaches_the_explorer(hash_app, chromium):
         context.close()
 
 
-@pytest.mark.parametrize(("budget", "policy"), [(200, "scar"), (300, "learned")])
+@pytest.mark.parametrize(("budget", "policy"), [(220, "scar"), (180, "learned")])
 def test_apply_carries_every_field_into_the_address(hash_app, chromium, budget, policy):
-    """The built-in sample at a budget where the verdict is SCAR (200 tokens) or the learned
-    gate (300): after *Apply* the Evaluation lab's address and the Explorer's hold the verdict's
+    """The built-in sample at a budget where the verdict is SCAR (220 tokens) or the learned
+    gate to r = 2 (180, its wider shape): after *Apply* the Evaluation lab's address and the
+    Explorer's hold the verdict's
     retriever, k, r, λ, τ, μ, policy and p (the lab writes the last two, which it does not
     draw), and the Explorer's address opened in a fresh browser shows the same setting. μ starts
     at 0.5 in the address, so a verdict at μ = 0 must take it out."""
@@ -185,6 +186,7 @@ def test_apply_carries_every_field_into_the_address(hash_app, chromium, budget, 
         wait_for_app_run(page)
         _, chosen = read_verdict(page)
         assert chosen.policy == policy
+        assert chosen.radius == (2 if policy == "learned" else 1)
         apply_verdict(page)
         lab = address(page)
         assert lab["vbudget"] == str(budget)

@@ -152,21 +152,24 @@ def _learned_only(prep, queries, vecs, folds):
 
 def test_a_held_out_query_is_read_with_a_gate_fitted_without_it(sample):
     """Leakage: each held-out query's learned-gate figures are those of a gate fitted (with
-    scikit-learn) on the other folds alone, at the p and features those folds chose."""
+    scikit-learn) on the other folds alone, at the p, features and radius those folds chose."""
     prep, labelled, vecs = sample
     folds = assign_folds(labelled, 4, 1, seed=3)
     learned = _learned_only(prep, labelled, vecs, folds)
     assert len(learned.fold_settings) == 4
-    for f, (features, p) in enumerate(learned.fold_settings):
+    for f, (features, p, radius) in enumerate(learned.fold_settings):
         train = [i for i in range(len(labelled)) if folds.fold[0, i] != f]
         held = [i for i in range(len(labelled)) if folds.fold[0, i] == f]
         gate = fit_gate_on(
-            LabelledRun(prep, [labelled[i] for i in train], vecs[train]), 3, features=features
+            LabelledRun(prep, [labelled[i] for i in train], vecs[train]),
+            3,
+            features=features,
+            radius=radius,
         )
         ev = evaluate(
             LabelledRun(prep, [labelled[i] for i in held], vecs[held]),
             ["learned"],
-            GateParams(k=3),
+            GateParams(k=3, radius=radius),
             knobs={"learned": {"gate": gate, "p": p}},
         )
         assert ev.values("learned", "recall").tolist() == learned.recall[held].tolist()
@@ -290,3 +293,38 @@ def test_on_a_corpus_no_candidate_reaches_past_a_file_edge():
         )
         assert ev.values(c.policy, "chunks").tolist() == c.chunks.tolist(), (c.option, c.k)
         assert ev.values(c.policy, "tokens").tolist() == c.tokens.tolist(), (c.option, c.k)
+
+
+def test_a_learned_gate_to_radius_2_is_written_and_run_to_radius_2(sample, sample_verdict):
+    """The learned gate's wider shape (crossval.gate_shapes): where the training sets chose it,
+    the candidate, its JSON, its settings file and its gate all say r = 2, and the one runner
+    (apply.run_setting) walks two chunks out where the gate admits both."""
+    from dataclasses import replace
+
+    from scar_viz.evaluation.apply import ChunkSet, run_setting
+    from scar_viz.evaluation.crossval import gate_shapes
+
+    assert gate_shapes(1) == (("base", 1), ("lexical", 1), ("lexical", 2))
+    assert gate_shapes(2) == (("base", 2), ("lexical", 2))
+    prep, labelled, vecs = sample
+    v = sample_verdict
+    wide = [i for i, c in enumerate(v.candidates) if c.policy == "learned" and c.radius == 2]
+    assert wide, "no (retriever, k) chose the radius-2 shape on the sample"
+    narrow = [c for c in v.candidates if c.policy == "learned" and c.radius == 1]
+    assert all(c.gate.fitted_on["radius"] == 1 for c in narrow)
+    assert {c.radius for c in v.candidates if c.policy in ("topk", "window1")} == {1}
+    for i in wide:
+        c = v.candidates[i]
+        assert c.features == "lexical" and c.setting_json()["radius"] == 2
+        assert c.gate.fitted_on["radius"] == 2 and "distance" in c.gate.feature_names
+        setting = replace(v, best=i).settings()
+        assert setting.radius == 2 and setting.gate == c.gate
+    setting = replace(v, best=wide[0]).settings()
+    chunks = ChunkSet.of(prep)
+    reached = 0
+    for g, vec in zip(labelled, vecs, strict=True):
+        sel = run_setting(setting, chunks, g.query.query, vec)
+        top = set(sel.retrieved)
+        reached += any(min(abs(s - t) for t in top) == 2 for s in sel.selected)
+        assert all(min(abs(s - t) for t in top) <= 2 for s in sel.selected)
+    assert reached  # some selection holds a chunk two away from every retrieved one

@@ -1,7 +1,8 @@
 """A verdict that travels: for every retriever (dense, BM25, hybrid) × expansion (top-k, window
 ±1, SCAR, the learned gate) saved as a settings file, ``eval --settings``, ``select
 --settings``, LangChain's ``ScarRetriever.from_settings`` and LlamaIndex's
-``ScarRetriever.from_settings`` select the same chunks for every question — on the built-in
+``ScarRetriever.from_settings`` select the same chunks for every question (the learned gate
+to r = 1, and under hybrid retrieval to r = 2, the verdict's wider shape) — on the built-in
 sample, the sample corpus and a generated corpus whose twin files tie exactly, with questions
 asked in the words of files' first and last chunks. Behind a plain vector-store retriever,
 ``ScarCompressor`` (LangChain) and ``ScarPostprocessor.from_settings`` (LlamaIndex) select
@@ -10,6 +11,7 @@ what the retrievers select under dense retrieval."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -39,22 +41,35 @@ RETRIEVERS = ("dense", "bm25", "hybrid")
 EXPANSIONS = ("topk", "window1", "scar", "learned")
 
 
+WIDE = "hybrid"
+"""The retriever whose learned setting is the gate's wider shape: fitted and run to r = 2
+(crossval.gate_shapes), as a verdict may choose it; the others run the gate to r = 1."""
+
+
 @pytest.fixture(scope="module")
-def lexical_gate(tmp_path_factory) -> Path:
-    """A learned gate with the lexical features, fitted on the sample with the hash model
-    under hybrid retrieval (what the verdicts on the code corpus chose)."""
-    out = tmp_path_factory.mktemp("gate") / "gate.json"
-    cli_json(
-        "fit-gate", str(SAMPLE_DOC), str(SAMPLE_QUERIES), "--model", "hash", "--no-cache",
-        "--features", "lexical", "--retriever", "hybrid", "--k", "3", *CHUNKING, "--out", str(out),
-    )  # fmt: skip
-    return out
+def lexical_gate(tmp_path_factory) -> dict[int, Path]:
+    """Learned gates with the lexical features, fitted on the sample with the hash model
+    under hybrid retrieval (what the verdicts on the code corpus chose), to r = 1 and r = 2."""
+    folder = tmp_path_factory.mktemp("gate")
+    for r in (1, 2):
+        cli_json(
+            "fit-gate", str(SAMPLE_DOC), str(SAMPLE_QUERIES), "--model", "hash", "--no-cache",
+            "--features", "lexical", "--retriever", "hybrid", "--k", "3", "--radius", str(r),
+            *CHUNKING, "--out", str(folder / f"gate-r{r}.json"),
+        )  # fmt: skip
+    return {r: folder / f"gate-r{r}.json" for r in (1, 2)}
 
 
-def _setting(retriever: str, policy: str, gate_path: Path) -> ChosenSettings:
-    learned = (0.3, resolve_gate(str(gate_path)))
-    # k_rrf far from the default (60): the file's must be the one used
-    return a_setting(retriever, policy, learned=learned, k_rrf=2.0)
+def _radius(retriever: str) -> int:
+    return 2 if retriever == WIDE else 1
+
+
+def _setting(retriever: str, policy: str, gates: dict[int, Path]) -> ChosenSettings:
+    r = _radius(retriever)
+    setting = a_setting(  # k_rrf far from the default (60): the file's must be the one used
+        retriever, policy, learned=(0.3, resolve_gate(str(gates[r]))), k_rrf=2.0
+    )
+    return replace(setting, radius=r) if policy == "learned" else setting
 
 
 def _queries(path: Path, folder: Path, prep, asked: list[str]) -> Path:
@@ -138,14 +153,23 @@ def _select(path: Path, question: str, settings: Path) -> tuple[list[tuple[str, 
     return [(out["document"], i) for i in out["selected"]], out
 
 
-def _policy_path(path: Path, question: str, retriever: str, policy: str, gate: Path):
+def _policy_path(path: Path, question: str, retriever: str, policy: str, gates: dict[int, Path]):
     """The same setting given as ``select``'s own options (the registry's policies, not the
     settings runner): what the runner must agree with."""
     options = {
         "topk": ["--policy", "topk"],
         "window1": ["--policy", "window", "--w", "1"],
         "scar": ["--policy", "scar", "--radius", "2", "--lam", "0.35", "--tau", "0.12"],
-        "learned": ["--policy", "learned", "--gate", str(gate), "--p", "0.3"],
+        "learned": [
+            "--policy",
+            "learned",
+            "--gate",
+            str(gates[_radius(retriever)]),
+            "--p",
+            "0.3",
+            "--radius",
+            str(_radius(retriever)),
+        ],  # fmt: skip
     }[policy]
     out = cli_json(
         "select", str(path), "--query", question, "--model", "hash", "--no-cache",
@@ -175,7 +199,7 @@ def test_every_consumer_of_a_settings_file_selects_the_same_chunks(kb, lexical_g
     questions = [
         json.loads(line)["query"] for line in queries.read_text(encoding="utf-8").splitlines()
     ]
-    compared = admitted = rejected = ties = 0
+    compared = admitted = rejected = ties = wide = 0
     by_retriever: dict[str, list] = {r: [] for r in RETRIEVERS}
     for retriever in RETRIEVERS:
         for policy in EXPANSIONS:
@@ -202,6 +226,9 @@ def test_every_consumer_of_a_settings_file_selects_the_same_chunks(kb, lexical_g
                 assert _nodes(li.retrieve(question)) == want, case
                 compared += 1
                 if policy == "learned":
+                    wide += retriever == WIDE and any(
+                        min(abs(c - t) for t in out["retrieved"]) == 2 for c in out["selected"]
+                    )
                     outcomes = [d["outcome"] for d in out["decisions"]]
                     admitted += "admitted" in outcomes
                     rejected += "rejected" in outcomes
@@ -222,6 +249,8 @@ def test_every_consumer_of_a_settings_file_selects_the_same_chunks(kb, lexical_g
                     assert _nodes(got_nodes) == want, f"postprocessor: {case}"
     assert compared == len(RETRIEVERS) * len(EXPANSIONS) * len(questions) >= 12 * 10
     assert admitted and rejected, "the learned gate neither admitted nor rejected"
+    if name == "sample":  # the gate was fitted there; on the corpora p 0.3 admits fewer
+        assert wide, "the gate to r = 2 never reached two chunks out"
     dense, bm25, hybrid = (by_retriever[r] for r in RETRIEVERS)
     assert dense != bm25 and bm25 != hybrid and dense != hybrid, "the retrievers never differ"
     if name == "generated corpus":
