@@ -127,7 +127,6 @@ def measure_page(
 
     from scar_viz.chunking.config import ChunkingConfig, chunk_document
     from scar_viz.embeddings import make_embedder, text_key
-    from ui.cache import document_key
 
     doc, qname, qbytes, question, size, overlap = _document(corpus, n_queries)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
@@ -135,7 +134,7 @@ def measure_page(
     at.session_state["doc"] = "upload"
     at.session_state["size"] = size
     at.session_state["overlap"] = overlap
-    at.session_state["qsets"] = {document_key(doc): {"upload": (qname, qbytes)}}
+    at.session_state["qsets"] = {doc.digest: {"upload": (qname, qbytes)}}
     at.session_state["qs_pick"] = "upload"
     t0 = time.perf_counter()
     at.run()

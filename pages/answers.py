@@ -17,7 +17,7 @@ from scar_viz.views.answers import calls_note
 from ui import keys, state
 from ui.alerts import alert, attempt, with_progress
 from ui.answer_views import check_view, generated_view
-from ui.cache import disk_cache, document_key
+from ui.cache import disk_cache
 from ui.chat import chat_model, llm_settings
 from ui.consent import typed
 from ui.gate_controls import gate_sliders
@@ -86,7 +86,7 @@ share = c2.slider(
     "Fragmented share", 0.0, 1.0, DEFAULT_FRAGMENTED_SHARE, 0.05, key=keys.GEN_SHARE, bind=URL
 )
 seed = c3.number_input("Seed", 0, 10_000, 0, key=keys.GEN_SEED, bind=URL)
-doc_key = document_key(prep.document)
+doc_key = prep.document.digest
 if c4.button("Generate", key=keys.GEN_RUN, icon=":material/auto_awesome:", disabled=not configured):
     options = {"n": int(n), "fragmented_share": share, "seed": int(seed)}
     gs = with_progress(

@@ -20,7 +20,6 @@ from scar_viz.scoring.sweep import THETAS
 from ui import keys
 from ui.alerts import attempt
 from ui.by_file import by_file_table
-from ui.cache import document_key
 from ui.consent import SECOND_MODEL, proposal_box, typed
 from ui.evaluation_lab import NUM0, NUM2, NUM3, lab_page, run_evaluation
 from ui.loading import get_embedder, load_model, prepare
@@ -63,7 +62,7 @@ def second_model(lab):
         return None
     doc, config = lab.prep.document, lab.prep.config
     stored = lab.prep.chunks if config.stored else None  # another tool's cut: embed it again
-    prep2 = prepare(document_key(doc), doc, config, embedder, lab.prep.prepend, chunks=stored)
+    prep2 = prepare(doc.digest, doc, config, embedder, lab.prep.prepend, chunks=stored)
     vecs2 = query_vectors(embedder, lab.labelled) if prep2 is not None else None
     return None if vecs2 is None else (prep2, embedder, vecs2)
 
@@ -169,7 +168,7 @@ with tab_chunker:
         config2 = ChunkingConfig(
             other, prep.config.size, prep.config.overlap, prep.config.percentile
         )
-        prep_b = prepare(document_key(doc), doc, config2, lab.embedder, prep.prepend, st.empty())
+        prep_b = prepare(doc.digest, doc, config2, lab.embedder, prep.prepend, st.empty())
     if prep_b is not None:
         labelled_b = attempt(
             lambda: label_queries(lab.active.qset, doc, prep_b.chunks),

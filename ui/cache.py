@@ -23,7 +23,7 @@ from scar_viz.common.memo import Memo, held_bytes
 from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.documents.sentence_cache import SentenceSpanCache
-from scar_viz.embeddings import Embedder, EmbeddingCache, text_key
+from scar_viz.embeddings import Embedder, EmbeddingCache
 from scar_viz.llm.cache import LLMCache
 from scar_viz.pipeline import PreparedDoc, embed_query
 from scar_viz.runtime.devices import DeviceChoice
@@ -85,26 +85,15 @@ def embedder(
     return app_embedder(spec, base_url, _api_key, Path(root) if root else None, device)
 
 
-def document_key(doc: Document) -> str:
-    """The content digest of a document: its text's, and for several files also their paths
-    and ranges, so two corpora with the same joined text but different files never share an
-    entry. A single file's key is its text's digest, as it always was (saved sessions name
-    their work by it)."""
-    if not doc.several_files:
-        return text_key(doc.text)
-    layout = "\n".join(f"{p.start}\t{p.end}\t{p.path}" for p in doc.parts)
-    return text_key(f"corpus\n{layout}\n\0{doc.text}")
-
-
 @st.cache_resource(show_spinner=False)
 def sample_document(key: str) -> tuple[str, Document]:
     """(content digest, document) of a built-in sample (shipped, immutable)."""
     doc = samples.load_sample(key)
-    return document_key(doc), doc
+    return doc.digest, doc
 
 
 def chunks(doc_key: str, doc: Document, config: ChunkingConfig) -> list[Chunk]:
-    """The chunks of the document whose digest (:func:`document_key`) is ``doc_key``, kept
+    """The chunks of the document whose digest (:attr:`Document.digest`) is ``doc_key``, kept
     within :data:`CHUNKS_BYTES` for the process (shared: never changed by a caller)."""
     return _CHUNKS.get_or_build((doc_key, config), lambda: chunk_document(doc, config))
 
@@ -144,5 +133,5 @@ def held() -> dict[str, int]:
 
 def prepared_key(prep: PreparedDoc) -> tuple:
     """The content a prepared document stands for: the document's digest (its files too, for a
-    corpus: :func:`document_key`), chunking, model, prepending."""
-    return (document_key(prep.document), prep.config, prep.embedder_id, prep.prepend)
+    corpus: :attr:`Document.digest`), chunking, model, prepending."""
+    return (prep.document.digest, prep.config, prep.embedder_id, prep.prepend)

@@ -37,7 +37,7 @@ from scar_viz.views.explorer import (
 )
 from ui import keys
 from ui.alerts import alert
-from ui.cache import disk_cache, document_key
+from ui.cache import disk_cache
 from ui.chat import chat_model, llm_settings
 from ui.learned import active_gate as session_gate
 from ui.learned import current_p, gate_name, p_slider
@@ -168,7 +168,7 @@ def known_query_for(
     doc = prep.document
     found = labelled_query(session_set(doc).queries, question)
     if found is None and doc_choice in samples.SAMPLES:
-        found = labelled_query(_sample_queries(doc_choice, document_key(doc), doc), question)
+        found = labelled_query(_sample_queries(doc_choice, doc.digest, doc), question)
     return found
 
 

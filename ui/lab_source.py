@@ -10,7 +10,6 @@ from scar_viz.chunking.config import ChunkingConfig
 from scar_viz.documents.reading import Document
 from scar_viz.embeddings import Embedder
 from ui.alerts import alert, or_stop
-from ui.cache import document_key
 from ui.loading import get_embedder
 from ui.setup import cache_note, opened_index
 from ui.sidebar import sidebar
@@ -53,4 +52,4 @@ def lab_source(slot) -> LabSource | None:
     )
     stored = [(c.start, c.end) for c in prepared.chunks]
     doc = prepared.document
-    return LabSource(document_key(doc), doc, config, embedder, name, stored)
+    return LabSource(doc.digest, doc, config, embedder, name, stored)

@@ -202,7 +202,7 @@ def read_upload() -> None:
         st.session_state[keys.UPLOAD_ERROR] = refused
         return
     st.session_state[keys.UPLOAD_ERROR] = ""
-    st.session_state[keys.UPLOADED] = (cache.document_key(doc), doc)
+    st.session_state[keys.UPLOADED] = (doc.digest, doc)
     skipped = collected.skipped if collected is not None else ()
     st.session_state[keys.UPLOAD_SKIPPED] = (
         tuple(describe_skipped(collected)) if skipped else (),

@@ -42,7 +42,7 @@ from scar_viz.queries.labelling import (
 from scar_viz.queries.reading import QuerySet, decode_queries, evidence_units, parse_queries
 from ui import keys
 from ui.alerts import alert, attempt
-from ui.cache import disk_cache, document_key, prepared_key
+from ui.cache import disk_cache, prepared_key
 from ui.cancel import stop_check
 from ui.session_budget import over_budget
 from ui.share import download
@@ -77,7 +77,7 @@ class ActiveQueries:
 
 
 def _store(doc: Document) -> dict[str, tuple[str, Stored]]:
-    return st.session_state.setdefault(keys.QUERY_SETS, {}).setdefault(document_key(doc), {})
+    return st.session_state.setdefault(keys.QUERY_SETS, {}).setdefault(doc.digest, {})
 
 
 def stash_query_set(doc: Document, source: str, name: str, jsonl: Stored) -> None:

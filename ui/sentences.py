@@ -30,7 +30,7 @@ from scar_viz.documents.sentences import (
 from scar_viz.embeddings import Embedder, embed_cached, speed, text_key
 from scar_viz.embeddings.cache import vectors_id
 from ui.alerts import attempt, duration, with_progress
-from ui.cache import cached, disk_cache, document_key, span_cache
+from ui.cache import cached, disk_cache, span_cache
 from ui.cancel import stop_check
 
 SENTENCE_POLICIES = ("qasc", "qasc-hybrid", "sentence-window")
@@ -136,7 +136,7 @@ def prepare_sentences(doc: Document, embedder: Embedder) -> bool:
     """Split ``doc`` into sentences (spinner; read from the disk cache after the first time)
     and embed them (progress bar) once per document, splitter and model in this process;
     False (after a warning) when embedding failed."""
-    key = ("sentences", document_key(doc), SPLITTER, DEFAULT_MAX_CHARS, embedder.model_id)
+    key = ("sentences", doc.digest, SPLITTER, DEFAULT_MAX_CHARS, embedder.model_id)
 
     place = st.empty()  # drawn on every run, so the page keeps its shape
     with place.container(), st.spinner("Splitting the document into sentences (once) …"):

@@ -14,6 +14,7 @@ from scar_viz.pipeline import PreparedDoc
 from scar_viz.retrieval import DENSE, Retriever
 from scar_viz.runtime.devices import model_line
 from scar_viz.scoring.params import GateParams
+from scar_viz.views.corpus import document_size
 from scar_viz.views.model_language import model_language_note
 from ui import keys
 from ui.alerts import alert
@@ -51,24 +52,6 @@ class Setup:
     def doc_key(self) -> str:
         """The document's digest (its files' paths and ranges too, for a corpus)."""
         return str(self.key[0])
-
-
-def document_summary(prepared: PreparedDoc, name: str | None = None) -> str:
-    """The document's size: "name: C characters, T sections, S chunks", or for a corpus
-    "corpus: N files, C characters, S chunks" (the files' characters, not the joins).
-
-    ``name``: the name the user opened it under (a prepared document is shared by content, so
-    its own name is that of whoever opened the same text first)."""
-    doc = prepared.document
-    if doc.several_files:
-        chars = sum(p.end - p.start for p in doc.parts)
-        return (
-            f"corpus: {len(doc.parts)} files, {chars:,} characters, {len(prepared.chunks)} chunks"
-        )
-    return (
-        f"{name or doc.name}: {len(doc.text):,} characters, {len(doc.sections)} sections, "
-        f"{len(prepared.chunks)} chunks"
-    )
 
 
 def cache_note() -> None:
@@ -116,7 +99,7 @@ def _sidebar_setup() -> Setup | None:
     if prepared is None:
         return None
     alert(
-        f"{document_summary(prepared, picked[1].name)} · "
+        f"{document_size(prepared.document, len(prepared.chunks), picked[1].name)} · "
         f"{model_line(prepared.embedder_label, embedder)} · embedded now: "
         f"{st.session_state.get(keys.ENCODED_NOW, 0)} chunks in "
         f"{st.session_state.get(keys.ENCODED_SECONDS, 0.0):.1f} s (the rest from the cache)",
@@ -145,7 +128,9 @@ def opened_index(spec: str, base_url: str, slot) -> tuple[PreparedDoc, Embedder]
     opened = open_index(path, spec, base_url, slot) if path else None
     if opened is not None:
         prepared, embedder = opened
-        line = index_caption(prepared, document_summary(prepared), embedder)
+        line = index_caption(
+            prepared, document_size(prepared.document, len(prepared.chunks)), embedder
+        )
         alert(line, "caption", st.sidebar)
         if prepared.document.note:  # e.g. a file rebuilt from its chunks
             alert(prepared.document.note, "caption", st.sidebar)

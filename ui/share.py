@@ -18,7 +18,6 @@ from scar_viz.scoring.learned import GateFileError, LearnedGate
 from scar_viz.views.session import SETTING_KEYS, SavedWork, dumps, loads
 from ui import keys
 from ui.alerts import alert
-from ui.cache import document_key
 from ui.consent import came_from_file
 from ui.learned import keep_gate
 from ui.state import URL, set_widget
@@ -37,7 +36,7 @@ def _restore() -> None:
     st.session_state[keys.SESSION_ERROR] = ""
     st.session_state[keys.SESSION_NOTE] = saved.reset_note
     if saved.document is not None:
-        st.session_state[keys.UPLOADED] = (document_key(saved.document), saved.document)
+        st.session_state[keys.UPLOADED] = (saved.document.digest, saved.document)
         st.session_state[keys.UPLOAD_SKIPPED] = ((), ())
     _restore_work(saved.work)
     came_from_file(list(saved.settings))  # an endpoint it names is its proposal, not a choice
@@ -75,7 +74,7 @@ def _jsonl(data: object) -> str:
 
 def current_work(document: Document | None) -> SavedWork:
     """This session's query sets of ``document``, the active one, and the fitted gate."""
-    doc_key = document_key(document) if document is not None else ""
+    doc_key = document.digest if document is not None else ""
     kept = (st.session_state.get(keys.QUERY_SETS) or {}).get(doc_key, {})
     sets = {source: (name, _jsonl(data)) for source, (name, data) in kept.items()}
     pick = st.session_state.get(keys.QS_PICK)

@@ -6,6 +6,7 @@ The sections come from :func:`scar_viz.documents.sections.detect_sections`.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import re
 from bisect import bisect_right
@@ -124,6 +125,17 @@ class Document:
     def part_bounds(self) -> tuple[tuple[int, int], ...]:
         """(start, end) of each part, in order."""
         return tuple((p.start, p.end) for p in self.parts)
+
+    @cached_property
+    def digest(self) -> str:
+        """The content digest: sha256 of the text, and for several files of their paths and
+        ranges too, so two corpora with the same joined text but other files never share an
+        entry. A file's is its text's sha256 (``scar_viz.embeddings.cache.text_key``), as it
+        always was: saved sessions name their work by it."""
+        if not self.several_files:
+            return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+        layout = "\n".join(f"{p.start}\t{p.end}\t{p.path}" for p in self.parts)
+        return hashlib.sha256(f"corpus\n{layout}\n\0{self.text}".encode()).hexdigest()
 
     @property
     def several_files(self) -> bool:

@@ -285,3 +285,18 @@ def loaded_view(
         overview=Overview(lengths, np.zeros(n, dtype=np.int32), np.zeros(n, dtype=np.int8)),
         measure=LENGTH_MEASURE,
     )
+
+
+def document_size(document: Document, n_chunks: int, name: str | None = None) -> str:
+    """The document's size: "name: C characters, T sections, S chunks", or for a corpus
+    "corpus: N files, C characters, S chunks" (the files' characters, not the joins).
+
+    ``name``: the name the user opened it under (a prepared document is shared by content, so
+    its own name is that of whoever opened the same text first)."""
+    if document.several_files:
+        chars = sum(p.end - p.start for p in document.parts)
+        return f"corpus: {len(document.parts)} files, {chars:,} characters, {n_chunks} chunks"
+    return (
+        f"{name or document.name}: {len(document.text):,} characters, "
+        f"{len(document.sections)} sections, {n_chunks} chunks"
+    )

@@ -20,7 +20,6 @@ from scar_viz.embeddings import HashEmbedder, speed, text_key
 from scar_viz.queries.reading import parse_queries
 from tests.pages.helpers import APP, alerts
 from tests.test_benchmarks import load
-from ui.cache import document_key
 
 _scale = load("corpus_scale")
 build_corpus, make_queries = _scale.build_corpus, _scale.make_queries
@@ -65,7 +64,7 @@ def _app(corpus) -> AppTest:
     at.session_state["size"] = SIZE
     at.session_state["overlap"] = OVERLAP
     at.session_state["qsets"] = {
-        document_key(corpus): {"upload": ("synthetic.jsonl", make_queries(corpus, 12).encode())}
+        corpus.digest: {"upload": ("synthetic.jsonl", make_queries(corpus, 12).encode())}
     }
     at.session_state["qs_pick"] = "upload"
     at.run()
