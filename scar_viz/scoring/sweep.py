@@ -440,7 +440,8 @@ def threshold_outcomes(
     above = np.searchsorted(bars, slot_crit, side="left")  # admitted at bar p iff p < above
     # the histogram laid out (T, P + 1, Q): its sums from the top run along the bars with the
     # queries contiguous, and the (T, P, Q) results come out contiguous for the verdict's
-    # reductions (benchmarks/verdict.py, app's verdict: 16.0–17.5 s before, 13.7–15.6 s after)
+    # reductions (the app's verdict on benchmarks/verdict.py's corpus, three runs in one
+    # process: 16.0–17.5 s before, 13.7–15.6 s after)
     cell = (np.arange(n_t)[:, None] * (n_p + 1) + above) * n_q + owner[None, :]
     added = costs.added.astype(np.float64)
 

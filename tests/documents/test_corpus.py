@@ -112,3 +112,18 @@ def test_a_single_file_is_file_0_of_every_chunk():
     chunks = chunk_document(doc)
     doc_of = chunk_doc_of(doc, chunks)
     assert doc_of.shape == (len(chunks),) and not doc_of.any()
+
+
+def test_the_digest_is_a_files_text_digest_and_tells_corpora_apart_by_their_files():
+    """Document.digest keys the app's per-document state: a file's is its text's sha256 (as
+    saved sessions name it), a corpus's also covers its files' paths and ranges."""
+    from scar_viz.embeddings.cache import text_key
+
+    doc = document_from_text("a.md", A)
+    assert doc.digest == text_key(A) == document_from_text("renamed.md", A).digest
+    corpus = join_documents(_docs())
+    renamed = join_documents(
+        [document_from_text(d.name.replace("b.txt", "b2.txt"), d.text) for d in _docs()]
+    )
+    assert renamed.text == corpus.text and renamed.digest != corpus.digest
+    assert corpus.digest == join_documents(_docs()).digest != text_key(corpus.text)
