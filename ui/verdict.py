@@ -48,15 +48,15 @@ IN_SAMPLE = (
 """Said after *Apply*: why the lab's rows and the verdict's figure differ."""
 AUTO_QUESTIONS = 80
 """A query set of at most this many questions gets its verdict as the lab opens; a larger one
-waits for a click, so the page opens first (its cost grows with the questions: 250 questions
-on 1,151 chunks took 16.1 s of a 21 s first open on 2 quiet cores, benchmarks/page_times.py
---corpus --queries 250; 80 questions are about 5 s at that pace). A count, not a time, so the
-page does the same on every machine and run."""
+waits for a click, so the page opens first (its cost grows with the questions: on 1,151
+chunks the verdict on 250 questions took 20.7 s after its click on 2 quiet cores, the median of
+three runs of benchmarks/page_times.py --corpus --cold --queries 250; 80 questions are about
+7 s at that pace). A count, not a time, so the page does the same on every machine and run."""
 STEPS = len(RETRIEVERS) * len(RECOMMEND_KS)
 """The verdict's (retriever, k) steps, each run on every question."""
-PACE_SECONDS = 16.1 / (250 * STEPS)
+PACE_SECONDS = 20.7 / (250 * STEPS)
 """Seconds a question and (retriever, k) step, for the button's estimate until this process
-has timed a verdict of its own (the run above: about 2.1 ms)."""
+has timed a verdict of its own (the runs above: about 2.8 ms)."""
 _PACE: list[float] = []
 """The pace of this process's last verdict (the estimate's source once there is one)."""
 
