@@ -7,7 +7,6 @@ browser brings back the query set, the fitted gate and the setting (hashing mode
 from __future__ import annotations
 
 import json
-import os
 import re
 from urllib.parse import parse_qs, urlparse
 
@@ -153,22 +152,18 @@ def restore_session(page, text: str) -> None:
     wait_for_app_run(page)
 
 
-def test_upload_verdict_apply_reaches_the_explorer(hash_app, chromium):
-    context = chromium.new_context(viewport={"width": 1400, "height": 1800})
-    page = context.new_page()
-    try:
-        text, chosen = upload_and_verdict(page, hash_app.url, samples.sample_queries_text())
-        assert f"at k = {chosen.k}" in text
-        if os.environ.get("SCAR_VIZ_SHOTS"):
-            page.screenshot(path=os.environ["SCAR_VIZ_SHOTS"], full_page=True)
-        apply_verdict(page)
-        go(page, "Explorer")
-        ask(page, QUESTION)  # a new document: the gate's sliders come with a question
-        assert str(chosen.k) in slider_text(page, "k (retrieved)")
-        carried(chosen, address(page), policy_too=True)
-        assert "Traceback" not in page.content()
-    finally:
-        context.close()
+def the_sweep_and_compare_run(page, chosen: ChosenSettings) -> None:
+    """After a learned-gate verdict's *Apply*: the λ×τ sweep's chart has the learned point on
+    the first run after the page switch (under AppTest that run took the lab list's default),
+    and Compare names the verdict's gate at its p."""
+    go(page, "λ×τ sweep")
+    chart = page.get_by_test_id("stPlotlyChart").filter(has_text="Pareto frontier").first
+    chart.wait_for(timeout=60_000)
+    assert chart.get_by_text("learned", exact=True).count() >= 1
+    go(page, "Compare policies")
+    gate = page.get_by_text(re.compile(r"^Gate: the verdict's learned gate")).first
+    gate.wait_for(state="attached", timeout=60_000)  # in the why? expander, closed
+    assert gate.text_content().endswith(f", p = {chosen.p:g}.")
 
 
 @pytest.mark.parametrize(("budget", "policy"), [(220, "scar"), (180, "learned")])
@@ -177,8 +172,9 @@ def test_apply_carries_every_field_into_the_address(hash_app, chromium, budget, 
     gate to r = 2 (180, its wider shape): after *Apply* the Evaluation lab's address and the
     Explorer's hold the verdict's
     retriever, k, r, λ, τ, μ, policy and p (the lab writes the last two, which it does not
-    draw), and the Explorer's address opened in a fresh browser shows the same setting. μ starts
-    at 0.5 in the address, so a verdict at μ = 0 must take it out."""
+    draw), and the Explorer's address opened in a fresh browser shows the same setting (the
+    learned gate's: the sweep and Compare then run it too). μ starts at 0.5 in the address, so a
+    verdict at μ = 0 must take it out."""
     context = chromium.new_context(viewport={"width": 1400, "height": 1800})
     page = context.new_page()
     try:
@@ -211,6 +207,8 @@ def test_apply_carries_every_field_into_the_address(hash_app, chromium, budget, 
                 assert slider_value(student, "λ (penalty weight)") == f"{chosen.lam:.2f}"
         finally:
             student.close()
+        if policy == "learned":
+            the_sweep_and_compare_run(page, chosen)
         assert "Traceback" not in page.content()
         assert "set via the Session State API" not in hash_app.log()
     finally:
@@ -225,6 +223,7 @@ def test_session_file_restores_the_query_set_the_gate_and_the_setting(hash_app, 
         lines = samples.sample_queries_text().splitlines()[:N_QUERIES]
         sentence, chosen = upload_and_verdict(page, hash_app.url, "\n".join(lines))
         apply_verdict(page)
+        carried(chosen, address(page), policy_too=True)  # an uploaded set's verdict, applied
         shows_metric(page, "Queries", str(N_QUERIES))
         fit_and_keep_gate(page)
         setting = explorer_setting(page, QUESTION)
@@ -252,28 +251,3 @@ def test_session_file_restores_the_query_set_the_gate_and_the_setting(hash_app, 
     finally:
         first.close()
         second.close()
-
-
-def test_after_apply_the_sweep_and_compare_run_the_applied_setting(hash_app, chromium):
-    """The learned-gate verdict (the sample at a budget of 300 tokens) applied, then the λ×τ
-    sweep: its chart has the learned point on the first run after the page switch (under AppTest
-    that run took the lab list's default), and Compare names the verdict's gate at its p."""
-    context = chromium.new_context(viewport={"width": 1400, "height": 1800})
-    page = context.new_page()
-    try:
-        page.goto(f"{hash_app.url}/evaluate?vbudget=300")
-        wait_for_app_run(page)
-        _, chosen = read_verdict(page)
-        assert chosen.policy == "learned"
-        apply_verdict(page)
-        go(page, "λ×τ sweep")
-        chart = page.get_by_test_id("stPlotlyChart").filter(has_text="Pareto frontier").first
-        chart.wait_for(timeout=60_000)
-        assert chart.get_by_text("learned", exact=True).count() >= 1
-        go(page, "Compare policies")
-        gate = page.get_by_text(re.compile(r"^Gate: the verdict's learned gate")).first
-        gate.wait_for(state="attached", timeout=60_000)  # in the why? expander, closed
-        assert gate.text_content().endswith(f", p = {chosen.p:g}.")
-        assert "Traceback" not in page.content()
-    finally:
-        context.close()
