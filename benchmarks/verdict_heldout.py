@@ -33,19 +33,14 @@ import numpy as np
 
 from scar_viz.cli.common import load_document
 from scar_viz.embeddings import EmbeddingCache, embed_cached, make_embedder
-from scar_viz.evaluation.crossval import Candidate, _as_candidates
+from scar_viz.evaluation.apply import ChunkSet, setting_runner
 from scar_viz.evaluation.labelled_run import LabelledRun
-from scar_viz.evaluation.learned import query_lex
 from scar_viz.evaluation.recommend import recommend
-from scar_viz.evaluation.run import batch_sims
-from scar_viz.pipeline import PreparedDoc, prepare_document
-from scar_viz.policies.context import token_costs
-from scar_viz.queries.gold import GoldQuery, label_queries
+from scar_viz.evaluation.run import evaluate
+from scar_viz.evaluation.settings import ChosenSettings
+from scar_viz.pipeline import prepare_document
+from scar_viz.queries.gold import label_queries
 from scar_viz.queries.reading import parse_queries
-from scar_viz.retrieval import Retriever
-from scar_viz.scoring.learned.features import build_table
-from scar_viz.scoring.learned.model import threshold_logit
-from scar_viz.scoring.sweep import admitted_at, contiguous, query_outcomes
 from scar_viz.views.verdict_words import candidate_label
 from scripts.bench_smoke import parse
 
@@ -57,41 +52,13 @@ N_BOOT = 2000
 TARGET_POINTS = 3.0
 
 
-def read_setting(
-    prep: PreparedDoc,
-    queries: list[GoldQuery],
-    vecs: np.ndarray,
-    c: Candidate,
-) -> np.ndarray:
-    """(Q,) recall of candidate ``c``'s reported setting (λ, τ, μ; the gate and p) on
-    ``queries``: the same machinery as the cross-validation, at one setting."""
-    block = batch_sims(prep.unit, vecs)
-    sims = np.stack([block(i) for i in range(len(queries))])
-    questions = [q.query.query for q in queries]
-    rank = None
-    if c.retriever != "dense":
-        rank = prep.ranking(Retriever(c.retriever), sims, questions)
-    needs_lex = c.policy == "learned" or bool(c.mu)
-    lex = query_lex(prep, questions) if needs_lex else None
-    golds = [tuple(q.gold) for q in queries]
-    table = build_table(
-        sims, prep.unit, golds, c.k, c.radius, doc_of=prep.doc_of, lexical=lex, rank=rank
+def read_setting(run: LabelledRun, setting: ChosenSettings) -> np.ndarray:
+    """(Q,) recall of ``setting`` on ``run``'s queries, run as ``eval --settings`` and *Apply*
+    run it (:func:`~scar_viz.evaluation.apply.setting_runner`)."""
+    runner = setting_runner(setting, ChunkSet.of(run.prep))
+    return evaluate(run, [setting.policy], runners={setting.policy: runner}).values(
+        setting.policy, "recall"
     )
-    m = len(table.query)
-    if c.policy == "topk":
-        admitted = np.zeros((1, m), dtype=bool)
-    elif c.policy == "window1":
-        admitted = ((table.distance == 1) & ~table.is_retrieved)[None, :]
-    elif c.policy == "scar":
-        admitted = admitted_at(
-            _as_candidates(table), float(c.lam), np.array([c.tau]), mu=float(c.mu or 0.0)
-        )
-    else:
-        assert c.gate is not None
-        scores = c.gate.scores(table.features)
-        admitted = contiguous(table, (scores > threshold_logit(float(c.p)))[None, :])
-    _, recall, _ = query_outcomes(table, admitted, token_costs(prep.chunks))
-    return recall[0]
 
 
 def one_split(prep, gold, vecs, choose: np.ndarray, read: np.ndarray) -> dict[str, object]:
@@ -100,8 +67,9 @@ def one_split(prep, gold, vecs, choose: np.ndarray, read: np.ndarray) -> dict[st
     t = time.perf_counter()
     v = recommend(LabelledRun(prep, g_choose, vecs[choose]), n_boot=N_BOOT)
     seconds = time.perf_counter() - t
-    chosen = read_setting(prep, g_read, vecs[read], v.chosen)
-    ref = read_setting(prep, g_read, vecs[read], v.reference)
+    run = LabelledRun(prep, g_read, vecs[read])
+    chosen = read_setting(run, v.settings())
+    ref = read_setting(run, v.reference.setting(v.k_rrf))
     held = float(chosen.mean() - ref.mean())
     expected = None if v.nested is None else float(v.nested.gain)
     return {

@@ -250,8 +250,9 @@ def test_ranking_features_come_from_the_retrievers_scores_alone():
 
 
 def test_the_held_out_protocol_reads_a_setting_as_the_verdict_scored_it():
-    """verdict_heldout reads a candidate's setting on other queries with the verdict's own
-    machinery: on the queries it was scored on, every untuned candidate gets its figures."""
+    """verdict_heldout reads a candidate's setting on other queries as ``eval --settings`` runs
+    it: on the queries it was scored on, every untuned candidate gets its cross-validated
+    figures (the two paths agree)."""
     from scar_viz.evaluation.recommend import recommend
     from tests.evaluation.verdict_corpora import rare_identifiers
 
@@ -259,11 +260,12 @@ def test_the_held_out_protocol_reads_a_setting_as_the_verdict_scored_it():
     prep, labelled, vecs = rare_identifiers(n_chunks=40, n_queries=20)
     order = sorted(range(len(labelled)), key=lambda i: labelled[i].id)
     labelled, vecs = [labelled[i] for i in order], vecs[order]
-    v = recommend(LabelledRun(prep, labelled, vecs), n_boot=100, ks=(1, 2))
+    run = LabelledRun(prep, labelled, vecs)
+    v = recommend(run, n_boot=100, ks=(1, 2))
     checked = 0
     for c in v.candidates:
         if not c.tuned:
-            got = bench.read_setting(prep, labelled, vecs, c)
+            got = bench.read_setting(run, c.setting(v.k_rrf))
             assert np.allclose(got, c.recall), (c.option, c.k)
             checked += 1
     assert checked == 3 * 2 * 4 + 1  # and the reference, window ±1 at k = 3

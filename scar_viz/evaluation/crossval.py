@@ -30,7 +30,7 @@ Tokens are o200k_base tokens of the assembled context, summed chunk by chunk
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -41,6 +41,7 @@ from scar_viz.evaluation.folds import Folds
 from scar_viz.evaluation.labelled_run import LabelledRun
 from scar_viz.evaluation.learned import query_lex, ran_on
 from scar_viz.evaluation.run import batch_sims
+from scar_viz.evaluation.settings import ChosenSettings
 from scar_viz.pipeline import PreparedDoc
 from scar_viz.policies.context import TokenCosts, token_costs
 from scar_viz.retrieval import RETRIEVERS, Retriever
@@ -128,6 +129,16 @@ class Candidate:
     @property
     def tuned(self) -> bool:
         return self.expansion in TUNED
+
+    def setting(
+        self, k_rrf: float, chosen_on: Mapping[str, object] | None = None
+    ) -> ChosenSettings:
+        """What this candidate runs, as a settings file holds it (``chosen_on``: what it was
+        chosen on)."""
+        return ChosenSettings(
+            *(self.retriever, self.policy, self.k, self.radius, self.lam, self.tau, self.mu),
+            *(self.p, self.gate, k_rrf, dict(chosen_on or {})),
+        )
 
     @property
     def option(self) -> tuple[str, str]:

@@ -176,8 +176,8 @@ class Verdict:
         queries); the file says what it was chosen on (document, model, chunking, prepending,
         the queries, folds and figures), and ``chosen_on`` adds to that."""
         c = self.chosen
-        return ChosenSettings(
-            *(c.retriever, c.policy, c.k, c.radius, c.lam, c.tau, c.mu, c.p, c.gate, self.k_rrf),
+        return c.setting(
+            self.k_rrf,
             {
                 **self.cv.meta,
                 **chosen_on,
