@@ -28,10 +28,6 @@ P = 0.05
 SENTENCE = re.compile(r"^(Use |Try |Keep what you have|No candidate )")
 
 
-def slider_text(page, label: str) -> str:
-    return page.get_by_test_id("stSlider").filter(has_text=label).first.inner_text()
-
-
 SESSION_UPLOADER = "Restore a session file"
 GATE_IN_BUDGET = "learned: this session's learned gate"
 """Equal budget's caption when the session holds a gate (else "the default learned gate")."""
@@ -222,6 +218,7 @@ def test_session_file_restores_the_query_set_the_gate_and_the_setting(hash_app, 
         page = first.new_page()
         lines = samples.sample_queries_text().splitlines()[:N_QUERIES]
         sentence, chosen = upload_and_verdict(page, hash_app.url, "\n".join(lines))
+        assert f"at k = {chosen.k}" in sentence
         apply_verdict(page)
         carried(chosen, address(page), policy_too=True)  # an uploaded set's verdict, applied
         shows_metric(page, "Queries", str(N_QUERIES))
