@@ -6,70 +6,35 @@ from __future__ import annotations
 
 import html
 
-import pandas as pd
 import streamlit as st
 
 from scar_viz.charts import decision_plane
 from scar_viz.chunking.config import ChunkingConfig
-from scar_viz.common import fmt
 from scar_viz.documents import samples
-from scar_viz.queries.gold import label_queries
-from scar_viz.queries.reading import parse_queries
 from scar_viz.scoring.explain import explain_decision
-from scar_viz.scoring.params import DEFAULT_K, DEFAULT_PARAMS, GateParams
+from scar_viz.scoring.params import DEFAULT_PARAMS, GateParams
 from scar_viz.scoring.scar import scar_select
-from scar_viz.teaching.lesson import (
-    SCALE_ALPHA,
-    SCALE_BETA,
-    SCALE_INTRO,
-    fragment_step,
-    pooled_decisions,
-    scale_caption,
-    scale_demo,
-    scale_digits,
-    scale_rows,
-)
+from scar_viz.teaching.lesson import LESSONS
 from scar_viz.teaching.rounds import (
-    Answers,
     candidate_labels,
     feedback,
     pick_rounds,
     round_from_address,
-    round_questions,
     round_selection,
     round_title,
     score_rounds,
 )
-from scar_viz.views.landing import LESSON_QUERY
 from scar_viz.views.model_language import model_language_note
 from ui import keys, state
 from ui.alerts import alert, or_stop
 from ui.cache import cached, prepared_key, sample_document
+from ui.lesson import answers_for, lesson_material, reveal, show_fragment_step, show_scale_step
 from ui.loading import get_embedder, load_model, prepare
 from ui.named_select import named_select
 from ui.presenter import PRESENTER_CHART_PX, PRESENTER_PLANE_PX, presenting
-from ui.queryset import query_vectors
 from ui.share import chart_config
 from ui.sidebar import sidebar
 from ui.state import URL
-from ui.tables import show_table
-
-# the samples the lesson runs on, each with its step-1 question (a fragmented one whose
-# second half top-k drops)
-LESSONS = {samples.DEFAULT_SAMPLE: LESSON_QUERY, "reitou": "ja-f-06"}
-
-
-def answers_for(key: tuple) -> Answers:
-    """This session's predictions for the rounds of ``key`` (fresh when the rounds changed)."""
-    saved = state.get(keys.L_ANSWERS)
-    return saved[1] if saved and saved[0] == key else Answers()
-
-
-def reveal(key: tuple, index: int, pool: tuple[int, ...]) -> None:
-    """The Reveal button's callback: freeze round ``index``'s ticks (scored once)."""
-    ticked = {c for c in pool if state.get(keys.guess(index, c))}
-    state.put(keys.L_ANSWERS, (key, answers_for(key).reveal(index, ticked)))
-
 
 st.title("Learn the SCAR gate")
 st.caption("A guided lesson on a built-in sample, in four short steps.")
@@ -95,49 +60,14 @@ if prep is None:
 if note := model_language_note(document.text, embedder.model_id):
     alert(note, "warning", st.sidebar)
 key = ("lesson", *prepared_key(prep))
-gold = cached(
-    (*key, "gold"),
-    lambda: tuple(
-        label_queries(
-            parse_queries(samples.sample_queries_text(lesson_doc), document),
-            document,
-            prep.chunks,
-        )
-    ),
-)
-vecs = query_vectors(embedder, gold)
-if vecs is None:
+material = lesson_material(key, lesson_doc, lesson_query, document, prep, embedder)
+if material is None:
     st.stop()
-questions = cached((*key, "questions"), lambda: round_questions(gold, vecs))
-lesson = next(g for g in gold if g.id == lesson_query)
-qvec = next(q.vector for q in questions if q.id == lesson_query)
+questions, qvec = material.questions, material.qvec
 
 # --- 1 ----------------------------------------------------------------------------------------
 st.header("1 · Boundary fragmentation")
-evidence = lesson.query.evidence[0]
-step = fragment_step(
-    prep.chunks, document.text, prep.unit, qvec, evidence.start, evidence.end, DEFAULT_K
-)
-st.markdown(f"**Question:** {html.escape(lesson.query.query)}")
-if lesson.type != "fragmented" or step is None:
-    st.info(f"Under the current chunking this query is {lesson.type}: no boundary cuts it.")
-else:
-    left, right = step.parts
-    st.write(
-        f"The answer is one passage, but the splitter (600/60) cut it between chunk "
-        f"{left.index} and chunk {right.index}. The retriever ranks chunk {left.index} "
-        f"#{left.rank} and chunk {right.index} #{right.rank} of {step.n_chunks}: with "
-        f"k = {step.k}, a top-k retriever {'keeps' if step.kept else 'drops'} the second half."
-    )
-    for col, part in zip(st.columns(2), step.parts, strict=True):
-        col.html(
-            "<div style='border:1px solid #bbb;border-radius:6px;padding:8px;"
-            "white-space:pre-wrap;font-family:monospace;font-size:13px'>"
-            f"<b>chunk {part.index}</b> · cos(q,c) = {part.cos:.3f}<br>"
-            f"{html.escape(part.before)}<mark>{html.escape(part.marked)}</mark>"
-            f"{html.escape(part.after)}</div>"
-        )
-    st.caption("Highlighted: the evidence. Each half alone answers only part of the question.")
+show_fragment_step(material, document, prep)
 
 # --- 2 ----------------------------------------------------------------------------------------
 st.header("2 · The gate")
@@ -233,35 +163,4 @@ if score.revealed:
 
 # --- 4 ----------------------------------------------------------------------------------------
 st.header("4 · Why the bar is relative")
-figures = st.container()  # the two figures first; the sliders and the theory after them
-c1, c2 = st.columns(2)
-alpha = c1.slider("Model 2 offset α", -0.3, 0.6, SCALE_ALPHA, 0.05, key=keys.L_ALPHA, bind=URL)
-beta = c2.slider("Model 2 spread β", 0.2, 1.5, SCALE_BETA, 0.05, key=keys.L_BETA, bind=URL)
-decisions = cached((*key, "pooled"), lambda: pooled_decisions(prep.unit, vecs))
-demo = scale_demo(decisions, alpha, beta)
-with figures:
-    m1, m2 = st.columns(2)
-    m1.metric(
-        "Relative bar keeps",
-        fmt.percent(demo.keep_rel),
-        help=f"of model 1's {len(demo.rows)} decisions; {len(demo.changed_rel)} change",
-    )
-    m2.metric(
-        "Absolute bar keeps",
-        fmt.percent(demo.keep_abs),
-        help=f"of model 1's {len(demo.rows)} decisions; {len(demo.changed_abs)} change",
-    )
-    st.caption(scale_caption(demo))
-st.write(SCALE_INTRO)
-table = scale_rows(demo)
-if table:
-    digits = st.column_config.NumberColumn(format=f"%.{scale_digits(demo)}f")
-    show_table(
-        pd.DataFrame(table),
-        hide_index=True,
-        key=keys.L_SCALE_TABLE,
-        column_config=dict.fromkeys(("S", "bar", "S′", "bar′"), digits),
-    )
-    st.caption("One row per decision that a bar changes; a pair recurs once per question.")
-else:
-    st.caption("No decision changes at this α and β.")
+show_scale_step(key, prep, material)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from scar_viz.chunking.base import Chunk
 from scar_viz.common.fmt import chunk_list
+from scar_viz.teaching.lesson import FragmentPart
 
 _CSS = """
 <style>
@@ -87,3 +88,15 @@ def context_html(
         )
     parts.append("</div>")
     return "".join(parts)
+
+
+def fragment_part_html(part: FragmentPart) -> str:
+    """One half of the lesson's fragmented pair: the chunk's number, its cos(q,c) and its text
+    with the evidence highlighted, every piece of it escaped."""
+    return (
+        "<div style='border:1px solid #bbb;border-radius:6px;padding:8px;"
+        "white-space:pre-wrap;font-family:monospace;font-size:13px'>"
+        f"<b>chunk {part.index}</b> · cos(q,c) = {part.cos:.3f}<br>"
+        f"{html.escape(part.before)}<mark>{html.escape(part.marked)}</mark>"
+        f"{html.escape(part.after)}</div>"
+    )

@@ -1,6 +1,7 @@
 """The guided lesson, steps 1 and 4: a real fragmented pair, and why the bar is relative.
 
-Step 3's predict-then-reveal rounds live in :mod:`scar_viz.teaching.rounds`. Pure functions over
+Its material (which sample, which question, the sample's labelled questions) is here too; step
+3's predict-then-reveal rounds live in :mod:`scar_viz.teaching.rounds`. Pure functions over
 chunks and decisions; the Learn page renders them.
 """
 
@@ -15,8 +16,25 @@ from scar_viz.chunking.base import Chunk
 from scar_viz.common.edges import one_file
 from scar_viz.common.fmt import decides, decisive_digits, percent
 from scar_viz.common.vectors import normalize
+from scar_viz.documents import samples
+from scar_viz.documents.reading import Document
+from scar_viz.queries.gold import GoldQuery, label_queries
+from scar_viz.queries.reading import parse_queries
 from scar_viz.scoring.params import DEFAULT_K, DEFAULT_LAM, DEFAULT_TAU, GateParams
 from scar_viz.scoring.scar import Decision, select_from_sims
+
+LESSON_QUERY = "harbor-f-01"
+"""The sample question the lesson (Learn, step 1) and the landing show cut in two."""
+LESSONS = {samples.DEFAULT_SAMPLE: LESSON_QUERY, "reitou": "ja-f-06"}
+"""The samples the lesson runs on, each with its step-1 question (a fragmented one whose second
+half top-k drops)."""
+
+
+def lesson_gold(sample: str, document: Document, chunks: Sequence[Chunk]) -> tuple[GoldQuery, ...]:
+    """The built-in ``sample``'s labelled questions (its ``document``) under ``chunks``: the
+    lesson's questions, its step-1 question among them."""
+    found = parse_queries(samples.sample_queries_text(sample), document)
+    return tuple(label_queries(found, document, chunks))
 
 
 @dataclass(frozen=True)
@@ -65,6 +83,16 @@ class FragmentStep:
     @property
     def kept(self) -> bool:
         return self.parts[1].rank <= self.k
+
+    def sentence(self) -> str:
+        """Where the splitter cut the evidence and whether top-k keeps the second half."""
+        left, right = self.parts
+        return (
+            f"The answer is one passage, but the splitter (600/60) cut it between chunk "
+            f"{left.index} and chunk {right.index}. The retriever ranks chunk {left.index} "
+            f"#{left.rank} and chunk {right.index} #{right.rank} of {self.n_chunks}: with "
+            f"k = {self.k}, a top-k retriever {'keeps' if self.kept else 'drops'} the second half."
+        )
 
 
 def fragment_step(

@@ -11,10 +11,8 @@ from scar_viz.chunking.base import Chunk
 from scar_viz.documents import samples
 from scar_viz.documents.reading import Document
 from scar_viz.queries.reading import parse_queries
-from scar_viz.teaching.lesson import fragment_pair
+from scar_viz.teaching.lesson import LESSON_QUERY, fragment_pair
 
-LESSON_QUERY = "harbor-f-01"
-"""The sample question the lesson (Learn, step 1) and the landing show cut in two."""
 LESSON_MINUTES = 10
 """How long the lesson takes: four steps, four predict-and-reveal rounds (stated once, on the
 way to it)."""

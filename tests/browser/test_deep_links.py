@@ -23,8 +23,10 @@ def app(tmp_path_factory):
     yield from running_hash_app(tmp_path_factory)
 
 
-def _open_fresh(chromium, url: str) -> tuple[object, list[str]]:
-    page = chromium.new_page(private=True, viewport={"width": WIDTH, "height": HEIGHT})
+def _open(chromium, url: str, private: bool = False) -> tuple[object, list[str]]:
+    """``url`` loaded in a new page (``private``: a browser of its own, nothing cached) and
+    every console error, page error and failed request it logged."""
+    page = chromium.new_page(private=private, viewport={"width": WIDTH, "height": HEIGHT})
     problems: list[str] = []
     page.on("console", lambda m: m.type == "error" and problems.append(m.text))
     page.on("pageerror", lambda e: problems.append(str(e)))
@@ -33,26 +35,6 @@ def _open_fresh(chromium, url: str) -> tuple[object, list[str]]:
     wait_for_app_run(page)
     settle(page)
     return page, problems
-
-
-def test_a_fresh_browser_on_each_page_link_logs_no_error(app, chromium):
-    first, problems = _open_fresh(chromium, app.url)
-    assert problems == [], problems
-    links = first.get_by_test_id("stSidebarNavLink")
-    hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
-    first.context.close()
-    # every page the app declares has its link in the sidebar (the default page's is the root)
-    paths = {href.rstrip("/").rsplit("/", 1)[-1] for href in hrefs}
-    assert set(page_paths(APP)) - {"explorer"} <= paths, hrefs
-    logged = {}
-    for href in hrefs:
-        page, problems = _open_fresh(chromium, href)
-        # the page asked for ran (the main page in its place would have moved the address)
-        assert page.url.split("?")[0] == href
-        if problems:
-            logged[href] = problems
-        page.context.close()
-    assert logged == {}, logged
 
 
 FIRST_SCREEN = """() => {
@@ -74,15 +56,31 @@ FIRST_SCREEN = """() => {
 question box."""
 
 
-def test_the_landing_names_fragmentation_on_the_samples_cut_above_the_fold(
-    app, chromium, artifacts
-):
-    page, problems = _open_fresh(chromium, app.url)
-    shown = page.evaluate(FIRST_SCREEN)
-    page.screenshot(path=str(artifacts / "browser-landing-1280.png"))
+def test_the_landing_and_each_page_link_open_directly_with_no_error(app, chromium, artifacts):
+    # a fresh browser on the landing: it names fragmentation on the sample's cut above the fold
+    first, problems = _open(chromium, app.url, private=True)
+    shown = first.evaluate(FIRST_SCREEN)
+    first.screenshot(path=str(artifacts / "browser-landing-1280.png"))
+    assert problems == [], problems
     assert re.search(r"fragment", shown["text"], re.IGNORECASE), shown["text"][:400]
     assert re.search(r"between chunk \d+ and chunk \d+", shown["text"]), shown["text"][:400]
     assert shown["questionTop"] is not None and shown["questionTop"] < HEIGHT
     # the overview begins on the first screen: its marks row at least
     assert shown["chartTops"] and min(shown["chartTops"]) < HEIGHT - 80, shown["chartTops"]
-    assert problems == [], problems
+    links = first.get_by_test_id("stSidebarNavLink")
+    hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+    first.context.close()
+    # every page the app declares has its link in the sidebar (the default page's is the root)
+    paths = {href.rstrip("/").rsplit("/", 1)[-1] for href in hrefs}
+    assert set(page_paths(APP)) - {"explorer"} <= paths, hrefs
+    # each link loaded as a new document (a new session; the front end's code comes from the
+    # cache, the base path is worked out again on each load)
+    logged = {}
+    for href in hrefs:
+        page, problems = _open(chromium, href)
+        # the page asked for ran (the main page in its place would have moved the address)
+        assert page.url.split("?")[0] == href
+        if problems:
+            logged[href] = problems
+        page.close()
+    assert logged == {}, logged
