@@ -6,6 +6,7 @@ Errors print one line on stderr and exit non-zero; never a traceback.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from collections.abc import Sequence
@@ -334,12 +335,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+@functools.cache
+def _parser(prog: str) -> argparse.ArgumentParser:
+    """:func:`build_parser` once a process: a build takes 6.5 ms, and callers in one process
+    (the tests, a notebook) run thousands of commands; ``parse_args`` keeps nothing in it (a
+    fresh namespace each call, no ``append`` option)."""
+    return build_parser(prog=prog)
+
+
 def main(argv: Sequence[str] | None = None, prog: str = "python -m scar_viz") -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == [APP]:  # its options are Streamlit's: argparse must not read them
         return run_app(argv[1:])
-    parser = build_parser(prog=prog)
-    args = parser.parse_args(argv)
+    args = _parser(prog).parse_args(argv)
     try:
         with devices.use(device_choice(args)):  # every model this command loads
             return args.func(args)
