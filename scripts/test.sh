@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up (first time) and run the whole test suite, browser tests included.
-# --fast: the day-to-day tier: everything but the browser tests and the tests that load the
-# embedded default model (pytest -m "not browser and not model"); no Chromium needed.
+# --fast: the day-to-day tier: everything but the browser tests, the tests that load the
+# embedded default model and the tests that start a Ray cluster
+# (pytest -m "not browser and not model and not ray"); no Chromium needed.
 # Both leave out the benchmarks' slow smoke runs (marked bench; .ci/run runs them: -m bench,
 # a later -m replaces the tier's).
 set -euo pipefail
@@ -25,7 +26,7 @@ workers="${SCAR_VIZ_TEST_WORKERS:-$(n=$(nproc 2>/dev/null || echo 1); echo $((n 
 parallel=()
 if [ "$workers" -gt 1 ]; then parallel=(-n "$workers" --dist worksteal); fi
 if [ "$fast" = 1 ]; then
-  exec .venv/bin/python -m pytest -m "not browser and not model and not bench" ${parallel[@]+"${parallel[@]}"} ${args[@]+"${args[@]}"}
+  exec .venv/bin/python -m pytest -m "not browser and not model and not ray and not bench" ${parallel[@]+"${parallel[@]}"} ${args[@]+"${args[@]}"}
 fi
 if [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

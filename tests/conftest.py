@@ -68,6 +68,21 @@ def _default_model_only_when_marked(request, monkeypatch):
     monkeypatch.setattr(st.SentenceTransformerEmbedder, "_load", refuse_the_default)
 
 
+@pytest.fixture(autouse=True)
+def _ray_only_when_marked(request, monkeypatch):
+    """A test that starts Ray is marked ``ray`` (``scripts/test.sh --fast`` leaves those out):
+    ``ray.init`` in an unmarked test fails it. (Checked once Ray is imported, as it is in every
+    process that collected a Ray test module.)"""
+    ray = sys.modules.get("ray")
+    if ray is None or request.node.get_closest_marker("ray"):
+        return
+
+    def refuse(*args, **kwargs):
+        pytest.fail("this test starts Ray: mark it @pytest.mark.ray", pytrace=False)
+
+    monkeypatch.setattr(ray, "init", refuse)
+
+
 def require_file(path: Path, what: str) -> Path:
     """``path`` when it exists; otherwise skip, saying why, or fail in CI (``CI=true``), where
     the development corpus (``../shared``) is checked out and a missing file is a broken run."""

@@ -1,6 +1,6 @@
-"""``scripts/test.sh --fast`` leaves out every browser test and every test that loads the
-embedded default model, and nothing else but the benchmarks' slow smoke runs (``bench``, which
-both tiers leave to ``.ci/run``)."""
+"""``scripts/test.sh --fast`` leaves out every browser test, every test that loads the
+embedded default model and every test that starts Ray, and nothing else but the benchmarks'
+slow smoke runs (``bench``, which both tiers leave to ``.ci/run``)."""
 
 from __future__ import annotations
 
@@ -23,12 +23,14 @@ def fast_expression() -> str:
 
 BROWSER = "tests/browser/test_live_app.py"
 MODEL = "tests/embeddings/test_embeddings.py::test_default_model_embeds_offline"
+RAY = "tests/store/test_ray_session.py"
 
 
-def test_fast_leaves_out_the_browser_and_the_default_model_and_nothing_else():
+def test_fast_leaves_out_the_browser_the_default_model_and_ray_and_nothing_else():
+    pytest.importorskip("ray", reason="the scale extras are not installed")
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
-        + ["-m", fast_expression(), BROWSER, MODEL.split("::")[0]],
+        + ["-m", fast_expression(), BROWSER, MODEL.split("::")[0], RAY],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -40,7 +42,9 @@ def test_fast_leaves_out_the_browser_and_the_default_model_and_nothing_else():
     assert MODEL not in kept
     browser_tests = len(re.findall(r"^def test_", (ROOT / BROWSER).read_text(), re.M))
     left_out = int(re.search(r"\((\d+) deselected\)", run.stdout)[1])
-    assert left_out == browser_tests + 1  # the browser module, the one model test: no more
+    ray_tests = len(re.findall(r"^def test_", (ROOT / RAY).read_text(), re.M))
+    # the browser module, the one model test, the Ray module: no more
+    assert left_out == browser_tests + 1 + ray_tests
 
 
 def test_an_unmarked_test_that_loads_the_default_model_fails():
@@ -51,3 +55,9 @@ def test_an_unmarked_test_that_loads_the_default_model_fails():
 
     with pytest.raises(pytest.fail.Exception, match="mark it @pytest.mark.model"):
         SentenceTransformerEmbedder(default_model_path()).load()
+
+
+def test_an_unmarked_test_that_starts_ray_fails():
+    ray = pytest.importorskip("ray", reason="the scale extras are not installed")
+    with pytest.raises(pytest.fail.Exception, match="mark it @pytest.mark.ray"):
+        ray.init(num_cpus=1)

@@ -12,6 +12,8 @@ from scar_viz.store import EmbedderSpec, EngineOptions, StoreError, index_corpus
 from scripts.tiny_models import tiny_bert
 from tests.store.corpus import CONFIG, CountingEmbedder, sample_files
 
+pytestmark = pytest.mark.ray
+
 ray = pytest.importorskip(
     "ray", reason="the scale extras are not installed (pip install -r requirements-scale.txt)"
 )

@@ -11,6 +11,8 @@ from scar_viz.store import EmbedderSpec, EngineOptions, index_corpus, open_store
 from scar_viz.store import index as index_module
 from tests.store.corpus import CONFIG, sample_files
 
+pytestmark = pytest.mark.ray
+
 ray = pytest.importorskip(
     "ray", reason="the scale extras are not installed (pip install -r requirements-scale.txt)"
 )
