@@ -1,6 +1,7 @@
 """A verdict that travels, in the browser: on a generated corpus (the sample cut into one file a
 chapter, its labelled queries naming their file) whose verdict is a learned gate, *Apply*, and
-every page runs the setting of the settings file the page downloads: the Evaluation lab's
+every page runs the setting of the settings file the page downloads (the code snippets beside
+the verdict, run as shown, select what ``select --settings`` of it selects): the Evaluation lab's
 learned row, the λ×τ sweep's learned point and Equal budget's learned point at the applied k
 are ``eval --settings`` of that file on the same corpus and queries, and Compare's learned row
 and the Explorer's selection are ``select --settings`` of it on the same question; *Fit a gate*
@@ -183,7 +184,39 @@ def open_corpus_and_queries(page, url: str, corpus: Path, queries: Path) -> None
         upload_queries(page, QUERIES_NAME, queries.read_text(encoding="utf-8"))
 
 
+def check_the_snippets(page, tmp_path: Path, corpus: Path, queries: Path, settings: str) -> None:
+    """The code box beside the verdict, as the page shows it (the command line's, LangChain's
+    and LlamaIndex's snippets), run in a folder holding the corpus under the name the snippets
+    give it, the query file and the settings download (``settings``, its text): each selects
+    what ``select --settings`` of the download selects on the snippets' question."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / SETTINGS_FILE).write_text(settings, encoding="utf-8")
+    box = page.get_by_test_id("stExpander").filter(has_text="Use it in your code")
+    box.first.get_by_text("Use it in your code").click()
+    codes = box.first.locator("[data-testid=stCode] code")
+    codes.first.wait_for(state="attached", timeout=30_000)
+    cli, langchain, llamaindex = codes.all_text_contents()
+    select_line = cli.replace("\\\n", " ").splitlines()[1]
+    document = shlex.split(select_line)[2]  # scar-viz select DOCUMENT --query …
+    assert document == ZIP_NAME
+    shutil.copy(corpus, work / document)
+    shutil.copy(queries, work / "queries.jsonl")
+    want = select(work / document, QUESTION, "--settings", str(work / SETTINGS_FILE))
+    assert want["selected"] and want["selected_chunks"]
+
+    out = run_snippet("Command line", "bash", cli, work)
+    assert selected_chunks(out) == want["selected"]
+    assert f"settings: {SETTINGS_FILE} (learned on " in out
+    pairs = [(c["doc"], c["index"]) for c in want["selected_chunks"]]
+    for title, code in (("LangChain", langchain), ("LlamaIndex", llamaindex)):
+        rows = [line.split() for line in run_snippet(title, "python", code, work).splitlines()]
+        assert sorted((r[0], int(r[1])) for r in rows) == sorted(pairs), title
+
+
 def test_every_page_runs_the_downloaded_learned_gate(hash_app, chromium, tmp_path):
+    require("langchain_core")  # the snippets beside the verdict run LangChain and LlamaIndex
+    require("llama_index.core")
     corpus, queries = chapters(tmp_path)
     context = chromium.new_context(viewport={"width": 1400, "height": 1800})
     page = context.new_page()
@@ -198,6 +231,7 @@ def test_every_page_runs_the_downloaded_learned_gate(hash_app, chromium, tmp_pat
         assert chosen.policy == "learned" and chosen.retriever != "dense"
         digest = gate_digest(chosen.gate)
         assert digest != gate_digest(default_gate())
+        check_the_snippets(page, tmp_path, corpus, queries, settings.read_text(encoding="utf-8"))
         apply_verdict(page)
 
         run = ("eval", str(corpus), str(queries), "--model", "hash", "--no-cache", "--boot", "0")
@@ -277,48 +311,3 @@ def test_every_page_runs_the_downloaded_learned_gate(hash_app, chromium, tmp_pat
         context.close()
         if student is not None:
             student.close()
-
-
-def test_the_snippets_shown_beside_the_verdict_select_what_select_settings_selects(
-    hash_app, chromium, tmp_path
-):
-    """The code box beside the verdict, as the page shows it (the command line's, LangChain's
-    and LlamaIndex's snippets), run in a folder holding the corpus under the name the snippets
-    give it, the query file and the settings download: each selects what ``select
-    --settings`` of the download selects on the snippets' question."""
-    require("langchain_core")
-    require("llama_index.core")
-    corpus, queries = chapters(tmp_path)
-    context = chromium.new_context(viewport={"width": 1400, "height": 1800})
-    page = context.new_page()
-    try:
-        url = f"{hash_app.url}/evaluate?{ON_THE_UPLOADER}&vbudget={BUDGET}"
-        open_corpus_and_queries(page, url, corpus, queries)
-        read_verdict(page)
-        work = tmp_path / "work"
-        work.mkdir()
-        settings = work / SETTINGS_FILE
-        settings.write_text(download_text(page, "Download settings (JSON)"), encoding="utf-8")
-        assert load_settings(settings).policy == "learned"
-        box = page.get_by_test_id("stExpander").filter(has_text="Use it in your code")
-        box.first.get_by_text("Use it in your code").click()
-        codes = box.first.locator("[data-testid=stCode] code")
-        codes.first.wait_for(state="attached", timeout=30_000)
-        cli, langchain, llamaindex = codes.all_text_contents()
-        select_line = cli.replace("\\\n", " ").splitlines()[1]
-        document = shlex.split(select_line)[2]  # scar-viz select DOCUMENT --query …
-        assert document == ZIP_NAME
-        shutil.copy(corpus, work / document)
-        shutil.copy(queries, work / "queries.jsonl")
-        want = select(work / document, QUESTION, "--settings", str(settings))
-        assert want["selected"] and want["selected_chunks"]
-
-        out = run_snippet("Command line", "bash", cli, work)
-        assert selected_chunks(out) == want["selected"]
-        assert f"settings: {SETTINGS_FILE} (learned on " in out
-        pairs = [(c["doc"], c["index"]) for c in want["selected_chunks"]]
-        for title, code in (("LangChain", langchain), ("LlamaIndex", llamaindex)):
-            rows = [line.split() for line in run_snippet(title, "python", code, work).splitlines()]
-            assert sorted((r[0], int(r[1])) for r in rows) == sorted(pairs), title
-    finally:
-        context.close()
