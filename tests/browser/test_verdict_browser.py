@@ -55,6 +55,10 @@ def explorer_setting(page, question: str | None = None) -> tuple[str, str, str]:
     )
 
 
+SCAR_BUDGET = 220
+"""Mean context tokens a query at which the built-in sample's verdict is SCAR (hashing model)."""
+
+
 def read_verdict(page) -> tuple[str, ChosenSettings]:
     """The verdict's sentence, once drawn, and its settings as the download gives them."""
     verdict = page.get_by_test_id("sv-alert-info").filter(has_text=SENTENCE).first
@@ -148,63 +152,36 @@ def restore_session(page, text: str) -> None:
     wait_for_app_run(page)
 
 
-def the_sweep_and_compare_run(page, chosen: ChosenSettings) -> None:
-    """After a learned-gate verdict's *Apply*: the λ×τ sweep's chart has the learned point on
-    the first run after the page switch (under AppTest that run took the lab list's default),
-    and Compare names the verdict's gate at its p."""
-    go(page, "λ×τ sweep")
-    chart = page.get_by_test_id("stPlotlyChart").filter(has_text="Pareto frontier").first
-    chart.wait_for(timeout=60_000)
-    assert chart.get_by_text("learned", exact=True).count() >= 1
-    go(page, "Compare policies")
-    gate = page.get_by_text(re.compile(r"^Gate: the verdict's learned gate")).first
-    gate.wait_for(state="attached", timeout=60_000)  # in the why? expander, closed
-    assert gate.text_content().endswith(f", p = {chosen.p:g}.")
-
-
-@pytest.mark.parametrize(("budget", "policy"), [(220, "scar"), (180, "learned")])
-def test_apply_carries_every_field_into_the_address(hash_app, chromium, budget, policy):
-    """The built-in sample at a budget where the verdict is SCAR (220 tokens) or the learned
-    gate to r = 2 (180, its wider shape): after *Apply* the Evaluation lab's address and the
-    Explorer's hold the verdict's
-    retriever, k, r, λ, τ, μ, policy and p (the lab writes the last two, which it does not
-    draw), and the Explorer's address opened in a fresh browser shows the same setting (the
-    learned gate's: the sweep and Compare then run it too). μ starts at 0.5 in the address, so a
-    verdict at μ = 0 must take it out."""
+def test_apply_carries_every_field_into_the_address(hash_app, chromium):
+    """The built-in sample at a budget where the verdict is SCAR (220 tokens): after *Apply*
+    the Evaluation lab's address and the Explorer's hold the verdict's retriever, k, r, λ, τ,
+    μ and policy (the lab writes the policy, which it does not draw), and the Explorer's
+    address opened in a fresh browser shows the same setting. μ starts at 0.5 in the address,
+    so a verdict at μ = 0 must take it out. (A learned gate's verdict, to r = 2 on BM25, is
+    carried the same way, and then run by every page: tests/browser/test_verdict_travels.py.)"""
     context = chromium.new_context(viewport={"width": 1400, "height": 1800})
     page = context.new_page()
     try:
-        page.goto(f"{hash_app.url}/evaluate?vbudget={budget}&mu=0.5")
+        page.goto(f"{hash_app.url}/evaluate?vbudget={SCAR_BUDGET}&mu=0.5")
         wait_for_app_run(page)
         _, chosen = read_verdict(page)
-        assert chosen.policy == policy
-        assert chosen.radius == (2 if policy == "learned" else 1)
+        assert chosen.policy == "scar" and chosen.radius == 1
         apply_verdict(page)
         lab = address(page)
-        assert lab["vbudget"] == str(budget)
-        carried(chosen, lab, policy_too=True)  # the lab's address holds policy and p too
+        assert lab["vbudget"] == str(SCAR_BUDGET)
+        carried(chosen, lab, policy_too=True)  # the lab's address holds the policy too
         go(page, "Explorer")
         explorer = address(page)
         carried(chosen, explorer, policy_too=True)
-        if policy == "scar":
-            lam, tau = (
-                slider_value(page, "λ (penalty weight)"),
-                slider_value(page, "τ (relative bar)"),
-            )
-            assert (float(lam), float(tau)) == (chosen.lam, chosen.tau)
+        lam, tau = slider_value(page, "λ (penalty weight)"), slider_value(page, "τ (relative bar)")
+        assert (float(lam), float(tau)) == (chosen.lam, chosen.tau)
         student = fresh_page(chromium, page.url)
         try:
             assert address(student) == explorer
             assert slider_value(student, "k (retrieved)") == str(chosen.k)
-            if policy == "learned":
-                p = slider_value(student, "learned: p")
-                assert float(p) == pytest.approx(chosen.p)
-            else:
-                assert slider_value(student, "λ (penalty weight)") == f"{chosen.lam:.2f}"
+            assert slider_value(student, "λ (penalty weight)") == f"{chosen.lam:.2f}"
         finally:
             student.close()
-        if policy == "learned":
-            the_sweep_and_compare_run(page, chosen)
         assert "Traceback" not in page.content()
         assert "set via the Session State API" not in hash_app.log()
     finally:

@@ -32,7 +32,8 @@ from scripts.browser_actions import ON_THE_UPLOADER, ask, context_chunks, downlo
 from scripts.live_app import settle, wait_for_app_run
 from tests.browser.test_corpus_view import ZIP_INPUT
 from tests.browser.test_query_sets import upload_queries
-from tests.browser.test_verdict_browser import address, apply_verdict, read_verdict
+from tests.browser.test_share import slider_value
+from tests.browser.test_verdict_browser import address, apply_verdict, carried, read_verdict
 from tests.integrations.helpers import SAMPLE_DOC, SAMPLE_QUERIES, cli_json, require
 from tests.views.test_snippets import run_snippet, selected_chunks
 
@@ -233,6 +234,8 @@ def test_every_page_runs_the_downloaded_learned_gate(hash_app, chromium, tmp_pat
         assert digest != gate_digest(default_gate())
         check_the_snippets(page, tmp_path, corpus, queries, settings.read_text(encoding="utf-8"))
         apply_verdict(page)
+        # the lab's address holds every field (retriever, k, r = 2, policy, p: none a default)
+        carried(chosen, address(page), policy_too=True)
 
         run = ("eval", str(corpus), str(queries), "--model", "hash", "--no-cache", "--boot", "0")
         want = cli_json(*run, "--settings", str(settings))
@@ -286,9 +289,13 @@ def test_every_page_runs_the_downloaded_learned_gate(hash_app, chromium, tmp_pat
         assert learned[0]["label"] == f"learned (p={chosen.p:g})"
         got = tuple(int(learned[0][c].replace(",", "")) for c in ("chunks", "characters", "tokens"))
         assert got == (len(picked["selected"]), picked["chars"], picked["tokens"])
+        gate = page.get_by_text(re.compile(r"^Gate: the verdict's learned gate")).first
+        gate.wait_for(state="attached", timeout=60_000)  # in the why? expander, closed
+        assert gate.text_content().endswith(f", p = {chosen.p:g}.")
 
         # the Explorer: the same chunks, retrieved and admitted
         go(page, "Explorer")
+        carried(chosen, address(page), policy_too=True)
         roles = context_chunks(page)
         assert sorted(roles) == picked["selected"]
         assert sorted(i for i, r in roles.items() if r.startswith("retrieved")) == sorted(
@@ -306,6 +313,9 @@ def test_every_page_runs_the_downloaded_learned_gate(hash_app, chromium, tmp_pat
             state="attached", timeout=30_000
         )
         assert context_chunks(fresh) == roles
+        assert slider_value(fresh, "k (retrieved)") == str(chosen.k)
+        assert float(slider_value(fresh, "learned: p")) == pytest.approx(chosen.p)
+        assert "set via the Session State API" not in hash_app.log()
         assert "Traceback" not in page.content() and "Traceback" not in fresh.content()
     finally:
         context.close()
