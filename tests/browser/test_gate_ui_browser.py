@@ -140,35 +140,3 @@ def test_presenter_mode_is_kept_on_every_page_and_no_text_is_small(hash_app, pag
     go(page, "Learn")
     assert "present=true" not in page.url
     assert page.evaluate(size) != "22px"
-
-
-FIRST_SCREEN = """() => {
-  const main = document.querySelector('[data-testid=stMain]').getBoundingClientRect();
-  const charts = [...document.querySelectorAll('[data-testid=stPlotlyChart] .main-svg')]
-    .map(e => e.getBoundingClientRect()).filter(r => r.height > 0);
-  return {mainLeft: main.left, mainWidth: main.width, chartTops: charts.map(r => r.top)};
-}"""
-"""Where the main area starts and how wide it is, and the top of every drawn plotly chart."""
-
-
-def test_presenter_mode_at_1280_by_720_collapses_the_sidebar_for_a_chart(hash_app, page, artifacts):
-    page.set_viewport_size({"width": 1280, "height": 720})
-    page.goto(hash_app.url + "/?present=true")
-    wait_for_app_run(page)
-    settle(page)
-    sidebar = page.get_by_test_id("stSidebar")
-    assert sidebar.get_attribute("data-collapsed") == "true"
-    shown = page.evaluate(FIRST_SCREEN)
-    assert shown["mainLeft"] < 50 and shown["mainWidth"] > 1200, shown  # the whole width
-    assert min(shown["chartTops"]) < 720 - 150, shown  # a chart on the first screen
-    page.screenshot(path=str(artifacts / "browser-presenter-1280x720.png"))
-    # the chevron opens the sidebar again, presenter mode still on and its toggle at hand
-    page.get_by_test_id("stExpandSidebarButton").click()
-    page.locator("[data-testid=stSidebar][data-collapsed=false]").wait_for()
-    toggle = sidebar.get_by_test_id("stCheckbox").filter(has_text="Presenter mode")
-    expect(toggle).to_be_visible()
-    assert toggle.locator("input").is_checked()
-    # the choice is kept: the next page opens with the sidebar as the user left it
-    page.goto(hash_app.url + "/")
-    wait_for_app_run(page)
-    assert sidebar.get_attribute("data-collapsed") == "false"

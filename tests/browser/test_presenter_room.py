@@ -3,9 +3,12 @@ colours and element boxes: the sidebar opened to change page is closed on the pa
 no table cell breaks inside a word; every visible text and chart label has a contrast of at
 least 4.5:1 against what it is drawn on (3:1 for text of 24 px or more), the revealed Learn
 round included; the lesson's decision plane is at least half the screen wide, its legend whole
-and its labels apart."""
+and its labels apart. On arrival the sidebar is collapsed for the whole width and a chart is
+on the first screen; opened again by its chevron, it stays open on the next page."""
 
 from __future__ import annotations
+
+from playwright.sync_api import expect
 
 from scripts.browser_actions import go, open_sidebar
 from scripts.live_app import settle, wait_for_app_run
@@ -145,12 +148,25 @@ def overlapping(notes: list) -> list:
     ]
 
 
+FIRST_SCREEN = """() => {
+  const main = document.querySelector('[data-testid=stMain]').getBoundingClientRect();
+  const charts = [...document.querySelectorAll('[data-testid=stPlotlyChart] .main-svg')]
+    .map(e => e.getBoundingClientRect()).filter(r => r.height > 0);
+  return {mainLeft: main.left, mainWidth: main.width, chartTops: charts.map(r => r.top)};
+}"""
+"""Where the main area starts and how wide it is, and the top of every drawn plotly chart."""
+
+
 def test_presenter_mode_reads_in_a_room_at_1280_by_720(hash_app, chromium, artifacts):
     page = chromium.new_page(viewport={"width": WIDTH, "height": HEIGHT})
     page.goto(hash_app.url + "/?present=true")
     wait_for_app_run(page)
     settle(page)
     assert sidebar_collapsed(page)
+    shown = page.evaluate(FIRST_SCREEN)
+    assert shown["mainLeft"] < 50 and shown["mainWidth"] > 1200, shown  # the whole width
+    assert min(shown["chartTops"]) < HEIGHT - 150, shown  # a chart on the first screen
+    page.screenshot(path=str(artifacts / "browser-presenter-1280x720.png"))
     assert page.evaluate(LOW_CONTRAST) == []
     go(page, "Compare policies")  # opens the sidebar to follow its link
     assert sidebar_collapsed(page), "the sidebar stayed open on the page it led to"
@@ -177,3 +193,14 @@ def test_presenter_mode_reads_in_a_room_at_1280_by_720(hash_app, chromium, artif
     assert left <= l_left and top <= l_top and l_right <= right and l_bottom <= bottom, shown
     assert shown["notes"] and overlapping(shown["notes"]) == []
     page.screenshot(path=str(artifacts / "browser-presenter-room-learn.png"))
+    # the chevron opens the sidebar again, presenter mode still on and its toggle at hand
+    sidebar = page.get_by_test_id("stSidebar")
+    page.get_by_test_id("stExpandSidebarButton").click()
+    page.locator("[data-testid=stSidebar][data-collapsed=false]").wait_for()
+    toggle = sidebar.get_by_test_id("stCheckbox").filter(has_text="Presenter mode")
+    expect(toggle).to_be_visible()
+    assert toggle.locator("input").is_checked()
+    # the choice is kept: the next page opens with the sidebar as the user left it
+    page.goto(hash_app.url + "/")
+    wait_for_app_run(page)
+    assert sidebar.get_attribute("data-collapsed") == "false"
