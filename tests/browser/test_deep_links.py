@@ -1,7 +1,8 @@
-"""A page's own link opened in a fresh browser logs no console error (issue 48): Streamlit's
-front end tried the page's path as the server's base first (``/compare/_stcore/health`` and
-``/compare/_stcore/host-config``, two 404s: streamlit/streamlit#7074) until ``ui/serve.py``
-named the base in the index page it sends."""
+"""The landing, and each page's own link opened directly, log no console error, no page
+script error and no failed request (issue 48): Streamlit's front end tried the page's path as
+the server's base first (``/compare/_stcore/health`` and ``/compare/_stcore/host-config``, two
+404s: streamlit/streamlit#7074) until ``ui/serve.py`` named the base in the index page it
+sends."""
 
 from __future__ import annotations
 

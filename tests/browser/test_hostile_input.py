@@ -42,7 +42,7 @@ BAD_FILES = [
 ]
 
 
-def test_bad_files_get_a_message_and_keep_the_previous_document(hash_app, page):
+def test_bad_files_get_a_message_and_keep_the_previous_document(hash_app, page, tmp_path):
     page.goto(f"{hash_app.url}/?{ON_THE_UPLOADER}")
     wait_for_app_run(page)
     upload(page, "field-notes.md", GOOD.encode())
@@ -57,25 +57,9 @@ def test_bad_files_get_a_message_and_keep_the_previous_document(hash_app, page):
         assert caption_shows(page, "field-notes.md"), (name, document_caption(page))
         assert page.get_by_test_id("stMetric").count() == 5, name  # the explorer still works
         assert "Traceback" not in page.content()
-
-
-def test_encodings_are_decoded_or_refused_clearly(hash_app, page):
-    page.goto(f"{hash_app.url}/?{ON_THE_UPLOADER}")
-    wait_for_app_run(page)
-    upload(page, "utf16.txt", ("Ünïcödé notes. " * 80).encode("utf-16"))
-    assert caption_shows(page, "utf16.txt"), document_caption(page)
-    expect(page.get_by_text("Decoded as UTF-16")).to_be_visible()
-    upload(page, "latin1.txt", ("Café crème, déjà vu. " * 80).encode("latin-1"))
-    assert caption_shows(page, "latin1.txt"), document_caption(page)
-    expect(page.get_by_text("decoded as Latin-1")).to_be_visible()
-
-
-def test_file_over_the_upload_limit_is_refused(hash_app, page, tmp_path):
-    page.goto(f"{hash_app.url}/?{ON_THE_UPLOADER}")
-    wait_for_app_run(page)
-    upload(page, "field-notes.md", GOOD.encode())
-    # the browser refuses the file itself and asks the server for no run: no wait for one
-    # (and the file goes by its path: sent as a 21 MB buffer the test took 12.7 s, 5.5 s so)
+    # a file over the upload limit: the browser refuses the file itself and asks the server
+    # for no run, so no wait for one (and the file goes by its path: sent as a 21 MB buffer
+    # the check took 12.7 s, 5.5 s so)
     huge = tmp_path / "huge.txt"
     huge.write_bytes(b"a" * (21 * 2**20))
     page.locator(DOCUMENT_UPLOADER).set_input_files(huge)
@@ -83,7 +67,7 @@ def test_file_over_the_upload_limit_is_refused(hash_app, page, tmp_path):
     assert caption_shows(page, "field-notes.md"), document_caption(page)
 
 
-def test_degenerate_documents_and_queries(hash_app, page):
+def test_degenerate_documents_and_queries_and_other_encodings(hash_app, page):
     page.goto(f"{hash_app.url}/?{ON_THE_UPLOADER}")
     wait_for_app_run(page)
     upload(page, "tiny.txt", b"One short sentence about the ferry.")
@@ -100,6 +84,13 @@ def test_degenerate_documents_and_queries(hash_app, page):
     ask(page, "tide " * 4000)
     expect(page.get_by_text("only the first 2,000 are used")).to_be_visible()
     assert "Traceback" not in page.content()
+    # encodings: decoded, saying how, or refused clearly
+    upload(page, "utf16.txt", ("Ünïcödé notes. " * 80).encode("utf-16"))
+    assert caption_shows(page, "utf16.txt"), document_caption(page)
+    expect(page.get_by_text("Decoded as UTF-16")).to_be_visible()
+    upload(page, "latin1.txt", ("Café crème, déjà vu. " * 80).encode("latin-1"))
+    assert caption_shows(page, "latin1.txt"), document_caption(page)
+    expect(page.get_by_text("decoded as Latin-1")).to_be_visible()
 
 
 PAYLOAD = """# Report <img src=x onerror="window.__pwned=1"> :red[RED] **bold**
@@ -152,12 +143,3 @@ def test_untrusted_text_is_shown_as_text_and_never_runs(hash_app, page):
     # the file name, as text
     assert caption_shows(page, ":red[x]**<b>bold</b>**.md"), document_caption(page)
     page.screenshot(path="artifacts/browser-untrusted.png", full_page=True)
-
-
-def test_page_scripts_report_no_errors(hash_app, page):
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(hash_app.url + "/")
-    wait_for_app_run(page)
-    settle(page)
-    assert errors == []
