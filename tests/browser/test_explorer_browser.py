@@ -104,11 +104,24 @@ def test_dragging_lambda_in_the_panel_flips_neighbours_and_release_updates_table
     assert "Traceback" not in page.content()
 
 
-def test_an_upload_starts_with_an_empty_question_and_offers_starters(hash_app, page, artifacts):
+def test_the_overview_focuses_a_chunk_and_an_upload_starts_with_starters(hash_app, page, artifacts):
     from scripts.browser_actions import upload
 
     page.goto(hash_app.url + "/")
     wait_for_app_run(page)
+    settle(page)
+    # a click on the overview's similarity row focuses that chunk in the panel
+    base = page.get_by_test_id("stPlotlyChart").nth(1)  # the similarity row under the marks
+    plot = base.locator(".nsewdrag")  # the plotting area
+    box = plot.first.bounding_box()
+    click_within(page, plot, box["width"] * 0.5, box["height"] * 0.5)
+    settle(page)
+    first = page.locator(".sv-row").first
+    expect(first).to_contain_text("focus")
+    chunk = int(first.get_attribute("data-chunk"))
+    n = int(re.search(r"(\d+) chunks\)", page.inner_text("body")).group(1))
+    assert abs(chunk - n // 2) <= 2  # the middle of the row is the middle of the document
+    # an uploaded document starts with an empty question and offers starters
     text = "# Ferry report\n\n" + "\n\n".join(
         f"## {t}\n\n" + f"The {t.lower()} of the ferry are described here in detail. " * 8
         for t in ("Weather limits", "Crew duties", "Fuel and bunkering")
@@ -128,19 +141,3 @@ def test_an_upload_starts_with_an_empty_question_and_offers_starters(hash_app, p
     assert box.input_value() == "What does the document say about crew duties?"
     assert page.get_by_test_id("stMetric").count() == 5
     page.screenshot(path=str(artifacts / "browser-explorer-upload-starters.png"), full_page=True)
-
-
-def test_clicking_the_overview_focuses_a_chunk_in_the_panel(hash_app, page):
-    page.goto(hash_app.url + "/")
-    wait_for_app_run(page)
-    settle(page)
-    base = page.get_by_test_id("stPlotlyChart").nth(1)  # the similarity row under the marks
-    plot = base.locator(".nsewdrag")  # the plotting area
-    box = plot.first.bounding_box()
-    click_within(page, plot, box["width"] * 0.5, box["height"] * 0.5)
-    settle(page)
-    first = page.locator(".sv-row").first
-    expect(first).to_contain_text("focus")
-    chunk = int(first.get_attribute("data-chunk"))
-    n = int(re.search(r"(\d+) chunks\)", page.inner_text("body")).group(1))
-    assert abs(chunk - n // 2) <= 2  # the middle of the row is the middle of the document
