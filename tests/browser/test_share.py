@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from scar_viz.chunking.registry import chunker_name
-from scripts.browser_actions import ask, choose, context_chunks, fresh_page, go
+from scripts.browser_actions import ask, choose, context_chunks, fresh_page
 from scripts.live_app import settle, wait_for_app_run
 
 
@@ -22,6 +22,11 @@ def nudge(page, label: str, presses: int) -> None:
 
 def test_copied_address_reproduces_the_explorer(hash_app, chromium):
     teacher = fresh_page(chromium, hash_app.url + "/")
+    # the presets set the sliders (B, then A: the defaults again) without a warning
+    for preset, lam in (("B", "0.10"), ("A", "0.50")):
+        teacher.get_by_role("button", name=preset, exact=True).click()
+        wait_for_app_run(teacher)
+        assert slider_value(teacher, "λ (penalty weight)") == lam
     ask(teacher, "When may the master refuse to sail in strong wind?")
     nudge(teacher, "λ (penalty weight)", 37)
     nudge(teacher, "τ (relative bar)", 12)
@@ -43,13 +48,13 @@ def test_copied_address_reproduces_the_explorer(hash_app, chromium):
     chunker = student.get_by_role("combobox", name="Chunker")
     assert chunker.input_value() == chunker_name("section")
     assert "chunker=section" in link  # the address carries the id, the select shows the name
+    assert "set via the Session State API" not in hash_app.log()
     teacher.close()
     student.close()
 
 
 def test_copied_address_reproduces_a_lesson_round(hash_app, chromium):
-    teacher = fresh_page(chromium, hash_app.url + "/")
-    go(teacher, "Learn")
+    teacher = fresh_page(chromium, hash_app.url + "/learn")
     nudge(teacher, "λ", 20)
     rounds = teacher.get_by_test_id("stRadio").filter(has_text="Round")
     third = rounds.get_by_test_id("stRadioOption").nth(2)  # an option's own label
@@ -63,13 +68,3 @@ def test_copied_address_reproduces_a_lesson_round(hash_app, chromium):
     assert student.get_by_role("radio", name=name).is_checked()
     teacher.close()
     student.close()
-
-
-def test_presets_set_sliders_without_a_session_state_warning(hash_app, chromium):
-    page = fresh_page(chromium, hash_app.url + "/")
-    for preset, lam in (("B", "0.10"), ("A", "0.50")):
-        page.get_by_role("button", name=preset, exact=True).click()
-        wait_for_app_run(page)
-        assert slider_value(page, "λ (penalty weight)") == lam
-    assert "set via the Session State API" not in hash_app.log()
-    page.close()
