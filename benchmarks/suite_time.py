@@ -2,9 +2,11 @@
 
 ``bash scripts/test.sh`` (every test, browser tests included, with ``CI=true`` so nothing is
 skipped) or ``bash scripts/test.sh --fast`` (no browser, no default model), run in a fresh
-``git clone`` of this checkout's HEAD. The clone reuses this checkout's ``.venv`` (a link), and
-``scripts/bootstrap.sh`` runs once before the clock starts, so no install is timed; the
-development corpus is linked beside the clone as ``../shared`` where this checkout has one.
+``git clone`` of this checkout's HEAD. The clone builds its own ``.venv`` with
+``scripts/bootstrap.sh`` before the clock starts (minutes, from pip's cache), so no install is
+timed: a link to this checkout's ``.venv`` would hold this checkout's editable install, which
+``tests/test_install.py`` refuses in the clone, as it should. The development corpus is linked
+beside the clone as ``../shared`` where this checkout has one.
 
 Recorded: the wall time of the command, pytest's own count and time, the ten slowest test
 phases (``--durations=10``), how many app servers and Chromiums the browser tests started,
@@ -66,11 +68,10 @@ def parse(output: str) -> dict[str, object]:
 
 
 def fresh_clone(into: Path) -> Path:
-    """A clone of this checkout's HEAD under ``into``, its ``.venv`` this checkout's, and the
-    development corpus beside it as ``../shared`` where this checkout has one."""
+    """A clone of this checkout's HEAD under ``into`` (no ``.venv``: :func:`run` builds it),
+    and the development corpus beside it as ``../shared`` where this checkout has one."""
     clone = into / ROOT.name
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
-    (clone / ".venv").symlink_to((ROOT / ".venv").resolve(), target_is_directory=True)
     shared = ROOT.parent / "shared"
     if shared.exists():
         (into / "shared").symlink_to(shared.resolve(), target_is_directory=True)

@@ -182,6 +182,15 @@ def test_the_suite_benchmark_reads_counts_slowest_and_starts():
         load("suite_time").parse("collected nothing\n")
 
 
+def test_the_suite_benchmarks_clone_gets_a_venv_of_its_own(tmp_path):
+    """A linked ``.venv`` holds this checkout's editable install, which the clone's
+    ``tests/test_install.py`` refuses in CI: the clone is left without one, for its own
+    ``scripts/bootstrap.sh`` to build."""
+    clone = load("suite_time").fresh_clone(tmp_path)
+    assert (clone / "scripts" / "bootstrap.sh").is_file()
+    assert not (clone / ".venv").exists() and not (clone / ".venv").is_symlink()
+
+
 def test_page_times_corpus_mode_is_the_90_file_corpus_the_docs_cite():
     from scar_viz.chunking.config import ChunkingConfig, chunk_spans
     from scar_viz.queries.reading import parse_queries
