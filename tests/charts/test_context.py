@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from scar_viz.charts.context import context_html
+from scar_viz.charts.context import context_html, fragment_part_html
 from scar_viz.chunking.base import Chunk
 from tests.policies.test_context import TEXT, overlapping_chunks
 
@@ -63,3 +63,14 @@ def test_gold_chunks_are_outlined_and_missed_ones_named():
     assert re.findall(r"gold evidence not in this context: ([^<]*)</div>", out) == ["chunk 5"]
     plain = context_html(chunks, retrieved=[2], admitted=[3])
     assert "gold" not in plain.split("</style>")[1]  # nothing when the question is not labelled
+
+
+def test_a_fragment_part_shows_its_text_escaped_with_the_evidence_marked():
+    from scar_viz.teaching.lesson import FragmentPart
+
+    part = FragmentPart(7, 0.5, 2, "<b>before</b> ", "<script>x()</script>", " &after")
+    out = fragment_part_html(part)
+    assert "<script>" not in out and "<b>before" not in out
+    assert "<mark>&lt;script&gt;x()&lt;/script&gt;</mark>" in out
+    assert "&lt;b&gt;before&lt;/b&gt; " in out and " &amp;after" in out
+    assert "<b>chunk 7</b> · cos(q,c) = 0.500" in out

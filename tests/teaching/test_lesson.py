@@ -32,7 +32,11 @@ def test_fragment_step_ranks_and_highlights_by_hand():
     assert (left.before, left.marked, left.after) == ("aaaaa", "EVIDE", "")
     assert (right.before, right.marked, right.after) == ("", "NCE-END", "bbbb")
     assert step.kept  # the second half is the best chunk: top-1 keeps it
-    assert not fragment_step(chunks, text, unit[::-1], Q, 5, 17, k=1).kept
+    assert step.sentence().endswith(
+        "ranks chunk 0 #2 and chunk 1 #1 of 2: with k = 1, a top-k retriever keeps the second half."
+    )
+    dropped = fragment_step(chunks, text, unit[::-1], Q, 5, 17, k=1)
+    assert not dropped.kept and dropped.sentence().endswith("drops the second half.")
     assert fragment_step(chunks, text, unit, Q, 11, 15) is None
 
 
@@ -47,3 +51,17 @@ def test_scale_rows_list_the_changed_decisions():
     assert row["model 2, absolute θ = 0.300"] == "reject"
     assert row["S′"] == pytest.approx(0.2)
     assert len(scale_rows(demo, changed_only=False)) == 2
+
+
+def test_the_lessons_step_one_question_is_fragmented_on_each_lesson_sample():
+    from scar_viz.chunking.config import ChunkingConfig, chunk_document
+    from scar_viz.documents import samples
+    from scar_viz.teaching.lesson import LESSONS, lesson_gold
+
+    for sample, question in LESSONS.items():
+        document = samples.load_sample(sample)
+        gold = {
+            g.id: g
+            for g in lesson_gold(sample, document, chunk_document(document, ChunkingConfig()))
+        }
+        assert gold[question].type == "fragmented", sample
