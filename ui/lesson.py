@@ -39,10 +39,9 @@ from ui.tables import show_table
 
 @dataclass(frozen=True)
 class LessonMaterial:
-    """The sample's labelled questions (``gold``), their (Q, d) vectors, the rounds' questions,
-    and the step-1 question (``lesson``) with its vector."""
+    """The sample's labelled questions' (Q, d) vectors, the rounds' questions, and the step-1
+    question (``lesson``) with its vector."""
 
-    gold: tuple[GoldQuery, ...]
     vecs: np.ndarray
     questions: tuple[RoundQuestion, ...]
     lesson: GoldQuery
@@ -58,10 +57,10 @@ def lesson_material(
     vecs = query_vectors(embedder, gold)
     if vecs is None:
         return None
-    questions = cached((*key, "questions"), lambda: tuple(round_questions(gold, vecs)))
+    questions = cached((*key, "questions"), lambda: round_questions(gold, vecs))
     lesson = next(g for g in gold if g.id == lesson_query)
     qvec = next(q.vector for q in questions if q.id == lesson_query)
-    return LessonMaterial(gold, vecs, questions, lesson, qvec)
+    return LessonMaterial(vecs, questions, lesson, qvec)
 
 
 def answers_for(key: tuple) -> Answers:
